@@ -1,0 +1,75 @@
+// leb.split / leb.merge: one thread per leaf; split frames refine with conforming splits,
+// merge frames coarsen whole diamonds. Mirrors leb::cpu::update.
+//!include shared/cbt.wgsl
+//!include shared/dispatch.wgsl
+//!include shared/leb.wgsl
+//!include shared/lod.wgsl
+
+@group(0) @binding(1) var<uniform> lod: LodParams;
+
+const BASE_DEPTH: u32 = 1u;
+
+// Splits `node` and walks the edge-neighbour chain so the mesh stays conforming.
+fn leb_split_conforming(node: CbtNode) {
+    if (cbt_is_ceil_node(node)) {
+        return;
+    }
+    cbt_split(node);
+    var it = leb_edge_neighbour(node.id, node.depth);
+    while (it > 1u) {
+        let n = cbt_node_from_id(it);
+        cbt_split(n);
+        let parent = cbt_parent(n);
+        it = 0u;
+        if (parent.id > 1u) {
+            cbt_split(parent);
+            it = leb_edge_neighbour(parent.id, parent.depth);
+        }
+    }
+}
+
+fn should_split(node: CbtNode) -> bool {
+    return lod_should_split(lod, node.id, node.depth);
+}
+
+@compute @workgroup_size(256)
+fn split_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    cbt_init();
+    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (leaf_index >= cbt_node_count()) {
+        return;
+    }
+    let node = cbt_decode_node(leaf_index);
+    if (should_split(node)) {
+        leb_split_conforming(node);
+    }
+}
+
+@compute @workgroup_size(256)
+fn merge_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    cbt_init();
+    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (leaf_index >= cbt_node_count()) {
+        return;
+    }
+    let node = cbt_decode_node(leaf_index);
+    // One thread per diamond half: the left child of a parent whose children are both leaves.
+    if (node.depth <= BASE_DEPTH || (node.id & 1u) == 1u || !cbt_is_leaf(cbt_sibling(node))) {
+        return;
+    }
+    let parent = cbt_parent(node);
+    let top = leb_edge_neighbour(parent.id, parent.depth);
+    if (top != 0u) {
+        let top_node = cbt_node_from_id(top);
+        if (!cbt_is_leaf(cbt_left_child(top_node)) || !cbt_is_leaf(cbt_right_child(top_node)) || should_split(top_node)) {
+            return;
+        }
+    }
+    if (should_split(parent)) {
+        return;
+    }
+    cbt_merge(parent);
+    if (top != 0u) {
+        cbt_merge(cbt_node_from_id(top));
+    }
+}

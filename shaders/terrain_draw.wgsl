@@ -1,0 +1,82 @@
+// render.draw: one instanced triangle per LEB leaf. The vertex shader decodes the leaf's
+// vertices from its node id, displaces them by the height texture; the fragment shader shades
+// with normals from the height gradient, a height colour ramp, sun light, haze and wireframe.
+//!include shared/leb.wgsl
+//!include shared/heights.wgsl
+
+// Keep in sync with DrawUniforms in src/render/terrain_draw.rs.
+struct DrawUniforms {
+    clip_from_world: mat4x4<f32>,
+    camera_position_m: vec4<f32>,
+    sun_direction: vec4<f32>,
+    terrain_size_m: f32,
+    height_min_m: f32,
+    height_max_m: f32,
+    wireframe: u32,
+    haze_distance_m: f32,
+    _pad0: f32,
+    _pad1: f32,
+    _pad2: f32,
+}
+
+@group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;
+@group(0) @binding(1) var<uniform> u: DrawUniforms;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+    @location(1) world_m: vec3<f32>,
+    @location(2) barycentric: vec3<f32>,
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VertexOut {
+    let id = leaf_ids[instance];
+    let v = leb_decode_vertices(id, firstLeadingBit(id));
+    let uv = v[vertex];
+    let world = vec3<f32>(uv * u.terrain_size_m, height_at_uv_m(uv));
+    var out: VertexOut;
+    out.clip = u.clip_from_world * vec4<f32>(world, 1.0);
+    out.uv = uv;
+    out.world_m = world;
+    out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
+    return out;
+}
+
+// Hypsometric-style ramp by height fraction h in [0, 1], pushed to rock on steep slopes.
+fn terrain_colour(h: f32, slope: f32) -> vec3<f32> {
+    let low = vec3<f32>(0.20, 0.36, 0.16);
+    let mid = vec3<f32>(0.45, 0.52, 0.26);
+    let high = vec3<f32>(0.48, 0.40, 0.31);
+    let rock = vec3<f32>(0.42, 0.40, 0.38);
+    let snow = vec3<f32>(0.95, 0.96, 0.98);
+    var c = mix(low, mid, smoothstep(0.05, 0.35, h));
+    c = mix(c, high, smoothstep(0.35, 0.6, h));
+    c = mix(c, rock, smoothstep(0.55, 0.75, h));
+    c = mix(c, rock, smoothstep(0.6, 1.1, slope));
+    let snow_line = smoothstep(0.72, 0.82, h) * (1.0 - smoothstep(0.7, 1.2, slope));
+    return mix(c, snow, snow_line);
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    let gradient = height_gradient_at_uv(in.uv) / u.terrain_size_m;
+    let normal = normalize(vec3<f32>(-gradient, 1.0));
+    let slope = length(gradient);
+    let h = (in.world_m.z - u.height_min_m) / max(u.height_max_m - u.height_min_m, 1.0);
+    let albedo = terrain_colour(h, slope);
+    let sun = normalize(u.sun_direction.xyz);
+    let diffuse = max(dot(normal, sun), 0.0);
+    let sky = 0.5 + 0.5 * normal.z;
+    var colour = albedo * (1.1 * diffuse * vec3<f32>(1.0, 0.96, 0.88) + 0.3 * sky * vec3<f32>(0.55, 0.65, 0.85));
+    let distance_m = length(in.world_m - u.camera_position_m.xyz);
+    let haze = 1.0 - exp(-distance_m / u.haze_distance_m);
+    colour = mix(colour, vec3<f32>(0.55, 0.66, 0.80), haze * 0.6);
+    if (u.wireframe == 1u) {
+        let width = fwidth(in.barycentric);
+        let edge = smoothstep(vec3<f32>(0.0), width * 1.2, in.barycentric);
+        let line = 1.0 - min(min(edge.x, edge.y), edge.z);
+        colour = mix(colour, vec3<f32>(0.05, 0.05, 0.08), line * 0.85);
+    }
+    return vec4<f32>(colour, 1.0);
+}

@@ -1,0 +1,5 @@
+//! Benchmarks: camera paths, the headless runner and reports.
+
+pub mod path;
+pub mod report;
+pub mod run;

@@ -1,0 +1,1312 @@
+//! Camera paths for benchmarks: JSON keyframes sampled along a smooth spline.
+//!
+//! # File format
+//!
+//! A camera path is a JSON object with one field, `keyframes`, a non-empty
+//! array of keyframe objects. Coordinates are world metres with x east,
+//! y north and z up.
+//!
+//! ```json
+//! {
+//!   "keyframes": [
+//!     { "time_s": 0.0, "position_m": [1000.0, 1000.0, 900.0], "look_at_m": [10000.0, 10000.0, 300.0], "fov_y_deg": 60.0 },
+//!     { "time_s": 10.0, "position_m": [8000.0, 3000.0, 700.0], "yaw_deg": 45.0, "pitch_deg": -10.0 }
+//!   ]
+//! }
+//! ```
+//!
+//! Keyframe fields:
+//!
+//! * `time_s` (required): time of the keyframe in seconds; strictly increasing
+//!   from one keyframe to the next.
+//! * `position_m` (required): camera position `[x, y, z]` in metres.
+//! * Orientation, exactly one of:
+//!   * `look_at_m`: a world point `[x, y, z]` the camera looks at (must differ
+//!     from `position_m`), or
+//!   * `yaw_deg` and `pitch_deg` (both): yaw 0 looks along +x, 90 along +y;
+//!     pitch is positive upwards.
+//!
+//!   The view direction must stay within ±89.9° of horizontal, because a camera
+//!   looking straight up or down has no defined heading.
+//! * `fov_y_deg` (optional): vertical field of view in degrees, in (0, 180);
+//!   defaults to the previous keyframe's value, or 60 for the first keyframe.
+//!
+//! Unknown fields are rejected so that typos do not go unnoticed. A single
+//! keyframe is a valid, static path. Sampling before the first or after the
+//! last keyframe returns that keyframe.
+//!
+//! # Interpolation
+//!
+//! * Position: Catmull-Rom spline parameterised by keyframe time, in cubic
+//!   Hermite form. The tangent at keyframe i is
+//!   `(p[i+1] - p[i-1]) / (t[i+1] - t[i-1])`, which is uniform Catmull-Rom when
+//!   keyframes are evenly spaced and keeps the velocity continuous when they
+//!   are not. The end keyframes are duplicated, with the phantom keyframe
+//!   mirrored in time (one keyframe interval before the first and after the
+//!   last one).
+//! * Orientation: every keyframe is converted to yaw and pitch (a look-at point
+//!   gives the direction towards it), yaw is unwrapped so that consecutive
+//!   keyframes turn the short way round, and yaw and pitch follow the same
+//!   Catmull-Rom spline as the position. The camera never rolls (z stays up)
+//!   and the angular velocity is continuous. Between two look-at keyframes the
+//!   camera therefore turns smoothly but does not track the look-at points
+//!   exactly.
+//! * Field of view: smoothstep between consecutive keyframes, which never
+//!   overshoots.
+//!
+//! Sampling at a keyframe's time returns that keyframe exactly. Numbers are read
+//! with correctly rounded parsing, so `to_json` followed by `parse` reproduces a
+//! path bit for bit.
+//!
+//! # Errors
+//!
+//! Every problem is reported as `camera path <file>:<line>: <problem>`. JSON
+//! syntax errors give serde_json's line and column; problems with a keyframe
+//! give the line where that keyframe object starts.
+
+use glam::{DVec2, DVec3};
+use serde::{Deserialize, Serialize};
+use std::ops::{Add, Mul, Sub};
+use std::path::Path;
+
+/// Vertical field of view in degrees used when no keyframe gives one.
+const DEFAULT_FOV_Y_DEG: f64 = 60.0;
+
+/// Largest angle between the view direction and the horizontal plane, in degrees.
+const MAX_PITCH_DEG: f64 = 89.9;
+
+/// Fields a keyframe object may contain, for error messages.
+const KEYFRAME_FIELDS: &str =
+    "time_s, position_m, look_at_m or yaw_deg + pitch_deg, and optionally fov_y_deg";
+
+/// Errors from loading or parsing a camera path file.
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    /// The file could not be read.
+    #[error(
+        "camera path {file}: cannot read the file ({source}); check that it exists and is readable"
+    )]
+    Read {
+        /// File name as given by the caller.
+        file: String,
+        /// Underlying I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON.
+    #[error(
+        "camera path {file}:{line}: invalid JSON at column {column}: {message}; fix the syntax there"
+    )]
+    Syntax {
+        /// File name as given by the caller.
+        file: String,
+        /// 1-based line of the syntax error.
+        line: usize,
+        /// 1-based column of the syntax error.
+        column: usize,
+        /// serde_json's description of the problem.
+        message: String,
+    },
+    /// The file is valid JSON but not a valid camera path.
+    #[error("camera path {file}:{line}: {problem}")]
+    Invalid {
+        /// File name as given by the caller.
+        file: String,
+        /// 1-based line of the offending keyframe (or field).
+        line: usize,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
+}
+
+impl PathError {
+    /// The 1-based line the error refers to, if it refers to one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            PathError::Read { .. } => None,
+            PathError::Syntax { line, .. } | PathError::Invalid { line, .. } => Some(*line),
+        }
+    }
+}
+
+/// A camera state sampled from a path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CameraPose {
+    /// Camera position in world metres (x east, y north, z up).
+    pub position_m: DVec3,
+    /// Unit view direction.
+    pub forward: DVec3,
+    /// Vertical field of view in degrees.
+    pub fov_y_deg: f64,
+}
+
+/// A camera path: keyframes with strictly increasing times, sampled along a smooth spline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CameraPath {
+    keyframes: Vec<Keyframe>,
+}
+
+/// How a keyframe's orientation was given, kept so that `to_json` writes it back unchanged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Orientation {
+    LookAt { look_at_m: DVec3 },
+    YawPitch { yaw_deg: f64, pitch_deg: f64 },
+}
+
+/// A validated keyframe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Keyframe {
+    time_s: f64,
+    position_m: DVec3,
+    orientation: Orientation,
+    fov_y_deg: f64,
+    /// Yaw (unwrapped relative to the previous keyframe) and pitch, in radians.
+    angles_rad: DVec2,
+}
+
+/// A keyframe exactly as it appears in the file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKeyframe {
+    time_s: f64,
+    position_m: [f64; 3],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    look_at_m: Option<[f64; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    yaw_deg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pitch_deg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fov_y_deg: Option<f64>,
+}
+
+impl CameraPath {
+    /// Reads and parses a camera path file.
+    pub fn load(path: &Path) -> Result<CameraPath, PathError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| PathError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        CameraPath::parse(&text, &file)
+    }
+
+    /// Parses a camera path from JSON text; `source_name` names the file in error messages.
+    pub fn parse(text: &str, source_name: &str) -> Result<CameraPath, PathError> {
+        let lines = LineIndex::new(text);
+        let invalid = |offset: usize, problem: String| PathError::Invalid {
+            file: source_name.to_string(),
+            line: lines.line_of(offset),
+            problem,
+        };
+
+        if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
+            return Err(PathError::Syntax {
+                file: source_name.to_string(),
+                line: err.line().max(1),
+                column: err.column(),
+                message: serde_message(&err),
+            });
+        }
+
+        let root_offset = text.len() - text.trim_start().len();
+        let not_object = || {
+            invalid(
+                root_offset,
+                "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
+                    .to_string(),
+            )
+        };
+        let mut scanner = Scanner::new(text);
+        let members = scanner.object_members().ok_or_else(not_object)?;
+
+        let mut keyframes_value: Option<Span> = None;
+        for member in &members {
+            let name = serde_json::from_str::<String>(&text[member.key.start..member.key.end])
+                .unwrap_or_default();
+            if name != "keyframes" {
+                return Err(invalid(
+                    member.key.start,
+                    format!(
+                        "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
+                    ),
+                ));
+            }
+            if keyframes_value.is_some() {
+                return Err(invalid(
+                    member.key.start,
+                    "\"keyframes\" appears more than once; keep a single keyframes array"
+                        .to_string(),
+                ));
+            }
+            keyframes_value = Some(member.value);
+        }
+        let keyframes_value = keyframes_value.ok_or_else(|| {
+            invalid(
+                root_offset,
+                "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
+                    .to_string(),
+            )
+        })?;
+
+        let mut scanner = Scanner::at(text, keyframes_value.start);
+        let elements = scanner.array_elements().ok_or_else(|| {
+            invalid(
+                keyframes_value.start,
+                "\"keyframes\" must be an array of keyframe objects".to_string(),
+            )
+        })?;
+        if elements.is_empty() {
+            return Err(invalid(
+                keyframes_value.start,
+                "\"keyframes\" is empty; add at least one keyframe".to_string(),
+            ));
+        }
+
+        let mut keyframes: Vec<Keyframe> = Vec::with_capacity(elements.len());
+        for (index, element) in elements.iter().enumerate() {
+            let mut raw: RawKeyframe = serde_json::from_str(&text[element.start..element.end])
+                .map_err(|err| {
+                    let problem = if text.as_bytes().get(element.start) == Some(&b'{') {
+                        format!(
+                            "keyframes[{index}]: {}; a keyframe has {KEYFRAME_FIELDS}",
+                            serde_message(&err)
+                        )
+                    } else {
+                        format!("keyframes[{index}] must be an object with {KEYFRAME_FIELDS}")
+                    };
+                    invalid(element.start, problem)
+                })?;
+            reread_numbers_exactly(text, *element, &mut raw);
+            let keyframe = validate_keyframe(&raw, keyframes.last()).map_err(|problem| {
+                invalid(element.start, format!("keyframes[{index}]: {problem}"))
+            })?;
+            keyframes.push(keyframe);
+        }
+        Ok(CameraPath { keyframes })
+    }
+
+    /// Builds a path from recorded poses, one keyframe per pose, for the viewer's path recorder.
+    ///
+    /// Poses are paired with `times_s` by index (extra entries in the longer slice are
+    /// ignored). A pose is dropped when its time is not after the previous kept pose's,
+    /// when any value is non-finite, when `forward` is zero, or when `fov_y_deg` is outside
+    /// (0, 180). The view direction is clamped to ±89.9° from horizontal. If no pose
+    /// remains, the path is empty: `sample` returns a default pose and `to_json` produces a
+    /// file that `parse` rejects with "keyframes is empty".
+    pub fn from_poses(times_s: &[f64], poses: &[CameraPose]) -> CameraPath {
+        let mut keyframes: Vec<Keyframe> = Vec::with_capacity(poses.len());
+        for (&time_s, pose) in times_s.iter().zip(poses) {
+            let forward = pose.forward;
+            if !forward.is_finite() || forward.length_squared() == 0.0 {
+                continue;
+            }
+            let (yaw_rad, pitch_rad) = yaw_pitch_rad(forward);
+            let raw = RawKeyframe {
+                time_s,
+                position_m: pose.position_m.to_array(),
+                look_at_m: None,
+                yaw_deg: Some(yaw_rad.to_degrees()),
+                pitch_deg: Some(pitch_rad.to_degrees().clamp(-MAX_PITCH_DEG, MAX_PITCH_DEG)),
+                fov_y_deg: Some(pose.fov_y_deg),
+            };
+            if let Ok(keyframe) = validate_keyframe(&raw, keyframes.last()) {
+                keyframes.push(keyframe);
+            }
+        }
+        CameraPath { keyframes }
+    }
+
+    /// Number of keyframes in the path.
+    pub fn keyframe_count(&self) -> usize {
+        self.keyframes.len()
+    }
+
+    /// Time from the first to the last keyframe in seconds (0 for a static or empty path).
+    pub fn duration_s(&self) -> f64 {
+        match (self.keyframes.first(), self.keyframes.last()) {
+            (Some(first), Some(last)) => last.time_s - first.time_s,
+            _ => 0.0,
+        }
+    }
+
+    /// Camera pose at `time_s`, clamped to the first and last keyframes' times.
+    ///
+    /// Keyframe times are absolute (the first keyframe need not be at 0). A NaN time
+    /// gives the first keyframe; an empty path gives a camera at the origin looking along
+    /// +x with a 60° field of view.
+    pub fn sample(&self, time_s: f64) -> CameraPose {
+        let keyframes = &self.keyframes;
+        let (Some(first), Some(last)) = (keyframes.first(), keyframes.last()) else {
+            return CameraPose {
+                position_m: DVec3::ZERO,
+                forward: DVec3::X,
+                fov_y_deg: DEFAULT_FOV_Y_DEG,
+            };
+        };
+        if time_s.is_nan() || time_s <= first.time_s {
+            return keyframe_pose(first);
+        }
+        if time_s >= last.time_s {
+            return keyframe_pose(last);
+        }
+        let next = keyframes.partition_point(|k| k.time_s <= time_s);
+        let (i, j) = (next - 1, next);
+        let (a, b) = (&keyframes[i], &keyframes[j]);
+        let interval_s = b.time_s - a.time_s;
+        let s = (time_s - a.time_s) / interval_s;
+
+        let position_m = hermite(
+            a.position_m,
+            tangent(keyframes, i, |k| k.position_m),
+            b.position_m,
+            tangent(keyframes, j, |k| k.position_m),
+            interval_s,
+            s,
+        );
+        let angles_rad = hermite(
+            a.angles_rad,
+            tangent(keyframes, i, |k| k.angles_rad),
+            b.angles_rad,
+            tangent(keyframes, j, |k| k.angles_rad),
+            interval_s,
+            s,
+        );
+        let max_pitch_rad = MAX_PITCH_DEG.to_radians();
+        let pitch_rad = angles_rad.y.clamp(-max_pitch_rad, max_pitch_rad);
+        let smooth = s * s * (3.0 - 2.0 * s);
+        CameraPose {
+            position_m,
+            forward: forward_from_angles(angles_rad.x, pitch_rad),
+            fov_y_deg: a.fov_y_deg + (b.fov_y_deg - a.fov_y_deg) * smooth,
+        }
+    }
+
+    /// The path as JSON in the file format, one keyframe per line; `parse` reads it back unchanged.
+    pub fn to_json(&self) -> String {
+        let lines: Vec<String> = self
+            .keyframes
+            .iter()
+            .map(|keyframe| {
+                let (look_at_m, yaw_deg, pitch_deg) = match keyframe.orientation {
+                    Orientation::LookAt { look_at_m } => (Some(look_at_m.to_array()), None, None),
+                    Orientation::YawPitch { yaw_deg, pitch_deg } => {
+                        (None, Some(yaw_deg), Some(pitch_deg))
+                    }
+                };
+                let raw = RawKeyframe {
+                    time_s: keyframe.time_s,
+                    position_m: keyframe.position_m.to_array(),
+                    look_at_m,
+                    yaw_deg,
+                    pitch_deg,
+                    fov_y_deg: Some(keyframe.fov_y_deg),
+                };
+                let json = serde_json::to_string(&raw)
+                    .unwrap_or_else(|err| serde_json::Value::String(err.to_string()).to_string());
+                format!("    {json}")
+            })
+            .collect();
+        format!("{{\n  \"keyframes\": [\n{}\n  ]\n}}\n", lines.join(",\n"))
+    }
+}
+
+/// The pose exactly at a keyframe.
+fn keyframe_pose(keyframe: &Keyframe) -> CameraPose {
+    CameraPose {
+        position_m: keyframe.position_m,
+        forward: forward_from_angles(keyframe.angles_rad.x, keyframe.angles_rad.y),
+        fov_y_deg: keyframe.fov_y_deg,
+    }
+}
+
+/// Unit view direction for a yaw (0 = +x, pi/2 = +y) and a pitch (positive up), in radians.
+fn forward_from_angles(yaw_rad: f64, pitch_rad: f64) -> DVec3 {
+    let (sin_yaw, cos_yaw) = yaw_rad.sin_cos();
+    let (sin_pitch, cos_pitch) = pitch_rad.sin_cos();
+    DVec3::new(cos_pitch * cos_yaw, cos_pitch * sin_yaw, sin_pitch).normalize()
+}
+
+/// Yaw and pitch in radians of a non-zero direction.
+fn yaw_pitch_rad(direction: DVec3) -> (f64, f64) {
+    (
+        direction.y.atan2(direction.x),
+        direction.z.atan2(direction.x.hypot(direction.y)),
+    )
+}
+
+/// Checks one keyframe read from a file and resolves its defaults against the previous one.
+fn validate_keyframe(raw: &RawKeyframe, previous: Option<&Keyframe>) -> Result<Keyframe, String> {
+    if !raw.time_s.is_finite() {
+        return Err("time_s must be a finite number of seconds".to_string());
+    }
+    if let Some(previous_time_s) = previous.map(|p| p.time_s).filter(|&t| raw.time_s <= t) {
+        return Err(format!(
+            "time_s {} is not after the previous keyframe's time_s {previous_time_s}; keyframe times must strictly increase",
+            raw.time_s
+        ));
+    }
+    let position_m = DVec3::from_array(raw.position_m);
+    if !position_m.is_finite() {
+        return Err("position_m must be three finite numbers [x, y, z] in metres".to_string());
+    }
+
+    let (orientation, direction) = match (raw.look_at_m, raw.yaw_deg, raw.pitch_deg) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err(
+                "gives both look_at_m and yaw_deg/pitch_deg; keep exactly one orientation form"
+                    .to_string(),
+            );
+        }
+        (None, None, None) => {
+            return Err("has no orientation; add look_at_m, or yaw_deg and pitch_deg".to_string());
+        }
+        (None, Some(_), None) => {
+            return Err(
+                "gives yaw_deg without pitch_deg; add pitch_deg (or use look_at_m instead)"
+                    .to_string(),
+            );
+        }
+        (None, None, Some(_)) => {
+            return Err(
+                "gives pitch_deg without yaw_deg; add yaw_deg (or use look_at_m instead)"
+                    .to_string(),
+            );
+        }
+        (Some(look_at), None, None) => {
+            let look_at_m = DVec3::from_array(look_at);
+            if !look_at_m.is_finite() {
+                return Err(
+                    "look_at_m must be three finite numbers [x, y, z] in metres".to_string()
+                );
+            }
+            let direction = look_at_m - position_m;
+            if direction.length_squared() == 0.0 || !direction.is_finite() {
+                return Err(
+                    "look_at_m equals position_m, so the view direction is undefined; move look_at_m away from the camera"
+                        .to_string(),
+                );
+            }
+            (Orientation::LookAt { look_at_m }, direction)
+        }
+        (None, Some(yaw_deg), Some(pitch_deg)) => {
+            if !yaw_deg.is_finite() || !pitch_deg.is_finite() {
+                return Err("yaw_deg and pitch_deg must be finite numbers of degrees".to_string());
+            }
+            let orientation = Orientation::YawPitch { yaw_deg, pitch_deg };
+            (
+                orientation,
+                forward_from_angles(yaw_deg.to_radians(), pitch_deg.to_radians()),
+            )
+        }
+    };
+
+    let (mut yaw_rad, pitch_rad, pitch_deg) = match orientation {
+        Orientation::YawPitch { yaw_deg, pitch_deg } => {
+            (yaw_deg.to_radians(), pitch_deg.to_radians(), pitch_deg)
+        }
+        Orientation::LookAt { .. } => {
+            let (yaw_rad, pitch_rad) = yaw_pitch_rad(direction);
+            (yaw_rad, pitch_rad, pitch_rad.to_degrees())
+        }
+    };
+    if pitch_deg.abs() > MAX_PITCH_DEG {
+        return Err(format!(
+            "the view direction is {pitch_deg:.3}° from horizontal; keep it within ±{MAX_PITCH_DEG}° (straight up or down leaves the heading undefined)"
+        ));
+    }
+
+    let fov_y_deg = raw
+        .fov_y_deg
+        .unwrap_or_else(|| previous.map_or(DEFAULT_FOV_Y_DEG, |p| p.fov_y_deg));
+    if !(fov_y_deg > 0.0 && fov_y_deg < 180.0) {
+        return Err(format!(
+            "fov_y_deg {fov_y_deg} is outside (0, 180); give the vertical field of view in degrees, e.g. 60"
+        ));
+    }
+
+    if let Some(previous) = previous {
+        let turn_rad = yaw_rad - previous.angles_rad.x;
+        yaw_rad -= std::f64::consts::TAU * (turn_rad / std::f64::consts::TAU).round();
+    }
+
+    Ok(Keyframe {
+        time_s: raw.time_s,
+        position_m,
+        orientation,
+        fov_y_deg,
+        angles_rad: DVec2::new(yaw_rad, pitch_rad),
+    })
+}
+
+/// Catmull-Rom tangent (per second) of a keyframe value, duplicating the end keyframes.
+///
+/// The phantom keyframe before the first (after the last) repeats the first (last) value
+/// one keyframe interval earlier (later). Requires at least two keyframes.
+fn tangent<T>(keyframes: &[Keyframe], index: usize, value: impl Fn(&Keyframe) -> T) -> T
+where
+    T: Copy + Sub<Output = T> + Mul<f64, Output = T>,
+{
+    let last = keyframes.len() - 1;
+    let (before_value, before_time_s) = if index == 0 {
+        let k = &keyframes[0];
+        (value(k), k.time_s - (keyframes[1].time_s - k.time_s))
+    } else {
+        let k = &keyframes[index - 1];
+        (value(k), k.time_s)
+    };
+    let (after_value, after_time_s) = if index == last {
+        let k = &keyframes[last];
+        (value(k), k.time_s + (k.time_s - keyframes[last - 1].time_s))
+    } else {
+        let k = &keyframes[index + 1];
+        (value(k), k.time_s)
+    };
+    (after_value - before_value) * (1.0 / (after_time_s - before_time_s))
+}
+
+/// Cubic Hermite interpolation at `s` in [0, 1] of a segment `interval_s` seconds long.
+fn hermite<T>(start: T, start_tangent: T, end: T, end_tangent: T, interval_s: f64, s: f64) -> T
+where
+    T: Copy + Add<Output = T> + Mul<f64, Output = T>,
+{
+    let s2 = s * s;
+    let s3 = s2 * s;
+    let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
+    let h10 = s3 - 2.0 * s2 + s;
+    let h01 = -2.0 * s3 + 3.0 * s2;
+    let h11 = s3 - s2;
+    start * h00 + start_tangent * (h10 * interval_s) + end * h01 + end_tangent * (h11 * interval_s)
+}
+
+/// Re-reads a keyframe's numbers from the text with std's correctly rounded float parser.
+///
+/// serde_json (without its `float_roundtrip` feature) may be one unit in the last place off,
+/// which would break the bit-exact `to_json`/`parse` round trip.
+fn reread_numbers_exactly(text: &str, element: Span, raw: &mut RawKeyframe) {
+    fn number(text: &str, span: Span, target: &mut f64) {
+        if let Ok(value) = text[span.start..span.end].parse::<f64>() {
+            *target = value;
+        }
+    }
+    fn triple(text: &str, span: Span, target: &mut [f64; 3]) {
+        if let Some(elements) = Scanner::at(text, span.start).array_elements() {
+            for (element, value) in elements.into_iter().zip(target.iter_mut()) {
+                number(text, element, value);
+            }
+        }
+    }
+    let Some(members) = Scanner::at(text, element.start).object_members() else {
+        return;
+    };
+    for member in members {
+        let key = serde_json::from_str::<String>(&text[member.key.start..member.key.end])
+            .unwrap_or_default();
+        match key.as_str() {
+            "time_s" => number(text, member.value, &mut raw.time_s),
+            "position_m" => triple(text, member.value, &mut raw.position_m),
+            "look_at_m" => {
+                if let Some(look_at_m) = raw.look_at_m.as_mut() {
+                    triple(text, member.value, look_at_m);
+                }
+            }
+            "yaw_deg" => {
+                if let Some(yaw_deg) = raw.yaw_deg.as_mut() {
+                    number(text, member.value, yaw_deg);
+                }
+            }
+            "pitch_deg" => {
+                if let Some(pitch_deg) = raw.pitch_deg.as_mut() {
+                    number(text, member.value, pitch_deg);
+                }
+            }
+            "fov_y_deg" => {
+                if let Some(fov_y_deg) = raw.fov_y_deg.as_mut() {
+                    number(text, member.value, fov_y_deg);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// serde_json's message without its " at line L column C" suffix.
+fn serde_message(err: &serde_json::Error) -> String {
+    let full = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    full.strip_suffix(&suffix).unwrap_or(&full).to_string()
+}
+
+/// Maps byte offsets to 1-based line numbers.
+struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(offset, _)| offset + 1));
+        LineIndex { line_starts }
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&start| start <= offset)
+            .max(1)
+    }
+}
+
+/// Byte range `[start, end)` in the text.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// An object member: the key's span (with quotes) and the value's span.
+struct Member {
+    key: Span,
+    value: Span,
+}
+
+/// Minimal JSON structure scanner that finds where values start and end.
+///
+/// Only run on text serde_json has already accepted; it returns `None` instead of panicking
+/// if the text is not what it expects.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Scanner<'a> {
+        Scanner::at(text, 0)
+    }
+
+    fn at(text: &'a str, pos: usize) -> Scanner<'a> {
+        Scanner {
+            bytes: text.as_bytes(),
+            pos,
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.pos += 1)
+    }
+
+    fn string(&mut self) -> Option<Span> {
+        self.expect(b'"')?;
+        let start = self.pos - 1;
+        loop {
+            match *self.bytes.get(self.pos)? {
+                b'\\' => self.pos += 2,
+                b'"' => {
+                    self.pos += 1;
+                    return Some(Span {
+                        start,
+                        end: self.pos,
+                    });
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    fn value(&mut self) -> Option<Span> {
+        let first = self.peek()?;
+        let start = self.pos;
+        match first {
+            b'{' => {
+                self.object_members()?;
+            }
+            b'[' => {
+                self.array_elements()?;
+            }
+            b'"' => {
+                self.string()?;
+            }
+            _ => {
+                while let Some(&byte) = self.bytes.get(self.pos) {
+                    if matches!(byte, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                        break;
+                    }
+                    self.pos += 1;
+                }
+                if self.pos == start {
+                    return None;
+                }
+            }
+        }
+        Some(Span {
+            start,
+            end: self.pos,
+        })
+    }
+
+    fn object_members(&mut self) -> Option<Vec<Member>> {
+        self.expect(b'{')?;
+        let mut members = Vec::new();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(members);
+        }
+        loop {
+            let key = self.string()?;
+            self.expect(b':')?;
+            let value = self.value()?;
+            members.push(Member { key, value });
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(members);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn array_elements(&mut self) -> Option<Vec<Span>> {
+        self.expect(b'[')?;
+        let mut elements = Vec::new();
+        if self.peek()? == b']' {
+            self.pos += 1;
+            return Some(elements);
+        }
+        loop {
+            elements.push(self.value()?);
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    return Some(elements);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"{
+  "keyframes": [
+    { "time_s": 0.0, "position_m": [1000.0, 1000.0, 900.0], "look_at_m": [10000.0, 10000.0, 300.0], "fov_y_deg": 60.0 },
+    { "time_s": 10.0, "position_m": [8000.0, 3000.0, 700.0], "yaw_deg": 45.0, "pitch_deg": -10.0 }
+  ]
+}"#;
+
+    /// Tiny xorshift64 generator for reproducible random tests.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next_u64(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn unit(&mut self) -> f64 {
+            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn range(&mut self, low: f64, high: f64) -> f64 {
+            low + (high - low) * self.unit()
+        }
+    }
+
+    /// Expected pose of a keyframe as written in a test file.
+    struct Expected {
+        time_s: f64,
+        position_m: DVec3,
+        forward: DVec3,
+        fov_y_deg: f64,
+    }
+
+    /// A random path as JSON text, with the pose each keyframe should produce.
+    fn random_path_json(rng: &mut XorShift) -> (String, Vec<Expected>) {
+        let count = 1 + (rng.next_u64() % 8) as usize;
+        let mut time_s = rng.range(-5.0, 5.0);
+        let mut fov_y_deg = DEFAULT_FOV_Y_DEG;
+        let mut objects = Vec::new();
+        let mut expected = Vec::new();
+        for _ in 0..count {
+            time_s += rng.range(0.05, 10.0);
+            let position_m = DVec3::new(
+                rng.range(0.0, 10000.0),
+                rng.range(0.0, 10000.0),
+                rng.range(100.0, 1500.0),
+            );
+            let mut fields = vec![
+                format!("\"time_s\": {time_s}"),
+                format!(
+                    "\"position_m\": [{}, {}, {}]",
+                    position_m.x, position_m.y, position_m.z
+                ),
+            ];
+            let forward = if rng.unit() < 0.5 {
+                let look_at_m = DVec3::new(
+                    rng.range(0.0, 10000.0),
+                    rng.range(0.0, 10000.0),
+                    rng.range(0.0, 500.0),
+                );
+                fields.push(format!(
+                    "\"look_at_m\": [{}, {}, {}]",
+                    look_at_m.x, look_at_m.y, look_at_m.z
+                ));
+                (look_at_m - position_m).normalize()
+            } else {
+                let yaw_deg = rng.range(-400.0, 400.0);
+                let pitch_deg = rng.range(-80.0, 80.0);
+                fields.push(format!(
+                    "\"yaw_deg\": {yaw_deg}, \"pitch_deg\": {pitch_deg}"
+                ));
+                forward_from_angles(yaw_deg.to_radians(), pitch_deg.to_radians())
+            };
+            if rng.unit() < 0.5 {
+                fov_y_deg = rng.range(20.0, 120.0);
+                fields.push(format!("\"fov_y_deg\": {fov_y_deg}"));
+            }
+            objects.push(format!("    {{ {} }}", fields.join(", ")));
+            expected.push(Expected {
+                time_s,
+                position_m,
+                forward,
+                fov_y_deg,
+            });
+        }
+        let text = format!("{{\n  \"keyframes\": [\n{}\n  ]\n}}\n", objects.join(",\n"));
+        (text, expected)
+    }
+
+    fn parse_err(text: &str) -> PathError {
+        match CameraPath::parse(text, "test.json") {
+            Ok(path) => panic!("expected an error, got {path:?} for\n{text}"),
+            Err(err) => err,
+        }
+    }
+
+    #[test]
+    fn parses_the_example() {
+        let path = CameraPath::parse(EXAMPLE, "example.json").unwrap();
+        assert_eq!(path.keyframe_count(), 2);
+        assert_eq!(path.duration_s(), 10.0);
+
+        let start = path.sample(0.0);
+        assert_eq!(start.position_m, DVec3::new(1000.0, 1000.0, 900.0));
+        let towards = (DVec3::new(10000.0, 10000.0, 300.0) - start.position_m).normalize();
+        assert!((start.forward - towards).length() < 1e-12);
+        assert_eq!(start.fov_y_deg, 60.0);
+
+        let end = path.sample(10.0);
+        assert_eq!(end.position_m, DVec3::new(8000.0, 3000.0, 700.0));
+        let pitch = (-10.0f64).to_radians();
+        let expected = DVec3::new(
+            pitch.cos() * 45f64.to_radians().cos(),
+            pitch.cos() * 45f64.to_radians().sin(),
+            pitch.sin(),
+        );
+        assert!((end.forward - expected).length() < 1e-12);
+        assert_eq!(end.fov_y_deg, 60.0);
+
+        assert_eq!(path.sample(-3.0), start);
+        assert_eq!(path.sample(25.0), end);
+        assert_eq!(path.sample(f64::NAN), start);
+        let middle = path.sample(5.0);
+        assert!((middle.forward.length() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fov_defaults_to_previous_keyframe() {
+        let text = r#"{"keyframes": [
+            {"time_s": 0, "position_m": [0, 0, 10], "yaw_deg": 0, "pitch_deg": 0},
+            {"time_s": 1, "position_m": [1, 0, 10], "yaw_deg": 0, "pitch_deg": 0, "fov_y_deg": 90},
+            {"time_s": 2, "position_m": [2, 0, 10], "yaw_deg": 0, "pitch_deg": 0}
+        ]}"#;
+        let path = CameraPath::parse(text, "fov.json").unwrap();
+        assert_eq!(path.sample(0.0).fov_y_deg, 60.0);
+        assert_eq!(path.sample(1.0).fov_y_deg, 90.0);
+        assert_eq!(path.sample(2.0).fov_y_deg, 90.0);
+        let halfway = path.sample(0.5).fov_y_deg;
+        assert!((halfway - 75.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn single_keyframe_is_static() {
+        let text =
+            r#"{"keyframes": [{"time_s": 3, "position_m": [5, 6, 7], "look_at_m": [6, 6, 7]}]}"#;
+        let path = CameraPath::parse(text, "static.json").unwrap();
+        assert_eq!(path.duration_s(), 0.0);
+        for time_s in [-1.0, 3.0, 100.0] {
+            let pose = path.sample(time_s);
+            assert_eq!(pose.position_m, DVec3::new(5.0, 6.0, 7.0));
+            assert!((pose.forward - DVec3::X).length() < 1e-12);
+            assert_eq!(pose.fov_y_deg, 60.0);
+        }
+    }
+
+    #[test]
+    fn samples_at_keyframe_times_are_exact() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..200 {
+            let (text, expected) = random_path_json(&mut rng);
+            let path = CameraPath::parse(&text, "random.json").unwrap();
+            for keyframe in &expected {
+                let pose = path.sample(keyframe.time_s);
+                assert!(
+                    (pose.position_m - keyframe.position_m).length() < 1e-9,
+                    "{text}"
+                );
+                assert!((pose.forward - keyframe.forward).length() < 1e-9, "{text}");
+                assert!((pose.fov_y_deg - keyframe.fov_y_deg).abs() < 1e-9, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn interpolation_is_continuous() {
+        let mut rng = XorShift(12345);
+        for _ in 0..100 {
+            let (text, expected) = random_path_json(&mut rng);
+            if expected.len() < 2 {
+                continue;
+            }
+            let path = CameraPath::parse(&text, "random.json").unwrap();
+            let keyframes = &path.keyframes;
+            let mut speed_m_per_s: f64 = 0.0;
+            let mut turn_rad_per_s: f64 = 0.0;
+            let mut fov_rate_deg_per_s: f64 = 0.0;
+            for pair in keyframes.windows(2) {
+                let interval_s = pair[1].time_s - pair[0].time_s;
+                speed_m_per_s = speed_m_per_s
+                    .max((pair[1].position_m - pair[0].position_m).length() / interval_s);
+                let turn = pair[1].angles_rad - pair[0].angles_rad;
+                turn_rad_per_s = turn_rad_per_s.max((turn.x.abs() + turn.y.abs()) / interval_s);
+                fov_rate_deg_per_s = fov_rate_deg_per_s
+                    .max((pair[1].fov_y_deg - pair[0].fov_y_deg).abs() / interval_s);
+            }
+            let start_s = keyframes[0].time_s - 1.0;
+            let end_s = keyframes[keyframes.len() - 1].time_s + 1.0;
+            let dt_s = 1e-4;
+            let mut times_s: Vec<f64> = (0..20_000)
+                .map(|i| start_s + (end_s - start_s) * i as f64 / 20_000.0)
+                .collect();
+            for keyframe in keyframes {
+                times_s.push(keyframe.time_s - dt_s);
+                times_s.push(keyframe.time_s - dt_s * 0.5);
+            }
+            for time_s in times_s {
+                let a = path.sample(time_s);
+                let b = path.sample(time_s + dt_s);
+                let moved_m = (b.position_m - a.position_m).length();
+                let turned = (b.forward - a.forward).length();
+                let zoomed_deg = (b.fov_y_deg - a.fov_y_deg).abs();
+                assert!(
+                    moved_m <= 4.0 * speed_m_per_s * dt_s + 1e-9,
+                    "{moved_m} at {time_s}\n{text}"
+                );
+                assert!(
+                    turned <= 4.0 * turn_rad_per_s * dt_s + 1e-9,
+                    "{turned} at {time_s}\n{text}"
+                );
+                assert!(
+                    zoomed_deg <= 1.5 * fov_rate_deg_per_s * dt_s + 1e-9,
+                    "{zoomed_deg} at {time_s}\n{text}"
+                );
+                assert!((a.forward.length() - 1.0).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn yaw_turns_the_short_way() {
+        let text = r#"{"keyframes": [
+            {"time_s": 0, "position_m": [0, 0, 10], "yaw_deg": 170, "pitch_deg": 0},
+            {"time_s": 1, "position_m": [0, 0, 10], "yaw_deg": -170, "pitch_deg": 0}
+        ]}"#;
+        let path = CameraPath::parse(text, "wrap.json").unwrap();
+        let middle = path.sample(0.5).forward;
+        assert!((middle - DVec3::NEG_X).length() < 1e-9, "{middle}");
+    }
+
+    #[test]
+    fn errors_report_file_and_line() {
+        let keyframe_ok =
+            r#"{"time_s": 0, "position_m": [0, 0, 10], "yaw_deg": 0, "pitch_deg": 0}"#;
+        let cases: Vec<(String, usize, &str)> = vec![
+            (
+                format!("{{\n  \"keyframes\": [\n    {keyframe_ok},\n    {{\"time_s\": 0, \"position_m\": [1, 0, 10], \"yaw_deg\": 0, \"pitch_deg\": 0}}\n  ]\n}}"),
+                4,
+                "strictly increase",
+            ),
+            (
+                format!("{{\n  \"keyframes\": [\n    {keyframe_ok},\n\n    {{\"time_s\": 1, \"position_m\": [1, 0, 10], \"look_at_m\": [5, 5, 5], \"yaw_deg\": 0, \"pitch_deg\": 0}}\n  ]\n}}"),
+                5,
+                "exactly one orientation",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0, 10]}\n]}".to_string(),
+                2,
+                "no orientation",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0, 10], \"yaw_deg\": 3}\n]}".to_string(),
+                2,
+                "without pitch_deg",
+            ),
+            (
+                format!("{{\"keyframes\": [\n  {keyframe_ok},\n  {{\n    \"time_s\": 1,\n    \"position_m\": [1, 0, 10],\n    \"yaw_deg\": 0,\n    \"pitch_deg\": 0,\n    \"fov_y_deg\": 180\n  }}\n]}}"),
+                3,
+                "fov_y_deg 180 is outside (0, 180)",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0, 10], \"yaw_deg\": 0, \"pitch_deg\": 0, \"fov_y_deg\": 0}\n]}".to_string(),
+                2,
+                "outside (0, 180)",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1,\n   \"position_m\": [1, 0, 10], \"look_at_m\": [1, 0, 10]}\n]}".to_string(),
+                2,
+                "look_at_m equals position_m",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0, 10], \"look_at_m\": [1, 0, 0]}\n]}".to_string(),
+                2,
+                "from horizontal",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0, 10], \"yaw_deg\": 0, \"pitch_deg\": 90}\n]}".to_string(),
+                2,
+                "from horizontal",
+            ),
+            ("{\n  \"keyframes\": [\n  ]\n}".to_string(), 2, "is empty"),
+            ("\n\n{\n}".to_string(), 3, "missing \"keyframes\""),
+            ("\n[1, 2]".to_string(), 2, "top level must be an object"),
+            (
+                "{\n  \"keyframes\": [],\n  \"speed\": 3\n}".to_string(),
+                3,
+                "unknown top-level field \"speed\"",
+            ),
+            (
+                format!("{{\n  \"keyframes\": [{keyframe_ok}],\n  \"keyframes\": []\n}}"),
+                3,
+                "more than once",
+            ),
+            ("{\n  \"keyframes\": 3\n}".to_string(), 2, "must be an array"),
+            (
+                format!("{{\"keyframes\": [\n  {keyframe_ok},\n  17\n]}}"),
+                3,
+                "keyframes[1] must be an object",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0, 10], \"yaw_deg\": 0, \"pitch_deg\": 0, \"fov\": 50}\n]}".to_string(),
+                2,
+                "unknown field `fov`",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"position_m\": [1, 0, 10],\n   \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}".to_string(),
+                2,
+                "missing field `time_s`",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": \"soon\", \"position_m\": [1, 0, 10], \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}".to_string(),
+                2,
+                "invalid type",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"position_m\": [1, 0], \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}".to_string(),
+                2,
+                "keyframes[0]",
+            ),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1, \"time_s\": 2, \"position_m\": [1, 0, 1], \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}".to_string(),
+                2,
+                "duplicate field `time_s`",
+            ),
+        ];
+        for (text, line, needle) in cases {
+            let err = parse_err(&text);
+            let message = err.to_string();
+            assert!(
+                matches!(err, PathError::Invalid { .. }),
+                "expected a semantic error: {message}\n{text}"
+            );
+            assert_eq!(err.line(), Some(line), "{message}\n{text}");
+            assert!(
+                message.starts_with(&format!("camera path test.json:{line}: ")),
+                "{message}"
+            );
+            assert!(message.contains(needle), "{message} lacks {needle:?}");
+        }
+    }
+
+    #[test]
+    fn syntax_and_number_errors_carry_serde_position() {
+        let cases = [
+            (
+                "{\n  \"keyframes\": [\n    {\"time_s\": 1,,}\n  ]\n}",
+                3,
+                18,
+            ),
+            ("", 1, 0),
+            (
+                "{\"keyframes\": [\n  {\"time_s\": 1e999, \"position_m\": [0, 0, 0], \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}",
+                2,
+                0,
+            ),
+            ("{\"keyframes\": [\n  {\"time_s\": NaN}\n]}", 2, 0),
+        ];
+        for (text, line, column) in cases {
+            let err = parse_err(text);
+            let message = err.to_string();
+            let PathError::Syntax {
+                line: got_line,
+                column: got_column,
+                ..
+            } = &err
+            else {
+                panic!("expected a syntax error, got {message}");
+            };
+            assert_eq!(*got_line, line, "{message}");
+            if column > 0 {
+                assert_eq!(*got_column, column, "{message}");
+            }
+            assert!(
+                message.starts_with(&format!("camera path test.json:{line}: invalid JSON")),
+                "{message}"
+            );
+            assert!(!message.contains(" at line "), "{message}");
+        }
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let mut rng = XorShift(777);
+        for _ in 0..100 {
+            let (text, _) = random_path_json(&mut rng);
+            let path = CameraPath::parse(&text, "random.json").unwrap();
+            let json = path.to_json();
+            let reparsed = CameraPath::parse(&json, "round_trip.json").unwrap();
+            assert_eq!(reparsed, path, "{json}");
+            assert_eq!(reparsed.to_json(), json);
+        }
+        let example = CameraPath::parse(EXAMPLE, "example.json").unwrap();
+        assert_eq!(
+            CameraPath::parse(&example.to_json(), "again.json").unwrap(),
+            example
+        );
+    }
+
+    #[test]
+    fn recorder_poses_round_trip() {
+        let mut rng = XorShift(4242);
+        let mut times_s = Vec::new();
+        let mut poses = Vec::new();
+        for i in 0..50 {
+            times_s.push(i as f64 * 0.1);
+            let forward = DVec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-0.5, 0.5),
+            )
+            .normalize();
+            poses.push(CameraPose {
+                position_m: DVec3::new(
+                    rng.range(0.0, 1e4),
+                    rng.range(0.0, 1e4),
+                    rng.range(0.0, 1e3),
+                ),
+                forward,
+                fov_y_deg: rng.range(30.0, 90.0),
+            });
+        }
+        let path = CameraPath::from_poses(&times_s, &poses);
+        assert_eq!(path.keyframe_count(), 50);
+        for (time_s, pose) in times_s.iter().zip(&poses) {
+            let sampled = path.sample(*time_s);
+            assert!((sampled.position_m - pose.position_m).length() < 1e-9);
+            assert!((sampled.forward - pose.forward).length() < 1e-9);
+            assert!((sampled.fov_y_deg - pose.fov_y_deg).abs() < 1e-9);
+        }
+        let reparsed = CameraPath::parse(&path.to_json(), "recorded.json").unwrap();
+        assert_eq!(reparsed, path);
+    }
+
+    #[test]
+    fn recorder_drops_unusable_poses() {
+        let good = CameraPose {
+            position_m: DVec3::new(1.0, 2.0, 3.0),
+            forward: DVec3::Y,
+            fov_y_deg: 60.0,
+        };
+        let poses = [
+            good,
+            good,
+            CameraPose {
+                forward: DVec3::ZERO,
+                ..good
+            },
+            CameraPose {
+                fov_y_deg: 200.0,
+                ..good
+            },
+            CameraPose {
+                position_m: DVec3::new(f64::NAN, 0.0, 0.0),
+                ..good
+            },
+            CameraPose {
+                forward: DVec3::NEG_Z,
+                ..good
+            },
+        ];
+        let times_s = [0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+        let path = CameraPath::from_poses(&times_s, &poses);
+        assert_eq!(path.keyframe_count(), 2);
+        let down = path.sample(4.0).forward;
+        assert!(down.z < -0.99 && down.z > -1.0);
+        CameraPath::parse(&path.to_json(), "recorded.json").unwrap();
+
+        let empty = CameraPath::from_poses(&[], &[]);
+        assert_eq!(empty.keyframe_count(), 0);
+        assert_eq!(empty.duration_s(), 0.0);
+        assert_eq!(empty.sample(1.0).forward, DVec3::X);
+        let err = CameraPath::parse(&empty.to_json(), "empty.json").unwrap_err();
+        assert!(err.to_string().contains("is empty"), "{err}");
+    }
+
+    #[test]
+    fn load_reads_files_and_names_them_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("flight.json");
+        std::fs::write(&file, EXAMPLE).unwrap();
+        let path = CameraPath::load(&file).unwrap();
+        assert_eq!(path.keyframe_count(), 2);
+
+        let missing = dir.path().join("missing.json");
+        let err = CameraPath::load(&missing).unwrap_err();
+        assert!(matches!(err, PathError::Read { .. }));
+        assert!(err.to_string().contains("missing.json"), "{err}");
+
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "{\"keyframes\": []}").unwrap();
+        let err = CameraPath::load(&bad).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("camera path {}:1: ", bad.display())),
+            "{err}"
+        );
+    }
+}

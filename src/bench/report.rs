@@ -1,0 +1,777 @@
+//! Benchmark reports: per-pass GPU time statistics, a text summary, JSON and a PNG chart.
+
+use plotters::prelude::*;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Chart width in pixels.
+const PLOT_WIDTH_PX: u32 = 1200;
+
+/// Chart height in pixels.
+const PLOT_HEIGHT_PX: u32 = 600;
+
+/// Font family name the chart's text is registered and drawn under.
+const PLOT_FONT: &str = "sans-serif";
+
+/// Line colours for passes (Tableau 10), reused cyclically; the frame total is black.
+const PASS_COLOURS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// Errors from writing report files.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The font bytes could not be parsed.
+    #[error(
+        "benchmark plot {file}: the font is not a valid TrueType/OpenType file; pass the bytes of one such as assets/fonts/DejaVuSans.ttf"
+    )]
+    Font {
+        /// PNG file that was being written.
+        file: String,
+    },
+    /// plotters failed while drawing the chart.
+    #[error(
+        "benchmark plot {file}: drawing the chart failed ({message}); this is a bug in the report code, please report it with the benchmark JSON"
+    )]
+    Draw {
+        /// PNG file that was being written.
+        file: String,
+        /// plotters' description of the failure.
+        message: String,
+    },
+    /// The PNG could not be encoded or written.
+    #[error(
+        "benchmark plot {file}: cannot write the PNG ({source}); check that the directory exists and is writable"
+    )]
+    Write {
+        /// PNG file that was being written.
+        file: String,
+        /// Underlying image/I/O error.
+        source: image::ImageError,
+    },
+}
+
+/// Measurements of one benchmark frame.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameRecord {
+    /// Frame index.
+    pub frame: u32,
+    /// Camera path time of the frame in seconds.
+    pub time_s: f64,
+    /// Number of leaf triangles in the subdivision.
+    pub leaves: u32,
+    /// Number of triangles drawn.
+    pub triangles: u64,
+    /// Deepest subdivision level this frame.
+    pub max_depth: u32,
+    /// Cache hits this frame.
+    pub cache_hits: u64,
+    /// Cache misses this frame.
+    pub cache_misses: u64,
+    /// GPU time in milliseconds of each pass this frame, by pass label (e.g. "leb.split").
+    #[serde(rename = "gpu_ms", serialize_with = "serialize_pass_times")]
+    pub pass_gpu_ms: Vec<(String, f64)>,
+    /// GPU time of the whole frame in milliseconds.
+    pub frame_gpu_ms: f64,
+}
+
+/// Description of a benchmark run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchMeta {
+    /// Terrain name or file.
+    pub terrain: String,
+    /// Camera path file.
+    pub path: String,
+    /// Render target width in pixels.
+    pub width_px: u32,
+    /// Render target height in pixels.
+    pub height_px: u32,
+    /// Number of frames rendered.
+    pub frames: u32,
+    /// GPU adapter name.
+    pub adapter: String,
+    /// Graphics backend (e.g. "Vulkan").
+    pub backend: String,
+    /// Maximum subdivision depth allowed.
+    pub max_depth: u32,
+    /// Target screen-space error in pixels.
+    pub pixel_error_px: f64,
+    /// Date of the run.
+    pub date: String,
+}
+
+/// Statistics of one GPU timing series in milliseconds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PassStats {
+    /// Pass label, or "frame" for the whole-frame time.
+    pub name: String,
+    /// Median (50th percentile) in milliseconds.
+    pub median_ms: f64,
+    /// 95th percentile in milliseconds.
+    pub p95_ms: f64,
+    /// Maximum in milliseconds.
+    pub max_ms: f64,
+    /// Arithmetic mean in milliseconds.
+    pub mean_ms: f64,
+}
+
+/// A complete benchmark report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchReport {
+    /// Description of the run.
+    pub meta: BenchMeta,
+    /// Per-pass statistics, in the order the passes first appear.
+    pub passes: Vec<PassStats>,
+    /// Whole-frame GPU time statistics.
+    pub frame: PassStats,
+    /// Per-frame measurements.
+    pub frames: Vec<FrameRecord>,
+}
+
+/// Percentile `p` (in percent, 0 to 100) of ascending `sorted` data, by linear interpolation.
+///
+/// Uses the "linear" definition (numpy's default): the value at fractional rank
+/// `p / 100 * (n - 1)`, interpolated between its neighbours, so p = 0 is the minimum,
+/// p = 100 the maximum and p = 50 the usual median. `p` is clamped to [0, 100]. Returns NaN
+/// for empty data or a NaN `p`.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() || p.is_nan() {
+        return f64::NAN;
+    }
+    let rank = p.clamp(0.0, 100.0) / 100.0 * (sorted.len() - 1) as f64;
+    let below = rank.floor() as usize;
+    let above = (below + 1).min(sorted.len() - 1);
+    let fraction = rank - below as f64;
+    sorted[below] + (sorted[above] - sorted[below]) * fraction
+}
+
+/// Statistics of `samples_ms`, ignoring non-finite values; all zero when nothing is left.
+fn stats(name: &str, samples_ms: &[f64]) -> PassStats {
+    let mut sorted: Vec<f64> = samples_ms
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    if sorted.is_empty() {
+        return PassStats {
+            name: name.to_string(),
+            median_ms: 0.0,
+            p95_ms: 0.0,
+            max_ms: 0.0,
+            mean_ms: 0.0,
+        };
+    }
+    sorted.sort_by(f64::total_cmp);
+    PassStats {
+        name: name.to_string(),
+        median_ms: percentile(&sorted, 50.0),
+        p95_ms: percentile(&sorted, 95.0),
+        max_ms: sorted[sorted.len() - 1],
+        mean_ms: sorted.iter().sum::<f64>() / sorted.len() as f64,
+    }
+}
+
+/// Pass times with duplicate labels summed, in first-seen order.
+fn merge_duplicate_passes(pass_gpu_ms: Vec<(String, f64)>) -> Vec<(String, f64)> {
+    let mut merged: Vec<(String, f64)> = Vec::with_capacity(pass_gpu_ms.len());
+    for (name, ms) in pass_gpu_ms {
+        match merged.iter_mut().find(|(existing, _)| *existing == name) {
+            Some((_, total)) => *total += ms,
+            None => merged.push((name, ms)),
+        }
+    }
+    merged
+}
+
+/// Serialises pass times as a JSON object in their recorded order.
+fn serialize_pass_times<S: Serializer>(
+    pass_gpu_ms: &[(String, f64)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(pass_gpu_ms.len()))?;
+    for (name, ms) in pass_gpu_ms {
+        map.serialize_entry(name, ms)?;
+    }
+    map.end()
+}
+
+impl BenchReport {
+    /// Builds a report from per-frame records.
+    ///
+    /// Passes are listed in the order they first appear. A pass missing from a frame is not
+    /// counted for that frame; a label repeated within one frame is summed (and stored
+    /// summed in `frames`). Non-finite times are left out of the statistics. Statistics
+    /// of a series with no samples are all zero.
+    pub fn from_frames(meta: BenchMeta, frames: Vec<FrameRecord>) -> BenchReport {
+        let frames: Vec<FrameRecord> = frames
+            .into_iter()
+            .map(|frame| FrameRecord {
+                pass_gpu_ms: merge_duplicate_passes(frame.pass_gpu_ms),
+                ..frame
+            })
+            .collect();
+
+        let mut names: Vec<&str> = Vec::new();
+        let mut samples_ms: Vec<Vec<f64>> = Vec::new();
+        let mut index_of: HashMap<&str, usize> = HashMap::new();
+        for frame in &frames {
+            for (name, ms) in &frame.pass_gpu_ms {
+                let index = *index_of.entry(name.as_str()).or_insert_with(|| {
+                    names.push(name.as_str());
+                    samples_ms.push(Vec::new());
+                    names.len() - 1
+                });
+                samples_ms[index].push(*ms);
+            }
+        }
+        let passes = names
+            .iter()
+            .zip(&samples_ms)
+            .map(|(name, samples)| stats(name, samples))
+            .collect();
+        let frame_samples_ms: Vec<f64> = frames.iter().map(|f| f.frame_gpu_ms).collect();
+        let frame = stats("frame", &frame_samples_ms);
+
+        BenchReport {
+            meta,
+            passes,
+            frame,
+            frames,
+        }
+    }
+
+    /// Aligned plain-text summary: per-pass and frame GPU times, then subdivision size.
+    pub fn summary_table(&self) -> String {
+        let meta = &self.meta;
+        let mut out = format!(
+            "bisector benchmark: {} along {}, {}x{} px, {} frames, {} ({}), max depth {}, pixel error {} px, {}\n\n",
+            meta.terrain,
+            meta.path,
+            meta.width_px,
+            meta.height_px,
+            self.frames.len(),
+            meta.adapter,
+            meta.backend,
+            meta.max_depth,
+            meta.pixel_error_px,
+            meta.date,
+        );
+
+        let total_label = "frame total";
+        let name_width = self
+            .passes
+            .iter()
+            .map(|pass| pass.name.chars().count())
+            .chain([total_label.len(), "pass".len()])
+            .max()
+            .unwrap_or(0);
+        out.push_str(&format!(
+            "{:<name_width$}  {:>10}  {:>10}  {:>10}\n",
+            "pass", "median ms", "p95 ms", "max ms"
+        ));
+        out.push_str(&format!("{}\n", "-".repeat(name_width + 36)));
+        let rows = self.passes.iter().map(|pass| (pass.name.as_str(), pass));
+        for (label, pass) in rows.chain([(total_label, &self.frame)]) {
+            out.push_str(&format!(
+                "{:<name_width$}  {:>10.3}  {:>10.3}  {:>10.3}\n",
+                label, pass.median_ms, pass.p95_ms, pass.max_ms
+            ));
+        }
+
+        let counts: [(&str, Vec<f64>); 3] = [
+            (
+                "leaves",
+                self.frames.iter().map(|f| f64::from(f.leaves)).collect(),
+            ),
+            (
+                "triangles",
+                self.frames.iter().map(|f| f.triangles as f64).collect(),
+            ),
+            (
+                "max depth",
+                self.frames.iter().map(|f| f64::from(f.max_depth)).collect(),
+            ),
+        ];
+        out.push_str(&format!(
+            "\n{:<name_width$}  {:>12}  {:>12}\n",
+            "", "median", "max"
+        ));
+        for (label, mut values) in counts {
+            values.sort_by(f64::total_cmp);
+            let (median, max) = if values.is_empty() {
+                (0.0, 0.0)
+            } else {
+                (percentile(&values, 50.0), values[values.len() - 1])
+            };
+            out.push_str(&format!(
+                "{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"
+            ));
+        }
+        out
+    }
+
+    /// The report as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }).to_string())
+    }
+
+    /// Writes a 1200x600 PNG line chart of GPU ms per frame: one line per pass plus the frame total.
+    ///
+    /// `font_ttf` is registered with plotters under "sans-serif" (replacing any font
+    /// registered there before); plotters keeps a reference to it, hence `'static`, as
+    /// given by `include_bytes!`.
+    pub fn write_plot_png(&self, path: &Path, font_ttf: &'static [u8]) -> Result<(), ReportError> {
+        let file = path.display().to_string();
+        plotters::style::register_font(PLOT_FONT, FontStyle::Normal, font_ttf)
+            .map_err(|_| ReportError::Font { file: file.clone() })?;
+
+        let mut rgb = vec![0u8; PLOT_WIDTH_PX as usize * PLOT_HEIGHT_PX as usize * 3];
+        self.draw_chart(&mut rgb)
+            .map_err(|message| ReportError::Draw {
+                file: file.clone(),
+                message,
+            })?;
+        let image =
+            image::RgbImage::from_raw(PLOT_WIDTH_PX, PLOT_HEIGHT_PX, rgb).ok_or_else(|| {
+                ReportError::Draw {
+                    file: file.clone(),
+                    message: "the pixel buffer has the wrong size".to_string(),
+                }
+            })?;
+        image
+            .save_with_format(path, image::ImageFormat::Png)
+            .map_err(|source| ReportError::Write { file, source })
+    }
+
+    /// Draws the chart into an RGB buffer of PLOT_WIDTH_PX x PLOT_HEIGHT_PX pixels.
+    fn draw_chart(&self, rgb: &mut [u8]) -> Result<(), String> {
+        let error = |err: &dyn std::fmt::Display| err.to_string();
+        let root =
+            BitMapBackend::with_buffer(rgb, (PLOT_WIDTH_PX, PLOT_HEIGHT_PX)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| error(&e))?;
+
+        let first_frame = self.frames.iter().map(|f| f.frame).min().unwrap_or(0);
+        let last_frame = self.frames.iter().map(|f| f.frame).max().unwrap_or(0);
+        let x_end = if last_frame > first_frame {
+            last_frame
+        } else {
+            first_frame + 1
+        };
+        let max_ms = self
+            .frames
+            .iter()
+            .flat_map(|f| {
+                f.pass_gpu_ms
+                    .iter()
+                    .map(|(_, ms)| *ms)
+                    .chain([f.frame_gpu_ms])
+            })
+            .filter(|ms| ms.is_finite())
+            .fold(0.0f64, f64::max);
+        let y_end = if max_ms > 0.0 { max_ms * 1.1 } else { 1.0 };
+
+        let title = format!(
+            "GPU time per frame: {} at {}x{}",
+            self.meta.terrain, self.meta.width_px, self.meta.height_px
+        );
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (PLOT_FONT, 26))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(first_frame..x_end, 0.0..y_end)
+            .map_err(|e| error(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("frame")
+            .y_desc("GPU time (ms)")
+            .label_style((PLOT_FONT, 15))
+            .axis_desc_style((PLOT_FONT, 18))
+            .draw()
+            .map_err(|e| error(&e))?;
+
+        for (index, pass) in self.passes.iter().enumerate() {
+            let colour = PASS_COLOURS[index % PASS_COLOURS.len()];
+            let points = self.frames.iter().filter_map(|f| {
+                f.pass_gpu_ms
+                    .iter()
+                    .find(|(name, _)| *name == pass.name)
+                    .map(|(_, ms)| (f.frame, *ms))
+                    .filter(|(_, ms)| ms.is_finite())
+            });
+            chart
+                .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+                .map_err(|e| error(&e))?
+                .label(pass.name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 24, y)], colour.stroke_width(3))
+                });
+        }
+        let totals = self
+            .frames
+            .iter()
+            .map(|f| (f.frame, f.frame_gpu_ms))
+            .filter(|(_, ms)| ms.is_finite());
+        chart
+            .draw_series(LineSeries::new(totals, BLACK.stroke_width(2)))
+            .map_err(|e| error(&e))?
+            .label("frame total")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 24, y)], BLACK.stroke_width(3)));
+
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((PLOT_FONT, 15))
+            .draw()
+            .map_err(|e| error(&e))?;
+        root.present().map_err(|e| error(&e))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tiny xorshift64 generator for reproducible random tests.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next_u64(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn unit(&mut self) -> f64 {
+            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// DejaVuSans from the repository's assets, or from the system as a fallback.
+    fn test_font() -> &'static [u8] {
+        let candidates = [
+            concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf"),
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        ];
+        let bytes = candidates
+            .iter()
+            .find_map(|path| std::fs::read(path).ok())
+            .expect(
+                "DejaVuSans.ttf not found in assets/fonts/ or /usr/share/fonts/truetype/dejavu/",
+            );
+        Box::leak(bytes.into_boxed_slice())
+    }
+
+    fn meta() -> BenchMeta {
+        BenchMeta {
+            terrain: "puget_sound_4k".to_string(),
+            path: "paths/flyover.json".to_string(),
+            width_px: 1920,
+            height_px: 1080,
+            frames: 0,
+            adapter: "Test Adapter".to_string(),
+            backend: "Vulkan".to_string(),
+            max_depth: 32,
+            pixel_error_px: 1.5,
+            date: "2026-05-09".to_string(),
+        }
+    }
+
+    const PASS_NAMES: [&str; 4] = ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
+
+    /// Random frames; some passes are missing from some frames.
+    fn random_frames(rng: &mut XorShift, count: u32) -> Vec<FrameRecord> {
+        (0..count)
+            .map(|frame| {
+                let mut pass_gpu_ms: Vec<(String, f64)> = Vec::new();
+                for (index, name) in PASS_NAMES.iter().enumerate() {
+                    if index != 1 || rng.unit() < 0.6 {
+                        pass_gpu_ms.push((name.to_string(), (index as f64 + 1.0) * rng.unit()));
+                    }
+                }
+                let frame_gpu_ms = pass_gpu_ms.iter().map(|(_, ms)| ms).sum::<f64>() + 0.1;
+                FrameRecord {
+                    frame,
+                    time_s: f64::from(frame) / 60.0,
+                    leaves: 10_000 + (rng.next_u64() % 5_000) as u32,
+                    triangles: 20_000 + rng.next_u64() % 10_000,
+                    max_depth: 20 + (rng.next_u64() % 8) as u32,
+                    cache_hits: rng.next_u64() % 1000,
+                    cache_misses: rng.next_u64() % 100,
+                    pass_gpu_ms,
+                    frame_gpu_ms,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn percentiles_of_known_data() {
+        let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        assert_eq!(percentile(&data, 0.0), 1.0);
+        assert_eq!(percentile(&data, 100.0), 10.0);
+        assert_eq!(percentile(&data, 50.0), 5.5);
+        assert!((percentile(&data, 95.0) - 9.55).abs() < 1e-12);
+        assert!((percentile(&data, 25.0) - 3.25).abs() < 1e-12);
+        assert_eq!(percentile(&[1.0, 2.0, 3.0], 50.0), 2.0);
+        assert_eq!(percentile(&[4.0], 95.0), 4.0);
+        assert_eq!(percentile(&data, 150.0), 10.0);
+        assert_eq!(percentile(&data, -5.0), 1.0);
+        assert!(percentile(&[], 50.0).is_nan());
+        assert!(percentile(&data, f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn stats_match_a_direct_recomputation() {
+        let mut rng = XorShift(0x1234_5678_9abc_def1);
+        for count in [1, 2, 3, 10, 101, 500] {
+            let frames = random_frames(&mut rng, count);
+            let report = BenchReport::from_frames(meta(), frames.clone());
+            assert_eq!(report.frames, frames);
+
+            let mut expected_names: Vec<&str> = Vec::new();
+            for frame in &frames {
+                for (name, _) in &frame.pass_gpu_ms {
+                    if !expected_names.contains(&name.as_str()) {
+                        expected_names.push(name);
+                    }
+                }
+            }
+            let names: Vec<&str> = report.passes.iter().map(|p| p.name.as_str()).collect();
+            assert_eq!(names, expected_names);
+
+            let mut series: Vec<(&PassStats, Vec<f64>)> = report
+                .passes
+                .iter()
+                .map(|pass| {
+                    let values = frames
+                        .iter()
+                        .flat_map(|f| f.pass_gpu_ms.iter())
+                        .filter(|(name, _)| *name == pass.name)
+                        .map(|(_, ms)| *ms)
+                        .collect();
+                    (pass, values)
+                })
+                .collect();
+            series.push((
+                &report.frame,
+                frames.iter().map(|f| f.frame_gpu_ms).collect(),
+            ));
+
+            for (stats, mut values) in series {
+                values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                let n = values.len();
+                let median = if n % 2 == 1 {
+                    values[n / 2]
+                } else {
+                    (values[n / 2 - 1] + values[n / 2]) / 2.0
+                };
+                let rank = 0.95 * (n - 1) as f64;
+                let low = rank.floor() as usize;
+                let high = rank.ceil() as usize;
+                let p95 = values[low] + (values[high] - values[low]) * (rank - low as f64);
+                let max = values.iter().cloned().fold(f64::MIN, f64::max);
+                let mean = values.iter().sum::<f64>() / n as f64;
+                assert!((stats.median_ms - median).abs() < 1e-12, "{stats:?}");
+                assert!((stats.p95_ms - p95).abs() < 1e-12, "{stats:?}");
+                assert_eq!(stats.max_ms, max);
+                assert!((stats.mean_ms - mean).abs() < 1e-12, "{stats:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn duplicate_and_non_finite_times() {
+        let frame = |pass_gpu_ms: Vec<(&str, f64)>, frame_gpu_ms: f64| FrameRecord {
+            frame: 0,
+            time_s: 0.0,
+            leaves: 1,
+            triangles: 1,
+            max_depth: 1,
+            cache_hits: 0,
+            cache_misses: 0,
+            pass_gpu_ms: pass_gpu_ms
+                .into_iter()
+                .map(|(n, ms)| (n.to_string(), ms))
+                .collect(),
+            frame_gpu_ms,
+        };
+        let report = BenchReport::from_frames(
+            meta(),
+            vec![
+                frame(vec![("a", 1.0), ("b", 2.0), ("a", 0.5)], 4.0),
+                frame(vec![("b", f64::NAN)], f64::INFINITY),
+            ],
+        );
+        assert_eq!(
+            report.frames[0].pass_gpu_ms,
+            vec![("a".to_string(), 1.5), ("b".to_string(), 2.0)]
+        );
+        assert_eq!(report.passes[0].max_ms, 1.5);
+        assert_eq!(report.passes[1].mean_ms, 2.0);
+        assert_eq!(report.frame.max_ms, 4.0);
+
+        let empty = BenchReport::from_frames(meta(), Vec::new());
+        assert!(empty.passes.is_empty());
+        assert_eq!(empty.frame.median_ms, 0.0);
+        assert!(empty.summary_table().contains("frame total"));
+    }
+
+    #[test]
+    fn summary_table_is_aligned() {
+        let mut rng = XorShift(99);
+        let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 50));
+        let table = report.summary_table();
+        for needle in [
+            "pass",
+            "median ms",
+            "p95 ms",
+            "max ms",
+            "frame total",
+            "leaves",
+            "triangles",
+            "max depth",
+        ] {
+            assert!(table.contains(needle), "{needle} missing from\n{table}");
+        }
+        for name in PASS_NAMES {
+            assert!(table.contains(name), "{name} missing from\n{table}");
+        }
+        let timing_rows: Vec<&str> = table
+            .lines()
+            .filter(|line| {
+                PASS_NAMES.iter().any(|n| line.starts_with(n)) || line.starts_with("frame total")
+            })
+            .collect();
+        assert_eq!(timing_rows.len(), PASS_NAMES.len() + 1, "{table}");
+        let width = timing_rows[0].len();
+        assert!(timing_rows.iter().all(|row| row.len() == width), "{table}");
+    }
+
+    /// Equal up to the last-digit error of serde_json's default float parser.
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-14 * a.abs().max(b.abs())
+    }
+
+    #[test]
+    fn json_has_every_field_and_parses_back() {
+        let mut rng = XorShift(7);
+        let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 20));
+        let value: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+
+        for key in [
+            "terrain",
+            "path",
+            "width_px",
+            "height_px",
+            "frames",
+            "adapter",
+            "backend",
+            "max_depth",
+            "pixel_error_px",
+            "date",
+        ] {
+            assert!(value["meta"].get(key).is_some(), "meta.{key} missing");
+        }
+        let stat_keys = ["name", "median_ms", "p95_ms", "max_ms", "mean_ms"];
+        let passes = value["passes"].as_array().unwrap();
+        assert_eq!(passes.len(), PASS_NAMES.len());
+        for pass in passes.iter().chain([&value["frame"]]) {
+            for key in stat_keys {
+                assert!(pass.get(key).is_some(), "{key} missing from {pass}");
+            }
+        }
+        assert_eq!(value["passes"][0]["name"], "leb.split");
+        assert!(close(
+            value["frame"]["median_ms"].as_f64().unwrap(),
+            report.frame.median_ms
+        ));
+
+        let frames = value["frames"].as_array().unwrap();
+        assert_eq!(frames.len(), 20);
+        for (json, record) in frames.iter().zip(&report.frames) {
+            for key in [
+                "frame",
+                "time_s",
+                "leaves",
+                "triangles",
+                "max_depth",
+                "cache_hits",
+                "cache_misses",
+                "gpu_ms",
+                "frame_gpu_ms",
+            ] {
+                assert!(json.get(key).is_some(), "{key} missing from {json}");
+            }
+            let gpu_ms = json["gpu_ms"].as_object().unwrap();
+            assert_eq!(gpu_ms.len(), record.pass_gpu_ms.len());
+            for (name, ms) in &record.pass_gpu_ms {
+                assert!(close(gpu_ms[name].as_f64().unwrap(), *ms), "{name}");
+            }
+            assert_eq!(json["triangles"].as_u64().unwrap(), record.triangles);
+        }
+        let text = report.to_json();
+        let split = text.find("\"leb.split\"").unwrap();
+        let draw = text.find("\"render.draw\"").unwrap();
+        assert!(split < draw, "pass order must follow first appearance");
+    }
+
+    #[test]
+    fn writes_a_png_chart() {
+        let mut rng = XorShift(2024);
+        let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 300));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bench.png");
+        report.write_plot_png(&file, test_font()).unwrap();
+
+        let image = image::open(&file).unwrap().to_rgb8();
+        assert_eq!(image.dimensions(), (PLOT_WIDTH_PX, PLOT_HEIGHT_PX));
+        let first = *image.get_pixel(0, 0);
+        let distinct: std::collections::HashSet<[u8; 3]> = image.pixels().map(|p| p.0).collect();
+        assert!(image.pixels().any(|p| *p != first));
+        assert!(distinct.len() > 10, "only {} colours", distinct.len());
+        for colour in PASS_COLOURS.iter().take(PASS_NAMES.len()) {
+            let rgb = [colour.0, colour.1, colour.2];
+            assert!(distinct.contains(&rgb), "no pixel of pass colour {rgb:?}");
+        }
+
+        let empty = BenchReport::from_frames(meta(), Vec::new());
+        empty
+            .write_plot_png(&dir.path().join("empty.png"), test_font())
+            .unwrap();
+    }
+
+    #[test]
+    fn unwritable_png_path_names_the_file() {
+        let report = BenchReport::from_frames(meta(), random_frames(&mut XorShift(5), 5));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("no_such_dir").join("bench.png");
+        let err = report.write_plot_png(&file, test_font()).unwrap_err();
+        assert!(matches!(err, ReportError::Write { .. }), "{err}");
+        assert!(
+            err.to_string().contains(&file.display().to_string()),
+            "{err}"
+        );
+
+        let err = report
+            .write_plot_png(&dir.path().join("bad_font.png"), b"not a font")
+            .unwrap_err();
+        assert!(matches!(err, ReportError::Font { .. }), "{err}");
+    }
+}

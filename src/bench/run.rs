@@ -1,0 +1,112 @@
+//! The headless benchmark runner: flies a camera path for N frames and collects per-frame
+//! statistics and per-pass GPU times into a report.
+
+use crate::bench::path::CameraPath;
+use crate::bench::report::{BenchMeta, BenchReport, FrameRecord};
+use crate::gpu::Gpu;
+use crate::render::camera::Camera;
+use crate::render::headless::HeadlessView;
+use crate::render::terrain_draw::COLOR_FORMAT;
+use crate::render::{RenderSettings, Renderer};
+use crate::terrain::HeightField;
+
+/// What to benchmark.
+pub struct BenchOptions {
+    pub terrain_name: String,
+    pub path_name: String,
+    pub path: CameraPath,
+    pub size_px: (u32, u32),
+    pub frames: u32,
+    pub settings: RenderSettings,
+    /// Frames rendered from the path's first pose before measuring, so the tree starts converged.
+    pub warmup_frames: u32,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// The time along the path of frame `frame` of `frames` (first and last frames at the ends).
+pub fn frame_time_s(path: &CameraPath, frame: u32, frames: u32) -> f64 {
+    if frames <= 1 {
+        0.0
+    } else {
+        path.duration_s() * frame as f64 / (frames - 1) as f64
+    }
+}
+
+fn camera_at(path: &CameraPath, time_s: f64) -> Camera {
+    let pose = path.sample(time_s);
+    Camera { position_m: pose.position_m, forward: pose.forward, fov_y_deg: pose.fov_y_deg }
+}
+
+/// Runs the benchmark and returns its report.
+pub fn run_bench(gpu: &Gpu, field: &HeightField, options: &BenchOptions) -> BenchReport {
+    let settings = options.settings.clone();
+    let renderer = Renderer::new(gpu, field, settings.clone(), COLOR_FORMAT);
+    let mut view = HeadlessView::new(gpu, renderer, options.size_px.0, options.size_px.1);
+    let first = camera_at(&options.path, 0.0);
+    for _ in 0..options.warmup_frames {
+        view.frame(gpu, &first);
+    }
+    let bar = if options.progress { indicatif::ProgressBar::new(options.frames as u64) } else { indicatif::ProgressBar::hidden() };
+    bar.set_style(indicatif::ProgressStyle::with_template("bench {bar:40} {pos}/{len} frames, {eta} left").expect("valid template"));
+    let mut records = Vec::with_capacity(options.frames as usize);
+    for frame in 0..options.frames {
+        let time_s = frame_time_s(&options.path, frame, options.frames);
+        let outcome = view.frame(gpu, &camera_at(&options.path, time_s));
+        records.push(FrameRecord {
+            frame,
+            time_s,
+            leaves: outcome.stats.leaves,
+            triangles: outcome.stats.leaves.min(outcome.stats.capacity) as u64,
+            max_depth: outcome.stats.max_depth,
+            cache_hits: 0,
+            cache_misses: 0,
+            pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
+            frame_gpu_ms: outcome.timings.frame_gpu_ms,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let info = gpu.adapter.get_info();
+    let meta = BenchMeta {
+        terrain: options.terrain_name.clone(),
+        path: options.path_name.clone(),
+        width_px: options.size_px.0,
+        height_px: options.size_px.1,
+        frames: options.frames,
+        adapter: info.name,
+        backend: format!("{:?}", info.backend),
+        max_depth: settings.max_depth,
+        pixel_error_px: settings.pixel_target_px as f64,
+        date: today_utc(),
+    };
+    BenchReport::from_frames(meta, records)
+}
+
+/// Today's date (UTC) as YYYY-MM-DD.
+pub fn today_utc() -> String {
+    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86400) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_iso() {
+        let date = today_utc();
+        assert_eq!(date.len(), 10);
+        assert!(date.starts_with("20"));
+    }
+}

@@ -1,0 +1,104 @@
+//! The CBT heap on the GPU ("cbt.heap") with its per-frame indirect arguments ("cbt.args") and
+//! statistics ("cbt.stats"), upload and read-back.
+
+use wgpu::util::DeviceExt;
+
+use crate::cbt::cpu::{Cbt, MAX_MAX_DEPTH, MIN_MAX_DEPTH};
+use crate::gpu::readback::read_buffer;
+
+/// Indirect arguments written by the cbt.args pass: a dispatch over every leaf, then a draw.
+/// Keep in sync with FrameArgs in shaders/shared/frame.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FrameArgs {
+    pub dispatch: [u32; 3],
+    pub _pad: u32,
+    pub draw: [u32; 4],
+}
+const _: () = assert!(std::mem::size_of::<FrameArgs>() == 32);
+/// Byte offset of the draw arguments inside FrameArgs.
+pub const DRAW_ARGS_OFFSET: u64 = 16;
+
+/// Per-frame statistics written on the GPU. Keep in sync with FrameStats in shaders/shared/frame.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FrameStats {
+    /// Leaves in the tree.
+    pub leaves: u32,
+    /// Deepest leaf (written by leb.decode).
+    pub max_depth: u32,
+    /// 1 when there were more leaves than `capacity` (only `capacity` are drawn).
+    pub overflow: u32,
+    /// Leaves the leaf-id buffer holds.
+    pub capacity: u32,
+}
+const _: () = assert!(std::mem::size_of::<FrameStats>() == 16);
+
+/// Why a tree cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CbtError {
+    #[error("max depth {0} is outside the supported range {MIN_MAX_DEPTH}..={MAX_MAX_DEPTH} (bit offsets must fit in 32 bits)")]
+    DepthOutOfRange(u32),
+}
+
+/// Checks that `max_depth` is supported.
+pub fn check_max_depth(max_depth: u32) -> Result<(), CbtError> {
+    if (MIN_MAX_DEPTH..=MAX_MAX_DEPTH).contains(&max_depth) {
+        Ok(())
+    } else {
+        Err(CbtError::DepthOutOfRange(max_depth))
+    }
+}
+
+/// The GPU tree and its per-frame buffers.
+pub struct GpuCbt {
+    pub max_depth: u32,
+    pub heap: wgpu::Buffer,
+    pub args: wgpu::Buffer,
+    pub stats: wgpu::Buffer,
+    pub leaf_capacity: u32,
+}
+
+impl GpuCbt {
+    /// Uploads `cpu` (which must be reduced) as the initial tree; `leaf_capacity` leaves can be drawn.
+    pub fn new(device: &wgpu::Device, cpu: &Cbt, leaf_capacity: u32) -> GpuCbt {
+        let heap = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cbt.heap"),
+            contents: bytemuck::cast_slice(cpu.heap()),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        });
+        let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cbt.args"),
+            contents: bytemuck::bytes_of(&FrameArgs::default()),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_SRC,
+        });
+        let stats = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cbt.stats"),
+            contents: bytemuck::bytes_of(&FrameStats { capacity: leaf_capacity, ..Default::default() }),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        GpuCbt { max_depth: cpu.max_depth(), heap, args, stats, leaf_capacity }
+    }
+
+    /// Replaces the GPU heap with `cpu`'s (same max depth).
+    pub fn upload(&self, queue: &wgpu::Queue, cpu: &Cbt) {
+        assert_eq!(cpu.max_depth(), self.max_depth);
+        queue.write_buffer(&self.heap, 0, bytemuck::cast_slice(cpu.heap()));
+    }
+
+    /// Reads the whole heap back into a CPU tree.
+    pub fn read_heap(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Cbt {
+        let bytes = read_buffer(device, queue, &self.heap, 0, self.heap.size());
+        Cbt::from_heap(bytemuck::cast_slice(&bytes).to_vec())
+    }
+
+    /// Reads the statistics of the last frame.
+    pub fn read_stats(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> FrameStats {
+        bytemuck::pod_read_unaligned(&read_buffer(device, queue, &self.stats, 0, 16))
+    }
+
+    /// Reads the indirect arguments of the last frame.
+    pub fn read_args(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> FrameArgs {
+        bytemuck::pod_read_unaligned(&read_buffer(device, queue, &self.args, 0, 32))
+    }
+}

@@ -1,0 +1,108 @@
+//! cbt.reduce: the sum reduction of the heap in at most 3 dispatches (shaders/cbt_reduce.wgsl).
+
+use wgpu::util::DeviceExt;
+
+use crate::cbt::gpu::GpuCbt;
+use crate::gpu::dispatch::groups_2d;
+use crate::gpu::{profiled_compute_pass, shader};
+
+/// Parameters of one reduction dispatch. Keep in sync with ReduceParams in shaders/cbt_reduce.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ReduceParams {
+    /// Depth of the per-thread input counts (D - 5 for the bitfield dispatch).
+    pub in_depth: u32,
+    /// Levels summed in workgroup memory above `in_depth`.
+    pub levels: u32,
+    /// 1 for the dispatch that reads the bitfield.
+    pub bitfield: u32,
+    pub _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<ReduceParams>() == 16);
+
+/// Levels one 256-thread workgroup sums in shared memory.
+const LEVELS_PER_GROUP: u32 = 8;
+
+/// The dispatches that reduce a heap of max depth `max_depth`: 1 up to D = 13, 2 up to 21, 3 up to 29.
+pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
+    let word_depth = max_depth - 5;
+    let first_levels = word_depth.min(LEVELS_PER_GROUP);
+    let mut plan = vec![ReduceParams { in_depth: word_depth, levels: first_levels, bitfield: 1, _pad: 0 }];
+    let mut depth = word_depth - first_levels;
+    while depth > 0 {
+        let levels = depth.min(LEVELS_PER_GROUP);
+        plan.push(ReduceParams { in_depth: depth, levels, bitfield: 0, _pad: 0 });
+        depth -= levels;
+    }
+    plan
+}
+
+/// The reduction pipeline with one bind group per dispatch.
+pub struct CbtReduce {
+    pipeline: wgpu::ComputePipeline,
+    dispatches: Vec<(wgpu::BindGroup, (u32, u32))>,
+}
+
+impl CbtReduce {
+    /// Builds the pipeline and bind groups for `cbt`.
+    pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
+        let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce");
+        let layout = pipeline.get_bind_group_layout(0);
+        let dispatches = reduce_plan(cbt.max_depth)
+            .into_iter()
+            .map(|params| {
+                let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("cbt.reduce.params"),
+                    contents: bytemuck::bytes_of(&params),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("cbt.reduce"),
+                    layout: &layout,
+                    entries: &[
+                        wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
+                        wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
+                    ],
+                });
+                let groups = ((1u32 << params.in_depth) / crate::gpu::dispatch::WORKGROUP_SIZE).max(1);
+                (bind_group, groups_2d(groups))
+            })
+            .collect();
+        CbtReduce { pipeline, dispatches }
+    }
+
+    /// Number of dispatches one reduction takes.
+    pub fn dispatch_count(&self) -> usize {
+        self.dispatches.len()
+    }
+
+    /// Records the whole reduction as one profiled compute pass "cbt.reduce".
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
+        profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
+            pass.set_pipeline(&self.pipeline);
+            for (bind_group, (x, y)) in &self.dispatches {
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(*x, *y, 1);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_needs_at_most_three_dispatches() {
+        for d in 5..=29 {
+            let plan = reduce_plan(d);
+            assert!(plan.len() <= 3, "D={d}: {plan:?}");
+            // The levels cover D-5 .. 0 exactly once.
+            let covered: u32 = plan.iter().map(|p| p.levels).sum();
+            assert_eq!(covered + 5, d);
+        }
+        assert_eq!(reduce_plan(13).len(), 1);
+        assert_eq!(reduce_plan(21).len(), 2);
+        assert_eq!(reduce_plan(25).len(), 3);
+    }
+}

@@ -1,0 +1,211 @@
+//! GPU context: adapter and device selection (headless or for a window surface), the features and
+//! limits the renderer needs, profiled passes, read-back and shader loading.
+
+pub mod dispatch;
+pub mod readback;
+pub mod shader;
+
+use thiserror::Error;
+
+/// Why the GPU could not be set up.
+#[derive(Debug, Error)]
+pub enum GpuError {
+    #[error("no GPU adapter found (Vulkan, Metal or DX12); install a driver, e.g. Debian's mesa-vulkan-drivers for the software adapter lavapipe")]
+    NoAdapter,
+    #[error("the adapter '{adapter}' lacks the feature {feature:?}, which {why}")]
+    MissingFeature { adapter: String, feature: wgpu::Features, why: &'static str },
+    #[error("the adapter '{adapter}' limits {limit} to {available}, but {needed} is needed {why}")]
+    LimitTooLow { adapter: String, limit: &'static str, needed: u64, available: u64, why: String },
+    #[error("could not create the GPU device: {0}")]
+    Device(#[from] wgpu::RequestDeviceError),
+}
+
+/// What the renderer needs from an adapter: required features, optional ones and minimum limits.
+#[derive(Clone, Debug)]
+pub struct Requirements {
+    /// Features without which the program cannot run, each with the reason.
+    pub features: Vec<(wgpu::Features, &'static str)>,
+    /// Features used when present (e.g. GPU timestamps for profiling).
+    pub optional_features: wgpu::Features,
+    /// Minimum limits, each with the reason; everything else stays at the WebGPU defaults.
+    pub limits: Vec<(&'static str, u64, String)>,
+}
+
+impl Requirements {
+    /// Needs of the CBT + LEB renderer at max depth `max_depth` with `leaf_capacity` drawable leaves.
+    pub fn renderer(max_depth: u32, leaf_capacity: u64) -> Requirements {
+        let heap_bytes = crate::cbt::cpu::heap_size_bytes(max_depth);
+        let leaf_bytes = leaf_capacity * 4;
+        let storage = heap_bytes.max(leaf_bytes);
+        let why_heap = format!("for the CBT heap at max depth {max_depth} ({} MiB) and {leaf_capacity} leaf ids; lower --max-depth", heap_bytes >> 20);
+        Requirements {
+            features: Vec::new(),
+            optional_features: wgpu::Features::TIMESTAMP_QUERY,
+            limits: vec![
+                ("max_storage_buffer_binding_size", storage, why_heap.clone()),
+                ("max_buffer_size", storage, why_heap),
+                ("max_compute_workgroups_per_dimension", dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches over every leaf".into()),
+                ("max_compute_invocations_per_workgroup", 256, "for the 256-thread CBT passes".into()),
+                ("max_compute_workgroup_storage_size", 5 * 1024, "for the shared-memory CBT reduction".into()),
+            ],
+        }
+    }
+
+    /// Also requires GPU timestamps (for `bench`, whose output is GPU timings).
+    pub fn with_timestamps(mut self) -> Requirements {
+        self.features.push((wgpu::Features::TIMESTAMP_QUERY, "bench needs to time every pass"));
+        self
+    }
+}
+
+pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
+    match name {
+        "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size as u64,
+        "max_buffer_size" => limits.max_buffer_size,
+        "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension as u64,
+        "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup as u64,
+        "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size as u64,
+        other => panic!("unknown limit {other}"),
+    }
+}
+
+fn set_limit(limits: &mut wgpu::Limits, name: &str, value: u64) {
+    match name {
+        "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.max(value),
+        "max_buffer_size" => limits.max_buffer_size = limits.max_buffer_size.max(value),
+        "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension = limits.max_compute_workgroups_per_dimension.max(value as u32),
+        "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32),
+        "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32),
+        other => panic!("unknown limit {other}"),
+    }
+}
+
+/// Names of the limits `info` prints.
+pub const REPORTED_LIMITS: &[&str] = &[
+    "max_storage_buffer_binding_size",
+    "max_buffer_size",
+    "max_compute_workgroups_per_dimension",
+    "max_compute_invocations_per_workgroup",
+    "max_compute_workgroup_storage_size",
+];
+
+/// An adapter with its device and queue.
+pub struct Gpu {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+}
+
+/// The instance for this process (backends and adapter choice follow WGPU_BACKEND / WGPU_ADAPTER_NAME).
+pub fn create_instance() -> wgpu::Instance {
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    // Vulkan, Metal or DX12 unless WGPU_BACKEND says otherwise: the renderer needs compute and
+    // storage buffers in vertex shaders, which the GL backend does not give everywhere.
+    descriptor.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    wgpu::Instance::new(descriptor)
+}
+
+/// A readable name for a single feature flag.
+pub fn feature_name(feature: wgpu::Features) -> String {
+    if feature == wgpu::Features::TIMESTAMP_QUERY {
+        "TIMESTAMP_QUERY".into()
+    } else {
+        format!("{feature:?}")
+    }
+}
+
+/// The adapter to use (high performance, optionally compatible with `surface`).
+pub fn request_adapter(instance: &wgpu::Instance, surface: Option<&wgpu::Surface<'_>>) -> Result<wgpu::Adapter, GpuError> {
+    let options = wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        force_fallback_adapter: false,
+        compatible_surface: surface,
+        ..Default::default()
+    };
+    pollster::block_on(instance.request_adapter(&options)).map_err(|_| GpuError::NoAdapter)
+}
+
+impl Gpu {
+    /// A headless device that meets `requirements`.
+    pub fn headless(requirements: &Requirements) -> Result<Gpu, GpuError> {
+        let instance = create_instance();
+        let adapter = request_adapter(&instance, None)?;
+        Gpu::with_adapter(instance, adapter, requirements)
+    }
+
+    /// A device on `adapter` that meets `requirements`, or an error naming what is missing.
+    pub fn with_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter, requirements: &Requirements) -> Result<Gpu, GpuError> {
+        let name = adapter.get_info().name;
+        let available = adapter.features();
+        let mut features = available & requirements.optional_features;
+        for (feature, why) in &requirements.features {
+            if !available.contains(*feature) {
+                return Err(GpuError::MissingFeature { adapter: name, feature: *feature, why });
+            }
+            features |= *feature;
+        }
+        let adapter_limits = adapter.limits();
+        let mut limits = wgpu::Limits::default();
+        for (limit, needed, why) in &requirements.limits {
+            let have = limit_value(&adapter_limits, limit);
+            if have < *needed {
+                return Err(GpuError::LimitTooLow { adapter: name, limit, needed: *needed, available: have, why: why.clone() });
+            }
+            set_limit(&mut limits, limit, *needed);
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("bisector"),
+            required_features: features,
+            required_limits: limits,
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))?;
+        device.on_uncaptured_error(std::sync::Arc::new(|error: wgpu::Error| {
+            eprintln!("error: GPU: {error}");
+            std::process::exit(3);
+        }));
+        Ok(Gpu { instance, adapter, device, queue })
+    }
+
+    /// Whether GPU timestamps are available on this device.
+    pub fn has_timestamps(&self) -> bool {
+        self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// One line naming the adapter and its backend.
+    pub fn describe(&self) -> String {
+        let info = self.adapter.get_info();
+        format!("{} ({:?}, {} {})", info.name, info.backend, info.driver, info.driver_info)
+    }
+
+    /// Waits until the GPU has finished all submitted work.
+    pub fn wait_idle(&self) {
+        self.device.poll(wgpu::PollType::wait_indefinitely()).expect("GPU poll failed");
+    }
+}
+
+/// Records a compute pass labelled `label` inside a profiler scope of the same name.
+pub fn profiled_compute_pass(
+    profiler: &wgpu_profiler::GpuProfiler,
+    encoder: &mut wgpu::CommandEncoder,
+    label: &str,
+    record: impl FnOnce(&mut wgpu::ComputePass<'_>),
+) {
+    let query = profiler.begin_pass_query(label, encoder);
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: query.compute_pass_timestamp_writes(),
+        });
+        record(&mut pass);
+    }
+    profiler.end_query(encoder, query);
+}
+
+/// A new profiler (timestamps are skipped silently when the device has none).
+pub fn create_profiler(device: &wgpu::Device) -> wgpu_profiler::GpuProfiler {
+    wgpu_profiler::GpuProfiler::new(device, wgpu_profiler::GpuProfilerSettings { max_num_pending_frames: 8, ..Default::default() })
+        .expect("valid profiler settings")
+}

@@ -1,0 +1,64 @@
+//! WGSL sources, embedded in the binary, with `//!include path` lines resolved (each file once).
+
+use std::collections::HashSet;
+
+/// Every WGSL file of the project, by path relative to `shaders/`.
+pub const SHADER_FILES: &[(&str, &str)] = &[
+    ("cbt_args.wgsl", include_str!("../../shaders/cbt_args.wgsl")),
+    ("cbt_ops.wgsl", include_str!("../../shaders/cbt_ops.wgsl")),
+    ("cbt_reduce.wgsl", include_str!("../../shaders/cbt_reduce.wgsl")),
+    ("leb_decode.wgsl", include_str!("../../shaders/leb_decode.wgsl")),
+    ("leb_update.wgsl", include_str!("../../shaders/leb_update.wgsl")),
+    ("terrain_draw.wgsl", include_str!("../../shaders/terrain_draw.wgsl")),
+    ("shared/cbt.wgsl", include_str!("../../shaders/shared/cbt.wgsl")),
+    ("shared/dispatch.wgsl", include_str!("../../shaders/shared/dispatch.wgsl")),
+    ("shared/frame.wgsl", include_str!("../../shaders/shared/frame.wgsl")),
+    ("shared/heights.wgsl", include_str!("../../shaders/shared/heights.wgsl")),
+    ("shared/leb.wgsl", include_str!("../../shaders/shared/leb.wgsl")),
+    ("shared/lod.wgsl", include_str!("../../shaders/shared/lod.wgsl")),
+];
+
+const INCLUDE: &str = "//!include ";
+
+/// The source of shader `name` with its includes spliced in, or None for an unknown name.
+pub fn shader_source(name: &str) -> Option<String> {
+    let mut seen = HashSet::new();
+    let mut out = String::new();
+    append(name, &mut seen, &mut out)?;
+    Some(out)
+}
+
+fn append(name: &str, seen: &mut HashSet<String>, out: &mut String) -> Option<()> {
+    if !seen.insert(name.to_string()) {
+        return Some(());
+    }
+    let (_, text) = SHADER_FILES.iter().find(|(n, _)| *n == name)?;
+    for line in text.lines() {
+        if let Some(included) = line.strip_prefix(INCLUDE) {
+            append(included.trim(), seen, out)?;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Some(())
+}
+
+/// Compiles shader `name` (which must be one of `SHADER_FILES`) into a module labelled with it.
+pub fn create_module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
+    let source = shader_source(name).unwrap_or_else(|| panic!("unknown shader {name}"));
+    device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) })
+}
+
+/// A compute pipeline for entry point `entry` of shader `name`, with its layout derived from the shader.
+pub fn compute_pipeline(device: &wgpu::Device, label: &str, name: &str, entry: &str) -> wgpu::ComputePipeline {
+    let module = create_module(device, name);
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}

@@ -1,0 +1,10 @@
+//! bisector: real-time GPU terrain level of detail. A concurrent binary tree (CBT) on the GPU
+//! drives longest-edge bisection (LEB) of the terrain every frame.
+
+pub mod bench;
+pub mod cbt;
+pub mod cli;
+pub mod gpu;
+pub mod leb;
+pub mod render;
+pub mod terrain;

@@ -1,0 +1,234 @@
+//! The `bisector` command line: shot | bench | probe | info.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use bisector::cli::{check_output_path, parse_camera, parse_size, write_png};
+use bisector::gpu::{Gpu, Requirements};
+use bisector::bench::path::CameraPath;
+use bisector::bench::run::{run_bench, BenchOptions};
+use bisector::render::camera::Camera;
+use bisector::render::headless::{render_shot, Shot};
+use bisector::render::RenderSettings;
+use bisector::terrain::TerrainSpec;
+
+#[derive(Parser)]
+#[command(name = "bisector", version, about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every rendering command shares.
+#[derive(clap::Args, Clone)]
+struct RenderArgs {
+    /// Terrain: procedural[:SEED] (the built-in default).
+    #[arg(long, default_value = "procedural")]
+    terrain: String,
+    /// Max depth D of the concurrent binary tree (5..=29; the heap takes 2^(D-1) bytes).
+    #[arg(long, default_value_t = RenderSettings::default().max_depth)]
+    max_depth: u32,
+    /// Split triangles whose longest edge projects to more than this many pixels.
+    #[arg(long, default_value_t = RenderSettings::default().pixel_target_px)]
+    pixel_target: f32,
+    /// Overlay the triangle edges.
+    #[arg(long)]
+    wireframe: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the adapter, backend, driver, the features and limits the renderer uses.
+    Info,
+    /// Render one headless frame after the level of detail has converged and write a PNG.
+    Shot {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
+        #[arg(long)]
+        camera: Option<String>,
+        /// Image size WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// Output PNG.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Fly a camera path headless, print per-pass GPU times and write a JSON report.
+    Bench {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// Camera path file (JSON keyframes; see the README).
+        #[arg(long)]
+        path: PathBuf,
+        /// Image size WIDTHxHEIGHT.
+        #[arg(long, default_value = "1920x1080")]
+        size: String,
+        /// Frames to render along the path.
+        #[arg(long, default_value_t = 300)]
+        frames: u32,
+        /// Frames rendered at the path's start before measuring.
+        #[arg(long, default_value_t = 60)]
+        warmup: u32,
+        /// JSON report to write.
+        #[arg(long)]
+        json: PathBuf,
+        /// Also write a PNG chart of per-pass GPU time per frame.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
+    /// Print the height in metres the renderer samples at a point.
+    Probe {
+        /// Terrain: procedural[:SEED].
+        #[arg(long, default_value = "procedural")]
+        terrain: String,
+        /// X,Y in the terrain's coordinates (metres for the procedural terrain).
+        #[arg(long)]
+        at: String,
+    },
+}
+
+/// The chart's font, shipped in the binary.
+const PLOT_FONT_TTF: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+
+fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
+    bisector::cbt::gpu::check_max_depth(args.max_depth).context("--max-depth")?;
+    if !(args.pixel_target.is_finite() && args.pixel_target > 0.0) {
+        anyhow::bail!("--pixel-target {}: must be a positive number of pixels", args.pixel_target);
+    }
+    Ok(RenderSettings { max_depth: args.max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
+}
+
+fn info() -> anyhow::Result<()> {
+    let settings = RenderSettings::default();
+    let requirements = Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64);
+    let instance = bisector::gpu::create_instance();
+    let adapter = bisector::gpu::request_adapter(&instance, None)?;
+    let info = adapter.get_info();
+    println!("adapter:  {}", info.name);
+    println!("backend:  {:?}", info.backend);
+    println!("type:     {:?}", info.device_type);
+    println!("driver:   {} {}", info.driver, info.driver_info);
+    let features = adapter.features();
+    println!("features used:");
+    for (feature, why) in &requirements.features {
+        println!("  {}: {} (required: {why})", bisector::gpu::feature_name(*feature), if features.contains(*feature) { "yes" } else { "MISSING" });
+    }
+    for feature in requirements.optional_features.iter() {
+        println!("  {}: {} (optional: GPU pass timings; required by bench)", bisector::gpu::feature_name(feature), if features.contains(feature) { "yes" } else { "no" });
+    }
+    let limits = adapter.limits();
+    println!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
+    for (name, needed, _) in &requirements.limits {
+        println!("  {name}: {} / {needed}", bisector::gpu::limit_value(&limits, name));
+    }
+    let deepest = (bisector::cbt::cpu::MIN_MAX_DEPTH..=bisector::cbt::cpu::MAX_MAX_DEPTH)
+        .rev()
+        .find(|&d| bisector::cbt::cpu::heap_size_bytes(d) <= limits.max_storage_buffer_binding_size as u64)
+        .unwrap_or(0);
+    println!("deepest CBT this adapter holds: max depth {deepest} ({} MiB heap)", bisector::cbt::cpu::heap_size_bytes(deepest) >> 20);
+    Ok(())
+}
+
+fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    let settings = settings(render)?;
+    let (width, height) = parse_size(size)?;
+    let spec = TerrainSpec::parse(&render.terrain)?;
+    let camera = camera.map(parse_camera).transpose()?;
+    check_output_path(out, "--out")?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
+    let field = spec.load();
+    let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.size_m as f64, field.height_range_m().1 as f64));
+    let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
+    write_png(&image, out)?;
+    println!(
+        "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames on {}{}",
+        out.display(),
+        last.stats.leaves,
+        last.stats.max_depth,
+        gpu.describe(),
+        if last.stats.overflow == 1 { " (leaf buffer full: some leaves not drawn)" } else { "" }
+    );
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench(render: &RenderArgs, path: &std::path::Path, size: &str, frames: u32, warmup: u32, json: &std::path::Path, plot: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let settings = settings(render)?;
+    let size_px = parse_size(size)?;
+    let spec = TerrainSpec::parse(&render.terrain)?;
+    let camera_path = CameraPath::load(path)?;
+    if frames == 0 {
+        anyhow::bail!("--frames 0: at least one frame is needed");
+    }
+    check_output_path(json, "--json")?;
+    if let Some(plot) = plot {
+        check_output_path(plot, "--plot")?;
+    }
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_timestamps())?;
+    let field = spec.load();
+    let options = BenchOptions {
+        terrain_name: render.terrain.clone(),
+        path_name: path.display().to_string(),
+        path: camera_path,
+        size_px,
+        frames,
+        settings,
+        warmup_frames: warmup,
+        progress: true,
+    };
+    let report = run_bench(&gpu, &field, &options);
+    println!("{}", report.summary_table());
+    std::fs::write(json, report.to_json()).with_context(|| format!("cannot write {}", json.display()))?;
+    if let Some(plot) = plot {
+        report.write_plot_png(plot, PLOT_FONT_TTF)?;
+    }
+    Ok(())
+}
+
+fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
+    let spec = TerrainSpec::parse(terrain)?;
+    let (x, y) = at
+        .split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse::<f32>().ok()?, y.trim().parse::<f32>().ok()?)))
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .with_context(|| format!("--at '{at}': expected X,Y, e.g. 10240,5120"))?;
+    let field = spec.load();
+    if !(0.0..=field.size_m).contains(&x) || !(0.0..=field.size_m).contains(&y) {
+        println!("nodata");
+    } else {
+        println!("{:.2}", field.height_at_m(x, y));
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match &cli.command {
+        Command::Info => info(),
+        Command::Shot { render, camera, size, out } => shot(render, camera.as_deref(), size, out),
+        Command::Bench { render, path, size, frames, warmup, json, plot } => bench(render, path, size, *frames, *warmup, json, plot.as_deref()),
+        Command::Probe { terrain, at } => probe(terrain, at),
+    }
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            let _ = error.print();
+            return;
+        }
+        Err(error) => {
+            let text = error.render().to_string();
+            eprintln!("{} (see bisector --help)", text.lines().next().unwrap_or("bad arguments"));
+            std::process::exit(2);
+        }
+    };
+    if let Err(error) = run(cli) {
+        eprintln!("error: {error:#}");
+        std::process::exit(1);
+    }
+}

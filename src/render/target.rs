@@ -1,0 +1,47 @@
+//! Offscreen colour + depth targets for headless rendering, and their read-back to an image.
+
+use crate::gpu::readback::read_texture_rgba8;
+use crate::render::terrain_draw::{COLOR_FORMAT, DEPTH_FORMAT};
+
+/// A colour texture that can be read back and its depth buffer.
+pub struct OffscreenTarget {
+    pub width_px: u32,
+    pub height_px: u32,
+    pub color: wgpu::Texture,
+    pub color_view: wgpu::TextureView,
+    pub depth_view: wgpu::TextureView,
+}
+
+impl OffscreenTarget {
+    /// Creates targets of `width_px` x `height_px`.
+    pub fn new(device: &wgpu::Device, width_px: u32, height_px: u32) -> OffscreenTarget {
+        let size = wgpu::Extent3d { width: width_px, height: height_px, depth_or_array_layers: 1 };
+        let texture = |label, format, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let color = texture("target.color", COLOR_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
+        let depth = texture("target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        OffscreenTarget {
+            width_px,
+            height_px,
+            color_view: color.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+        }
+    }
+
+    /// The colour target as an image (blocks on the GPU).
+    pub fn read_image(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> image::RgbaImage {
+        let pixels = read_texture_rgba8(device, queue, &self.color, self.width_px, self.height_px);
+        image::RgbaImage::from_raw(self.width_px, self.height_px, pixels).expect("read-back size matches")
+    }
+}

@@ -1,0 +1,128 @@
+//! render.draw: draws one triangle per LEB leaf, displaced by the height texture and shaded
+//! (shaders/terrain_draw.wgsl). The draw is indirect: its instance count comes from cbt.args.
+
+use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
+use crate::gpu::shader;
+
+/// Uniforms of the draw. Keep in sync with DrawUniforms in shaders/terrain_draw.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawUniforms {
+    pub clip_from_world: [[f32; 4]; 4],
+    pub camera_position_m: [f32; 4],
+    pub sun_direction: [f32; 4],
+    pub terrain_size_m: f32,
+    pub height_min_m: f32,
+    pub height_max_m: f32,
+    /// 1 to overlay triangle edges.
+    pub wireframe: u32,
+    pub haze_distance_m: f32,
+    pub _pad: [f32; 3],
+}
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 128);
+
+/// Colour format of every target the terrain is drawn into.
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// Depth format (reverse Z: cleared to 0, nearer is greater).
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Sky colour behind the terrain (linear RGB).
+pub const SKY_COLOR: wgpu::Color = wgpu::Color { r: 0.36, g: 0.48, b: 0.66, a: 1.0 };
+
+/// The terrain pipeline and its bindings.
+pub struct TerrainDraw {
+    pipeline: wgpu::RenderPipeline,
+    uniforms: wgpu::Buffer,
+    leaf_group: wgpu::BindGroup,
+    height_group: wgpu::BindGroup,
+}
+
+impl TerrainDraw {
+    /// Builds the pipeline for targets of `color_format`, reading leaf ids and heights.
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, leaf_ids: &wgpu::Buffer, heights: &wgpu::Texture) -> TerrainDraw {
+        let module = shader::create_module(device, "terrain_draw.wgsl");
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("render.draw"),
+            layout: None,
+            vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+            primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Greater),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(color_format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.draw.uniforms"),
+            size: std::mem::size_of::<DrawUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let leaf_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.draw.leaves"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: leaf_ids.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: uniforms.as_entire_binding() },
+            ],
+        });
+        let height_view = heights.create_view(&Default::default());
+        let height_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.draw.heights"),
+            layout: &pipeline.get_bind_group_layout(1),
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&height_view) }],
+        });
+        TerrainDraw { pipeline, uniforms, leaf_group, height_group }
+    }
+
+    /// Sets the uniforms used by the next recorded draw.
+    pub fn set_uniforms(&self, queue: &wgpu::Queue, uniforms: &DrawUniforms) {
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(uniforms));
+    }
+
+    /// Records the render pass "render.draw": clears `color`/`depth` and draws every leaf.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        cbt: &GpuCbt,
+        color: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+    ) {
+        let query = profiler.begin_pass_query("render.draw", encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("render.draw"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: color,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(SKY_COLOR), store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.leaf_group, &[]);
+            pass.set_bind_group(1, &self.height_group, &[]);
+            pass.draw_indirect(&cbt.args, DRAW_ARGS_OFFSET);
+        }
+        profiler.end_query(encoder, query);
+    }
+}

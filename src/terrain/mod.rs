@@ -1,0 +1,90 @@
+//! Height sources and their GPU form: a square grid of heights in metres uploaded as an R32Float texture.
+
+pub mod procedural;
+
+/// A square height grid covering the terrain square [0, size_m]^2; sample (0, 0) sits at the
+/// origin and sample (n-1, n-1) at (size_m, size_m). Rows run along +y, columns along +x.
+#[derive(Clone, Debug)]
+pub struct HeightField {
+    /// Samples per side.
+    pub samples_per_side: u32,
+    /// Row-major heights in metres.
+    pub heights_m: Vec<f32>,
+    /// Side of the terrain square in metres.
+    pub size_m: f32,
+}
+
+impl HeightField {
+    /// Lowest and highest height in metres.
+    pub fn height_range_m(&self) -> (f32, f32) {
+        self.heights_m.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)))
+    }
+
+    /// Bilinear height at world position (x, y) in metres, clamped to the square (as the shaders sample).
+    pub fn height_at_m(&self, x_m: f32, y_m: f32) -> f32 {
+        let n = self.samples_per_side as usize;
+        let scale = (n - 1) as f32 / self.size_m;
+        let (px, py) = ((x_m * scale).clamp(0.0, (n - 1) as f32), (y_m * scale).clamp(0.0, (n - 1) as f32));
+        let (x0, y0) = (px.floor() as usize, py.floor() as usize);
+        let (x1, y1) = ((x0 + 1).min(n - 1), (y0 + 1).min(n - 1));
+        let (fx, fy) = (px - x0 as f32, py - y0 as f32);
+        let h = |x: usize, y: usize| self.heights_m[y * n + x];
+        let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
+        lerp(lerp(h(x0, y0), h(x1, y0), fx), lerp(h(x0, y1), h(x1, y1), fx), fy)
+    }
+
+    /// Uploads the heights as the texture "terrain.heights" (R32Float, read with textureLoad).
+    pub fn create_texture(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::Texture {
+        use wgpu::util::DeviceExt;
+        let n = self.samples_per_side;
+        device.create_texture_with_data(
+            queue,
+            &wgpu::TextureDescriptor {
+                label: Some("terrain.heights"),
+                size: wgpu::Extent3d { width: n, height: n, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::R32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&self.heights_m),
+        )
+    }
+}
+
+/// Which terrain to render, parsed from `--terrain SPEC`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TerrainSpec {
+    /// The built-in procedural terrain with a seed.
+    Procedural { seed: u32 },
+}
+
+/// Why a terrain spec cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TerrainError {
+    #[error("--terrain '{spec}': {problem}")]
+    BadSpec { spec: String, problem: String },
+}
+
+impl TerrainSpec {
+    /// Parses `procedural` or `procedural:SEED`; other sources arrive with the terrain issue.
+    pub fn parse(spec: &str) -> Result<TerrainSpec, TerrainError> {
+        let bad = |problem: &str| TerrainError::BadSpec { spec: spec.to_string(), problem: problem.to_string() };
+        match spec.split_once(':') {
+            None if spec == "procedural" => Ok(TerrainSpec::Procedural { seed: procedural::DEFAULT_SEED }),
+            Some(("procedural", seed)) => seed.parse().map(|seed| TerrainSpec::Procedural { seed }).map_err(|_| bad("the seed must be an unsigned 32-bit integer, e.g. procedural:7")),
+            _ if std::path::Path::new(spec).exists() => Err(bad("reading height files (GeoTIFF, PNG, tile pyramids) is not implemented yet; use procedural[:SEED]")),
+            _ => Err(bad("expected procedural[:SEED]")),
+        }
+    }
+
+    /// Builds the height field.
+    pub fn load(&self) -> HeightField {
+        match self {
+            TerrainSpec::Procedural { seed } => procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M),
+        }
+    }
+}

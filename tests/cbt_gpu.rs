@@ -1,0 +1,134 @@
+//! The GPU concurrent binary tree equals its CPU twin bit for bit after random split/merge batches.
+
+mod common;
+
+use std::collections::HashSet;
+
+use bisector::cbt::args::CbtArgs;
+use bisector::cbt::cpu::{Cbt, Node};
+use bisector::cbt::gpu::GpuCbt;
+use bisector::cbt::ops::{CbtOp, CbtOps};
+use bisector::cbt::reduce::CbtReduce;
+use bisector::gpu::{create_profiler, Gpu};
+use bisector::leb::decode::LebDecode;
+use bisector::gpu::readback::read_buffer;
+use rand::{seq::SliceRandom, Rng};
+
+/// A batch of operations on distinct leaves (so their order cannot matter), applied to `cpu`.
+fn random_batch(cpu: &mut Cbt, rng: &mut impl Rng, max_ops: usize) -> Vec<CbtOp> {
+    let mut leaves = cpu.leaves();
+    leaves.shuffle(rng);
+    let leaf_set: HashSet<Node> = leaves.iter().copied().collect();
+    let mut touched = HashSet::new();
+    let mut ops = Vec::new();
+    let split_bias = rng.random_range(0.2..0.8);
+    for leaf in leaves {
+        if ops.len() == max_ops || touched.contains(&leaf) {
+            continue;
+        }
+        if rng.random_bool(split_bias) {
+            if !cpu.is_ceil_node(leaf) {
+                touched.insert(leaf);
+                ops.push(CbtOp::split(leaf));
+            }
+        } else if leaf.depth > 1 && leaf_set.contains(&leaf.sibling()) && !touched.contains(&leaf.sibling()) {
+            touched.insert(leaf);
+            touched.insert(leaf.sibling());
+            ops.push(CbtOp::merge(leaf.parent()));
+        }
+    }
+    for op in &ops {
+        let node = Node { id: op.id, depth: op.depth };
+        if op.merge == 1 {
+            cpu.merge(node)
+        } else {
+            cpu.split(node)
+        }
+    }
+    cpu.reduce();
+    ops
+}
+
+fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
+    let init_depth = rng.random_range(1..=max_depth.min(14));
+    let mut cpu = Cbt::new(max_depth, init_depth);
+    let capacity = 1u32 << max_depth.min(18);
+    let tree = GpuCbt::new(&gpu.device, &cpu, capacity);
+    let ops = CbtOps::new(&gpu.device);
+    let reduce = CbtReduce::new(&gpu.device, &tree);
+    assert!(reduce.dispatch_count() <= 3);
+    let args = CbtArgs::new(&gpu.device, &tree);
+    let decode = LebDecode::new(&gpu.device, &tree);
+    let mut profiler = create_profiler(&gpu.device);
+    for round in 0..rounds {
+        let max_ops = rng.random_range(1..4000);
+        let batch = random_batch(&mut cpu, rng, max_ops);
+        ops.apply(&gpu.device, &gpu.queue, &tree, &batch);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        reduce.record(&mut encoder, &profiler);
+        args.record(&mut encoder, &profiler);
+        decode.record(&mut encoder, &profiler, &tree);
+        profiler.resolve_queries(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        let gpu_tree = tree.read_heap(&gpu.device, &gpu.queue);
+        if gpu_tree != cpu {
+            let first = gpu_tree.heap().iter().zip(cpu.heap()).position(|(a, b)| a != b).unwrap();
+            panic!("D={max_depth} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}", gpu_tree.heap()[first], cpu.heap()[first]);
+        }
+        assert_eq!(gpu_tree.node_count(), gpu_tree.bitfield_popcount(), "D={max_depth}: root count != popcount");
+        let leaves = cpu.leaves();
+        let shown = leaves.len().min(capacity as usize);
+        let ids: Vec<u32> = bytemuck::cast_slice(&read_buffer(&gpu.device, &gpu.queue, &decode.leaf_ids, 0, shown as u64 * 4)).to_vec();
+        let expected: Vec<u32> = leaves[..shown].iter().map(|n| n.id).collect();
+        assert_eq!(ids, expected, "D={max_depth} round {round}: decoded leaves differ");
+        let stats = tree.read_stats(&gpu.device, &gpu.queue);
+        assert_eq!(stats.leaves, cpu.node_count());
+        assert_eq!(stats.max_depth, leaves[..shown].iter().map(|n| n.depth).max().unwrap());
+    }
+}
+
+#[test]
+fn gpu_heap_equals_cpu_heap() {
+    let mut rng = common::rng("gpu_heap_equals_cpu_heap");
+    let gpu = common::gpu(20);
+    for max_depth in [5, 8, 12, 16, 20] {
+        check_depth(&gpu, max_depth, 6, &mut rng);
+    }
+}
+
+#[test]
+fn full_and_empty_extremes() {
+    let gpu = common::gpu(14);
+    let mut rng = common::rng("full_and_empty_extremes");
+    // A full tree (every leaf at max depth) and the minimal one.
+    for (max_depth, init_depth) in [(14, 14), (13, 0), (6, 6)] {
+        let cpu = Cbt::new(max_depth, init_depth);
+        // Start the GPU from a heap whose counts are garbage: the reduction must rebuild them all.
+        let tree = GpuCbt::new(&gpu.device, &cpu, 1 << 14);
+        let mut garbage = cpu.heap().to_vec();
+        let bitfield_start = 3 << (max_depth - 5);
+        for w in garbage[1..bitfield_start].iter_mut() {
+            *w = rng.random();
+        }
+        // Word 0 keeps the max-depth marker 2^D; bits from D+3 up belong to the root's count.
+        garbage[0] = (1 << max_depth) | (rng.random::<u32>() & !((8u32 << max_depth) - 1));
+        tree.upload(&gpu.queue, &Cbt::from_heap(garbage));
+        let reduce = CbtReduce::new(&gpu.device, &tree);
+        let mut profiler = create_profiler(&gpu.device);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        reduce.record(&mut encoder, &profiler);
+        profiler.resolve_queries(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        assert_eq!(tree.read_heap(&gpu.device, &gpu.queue), cpu, "D={max_depth} init {init_depth}");
+    }
+}
+
+#[test]
+#[ignore = "large: D = 24 and 28 need 8 and 128 MiB heaps; run with --ignored"]
+fn gpu_heap_equals_cpu_heap_deep() {
+    let mut rng = common::rng("gpu_heap_equals_cpu_heap_deep");
+    let gpu = common::gpu(28);
+    for max_depth in [24, 28] {
+        check_depth(&gpu, max_depth, 2, &mut rng);
+    }
+}
