@@ -1,0 +1,140 @@
+//! The command line end to end on small sizes: outputs are checked, bad input gives one clear
+//! error line, a non-zero exit and no panic, and nothing the user had is overwritten.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bisector(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bisector")).args(args).output().expect("run bisector")
+}
+
+/// The stderr lines of `out` that come from bisector (drivers may print their own noise).
+fn own_error_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR") && !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn assert_clean_failure(out: &Output, expect: &str) {
+    assert!(!out.status.success(), "expected failure, got success");
+    let lines = own_error_lines(out);
+    assert_eq!(lines.len(), 1, "expected one error line, got {lines:?}");
+    assert!(lines[0].contains(expect), "error line {:?} does not mention {expect:?}", lines[0]);
+    assert!(!lines[0].contains("panicked"), "panic: {lines:?}");
+}
+
+#[test]
+fn shot_writes_a_terrain_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("shot.png");
+    let out = bisector(&["shot", "--size", "160x96", "--max-depth", "18", "--out", out_path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let image = image::open(&out_path).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (160, 96));
+    // Not blank: many distinct colours, and the lower half (terrain) differs from the sky.
+    let distinct: std::collections::HashSet<_> = image.pixels().map(|p| p.0).collect();
+    assert!(distinct.len() > 200, "only {} distinct colours", distinct.len());
+    let sky = image.get_pixel(80, 2).0;
+    let terrain_pixels = (48..96).flat_map(|y| (0..160).map(move |x| (x, y))).filter(|&(x, y)| image.get_pixel(x, y).0 != sky).count();
+    assert!(terrain_pixels > 160 * 40, "the lower half is mostly sky");
+}
+
+#[test]
+fn bench_writes_json_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, plot) = (dir.path().join("bench.json"), dir.path().join("bench.png"));
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/high-pan.json");
+    let out = bisector(&[
+        "bench", "--path", path, "--size", "96x64", "--frames", "6", "--warmup", "20", "--max-depth", "16",
+        "--json", json.to_str().unwrap(), "--plot", plot.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("leb.split") && stdout.contains("cbt.reduce") && stdout.contains("render.draw"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["meta"]["frames"], 6);
+    assert_eq!(report["frames"].as_array().unwrap().len(), 6);
+    let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for pass in ["leb.split", "leb.merge", "cbt.reduce", "cbt.args", "leb.decode", "render.draw"] {
+        assert!(names.contains(&pass), "pass {pass} missing from {names:?}");
+    }
+    for pass in report["passes"].as_array().unwrap() {
+        let (median, max) = (pass["median_ms"].as_f64().unwrap(), pass["max_ms"].as_f64().unwrap());
+        assert!(median > 0.0 && median <= max && max < 10_000.0, "implausible {pass}");
+    }
+    for frame in report["frames"].as_array().unwrap() {
+        let leaves = frame["leaves"].as_u64().unwrap();
+        assert!(leaves >= 2 && leaves <= 1 << 16, "{frame}");
+        assert!(frame["max_depth"].as_u64().unwrap() <= 16);
+        assert!(frame["frame_gpu_ms"].as_f64().unwrap() > 0.0);
+    }
+    let chart = image::open(&plot).unwrap();
+    assert!(chart.width() > 600 && chart.height() > 300);
+}
+
+#[test]
+fn probe_reads_the_procedural_height() {
+    let out = bisector(&["probe", "--at", "10240,10240"]);
+    assert!(out.status.success());
+    let height: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    assert!((100.0..4000.0).contains(&height), "{height}");
+    let outside = bisector(&["probe", "--at=-5,10"]);
+    assert_eq!(String::from_utf8_lossy(&outside.stdout).trim(), "nodata");
+}
+
+#[test]
+fn info_names_adapter_and_limits() {
+    let out = bisector(&["info"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in ["adapter:", "backend:", "driver:", "TIMESTAMP_QUERY", "max_storage_buffer_binding_size", "deepest CBT"] {
+        assert!(text.contains(needle), "missing {needle} in {text}");
+    }
+}
+
+#[test]
+fn bad_input_gives_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_png = dir.path().join("x.png");
+    let out_png = out_png.to_str().unwrap();
+    assert_clean_failure(&bisector(&["shot", "--frobnicate"]), "--frobnicate");
+    assert_clean_failure(&bisector(&["shot", "--size", "12", "--out", out_png]), "--size");
+    assert_clean_failure(&bisector(&["shot", "--max-depth", "40", "--out", out_png]), "max depth 40");
+    assert_clean_failure(&bisector(&["shot", "--camera", "1,2", "--out", out_png]), "--camera");
+    assert_clean_failure(&bisector(&["shot", "--terrain", "mars", "--out", out_png]), "--terrain 'mars'");
+    assert_clean_failure(&bisector(&["shot", "--out", "/nonexistent-folder/x.png"]), "/nonexistent-folder");
+    // A camera path with a semantic error on its third line: the file and the line are named.
+    let bad_path = dir.path().join("bad.json");
+    std::fs::write(&bad_path, "{\n  \"keyframes\": [\n    { \"time_s\": 0.0, \"position_m\": [0, 0, 10], \"fov_y_deg\": 60 }\n  ]\n}\n").unwrap();
+    let json = dir.path().join("out.json");
+    let out = bisector(&["bench", "--path", bad_path.to_str().unwrap(), "--json", json.to_str().unwrap(), "--size", "64x64"]);
+    assert_clean_failure(&out, &format!("{}:3", bad_path.display()));
+    assert!(!json.exists(), "a failed bench must not write its report");
+    assert!(!Path::new(out_png).exists());
+}
+
+#[test]
+fn depth_beyond_the_adapter_limit_names_the_limit() {
+    // D = 29 needs a 256 MiB heap; lavapipe binds at most 128 MiB (an H100 holds it).
+    let dir = tempfile::tempdir().unwrap();
+    let out_png = dir.path().join("x.png");
+    let out = bisector(&["shot", "--max-depth", "29", "--size", "32x32", "--out", out_png.to_str().unwrap()]);
+    if !out.status.success() {
+        assert_clean_failure(&out, "max_storage_buffer_binding_size");
+    }
+}
+
+#[test]
+fn an_existing_file_is_only_replaced_when_named() {
+    // The user names --out, so it is replaced; nothing else in the folder is touched.
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep.png");
+    std::fs::write(&keep, b"precious").unwrap();
+    let out_png = dir.path().join("shot.png");
+    let out = bisector(&["shot", "--size", "32x32", "--max-depth", "10", "--out", out_png.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(&keep).unwrap(), b"precious");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}

@@ -1,0 +1,33 @@
+//! Every WGSL file passes naga validation (with its includes resolved), and every file in
+//! shaders/ is embedded in the binary.
+
+use bisector::gpu::shader::{shader_source, SHADER_FILES};
+
+#[test]
+fn every_wgsl_file_validates() {
+    for (name, _) in SHADER_FILES {
+        let source = shader_source(name).unwrap_or_else(|| panic!("{name}: an include is missing"));
+        let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+    }
+}
+
+#[test]
+fn every_shader_file_is_embedded() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut on_disk = Vec::new();
+    for dir in [root.clone(), root.join("shared")] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "wgsl") {
+                on_disk.push(path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    on_disk.sort();
+    let mut embedded: Vec<String> = SHADER_FILES.iter().map(|(n, _)| n.to_string()).collect();
+    embedded.sort();
+    assert_eq!(on_disk, embedded, "add new shaders to SHADER_FILES in src/gpu/shader.rs");
+}
