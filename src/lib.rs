@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cbt;
 pub mod cli;
 pub mod gpu;
+pub mod kernels;
 pub mod leb;
 pub mod render;
 pub mod terrain;

@@ -1,4 +1,4 @@
-//! The `bisector` command line: shot | bench | probe | info.
+//! The `bisector` command line: shot | bench | kernel | probe | info.
 
 use std::path::PathBuf;
 
@@ -79,6 +79,11 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// Run one diagnostic GPU kernel, verified against its CPU reference, with timings.
+    Kernel {
+        #[command(subcommand)]
+        kernel: KernelCommand,
+    },
     /// Print the height in metres the renderer samples at a point.
     Probe {
         /// Terrain: procedural[:SEED].
@@ -92,6 +97,54 @@ enum Command {
 
 /// The chart's font, shipped in the binary.
 const PLOT_FONT_TTF: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+
+#[derive(Subcommand)]
+enum KernelCommand {
+    /// CBT sum reduction and decode of every leaf on a tree filled to a fraction of 2^D.
+    Cbt {
+        /// Max depth D (5..=29).
+        #[arg(long, default_value_t = 17)]
+        max_depth: u32,
+        /// Leaves as a fraction of 2^D: 1, 0.5, 0.25, ...
+        #[arg(long, default_value_t = 0.25)]
+        fill: f64,
+        /// Timed repetitions.
+        #[arg(long, default_value_t = 50)]
+        iterations: u32,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+}
+
+fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
+    match kernel {
+        KernelCommand::Cbt { max_depth, fill, iterations, json } => {
+            bisector::cbt::gpu::check_max_depth(*max_depth).context("--max-depth")?;
+            if bisector::kernels::cbt::fill_depth(*max_depth, *fill).is_none() {
+                anyhow::bail!("--fill {fill}: must be 1, 0.5, 0.25, ... (a power of two no smaller than 2^-D)");
+            }
+            if *iterations == 0 {
+                anyhow::bail!("--iterations 0: at least one iteration is needed");
+            }
+            if let Some(json) = json {
+                check_output_path(json, "--json")?;
+            }
+            let leaves = 1u64 << bisector::kernels::cbt::fill_depth(*max_depth, *fill).unwrap_or(0);
+            let gpu = Gpu::headless(&Requirements::renderer(*max_depth, leaves).with_timestamps())?;
+            let options = bisector::kernels::cbt::CbtKernelOptions { max_depth: *max_depth, fill: *fill, iterations: *iterations };
+            let report = bisector::kernels::cbt::run(&gpu, &options);
+            println!("{}", report.summary());
+            if let Some(json) = json {
+                std::fs::write(json, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", json.display()))?;
+            }
+            if !report.verified {
+                anyhow::bail!("cbt kernel: the GPU result differs from the CPU reference");
+            }
+            Ok(())
+        }
+    }
+}
 
 fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
     bisector::cbt::gpu::check_max_depth(args.max_depth).context("--max-depth")?;
@@ -210,6 +263,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Shot { render, camera, size, out } => shot(render, camera.as_deref(), size, out),
         Command::Bench { render, path, size, frames, warmup, json, plot } => bench(render, path, size, *frames, *warmup, json, plot.as_deref()),
         Command::Probe { terrain, at } => probe(terrain, at),
+        Command::Kernel { kernel: k } => kernel(k),
     }
 }
 

@@ -1,0 +1,161 @@
+//! `bisector kernel cbt`: times the CBT sum reduction (cbt.reduce) and the decode of every leaf
+//! (leb.decode) on a tree of max depth D filled to a given fraction, verified against the CPU twin.
+
+use serde::Serialize;
+
+use crate::bench::report::percentile;
+use crate::cbt::args::CbtArgs;
+use crate::cbt::cpu::{heap_word_count, Cbt};
+use crate::cbt::gpu::GpuCbt;
+use crate::cbt::reduce::CbtReduce;
+use crate::gpu::readback::read_buffer;
+use crate::gpu::Gpu;
+use crate::leb::decode::LebDecode;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct CbtKernelOptions {
+    pub max_depth: u32,
+    /// Leaves as a fraction of 2^D: 1 (full), 0.5, 0.25, ... (a power of two).
+    pub fill: f64,
+    pub iterations: u32,
+}
+
+/// GPU time statistics of one pass over the iterations, in milliseconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimingMs {
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    pub min_ms: f64,
+}
+
+/// The outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct CbtKernelReport {
+    pub kernel: &'static str,
+    pub adapter: String,
+    pub max_depth: u32,
+    pub fill: f64,
+    pub leaves: u32,
+    pub heap_bytes: u64,
+    pub reduce_dispatches: usize,
+    pub iterations: u32,
+    /// GPU heap equals the CPU heap bit for bit and every decoded leaf matches.
+    pub verified: bool,
+    pub reduce: TimingMs,
+    pub decode: TimingMs,
+    /// Leaves decoded per second by leb.decode (median).
+    pub decode_leaves_per_s: f64,
+}
+
+fn stats(mut samples: Vec<f64>) -> TimingMs {
+    samples.sort_by(f64::total_cmp);
+    TimingMs { median_ms: percentile(&samples, 50.0), p95_ms: percentile(&samples, 95.0), min_ms: samples.first().copied().unwrap_or(f64::NAN) }
+}
+
+/// Depth whose full level has `fill * 2^D` nodes.
+pub fn fill_depth(max_depth: u32, fill: f64) -> Option<u32> {
+    let levels_up = (-fill.log2()).round();
+    ((0.0..=max_depth as f64).contains(&levels_up) && (fill.log2() + levels_up).abs() < 1e-9).then(|| max_depth - levels_up as u32)
+}
+
+/// Runs the kernel: upload a tree whose counts are zeroed, reduce and decode it `iterations` times.
+pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
+    let init_depth = fill_depth(options.max_depth, options.fill).expect("fill validated by the caller");
+    let cpu = Cbt::new(options.max_depth, init_depth);
+    let leaves = cpu.node_count();
+    let tree = GpuCbt::new(&gpu.device, &cpu, leaves);
+    // The GPU starts from the bitfield alone: every count above it is zero.
+    let mut bitfield_only = cpu.heap().to_vec();
+    let bitfield_start = heap_word_count(options.max_depth) / 4 * 3;
+    bitfield_only[1..bitfield_start].iter_mut().for_each(|w| *w = 0);
+    bitfield_only[0] = 1 << options.max_depth;
+    tree.upload(&gpu.queue, &Cbt::from_heap(bitfield_only));
+    let reduce = CbtReduce::new(&gpu.device, &tree);
+    let args = CbtArgs::new(&gpu.device, &tree);
+    let decode = LebDecode::new(&gpu.device, &tree);
+    let mut profiler = crate::gpu::create_profiler(&gpu.device);
+    let (mut reduce_ms, mut decode_ms) = (Vec::new(), Vec::new());
+    let mut verified = true;
+    for iteration in 0..options.iterations {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("kernel.cbt") });
+        reduce.record(&mut encoder, &profiler);
+        args.record(&mut encoder, &profiler);
+        decode.record(&mut encoder, &profiler, &tree);
+        profiler.resolve_queries(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        profiler.end_frame().expect("profiler frame");
+        gpu.wait_idle();
+        if iteration == 0 {
+            verified = tree.read_heap(&gpu.device, &gpu.queue) == cpu && decoded_leaves_match(gpu, &decode, &cpu);
+        }
+        if let Some(results) = profiler.process_finished_frame(gpu.queue.get_timestamp_period()) {
+            for result in results {
+                let Some(time) = result.time else { continue };
+                let ms = (time.end - time.start) * 1e3;
+                match result.label.as_str() {
+                    "cbt.reduce" => reduce_ms.push(ms),
+                    "leb.decode" => decode_ms.push(ms),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let decode = stats(decode_ms);
+    CbtKernelReport {
+        kernel: "cbt",
+        adapter: gpu.describe(),
+        max_depth: options.max_depth,
+        fill: options.fill,
+        leaves,
+        heap_bytes: crate::cbt::cpu::heap_size_bytes(options.max_depth),
+        reduce_dispatches: reduce.dispatch_count(),
+        iterations: options.iterations,
+        verified,
+        reduce: stats(reduce_ms),
+        decode_leaves_per_s: leaves as f64 / (decode.median_ms * 1e-3),
+        decode,
+    }
+}
+
+fn decoded_leaves_match(gpu: &Gpu, decode: &LebDecode, cpu: &Cbt) -> bool {
+    let bytes = read_buffer(&gpu.device, &gpu.queue, &decode.leaf_ids, 0, cpu.node_count() as u64 * 4);
+    let ids: &[u32] = bytemuck::cast_slice(&bytes);
+    (0..cpu.node_count()).all(|i| ids[i as usize] == cpu.decode_node(i).id)
+}
+
+impl CbtKernelReport {
+    /// One summary line per pass.
+    pub fn summary(&self) -> String {
+        format!(
+            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
+            self.adapter,
+            self.max_depth,
+            self.fill,
+            self.leaves,
+            self.heap_bytes >> 10,
+            self.verified,
+            self.reduce_dispatches,
+            self.reduce.median_ms,
+            self.reduce.p95_ms,
+            self.reduce.min_ms,
+            self.decode.median_ms,
+            self.decode.p95_ms,
+            self.decode.min_ms,
+            self.decode_leaves_per_s / 1e9
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_depths() {
+        assert_eq!(fill_depth(20, 1.0), Some(20));
+        assert_eq!(fill_depth(20, 0.25), Some(18));
+        assert_eq!(fill_depth(20, 0.3), None);
+        assert_eq!(fill_depth(5, 1.0 / 64.0), None);
+    }
+}

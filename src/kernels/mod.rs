@@ -1,0 +1,3 @@
+//! Diagnostic GPU kernels, each verified against its CPU reference and timed on its own.
+
+pub mod cbt;
