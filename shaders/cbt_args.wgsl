@@ -1,7 +1,8 @@
 // cbt.args: one thread turns the root count into the indirect arguments of the per-leaf passes
-// (a 2-D dispatch of 256-thread groups) and of the draw (one instance per leaf, capped at the
-// node buffer's capacity), and resets the per-frame statistics. No CPU read-back needed.
+// (a 2-D dispatch of 256-thread groups) and of the draw (three vertices per leaf, capped at the
+// leaf-id buffer's capacity), and resets the per-frame statistics. No CPU read-back needed.
 //!include shared/cbt.wgsl
+//!include shared/cbt_heap_read.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/frame.wgsl
 
@@ -10,14 +11,13 @@
 
 @compute @workgroup_size(1)
 fn write_args() {
-    cbt_init();
     let leaves = cbt_node_count();
     let groups = (leaves + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     args.dispatch_x = min(groups, MAX_GROUPS_X);
     args.dispatch_y = (groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
     args.dispatch_z = 1u;
-    args.draw_vertex_count = 3u;
-    args.draw_instance_count = min(leaves, stats.capacity);
+    args.draw_vertex_count = 3u * min(leaves, stats.capacity);
+    args.draw_instance_count = 1u;
     args.draw_first_vertex = 0u;
     args.draw_first_instance = 0u;
     stats.leaves = leaves;

@@ -1,6 +1,7 @@
 // cbt.ops: applies a batch of split/merge operations, one per thread, with 32-bit atomics.
 // Used to check the GPU heap against the CPU twin after random operation sequences.
 //!include shared/cbt.wgsl
+//!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
 
 // Keep in sync with CbtOp in src/cbt/gpu.rs.
@@ -16,7 +17,6 @@ struct CbtOp {
 
 @compute @workgroup_size(256)
 fn apply_ops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    cbt_init();
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (i >= arrayLength(&ops)) {
         return;

@@ -8,6 +8,7 @@
 // with plain stores; only the partial words at its edges use atomics, as neighbouring workgroups
 // share them. Mirrors Cbt::reduce in src/cbt/cpu.rs.
 //!include shared/cbt.wgsl
+//!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
 
 // Keep in sync with ReduceParams in src/cbt/gpu.rs.
@@ -39,7 +40,7 @@ var<private> areas: array<Area, 16>;
 var<private> area_count: u32;
 
 fn add_area(depth: u32, first_node: u32, node_count: u32) {
-    let width = cbt_max_depth - depth + 1u;
+    let width = CBT_MAX_DEPTH - depth + 1u;
     let start = cbt_level_bit_offset(depth) + first_node * width;
     var shared_word = 0u;
     if (area_count > 0u) {
@@ -63,8 +64,7 @@ fn emit(a: u32, bit: u32, width: u32, value: u32) {
 
 @compute @workgroup_size(256)
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    cbt_init();
-    let d = cbt_max_depth;
+    let d = CBT_MAX_DEPTH;
     let wid = dispatch_group_index(group);
     // Threads of this dispatch: one per node of in_depth (one per bitfield word in dispatch 0).
     let total_threads = 1u << params.in_depth;

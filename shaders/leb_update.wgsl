@@ -1,11 +1,16 @@
 // leb.split / leb.merge: one thread per leaf; split frames refine with conforming splits,
-// merge frames coarsen whole diamonds. Mirrors leb::cpu::update.
+// merge frames coarsen whole diamonds. Mirrors leb::cpu::update. The leaves come from the
+// previous frame's leb.decode (the tree has not changed since), so no thread walks the tree.
 //!include shared/cbt.wgsl
+//!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/leb.wgsl
 //!include shared/lod.wgsl
 
 @group(0) @binding(1) var<uniform> lod: LodParams;
+@group(0) @binding(2) var<storage, read> leaf_ids: array<u32>;
+// FrameStats (shared/frame.wgsl) read as words: [0] = leaves, [3] = capacity of leaf_ids.
+@group(0) @binding(3) var<storage, read> stats_words: array<u32, 4>;
 
 const BASE_DEPTH: u32 = 1u;
 
@@ -28,33 +33,36 @@ fn leb_split_conforming(node: CbtNode) {
     }
 }
 
+// The `leaf_index`-th leaf, or None-like id 0 past the last leaf.
+fn leaf_node(group: vec3<u32>, local: u32) -> CbtNode {
+    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (leaf_index >= stats_words[0]) {
+        return CbtNode(0u, 0u);
+    }
+    if (leaf_index < stats_words[3]) {
+        return cbt_node_from_id(leaf_ids[leaf_index]);
+    }
+    // More leaves than leaf_ids holds (flagged by cbt.args): walk the tree for the rest.
+    return cbt_decode_node_by_counts(leaf_index);
+}
+
 fn should_split(node: CbtNode) -> bool {
     return lod_should_split(lod, node.id, node.depth);
 }
 
 @compute @workgroup_size(256)
 fn split_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    cbt_init();
-    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (leaf_index >= cbt_node_count()) {
-        return;
-    }
-    let node = cbt_decode_node(leaf_index);
-    if (should_split(node)) {
+    let node = leaf_node(group, local);
+    if (node.id != 0u && should_split(node)) {
         leb_split_conforming(node);
     }
 }
 
 @compute @workgroup_size(256)
 fn merge_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    cbt_init();
-    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (leaf_index >= cbt_node_count()) {
-        return;
-    }
-    let node = cbt_decode_node(leaf_index);
+    let node = leaf_node(group, local);
     // One thread per diamond half: the left child of a parent whose children are both leaves.
-    if (node.depth <= BASE_DEPTH || (node.id & 1u) == 1u || !cbt_is_leaf(cbt_sibling(node))) {
+    if (node.id == 0u || node.depth <= BASE_DEPTH || (node.id & 1u) == 1u || !cbt_is_leaf(cbt_sibling(node))) {
         return;
     }
     let parent = cbt_parent(node);

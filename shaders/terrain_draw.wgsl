@@ -1,4 +1,4 @@
-// render.draw: one instanced triangle per LEB leaf. The vertex shader decodes the leaf's
+// render.draw: one triangle per LEB leaf. The vertex shader decodes the leaf's
 // vertices from its node id, displaces them by the height texture; the fragment shader shades
 // with normals from the height gradient, a height colour ramp, sun light, haze and wireframe.
 //!include shared/leb.wgsl
@@ -30,8 +30,10 @@ struct VertexOut {
 }
 
 @vertex
-fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VertexOut {
-    let id = leaf_ids[instance];
+fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
+    // Three vertices per leaf, one plain (non-instanced) draw.
+    let id = leaf_ids[index / 3u];
+    let vertex = index % 3u;
     let v = leb_decode_vertices(id, firstLeadingBit(id));
     let uv = v[vertex];
     let world = vec3<f32>(uv * u.terrain_size_m, height_at_uv_m(uv));

@@ -54,7 +54,7 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
     let mut cpu = Cbt::new(max_depth, init_depth);
     let capacity = 1u32 << max_depth.min(18);
     let tree = GpuCbt::new(&gpu.device, &cpu, capacity);
-    let ops = CbtOps::new(&gpu.device);
+    let ops = CbtOps::new(&gpu.device, &tree);
     let reduce = CbtReduce::new(&gpu.device, &tree);
     assert!(reduce.dispatch_count() <= 3);
     let args = CbtArgs::new(&gpu.device, &tree);

@@ -10,6 +10,7 @@ use bisector::cbt::reduce::CbtReduce;
 use bisector::gpu::create_profiler;
 use bisector::leb::conformity::check_conforming;
 use bisector::leb::cpu::{update, UpdateKind, BASE_DEPTH};
+use bisector::leb::decode::LebDecode;
 use bisector::leb::lod::LodParams;
 use bisector::leb::update::LebUpdate;
 use glam::Vec3;
@@ -45,10 +46,12 @@ fn gpu_leaves_equal_cpu_leaves_and_conform() {
             common::refine_around_points(max_depth, &points)
         };
         let tree = GpuCbt::new(&gpu.device, &cpu, 1 << 12);
-        let (reduce, args, leb) = (CbtReduce::new(&gpu.device, &tree), CbtArgs::new(&gpu.device, &tree), LebUpdate::new(&gpu.device, &tree));
+        let (reduce, args, decode) = (CbtReduce::new(&gpu.device, &tree), CbtArgs::new(&gpu.device, &tree), LebDecode::new(&gpu.device, &tree));
+        let leb = LebUpdate::new(&gpu.device, &tree, &decode);
         leb.set_lod(&gpu.queue, &lod);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         args.record(&mut encoder, &profiler);
+        decode.record(&mut encoder, &profiler, &tree);
         profiler.resolve_queries(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         let mut quiet = 0;
@@ -60,6 +63,7 @@ fn gpu_leaves_equal_cpu_leaves_and_conform() {
             leb.record(&mut encoder, &profiler, kind, &tree);
             reduce.record(&mut encoder, &profiler);
             args.record(&mut encoder, &profiler);
+            decode.record(&mut encoder, &profiler, &tree);
             profiler.resolve_queries(&mut encoder);
             gpu.queue.submit([encoder.finish()]);
             let changed = update(&mut cpu, kind, &lod);

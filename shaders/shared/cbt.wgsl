@@ -1,19 +1,14 @@
-// Concurrent binary tree on the GPU: heap field access, split/merge, decode.
-// Mirrors src/cbt/cpu.rs function by function. A pass that includes this file binds the heap
-// (2^(D+2) bits as u32 words) at @group(0) @binding(0) and calls cbt_init() first.
+// Concurrent binary tree on the GPU: heap field reads and decode. Mirrors src/cbt/cpu.rs
+// function by function. A pass includes this file and exactly one of shared/cbt_heap_atomic.wgsl
+// (split, merge, field writes) or shared/cbt_heap_read.wgsl (plain, cacheable loads), which bind
+// the heap (2^(D+2) bits as u32 words) at @group(0) @binding(0) and define cbt_load(word).
 
-@group(0) @binding(0) var<storage, read_write> cbt_heap: array<atomic<u32>>;
+// Max depth D, set per pipeline (see cbt::gpu::pipeline_constants).
+override CBT_MAX_DEPTH: u32 = 20u;
 
 struct CbtNode {
     id: u32,
     depth: u32,
-}
-
-var<private> cbt_max_depth: u32;
-
-// Reads the max depth D from heap word 0 (which holds 2^D below the root's field).
-fn cbt_init() {
-    cbt_max_depth = firstTrailingBit(atomicLoad(&cbt_heap[0]));
 }
 
 fn cbt_left_child(node: CbtNode) -> CbtNode {
@@ -38,12 +33,12 @@ fn cbt_node_from_id(id: u32) -> CbtNode {
 
 // Bit offset of a node's count field: 2^(d+1) + k * (D - d + 1).
 fn cbt_node_bit_offset(node: CbtNode) -> u32 {
-    return (2u << node.depth) + node.id * (cbt_max_depth - node.depth + 1u);
+    return (2u << node.depth) + node.id * (CBT_MAX_DEPTH - node.depth + 1u);
 }
 
 // Bit offset of the first field of depth d (the field of node 2^d).
 fn cbt_level_bit_offset(depth: u32) -> u32 {
-    return (1u << depth) * (cbt_max_depth - depth + 3u);
+    return (1u << depth) * (CBT_MAX_DEPTH - depth + 3u);
 }
 
 fn cbt_mask(width: u32) -> u32 {
@@ -54,29 +49,15 @@ fn cbt_mask(width: u32) -> u32 {
 fn cbt_read_bits(offset: u32, width: u32) -> u32 {
     let word = offset >> 5u;
     let shift = offset & 31u;
-    var bits = atomicLoad(&cbt_heap[word]) >> shift;
+    var bits = cbt_load(word) >> shift;
     if (shift + width > 32u) {
-        bits |= atomicLoad(&cbt_heap[word + 1u]) << (32u - shift);
+        bits |= cbt_load(word + 1u) << (32u - shift);
     }
     return bits & cbt_mask(width);
 }
 
-// Writes `value` into `width` bits at bit `offset` with atomics, leaving every other bit alone.
-fn cbt_write_bits(offset: u32, width: u32, value: u32) {
-    let word = offset >> 5u;
-    let shift = offset & 31u;
-    let mask = cbt_mask(width);
-    atomicAnd(&cbt_heap[word], ~(mask << shift));
-    atomicOr(&cbt_heap[word], (value & mask) << shift);
-    if (shift + width > 32u) {
-        let high = 32u - shift;
-        atomicAnd(&cbt_heap[word + 1u], ~(mask >> high));
-        atomicOr(&cbt_heap[word + 1u], (value & mask) >> high);
-    }
-}
-
 fn cbt_heap_read(node: CbtNode) -> u32 {
-    return cbt_read_bits(cbt_node_bit_offset(node), cbt_max_depth - node.depth + 1u);
+    return cbt_read_bits(cbt_node_bit_offset(node), CBT_MAX_DEPTH - node.depth + 1u);
 }
 
 // Number of leaves (the root's count).
@@ -89,32 +70,17 @@ fn cbt_is_leaf(node: CbtNode) -> bool {
 }
 
 fn cbt_is_ceil_node(node: CbtNode) -> bool {
-    return node.depth == cbt_max_depth;
+    return node.depth == CBT_MAX_DEPTH;
 }
 
 // Bit offset, in the bitfield, of the leftmost depth-D descendant of `node`.
 fn cbt_bitfield_bit(node: CbtNode) -> u32 {
-    return (2u << cbt_max_depth) + (node.id << (cbt_max_depth - node.depth));
+    return (2u << CBT_MAX_DEPTH) + (node.id << (CBT_MAX_DEPTH - node.depth));
 }
 
-// Splits `node` into two leaves: sets the bitfield bit of its right child (idempotent).
-fn cbt_split(node: CbtNode) {
-    if (!cbt_is_ceil_node(node)) {
-        let bit = cbt_bitfield_bit(cbt_right_child(node));
-        atomicOr(&cbt_heap[bit >> 5u], 1u << (bit & 31u));
-    }
-}
-
-// Merges `node`'s two leaf children into `node`: clears that bit (idempotent).
-fn cbt_merge(node: CbtNode) {
-    if (!cbt_is_ceil_node(node)) {
-        let bit = cbt_bitfield_bit(cbt_right_child(node));
-        atomicAnd(&cbt_heap[bit >> 5u], ~(1u << (bit & 31u)));
-    }
-}
-
-// The `leaf_index`-th leaf in left-to-right order.
-fn cbt_decode_node(leaf_index: u32) -> CbtNode {
+// The `leaf_index`-th leaf, reading counts only (one field per level down to the leaf). Safe
+// while other threads split or merge: those change bitfield bits only, and only under leaves.
+fn cbt_decode_node_by_counts(leaf_index: u32) -> CbtNode {
     var node = CbtNode(1u, 0u);
     var index = leaf_index;
     loop {
@@ -131,4 +97,53 @@ fn cbt_decode_node(leaf_index: u32) -> CbtNode {
         }
     }
     return node;
+}
+
+// Position of the `rank`-th set bit of `word` (rank < countOneBits(word)), by binary search.
+fn cbt_select_bit(word: u32, rank: u32) -> u32 {
+    var w = word;
+    var r = rank;
+    var position = 0u;
+    for (var width = 16u; width > 0u; width >>= 1u) {
+        let low = countOneBits(w & ((1u << width) - 1u));
+        if (r >= low) {
+            r -= low;
+            w >>= width;
+            position += width;
+        }
+    }
+    return position;
+}
+
+// The `leaf_index`-th leaf in left-to-right order. Walks the counts down to depth D-5, then
+// finds the leaf among the 32 bitfield bits under that node with one word read. Only for passes
+// that do not change the tree (the word may be mid-update in leb.split / leb.merge).
+fn cbt_decode_node(leaf_index: u32) -> CbtNode {
+    var node = CbtNode(1u, 0u);
+    var index = leaf_index;
+    loop {
+        if (node.depth == CBT_MAX_DEPTH - 5u || cbt_heap_read(node) <= 1u) {
+            break;
+        }
+        let left = cbt_left_child(node);
+        let left_count = cbt_heap_read(left);
+        if (index < left_count) {
+            node = left;
+        } else {
+            index -= left_count;
+            node = cbt_right_child(node);
+        }
+    }
+    if (node.depth < CBT_MAX_DEPTH - 5u) {
+        return node;
+    }
+    // The 32 bitfield bits of this depth-(D-5) node: leaf k starts at its k-th set bit and
+    // ends where the next set bit (or the word) starts; its size gives its depth.
+    let first_bit = cbt_bitfield_bit(node);
+    let word = cbt_load(first_bit >> 5u);
+    let start = cbt_select_bit(word, index);
+    let rest = word >> start >> 1u;
+    let size = select(firstTrailingBit(rest) + 1u, 32u - start, rest == 0u);
+    let size_log2 = firstTrailingBit(size);
+    return CbtNode(((node.id << 5u) | start) >> size_log2, CBT_MAX_DEPTH - size_log2);
 }

@@ -13,7 +13,7 @@ pub struct CbtArgs {
 impl CbtArgs {
     /// Builds the pass for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtArgs {
-        let pipeline = shader::compute_pipeline(device, "cbt.args", "cbt_args.wgsl", "write_args");
+        let pipeline = shader::compute_pipeline(device, "cbt.args", "cbt_args.wgsl", "write_args", &cbt.pipeline_constants());
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("cbt.args"),
             layout: &pipeline.get_bind_group_layout(0),

@@ -51,6 +51,9 @@ pub fn check_max_depth(max_depth: u32) -> Result<(), CbtError> {
 }
 
 /// The GPU tree and its per-frame buffers.
+///
+/// Every pipeline that includes shaders/shared/cbt.wgsl is compiled for one max depth, through
+/// the override constant CBT_MAX_DEPTH (`pipeline_constants`).
 pub struct GpuCbt {
     pub max_depth: u32,
     pub heap: wgpu::Buffer,
@@ -78,6 +81,11 @@ impl GpuCbt {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         });
         GpuCbt { max_depth: cpu.max_depth(), heap, args, stats, leaf_capacity }
+    }
+
+    /// The override constants of pipelines that work on this tree.
+    pub fn pipeline_constants(&self) -> [(&'static str, f64); 1] {
+        [("CBT_MAX_DEPTH", self.max_depth as f64)]
     }
 
     /// Replaces the GPU heap with `cpu`'s (same max depth).

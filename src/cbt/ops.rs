@@ -37,9 +37,9 @@ pub struct CbtOps {
 }
 
 impl CbtOps {
-    /// Builds the pipeline.
-    pub fn new(device: &wgpu::Device) -> CbtOps {
-        CbtOps { pipeline: shader::compute_pipeline(device, "cbt.ops", "cbt_ops.wgsl", "apply_ops") }
+    /// Builds the pipeline for `cbt`.
+    pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtOps {
+        CbtOps { pipeline: shader::compute_pipeline(device, "cbt.ops", "cbt_ops.wgsl", "apply_ops", &cbt.pipeline_constants()) }
     }
 
     /// Applies `ops` to `cbt`'s heap, all in parallel, and submits.

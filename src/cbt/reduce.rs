@@ -46,7 +46,7 @@ pub struct CbtReduce {
 impl CbtReduce {
     /// Builds the pipeline and bind groups for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
-        let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce");
+        let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.pipeline_constants());
         let layout = pipeline.get_bind_group_layout(0);
         let dispatches = reduce_plan(cbt.max_depth)
             .into_iter()
@@ -74,6 +74,18 @@ impl CbtReduce {
     /// Number of dispatches one reduction takes.
     pub fn dispatch_count(&self) -> usize {
         self.dispatches.len()
+    }
+
+    /// Records each dispatch as its own profiled pass "cbt.reduce.N" (for `kernel cbt`, which
+    /// reports where the reduction's time goes).
+    pub fn record_per_dispatch(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
+        for (index, (bind_group, (x, y))) in self.dispatches.iter().enumerate() {
+            profiled_compute_pass(profiler, encoder, &format!("cbt.reduce.{index}"), |pass| {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(*x, *y, 1);
+            });
+        }
     }
 
     /// Records the whole reduction as one profiled compute pass "cbt.reduce".

@@ -11,6 +11,8 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("leb_update.wgsl", include_str!("../../shaders/leb_update.wgsl")),
     ("terrain_draw.wgsl", include_str!("../../shaders/terrain_draw.wgsl")),
     ("shared/cbt.wgsl", include_str!("../../shaders/shared/cbt.wgsl")),
+    ("shared/cbt_heap_atomic.wgsl", include_str!("../../shaders/shared/cbt_heap_atomic.wgsl")),
+    ("shared/cbt_heap_read.wgsl", include_str!("../../shaders/shared/cbt_heap_read.wgsl")),
     ("shared/dispatch.wgsl", include_str!("../../shaders/shared/dispatch.wgsl")),
     ("shared/frame.wgsl", include_str!("../../shaders/shared/frame.wgsl")),
     ("shared/heights.wgsl", include_str!("../../shaders/shared/heights.wgsl")),
@@ -50,15 +52,16 @@ pub fn create_module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) })
 }
 
-/// A compute pipeline for entry point `entry` of shader `name`, with its layout derived from the shader.
-pub fn compute_pipeline(device: &wgpu::Device, label: &str, name: &str, entry: &str) -> wgpu::ComputePipeline {
+/// A compute pipeline for entry point `entry` of shader `name`, with its layout derived from the
+/// shader and its `override` constants set to `constants`.
+pub fn compute_pipeline(device: &wgpu::Device, label: &str, name: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
     let module = create_module(device, name);
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
         layout: None,
         module: &module,
         entry_point: Some(entry),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
         cache: None,
     })
 }

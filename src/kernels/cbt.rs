@@ -44,6 +44,8 @@ pub struct CbtKernelReport {
     pub verified: bool,
     pub reduce: TimingMs,
     pub decode: TimingMs,
+    /// Each reduction dispatch timed in its own pass (median ms), measured after the others.
+    pub reduce_per_dispatch_ms: Vec<f64>,
     /// Leaves decoded per second by leb.decode (median).
     pub decode_leaves_per_s: f64,
 }
@@ -101,6 +103,24 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
             }
         }
     }
+    let reduce_per_dispatch_ms = (0..reduce.dispatch_count())
+        .map(|index| {
+            let label = format!("cbt.reduce.{index}");
+            let mut samples = Vec::new();
+            for _ in 0..options.iterations.min(50) {
+                let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("kernel.cbt.split") });
+                reduce.record_per_dispatch(&mut encoder, &profiler);
+                profiler.resolve_queries(&mut encoder);
+                gpu.queue.submit([encoder.finish()]);
+                profiler.end_frame().expect("profiler frame");
+                gpu.wait_idle();
+                if let Some(results) = profiler.process_finished_frame(gpu.queue.get_timestamp_period()) {
+                    samples.extend(results.into_iter().filter(|r| r.label == label).filter_map(|r| r.time.map(|t| (t.end - t.start) * 1e3)));
+                }
+            }
+            stats(samples).median_ms
+        })
+        .collect();
     let decode = stats(decode_ms);
     CbtKernelReport {
         kernel: "cbt",
@@ -114,6 +134,7 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         verified,
         reduce: stats(reduce_ms),
         decode_leaves_per_s: leaves as f64 / (decode.median_ms * 1e-3),
+        reduce_per_dispatch_ms,
         decode,
     }
 }
@@ -128,7 +149,7 @@ impl CbtKernelReport {
     /// One summary line per pass.
     pub fn summary(&self) -> String {
         format!(
-            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
+            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms (each dispatch alone: {:?} ms)\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
             self.adapter,
             self.max_depth,
             self.fill,
@@ -139,6 +160,7 @@ impl CbtKernelReport {
             self.reduce.median_ms,
             self.reduce.p95_ms,
             self.reduce.min_ms,
+            self.reduce_per_dispatch_ms.iter().map(|ms| (ms * 1e4).round() / 1e4).collect::<Vec<_>>(),
             self.decode.median_ms,
             self.decode.p95_ms,
             self.decode.min_ms,

@@ -21,7 +21,7 @@ impl LebDecode {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let pipeline = shader::compute_pipeline(device, "leb.decode", "leb_decode.wgsl", "decode");
+        let pipeline = shader::compute_pipeline(device, "leb.decode", "leb_decode.wgsl", "decode", &cbt.pipeline_constants());
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("leb.decode"),
             layout: &pipeline.get_bind_group_layout(0),

@@ -1,9 +1,11 @@
 //! leb.split / leb.merge: the per-leaf update pass, dispatched indirectly over every leaf
-//! (shaders/leb_update.wgsl). Mirrors leb::cpu::update.
+//! (shaders/leb_update.wgsl). Mirrors leb::cpu::update. Reads the leaves that the previous
+//! leb.decode wrote, so a leb.decode must have run since the tree last changed.
 
 use crate::cbt::gpu::GpuCbt;
 use crate::gpu::{profiled_compute_pass, shader};
 use crate::leb::cpu::UpdateKind;
+use crate::leb::decode::LebDecode;
 use crate::leb::lod::LodParams;
 
 /// The split and merge pipelines with the LOD parameters they read.
@@ -14,8 +16,8 @@ pub struct LebUpdate {
 }
 
 impl LebUpdate {
-    /// Builds both pipelines for `cbt`.
-    pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> LebUpdate {
+    /// Builds both pipelines for `cbt`, reading the leaves `decode` writes.
+    pub fn new(device: &wgpu::Device, cbt: &GpuCbt, decode: &LebDecode) -> LebUpdate {
         let lod = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("leb.lod"),
             size: std::mem::size_of::<LodParams>() as u64,
@@ -23,13 +25,15 @@ impl LebUpdate {
             mapped_at_creation: false,
         });
         let make = |label: &str, entry: &str| {
-            let pipeline = shader::compute_pipeline(device, label, "leb_update.wgsl", entry);
+            let pipeline = shader::compute_pipeline(device, label, "leb_update.wgsl", entry, &cbt.pipeline_constants());
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(label),
                 layout: &pipeline.get_bind_group_layout(0),
                 entries: &[
                     wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
                     wgpu::BindGroupEntry { binding: 1, resource: lod.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 2, resource: decode.leaf_ids.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 3, resource: cbt.stats.as_entire_binding() },
                 ],
             });
             (pipeline, bind_group)

@@ -82,8 +82,8 @@ impl Renderer {
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, BASE_DEPTH), settings.effective_leaf_capacity());
         let reduce = CbtReduce::new(device, &cbt);
         let args = CbtArgs::new(device, &cbt);
-        let update = LebUpdate::new(device, &cbt);
         let decode = LebDecode::new(device, &cbt);
+        let update = LebUpdate::new(device, &cbt, &decode);
         let heights = field.create_texture(device, &gpu.queue);
         let draw = TerrainDraw::new(device, color_format, &decode.leaf_ids, &heights);
         let profiler = crate::gpu::create_profiler(device);
@@ -100,9 +100,10 @@ impl Renderer {
             height_range_m: field.height_range_m(),
             frame_index: 0,
         };
-        // The first update dispatches over the leaves counted by cbt.args.
+        // The first update dispatches over the leaves counted by cbt.args and decoded by leb.decode.
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.init") });
         renderer.args.record(&mut encoder, &renderer.profiler);
+        renderer.decode.record(&mut encoder, &renderer.profiler, &renderer.cbt);
         renderer.profiler.resolve_queries(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         renderer

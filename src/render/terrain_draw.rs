@@ -1,5 +1,5 @@
 //! render.draw: draws one triangle per LEB leaf, displaced by the height texture and shaded
-//! (shaders/terrain_draw.wgsl). The draw is indirect: its instance count comes from cbt.args.
+//! (shaders/terrain_draw.wgsl). The draw is indirect: its vertex count comes from cbt.args.
 
 use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
 use crate::gpu::shader;
