@@ -25,36 +25,51 @@ struct ReduceParams {
 @group(0) @binding(1) var<uniform> params: ReduceParams;
 
 const SHARED_WORDS: u32 = 1024u;
-var<workgroup> wg_counts: array<u32, 256>;
+// Counts of the level being summed, ping-ponging between two halves: one barrier per level.
+var<workgroup> wg_counts: array<u32, 512>;
 var<workgroup> wg_bits: array<atomic<u32>, SHARED_WORDS>;
 
 // One area per level this workgroup writes: its fields [start, start + len) in heap bits, and
-// where its words live in wg_bits (word-aligned like the heap).
+// where its words live in wg_bits (word-aligned like the heap). Areas 0..3 are depths D-2..D-5
+// (bitfield dispatch only), then one per summed level.
 struct Area {
     start_bit: u32,
     len_bits: u32,
     shared_word: u32,
 }
 
-var<private> areas: array<Area, 16>;
-var<private> area_count: u32;
-
-fn add_area(depth: u32, first_node: u32, node_count: u32) {
-    let width = CBT_MAX_DEPTH - depth + 1u;
-    let start = cbt_level_bit_offset(depth) + first_node * width;
-    var shared_word = 0u;
-    if (area_count > 0u) {
-        let prev = areas[area_count - 1u];
-        shared_word = prev.shared_word + (((prev.start_bit & 31u) + prev.len_bits + 31u) >> 5u);
-    }
-    areas[area_count] = Area(start, node_count * width, shared_word);
-    area_count += 1u;
+fn area_words(area: Area) -> u32 {
+    return ((area.start_bit & 31u) + area.len_bits + 31u) >> 5u;
 }
 
-// ORs `value` (`width` <= 32 bits) at bit `bit` of area `a`, relative to the area's first field.
-fn emit(a: u32, bit: u32, width: u32, value: u32) {
-    let local_bit = (areas[a].start_bit & 31u) + bit;
-    let word = areas[a].shared_word + (local_bit >> 5u);
+// Depth, first node (level-local index) and node count of area `a` for workgroup `wid` whose
+// threads hold `active_count` nodes of in_depth.
+fn area_nodes(a: u32, wid: u32, active_count: u32) -> vec3<u32> {
+    let first = wid * active_count;
+    if (params.bitfield == 1u && a < 4u) {
+        let k = a + 2u;
+        return vec3<u32>(CBT_MAX_DEPTH - k, first * (32u >> k), active_count * (32u >> k));
+    }
+    let s = a + 1u - select(0u, 4u, params.bitfield == 1u);
+    return vec3<u32>(params.in_depth - s, first >> s, active_count >> s);
+}
+
+fn area_at(a: u32, wid: u32, active_count: u32) -> Area {
+    var shared_word = 0u;
+    var result = Area(0u, 0u, 0u);
+    for (var i = 0u; i <= a; i += 1u) {
+        let nodes = area_nodes(i, wid, active_count);
+        let width = CBT_MAX_DEPTH - nodes.x + 1u;
+        result = Area(cbt_level_bit_offset(nodes.x) + nodes.y * width, nodes.z * width, shared_word);
+        shared_word += area_words(result);
+    }
+    return result;
+}
+
+// ORs `value` (`width` <= 32 bits) at bit `bit` of `area`, relative to the area's first field.
+fn emit(area: Area, bit: u32, width: u32, value: u32) {
+    let local_bit = (area.start_bit & 31u) + bit;
+    let word = area.shared_word + (local_bit >> 5u);
     let shift = local_bit & 31u;
     atomicOr(&wg_bits[word], value << shift);
     if (shift + width > 32u) {
@@ -74,15 +89,7 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     let active_threads = min(total_threads, WORKGROUP_SIZE);
     let first = wid * active_threads;
-    area_count = 0u;
-    if (params.bitfield == 1u) {
-        for (var k = 2u; k <= 5u; k += 1u) {
-            add_area(d - k, first * (32u >> k), active_threads * (32u >> k));
-        }
-    }
-    for (var s = 1u; s <= params.levels; s += 1u) {
-        add_area(params.in_depth - s, first >> s, active_threads >> s);
-    }
+    let area_count = params.levels + select(0u, 4u, params.bitfield == 1u);
 
     var count = 0u;
     if (t < active_threads) {
@@ -107,10 +114,10 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 p3 |= ((x3 >> (8u * j)) & 0xffu) << (4u * j);
             }
             let p4 = (x4 & 0xffffu) | ((x4 >> 16u) << 5u);
-            emit(0u, t * 24u, 24u, p2);
-            emit(1u, t * 16u, 16u, p3);
-            emit(2u, t * 10u, 10u, p4);
-            emit(3u, t * 6u, 6u, x5);
+            emit(area_at(0u, wid, active_threads), t * 24u, 24u, p2);
+            emit(area_at(1u, wid, active_threads), t * 16u, 16u, p3);
+            emit(area_at(2u, wid, active_threads), t * 10u, 10u, p4);
+            emit(area_at(3u, wid, active_threads), t * 6u, 6u, x5);
             count = x5;
         } else {
             count = cbt_heap_read(CbtNode((1u << params.in_depth) + node_index, params.in_depth));
@@ -121,21 +128,19 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     for (var s = 1u; s <= params.levels; s += 1u) {
         workgroupBarrier();
         let n = active_threads >> s;
-        var sum = 0u;
+        let read_half = ((s - 1u) & 1u) * 256u;
         if (t < n) {
-            sum = wg_counts[2u * t] + wg_counts[2u * t + 1u];
-        }
-        workgroupBarrier();
-        if (t < n) {
-            wg_counts[t] = sum;
-            emit(first_upper_area + s - 1u, t * (d - (params.in_depth - s) + 1u), d - (params.in_depth - s) + 1u, sum);
+            let sum = wg_counts[read_half + 2u * t] + wg_counts[read_half + 2u * t + 1u];
+            wg_counts[(256u - read_half) + t] = sum;
+            let width = d - (params.in_depth - s) + 1u;
+            emit(area_at(first_upper_area + s - 1u, wid, active_threads), t * width, width, sum);
         }
     }
     workgroupBarrier();
 
     // Write every area out: whole words with stores, partial edge words with masked atomics.
     for (var a = 0u; a < area_count; a += 1u) {
-        let area = areas[a];
+        let area = area_at(a, wid, active_threads);
         let first_word = area.start_bit >> 5u;
         let end_bit = area.start_bit + area.len_bits;
         let word_count = ((area.start_bit & 31u) + area.len_bits + 31u) >> 5u;
