@@ -1,8 +1,9 @@
 // cbt.reduce: rebuilds every count of the heap from the leaf bitfield in at most 3 dispatches.
 //
-//   dispatch 0 (bitfield = 1): one thread per 32-bit bitfield word. The SWAR popcount steps of the
-//       word are exactly the counts of the 5 levels above it (2, 4, 8, 16, 32 bits wide); then the
-//       workgroup sums its 256 words over up to 8 more levels in shared memory.
+//   dispatch 0 (bitfield = 1): one thread per 2^word_log2 (up to 8) 32-bit bitfield words. The
+//       SWAR popcount steps of a word are exactly the counts of the 5 levels above it (2, 4, 8,
+//       16, 32 bits wide); the thread sums its words over word_log2 more levels in registers,
+//       then the workgroup sums over up to 8 more levels in shared memory.
 //   dispatch 1, 2 (bitfield = 0): one thread per node of `in_depth`, summed over up to 8 levels.
 // Each workgroup assembles its (contiguous) part of every level in shared memory and writes it out
 // with plain stores; only the partial words at its edges use atomics, as neighbouring workgroups
@@ -19,19 +20,27 @@ struct ReduceParams {
     levels: u32,
     // 1 for the first dispatch, which reads the bitfield.
     bitfield: u32,
-    _pad: u32,
+    // log2 of the bitfield words each thread of the first dispatch reads (0..=3).
+    word_log2: u32,
 }
 
 @group(0) @binding(1) var<uniform> params: ReduceParams;
+// The same heap buffer as cbt_heap, without atomics: plain (coalesced, cacheable) loads of the
+// bitfield and stores of the words this workgroup owns whole. Only the partial words at an
+// area's edges, which a neighbouring workgroup shares, go through cbt_heap's atomics.
+@group(0) @binding(2) var<storage, read_write> heap_words: array<u32>;
 
-const SHARED_WORDS: u32 = 1024u;
+// Enough for every area of 8 words per thread (about 4100 words); see reduce_plan.
+const SHARED_WORDS: u32 = 4352u;
+const MAX_WORDS_PER_THREAD: u32 = 8u;
 // Counts of the level being summed, ping-ponging between two halves: one barrier per level.
 var<workgroup> wg_counts: array<u32, 512>;
 var<workgroup> wg_bits: array<atomic<u32>, SHARED_WORDS>;
 
 // One area per level this workgroup writes: its fields [start, start + len) in heap bits, and
-// where its words live in wg_bits (word-aligned like the heap). Areas 0..3 are depths D-2..D-5
-// (bitfield dispatch only), then one per summed level.
+// where its words live in wg_bits (word-aligned like the heap). In the bitfield dispatch, areas
+// 0..3 are depths D-2..D-5, then word_log2 areas for the in-register levels; then one area per
+// level summed in shared memory.
 struct Area {
     start_bit: u32,
     len_bits: u32,
@@ -46,24 +55,33 @@ fn area_words(area: Area) -> u32 {
 // threads hold `active_count` nodes of in_depth.
 fn area_nodes(a: u32, wid: u32, active_count: u32) -> vec3<u32> {
     let first = wid * active_count;
-    if (params.bitfield == 1u && a < 4u) {
-        let k = a + 2u;
-        return vec3<u32>(CBT_MAX_DEPTH - k, first * (32u >> k), active_count * (32u >> k));
+    var s = a + 1u;
+    if (params.bitfield == 1u) {
+        if (a < 4u) {
+            let per_thread = (32u >> (a + 2u)) << params.word_log2;
+            return vec3<u32>(CBT_MAX_DEPTH - (a + 2u), first * per_thread, active_count * per_thread);
+        }
+        if (a < 4u + params.word_log2) {
+            let j = a - 3u;
+            let per_thread = (1u << params.word_log2) >> j;
+            return vec3<u32>(CBT_MAX_DEPTH - 5u - j, first * per_thread, active_count * per_thread);
+        }
+        s = a + 1u - 4u - params.word_log2;
     }
-    let s = a + 1u - select(0u, 4u, params.bitfield == 1u);
     return vec3<u32>(params.in_depth - s, first >> s, active_count >> s);
 }
 
-fn area_at(a: u32, wid: u32, active_count: u32) -> Area {
+var<private> areas: array<Area, 16>;
+
+// Fills `areas` for workgroup `wid` (the same table in every thread: no barrier needed).
+fn build_areas(area_count: u32, wid: u32, active_count: u32) {
     var shared_word = 0u;
-    var result = Area(0u, 0u, 0u);
-    for (var i = 0u; i <= a; i += 1u) {
+    for (var i = 0u; i < area_count; i += 1u) {
         let nodes = area_nodes(i, wid, active_count);
         let width = CBT_MAX_DEPTH - nodes.x + 1u;
-        result = Area(cbt_level_bit_offset(nodes.x) + nodes.y * width, nodes.z * width, shared_word);
-        shared_word += area_words(result);
+        areas[i] = Area(cbt_level_bit_offset(nodes.x) + nodes.y * width, nodes.z * width, shared_word);
+        shared_word += area_words(areas[i]);
     }
-    return result;
 }
 
 // ORs `value` (`width` <= 32 bits) at bit `bit` of `area`, relative to the area's first field.
@@ -81,7 +99,8 @@ fn emit(area: Area, bit: u32, width: u32, value: u32) {
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let d = CBT_MAX_DEPTH;
     let wid = dispatch_group_index(group);
-    // Threads of this dispatch: one per node of in_depth (one per bitfield word in dispatch 0).
+    // Threads of this dispatch: one per node of in_depth (one per 2^word_log2 bitfield words in
+    // dispatch 0, where in_depth = D - 5 - word_log2).
     let total_threads = 1u << params.in_depth;
     let group_count = max(total_threads / WORKGROUP_SIZE, 1u);
     if (wid >= group_count) {
@@ -89,42 +108,59 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     let active_threads = min(total_threads, WORKGROUP_SIZE);
     let first = wid * active_threads;
-    let area_count = params.levels + select(0u, 4u, params.bitfield == 1u);
+    let area_count = params.levels + select(0u, 4u + params.word_log2, params.bitfield == 1u);
+    build_areas(area_count, wid, active_threads);
 
     var count = 0u;
     if (t < active_threads) {
         let node_index = first + t;
         if (params.bitfield == 1u) {
-            let word = (3u << (d - 5u)) + node_index;
-            let w = atomicLoad(&cbt_heap[word]);
-            let x1 = w - ((w >> 1u) & 0x55555555u);
-            let x2 = (x1 & 0x33333333u) + ((x1 >> 2u) & 0x33333333u);
-            let x3 = (x2 + (x2 >> 4u)) & 0x0f0f0f0fu;
-            let x4 = (x3 + (x3 >> 8u)) & 0x00ff00ffu;
-            let x5 = (x4 + (x4 >> 16u)) & 0xffffu;
-            // Depth D-1: sixteen 2-bit fields, exactly one aligned heap word.
-            atomicStore(&cbt_heap[(1u << (d - 4u)) + node_index], x1);
-            // Depths D-2..D-5: repack 4/8/16-bit lanes into 3/4/5/6-bit fields.
-            var p2 = 0u;
-            for (var j = 0u; j < 8u; j += 1u) {
-                p2 |= ((x2 >> (4u * j)) & 0xfu) << (3u * j);
+            let words = 1u << params.word_log2;
+            var word_counts: array<u32, MAX_WORDS_PER_THREAD>;
+            for (var j = 0u; j < words; j += 1u) {
+                let word_index = node_index * words + j;
+                let w = heap_words[(3u << (d - 5u)) + word_index];
+                let x1 = w - ((w >> 1u) & 0x55555555u);
+                let x2 = (x1 & 0x33333333u) + ((x1 >> 2u) & 0x33333333u);
+                let x3 = (x2 + (x2 >> 4u)) & 0x0f0f0f0fu;
+                let x4 = (x3 + (x3 >> 8u)) & 0x00ff00ffu;
+                let x5 = (x4 + (x4 >> 16u)) & 0xffffu;
+                // Depth D-1: sixteen 2-bit fields, exactly one aligned heap word.
+                heap_words[(1u << (d - 4u)) + word_index] = x1;
+                // Depths D-2..D-5: repack 4/8/16-bit lanes into 3/4/5/6-bit fields.
+                var p2 = 0u;
+                for (var i = 0u; i < 8u; i += 1u) {
+                    p2 |= ((x2 >> (4u * i)) & 0xfu) << (3u * i);
+                }
+                var p3 = 0u;
+                for (var i = 0u; i < 4u; i += 1u) {
+                    p3 |= ((x3 >> (8u * i)) & 0xffu) << (4u * i);
+                }
+                let p4 = (x4 & 0xffffu) | ((x4 >> 16u) << 5u);
+                let local_word = t * words + j;
+                emit(areas[0u], local_word * 24u, 24u, p2);
+                emit(areas[1u], local_word * 16u, 16u, p3);
+                emit(areas[2u], local_word * 10u, 10u, p4);
+                emit(areas[3u], local_word * 6u, 6u, x5);
+                word_counts[j] = x5;
             }
-            var p3 = 0u;
-            for (var j = 0u; j < 4u; j += 1u) {
-                p3 |= ((x3 >> (8u * j)) & 0xffu) << (4u * j);
+            // Depths D-6 .. D-5-word_log2: sum this thread's words in registers.
+            for (var level = 1u; level <= params.word_log2; level += 1u) {
+                let n = words >> level;
+                let width = 6u + level;
+                for (var i = 0u; i < n; i += 1u) {
+                    let sum = word_counts[2u * i] + word_counts[2u * i + 1u];
+                    word_counts[i] = sum;
+                    emit(areas[3u + level], (t * n + i) * width, width, sum);
+                }
             }
-            let p4 = (x4 & 0xffffu) | ((x4 >> 16u) << 5u);
-            emit(area_at(0u, wid, active_threads), t * 24u, 24u, p2);
-            emit(area_at(1u, wid, active_threads), t * 16u, 16u, p3);
-            emit(area_at(2u, wid, active_threads), t * 10u, 10u, p4);
-            emit(area_at(3u, wid, active_threads), t * 6u, 6u, x5);
-            count = x5;
+            count = word_counts[0];
         } else {
             count = cbt_heap_read(CbtNode((1u << params.in_depth) + node_index, params.in_depth));
         }
     }
     wg_counts[t] = count;
-    let first_upper_area = select(0u, 4u, params.bitfield == 1u);
+    let first_upper_area = select(0u, 4u + params.word_log2, params.bitfield == 1u);
     for (var s = 1u; s <= params.levels; s += 1u) {
         workgroupBarrier();
         let n = active_threads >> s;
@@ -133,14 +169,14 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             let sum = wg_counts[read_half + 2u * t] + wg_counts[read_half + 2u * t + 1u];
             wg_counts[(256u - read_half) + t] = sum;
             let width = d - (params.in_depth - s) + 1u;
-            emit(area_at(first_upper_area + s - 1u, wid, active_threads), t * width, width, sum);
+            emit(areas[first_upper_area + s - 1u], t * width, width, sum);
         }
     }
     workgroupBarrier();
 
     // Write every area out: whole words with stores, partial edge words with masked atomics.
     for (var a = 0u; a < area_count; a += 1u) {
-        let area = area_at(a, wid, active_threads);
+        let area = areas[a];
         let first_word = area.start_bit >> 5u;
         let end_bit = area.start_bit + area.len_bits;
         let word_count = ((area.start_bit & 31u) + area.len_bits + 31u) >> 5u;
@@ -151,7 +187,7 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             let mask = cbt_mask(hi - lo) << lo;
             let bits = atomicLoad(&wg_bits[area.shared_word + i]);
             if (mask == 0xffffffffu) {
-                atomicStore(&cbt_heap[word], bits);
+                heap_words[word] = bits;
             } else {
                 atomicAnd(&cbt_heap[word], ~mask);
                 atomicOr(&cbt_heap[word], bits & mask);

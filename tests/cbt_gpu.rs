@@ -124,6 +124,16 @@ fn full_and_empty_extremes() {
 }
 
 #[test]
+fn gpu_heap_equals_cpu_heap_with_several_words_per_thread() {
+    // From D = 23 on, each thread of the first reduction dispatch reads 2, 4, then 8 words.
+    let mut rng = common::rng("gpu_heap_equals_cpu_heap_with_several_words_per_thread");
+    let gpu = common::gpu(25);
+    for max_depth in [23, 24, 25] {
+        check_depth(&gpu, max_depth, 2, &mut rng);
+    }
+}
+
+#[test]
 #[ignore = "large: D = 24 and 28 need 8 and 128 MiB heaps; run with --ignored"]
 fn gpu_heap_equals_cpu_heap_deep() {
     let mut rng = common::rng("gpu_heap_equals_cpu_heap_deep");

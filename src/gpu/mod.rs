@@ -46,7 +46,7 @@ impl Requirements {
                 ("max_buffer_size", storage, why_heap),
                 ("max_compute_workgroups_per_dimension", dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches over every leaf".into()),
                 ("max_compute_invocations_per_workgroup", 256, "for the 256-thread CBT passes".into()),
-                ("max_compute_workgroup_storage_size", 5 * 1024, "for the shared-memory CBT reduction".into()),
+                ("max_compute_workgroup_storage_size", crate::cbt::reduce::WORKGROUP_STORAGE_BYTES, "for the shared-memory CBT reduction".into()),
             ],
         }
     }
