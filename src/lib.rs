@@ -9,3 +9,4 @@ pub mod kernels;
 pub mod leb;
 pub mod render;
 pub mod terrain;
+pub mod viewer;

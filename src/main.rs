@@ -1,4 +1,4 @@
-//! The `bisector` command line: shot | bench | kernel | probe | info.
+//! The `bisector` command line: view | shot | bench | kernel | probe | info.
 
 use std::path::PathBuf;
 
@@ -40,6 +40,20 @@ struct RenderArgs {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Open the interactive viewer (drag to orbit, scroll to zoom, WASD to move, F wireframe).
+    View {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// Quit after this many frames.
+        #[arg(long)]
+        frames: Option<u32>,
+        /// With --frames: write the last frame to this PNG.
+        #[arg(long, requires = "frames")]
+        screenshot: Option<PathBuf>,
+        /// Present as fast as possible instead of at the display's refresh rate.
+        #[arg(long)]
+        no_vsync: bool,
+    },
     /// Print the adapter, backend, driver, the features and limits the renderer uses.
     Info,
     /// Render one headless frame after the level of detail has converged and write a PNG.
@@ -257,8 +271,24 @@ fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path::Path>, no_vsync: bool) -> anyhow::Result<()> {
+    let settings = settings(render)?;
+    let spec = TerrainSpec::parse(&render.terrain)?;
+    if let Some(path) = screenshot {
+        check_output_path(path, "--screenshot")?;
+    }
+    bisector::viewer::run(bisector::viewer::ViewerOptions {
+        field: spec.load(),
+        settings,
+        frames,
+        screenshot: screenshot.map(|p| p.to_path_buf()),
+        vsync: !no_vsync,
+    })
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
+        Command::View { render, frames, screenshot, no_vsync } => view(render, *frames, screenshot.as_deref(), *no_vsync),
         Command::Info => info(),
         Command::Shot { render, camera, size, out } => shot(render, camera.as_deref(), size, out),
         Command::Bench { render, path, size, frames, warmup, json, plot } => bench(render, path, size, *frames, *warmup, json, plot.as_deref()),

@@ -66,7 +66,7 @@ fn bench_writes_json_and_plot() {
     }
     for frame in report["frames"].as_array().unwrap() {
         let leaves = frame["leaves"].as_u64().unwrap();
-        assert!(leaves >= 2 && leaves <= 1 << 16, "{frame}");
+        assert!((2..=1 << 16).contains(&leaves), "{frame}");
         assert!(frame["max_depth"].as_u64().unwrap() <= 16);
         assert!(frame["frame_gpu_ms"].as_f64().unwrap() > 0.0);
     }
@@ -137,4 +137,29 @@ fn an_existing_file_is_only_replaced_when_named() {
     assert!(out.status.success());
     assert_eq!(std::fs::read(&keep).unwrap(), b"precious");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn view_runs_in_a_window_under_xvfb() {
+    // The windowed path shares the renderer with `shot`: open a window on a virtual display,
+    // render a few frames and read the last one back.
+    let xvfb = Command::new("xvfb-run").arg("--help").output();
+    assert!(xvfb.is_ok(), "xvfb-run is missing: the README's test command (scripts/test) installs xvfb");
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("view.png");
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 640x480x24", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "16", "--frames", "30", "--screenshot"])
+        .arg(&shot)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let image = image::open(&shot).unwrap().to_rgba8();
+    let distinct: std::collections::HashSet<_> = image.pixels().map(|p| p.0).collect();
+    assert!(distinct.len() > 200, "the window shows only {} colours", distinct.len());
+}
+
+#[test]
+fn view_without_a_display_suggests_shot() {
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["view", "--frames", "1"]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+    assert_clean_failure(&out, "bisector shot");
 }

@@ -60,7 +60,7 @@ impl Requirements {
 
 pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
     match name {
-        "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size as u64,
+        "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size,
         "max_buffer_size" => limits.max_buffer_size,
         "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension as u64,
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup as u64,

@@ -138,7 +138,7 @@ pub enum UpdateKind {
 impl UpdateKind {
     /// The kind of frame number `frame` (even frames split, odd frames merge).
     pub fn for_frame(frame: u64) -> UpdateKind {
-        if frame % 2 == 0 {
+        if frame.is_multiple_of(2) {
             UpdateKind::Split
         } else {
             UpdateKind::Merge
