@@ -1,6 +1,6 @@
 // cbt.reduce: rebuilds every count of the heap from the leaf bitfield in at most 3 dispatches.
 //
-//   dispatch 0 (bitfield = 1): one thread per 2^word_log2 (up to 8) 32-bit bitfield words. The
+//   dispatch 0 (bitfield = 1): one thread per 2^word_log2 (up to 4) 32-bit bitfield words. The
 //       SWAR popcount steps of a word are exactly the counts of the 5 levels above it (2, 4, 8,
 //       16, 32 bits wide); the thread sums its words over word_log2 more levels in registers,
 //       then the workgroup sums over up to 8 more levels in shared memory.
@@ -20,7 +20,7 @@ struct ReduceParams {
     levels: u32,
     // 1 for the first dispatch, which reads the bitfield.
     bitfield: u32,
-    // log2 of the bitfield words each thread of the first dispatch reads (0..=3).
+    // log2 of the bitfield words each thread of the first dispatch reads (0..=2).
     word_log2: u32,
 }
 
@@ -30,9 +30,9 @@ struct ReduceParams {
 // area's edges, which a neighbouring workgroup shares, go through cbt_heap's atomics.
 @group(0) @binding(2) var<storage, read_write> heap_words: array<u32>;
 
-// Enough for every area of 8 words per thread (about 4100 words); see reduce_plan.
-const SHARED_WORDS: u32 = 4352u;
-const MAX_WORDS_PER_THREAD: u32 = 8u;
+// Enough for every area of 4 words per thread (about 2070 words); see reduce_plan.
+const SHARED_WORDS: u32 = 2304u;
+const MAX_WORDS_PER_THREAD: u32 = 4u;
 // Counts of the level being summed, ping-ponging between two halves: one barrier per level.
 var<workgroup> wg_counts: array<u32, 512>;
 var<workgroup> wg_bits: array<atomic<u32>, SHARED_WORDS>;
@@ -71,9 +71,11 @@ fn area_nodes(a: u32, wid: u32, active_count: u32) -> vec3<u32> {
     return vec3<u32>(params.in_depth - s, first >> s, active_count >> s);
 }
 
-var<private> areas: array<Area, 16>;
+// The workgroup's area table, in shared memory rather than per thread: a per-thread table costs
+// registers, and register pressure limited the first dispatch to one workgroup per SM.
+var<workgroup> areas: array<Area, 16>;
 
-// Fills `areas` for workgroup `wid` (the same table in every thread: no barrier needed).
+// Fills `areas` for workgroup `wid` (one thread; the caller synchronises).
 fn build_areas(area_count: u32, wid: u32, active_count: u32) {
     var shared_word = 0u;
     for (var i = 0u; i < area_count; i += 1u) {
@@ -109,7 +111,10 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     let active_threads = min(total_threads, WORKGROUP_SIZE);
     let first = wid * active_threads;
     let area_count = params.levels + select(0u, 4u + params.word_log2, params.bitfield == 1u);
-    build_areas(area_count, wid, active_threads);
+    if (t == 0u) {
+        build_areas(area_count, wid, active_threads);
+    }
+    workgroupBarrier();
 
     var count = 0u;
     if (t < active_threads) {

@@ -25,14 +25,15 @@ const _: () = assert!(std::mem::size_of::<ReduceParams>() == 16);
 const LEVELS_PER_GROUP: u32 = 8;
 /// Most bitfield words one thread of the first dispatch reads, as log2 (keep in sync with
 /// MAX_WORDS_PER_THREAD in shaders/cbt_reduce.wgsl).
-const MAX_WORD_LOG2: u32 = 3;
+const MAX_WORD_LOG2: u32 = 2;
 /// Workgroup memory the reduction uses, in bytes (shared areas + ping-pong counts).
-pub const WORKGROUP_STORAGE_BYTES: u64 = (4352 + 512) * 4;
+pub const WORKGROUP_STORAGE_BYTES: u64 = (2304 + 512) * 4 + 16 * 12;
 
 /// Words per thread (log2) of the first dispatch: one word per thread while the tree is small
 /// (each workgroup then finishes soonest), more once there are over 512 workgroups to amortise
 /// each thread's fixed work over more of the bitfield (measured on the H100: D = 25 went from
-/// 138 to 72 microseconds with 4 words per thread).
+/// 138 to 72 microseconds with 4 words per thread; 8 words per thread was slower again once the
+/// area table moved to shared memory, as their strided loads compete for L1).
 pub fn word_log2(max_depth: u32) -> u32 {
     max_depth.saturating_sub(22).min(MAX_WORD_LOG2)
 }
