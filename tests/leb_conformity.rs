@@ -29,7 +29,7 @@ fn camera_refinement_and_coarsening_conform_up_to_depth_24() {
     let size_m = 20480.0;
     let mut cbt = Cbt::new(24, BASE_DEPTH);
     // A camera that moves: each step refines towards the new view and coarsens behind it.
-    for step in 0..4 {
+    for step in 0..3 {
         let camera = Vec3::new(rng.random_range(0.0..size_m), rng.random_range(0.0..size_m), rng.random_range(0.5..50.0));
         let lod = LodParams::new(camera, 1.0, 720, rng.random_range(30.0..80.0), size_m, (0.0, 10.0), 24);
         converge(&mut cbt, &lod, 200);

@@ -33,29 +33,32 @@ fn leb_edge_neighbour(id: u32, depth: u32) -> u32 {
     return leb_neighbours(id, depth).edge;
 }
 
-// S(b) = [[1-b, b, 0], [1/2, 0, 1/2], [0, 1-b, b]], stored by rows (WGSL matrices are
-// column-major, so m[j][i] is row i, column j).
-fn leb_splitting_matrix(bit: u32) -> mat3x3<f32> {
-    let b = f32(bit);
-    let c = 1.0 - b;
-    return mat3x3<f32>(vec3<f32>(c, 0.5, 0.0), vec3<f32>(b, 0.0, c), vec3<f32>(0.0, 0.5, b));
-}
-
-// Vertices (v0, v1, v2) of a node in unit-square coordinates (exact dyadic values).
+// S(b) = [[1-b, b, 0], [1/2, 0, 1/2], [0, 1-b, b]] maps a triangle's vertices to its child b's.
+// Vertices (v0, v1, v2) of a node in unit-square coordinates (exact dyadic values): the base
+// triangle multiplied by S(b) for each bit, from the first bisection to the last. Applying each
+// S(b) to the three vertices costs 6 multiply-adds per level instead of a 3x3 matrix product.
 fn leb_decode_vertices(id: u32, depth: u32) -> array<vec2<f32>, 3> {
-    var m = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
-    for (var bit_index = i32(depth) - 2; bit_index >= 0; bit_index -= 1) {
-        m = leb_splitting_matrix((id >> u32(bit_index)) & 1u) * m;
-    }
-    var base: array<vec2<f32>, 3>;
+    var v0: vec2<f32>;
+    var v1: vec2<f32>;
+    var v2: vec2<f32>;
     if (((id >> (depth - 1u)) & 1u) == 0u) {
-        base = array<vec2<f32>, 3>(vec2<f32>(0.0, 1.0), vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 0.0));
+        v0 = vec2<f32>(0.0, 1.0);
+        v1 = vec2<f32>(0.0, 0.0);
+        v2 = vec2<f32>(1.0, 0.0);
     } else {
-        base = array<vec2<f32>, 3>(vec2<f32>(1.0, 0.0), vec2<f32>(1.0, 1.0), vec2<f32>(0.0, 1.0));
+        v0 = vec2<f32>(1.0, 0.0);
+        v1 = vec2<f32>(1.0, 1.0);
+        v2 = vec2<f32>(0.0, 1.0);
     }
-    var v: array<vec2<f32>, 3>;
-    for (var i = 0u; i < 3u; i += 1u) {
-        v[i] = m[0][i] * base[0] + m[1][i] * base[1] + m[2][i] * base[2];
+    for (var bit_index = i32(depth) - 2; bit_index >= 0; bit_index -= 1) {
+        let b = f32((id >> u32(bit_index)) & 1u);
+        let c = 1.0 - b;
+        let m = 0.5 * (v0 + v2);
+        let n0 = c * v0 + b * v1;
+        let n2 = c * v1 + b * v2;
+        v0 = n0;
+        v1 = m;
+        v2 = n2;
     }
-    return v;
+    return array<vec2<f32>, 3>(v0, v1, v2);
 }

@@ -97,16 +97,19 @@ pub fn base_triangle(node: Node) -> [[f32; 2]; 3] {
 }
 
 /// Vertices (v0, v1, v2) of `node` in unit-square coordinates; exact (dyadic) in f32 up to depth 46.
+/// Applies S(b) to the vertices level by level (as shaders/shared/leb.wgsl does); equal to
+/// `decode_matrix(node)` applied to `base_triangle(node)`.
 pub fn decode_vertices(node: Node) -> [[f32; 2]; 3] {
-    let m = decode_matrix(node);
-    let base = base_triangle(node);
-    let mut v = [[0.0f32; 2]; 3];
-    for i in 0..3 {
-        for axis in 0..2 {
-            v[i][axis] = m[i][0] * base[0][axis] + m[i][1] * base[1][axis] + m[i][2] * base[2][axis];
-        }
+    let [mut v0, mut v1, mut v2] = base_triangle(node);
+    for bit_index in (0..node.depth - 1).rev() {
+        let b = ((node.id >> bit_index) & 1) as f32;
+        let c = 1.0 - b;
+        let m = [0.5 * (v0[0] + v2[0]), 0.5 * (v0[1] + v2[1])];
+        let n0 = [c * v0[0] + b * v1[0], c * v0[1] + b * v1[1]];
+        let n2 = [c * v1[0] + b * v2[0], c * v1[1] + b * v2[1]];
+        (v0, v1, v2) = (n0, m, n2);
     }
-    v
+    [v0, v1, v2]
 }
 
 /// Splits `node` and every triangle needed to keep the mesh conforming (no T-junctions).
@@ -227,6 +230,20 @@ mod tests {
         let m = [(v[0][0] + v[2][0]) / 2.0, (v[0][1] + v[2][1]) / 2.0];
         assert_eq!(c0, [v[0], m, v[1]]);
         assert_eq!(c1, [v[1], m, v[2]]);
+    }
+
+    #[test]
+    fn vertex_decoding_equals_the_matrix_product() {
+        for depth in 1..16u32 {
+            for id in ((1u32 << depth)..(2u32 << depth)).step_by(7) {
+                let node = Node { id, depth };
+                let (m, base) = (decode_matrix(node), base_triangle(node));
+                let expected: Vec<[f32; 2]> = (0..3)
+                    .map(|i| [0, 1].map(|axis| m[i][0] * base[0][axis] + m[i][1] * base[1][axis] + m[i][2] * base[2][axis]))
+                    .collect();
+                assert_eq!(decode_vertices(node).to_vec(), expected, "node {id}");
+            }
+        }
     }
 
     #[test]
