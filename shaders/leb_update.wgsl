@@ -6,6 +6,7 @@
 //!include shared/dispatch.wgsl
 //!include shared/leb.wgsl
 //!include shared/lod.wgsl
+//!include shared/leb_split.wgsl
 
 @group(0) @binding(1) var<uniform> lod: LodParams;
 @group(0) @binding(2) var<storage, read> leaf_ids: array<u32>;
@@ -13,25 +14,6 @@
 @group(0) @binding(3) var<storage, read> stats_words: array<u32, 4>;
 
 const BASE_DEPTH: u32 = 1u;
-
-// Splits `node` and walks the edge-neighbour chain so the mesh stays conforming.
-fn leb_split_conforming(node: CbtNode) {
-    if (cbt_is_ceil_node(node)) {
-        return;
-    }
-    cbt_split(node);
-    var it = leb_edge_neighbour(node.id, node.depth);
-    while (it > 1u) {
-        let n = cbt_node_from_id(it);
-        cbt_split(n);
-        let parent = cbt_parent(n);
-        it = 0u;
-        if (parent.id > 1u) {
-            cbt_split(parent);
-            it = leb_edge_neighbour(parent.id, parent.depth);
-        }
-    }
-}
 
 // The `leaf_index`-th leaf, or None-like id 0 past the last leaf.
 fn leaf_node(group: vec3<u32>, local: u32) -> CbtNode {

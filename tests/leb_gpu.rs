@@ -9,9 +9,10 @@ use bisector::cbt::gpu::GpuCbt;
 use bisector::cbt::reduce::CbtReduce;
 use bisector::gpu::create_profiler;
 use bisector::leb::conformity::check_conforming;
-use bisector::leb::cpu::{update, UpdateKind, BASE_DEPTH};
+use bisector::leb::cpu::{decode_vertices, split_conforming, update, UpdateKind, BASE_DEPTH};
 use bisector::leb::decode::LebDecode;
 use bisector::leb::lod::LodParams;
+use bisector::leb::split_nodes::LebSplitNodes;
 use bisector::leb::update::LebUpdate;
 use glam::Vec3;
 use rand::Rng;
@@ -81,5 +82,43 @@ fn gpu_leaves_equal_cpu_leaves_and_conform() {
         eprintln!("case {case}: D={max_depth}, {} leaves after {frame} frames", leaves.len());
         assert!(leaves.len() > 2, "case {case}: the criterion refined nothing");
         check_conforming(&leaves).unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+    }
+}
+
+#[test]
+fn gpu_split_chains_equal_cpu_split_chains() {
+    // Refining around random points splits deep leaves next to coarse regions: every split walks
+    // a long edge-neighbour chain. All the splits of a round run in parallel on the GPU.
+    let mut rng = common::rng("gpu_split_chains_equal_cpu_split_chains");
+    let gpu = common::gpu(20);
+    let mut profiler = create_profiler(&gpu.device);
+    for case in 0..3 {
+        let max_depth = rng.random_range(12..=20);
+        let points: Vec<[f32; 2]> = (0..rng.random_range(1..6)).map(|_| [rng.random(), rng.random()]).collect();
+        let mut cpu = Cbt::new(max_depth, BASE_DEPTH);
+        let tree = GpuCbt::new(&gpu.device, &cpu, 1 << 12);
+        let (reduce, splitter) = (CbtReduce::new(&gpu.device, &tree), LebSplitNodes::new(&gpu.device, &tree));
+        // Leaves one conforming split added: more than 2 means its chain went past the edge neighbour.
+        let mut most_new_leaves = 0;
+        loop {
+            let targets: Vec<_> = cpu.leaves().into_iter().filter(|&n| n.depth < max_depth && points.iter().any(|p| common::triangle_contains(decode_vertices(n), *p))).collect();
+            if targets.is_empty() {
+                break;
+            }
+            for &node in &targets {
+                let before = cpu.bitfield_popcount();
+                split_conforming(&mut cpu, node);
+                most_new_leaves = most_new_leaves.max(cpu.bitfield_popcount() - before);
+            }
+            cpu.reduce();
+            splitter.apply(&gpu.device, &gpu.queue, &tree, &targets);
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            reduce.record(&mut encoder, &profiler);
+            profiler.resolve_queries(&mut encoder);
+            gpu.queue.submit([encoder.finish()]);
+            assert_eq!(tree.read_heap(&gpu.device, &gpu.queue), cpu, "case {case}: D={max_depth} points {points:?}");
+        }
+        check_conforming(&cpu.leaves()).unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        assert!(most_new_leaves > 2, "case {case}: no split went past its edge neighbour: the chains were not exercised");
     }
 }

@@ -8,6 +8,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("cbt_ops.wgsl", include_str!("../../shaders/cbt_ops.wgsl")),
     ("cbt_reduce.wgsl", include_str!("../../shaders/cbt_reduce.wgsl")),
     ("leb_decode.wgsl", include_str!("../../shaders/leb_decode.wgsl")),
+    ("leb_split_nodes.wgsl", include_str!("../../shaders/leb_split_nodes.wgsl")),
     ("leb_update.wgsl", include_str!("../../shaders/leb_update.wgsl")),
     ("terrain_draw.wgsl", include_str!("../../shaders/terrain_draw.wgsl")),
     ("shared/cbt.wgsl", include_str!("../../shaders/shared/cbt.wgsl")),
@@ -17,6 +18,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/frame.wgsl", include_str!("../../shaders/shared/frame.wgsl")),
     ("shared/heights.wgsl", include_str!("../../shaders/shared/heights.wgsl")),
     ("shared/leb.wgsl", include_str!("../../shaders/shared/leb.wgsl")),
+    ("shared/leb_split.wgsl", include_str!("../../shaders/shared/leb_split.wgsl")),
     ("shared/lod.wgsl", include_str!("../../shaders/shared/lod.wgsl")),
 ];
 

@@ -5,4 +5,5 @@ pub mod conformity;
 pub mod cpu;
 pub mod decode;
 pub mod lod;
+pub mod split_nodes;
 pub mod update;

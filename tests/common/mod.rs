@@ -27,7 +27,7 @@ pub fn refine_around_points(max_depth: u32, points: &[[f32; 2]]) -> Cbt {
         let targets: Vec<_> = cbt
             .leaves()
             .into_iter()
-            .filter(|&n| n.depth < max_depth && points.iter().any(|p| contains(decode_vertices(n), *p)))
+            .filter(|&n| n.depth < max_depth && points.iter().any(|p| triangle_contains(decode_vertices(n), *p)))
             .collect();
         if targets.is_empty() {
             return cbt;
@@ -39,7 +39,8 @@ pub fn refine_around_points(max_depth: u32, points: &[[f32; 2]]) -> Cbt {
     }
 }
 
-fn contains(v: [[f32; 2]; 3], p: [f32; 2]) -> bool {
+/// True when point `p` lies in (or on) the triangle `v`.
+pub fn triangle_contains(v: [[f32; 2]; 3], p: [f32; 2]) -> bool {
     let edge = |a: [f32; 2], b: [f32; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
     let (e0, e1, e2) = (edge(v[0], v[1]), edge(v[1], v[2]), edge(v[2], v[0]));
     (e0 >= 0.0 && e1 >= 0.0 && e2 >= 0.0) || (e0 <= 0.0 && e1 <= 0.0 && e2 <= 0.0)
