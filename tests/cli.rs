@@ -163,3 +163,19 @@ fn view_without_a_display_suggests_shot() {
     let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["view", "--frames", "1"]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
     assert_clean_failure(&out, "bisector shot");
 }
+
+#[test]
+fn no_adapter_gives_one_clear_line() {
+    // Point the Vulkan loader at no driver at all.
+    let dir = tempfile::tempdir().unwrap();
+    let out_png = dir.path().join("x.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["shot", "--out", out_png.to_str().unwrap()])
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("WGPU_BACKEND", "vulkan")
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "no GPU adapter found");
+    assert!(!out_png.exists());
+}
