@@ -1,10 +1,12 @@
 // cbt.reduce: rebuilds every count of the heap from the leaf bitfield in at most 3 dispatches.
 //
-//   dispatch 0 (bitfield = 1): one thread per 2^word_log2 (up to 4) 32-bit bitfield words. The
+//   dispatch 0 (bitfield = 1): one thread per 2^items_log2 (up to 4) 32-bit bitfield words. The
 //       SWAR popcount steps of a word are exactly the counts of the 5 levels above it (2, 4, 8,
-//       16, 32 bits wide); the thread sums its words over word_log2 more levels in registers,
+//       16, 32 bits wide); the thread sums its words over items_log2 more levels in registers,
 //       then the workgroup sums over up to 8 more levels in shared memory.
-//   dispatch 1, 2 (bitfield = 0): one thread per node of `in_depth`, summed over up to 8 levels.
+//   dispatch 1, 2 (bitfield = 0): one thread per 2^items_log2 counts of the deepest level not yet
+//       summed, summed in registers, then over up to 8 levels in shared memory.
+// Up to D = 25 this takes 2 dispatches, up to 29 three.
 // Each workgroup assembles its (contiguous) part of every level in shared memory and writes it out
 // with plain stores; only the partial words at its edges use atomics, as neighbouring workgroups
 // share them. Mirrors Cbt::reduce in src/cbt/cpu.rs.
@@ -20,8 +22,8 @@ struct ReduceParams {
     levels: u32,
     // 1 for the first dispatch, which reads the bitfield.
     bitfield: u32,
-    // log2 of the bitfield words each thread of the first dispatch reads (0..=2).
-    word_log2: u32,
+    // log2 of the items (bitfield words, or counts) each thread reads and sums in registers (0..=2).
+    items_log2: u32,
 }
 
 @group(0) @binding(1) var<uniform> params: ReduceParams;
@@ -30,17 +32,17 @@ struct ReduceParams {
 // area's edges, which a neighbouring workgroup shares, go through cbt_heap's atomics.
 @group(0) @binding(2) var<storage, read_write> heap_words: array<u32>;
 
-// Enough for every area of 4 words per thread (about 2070 words); see reduce_plan.
+// Enough for every area of 4 items per thread (about 2070 words); see reduce_plan.
 const SHARED_WORDS: u32 = 2304u;
-const MAX_WORDS_PER_THREAD: u32 = 4u;
+const MAX_ITEMS_PER_THREAD: u32 = 4u;
 // Counts of the level being summed, ping-ponging between two halves: one barrier per level.
 var<workgroup> wg_counts: array<u32, 512>;
 var<workgroup> wg_bits: array<atomic<u32>, SHARED_WORDS>;
 
 // One area per level this workgroup writes: its fields [start, start + len) in heap bits, and
 // where its words live in wg_bits (word-aligned like the heap). In the bitfield dispatch, areas
-// 0..3 are depths D-2..D-5, then word_log2 areas for the in-register levels; then one area per
-// level summed in shared memory.
+// 0..3 are depths D-2..D-5. Then items_log2 areas for the levels summed in registers, then one
+// per level summed in shared memory.
 struct Area {
     start_bit: u32,
     len_bits: u32,
@@ -55,19 +57,20 @@ fn area_words(area: Area) -> u32 {
 // threads hold `active_count` nodes of in_depth.
 fn area_nodes(a: u32, wid: u32, active_count: u32) -> vec3<u32> {
     let first = wid * active_count;
-    var s = a + 1u;
+    var a_rel = a;
     if (params.bitfield == 1u) {
         if (a < 4u) {
-            let per_thread = (32u >> (a + 2u)) << params.word_log2;
+            let per_thread = (32u >> (a + 2u)) << params.items_log2;
             return vec3<u32>(CBT_MAX_DEPTH - (a + 2u), first * per_thread, active_count * per_thread);
         }
-        if (a < 4u + params.word_log2) {
-            let j = a - 3u;
-            let per_thread = (1u << params.word_log2) >> j;
-            return vec3<u32>(CBT_MAX_DEPTH - 5u - j, first * per_thread, active_count * per_thread);
-        }
-        s = a + 1u - 4u - params.word_log2;
+        a_rel = a - 4u;
     }
+    if (a_rel < params.items_log2) {
+        let j = a_rel + 1u;
+        let per_thread = (1u << params.items_log2) >> j;
+        return vec3<u32>(params.in_depth + params.items_log2 - j, first * per_thread, active_count * per_thread);
+    }
+    let s = a_rel + 1u - params.items_log2;
     return vec3<u32>(params.in_depth - s, first >> s, active_count >> s);
 }
 
@@ -101,8 +104,8 @@ fn emit(area: Area, bit: u32, width: u32, value: u32) {
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let d = CBT_MAX_DEPTH;
     let wid = dispatch_group_index(group);
-    // Threads of this dispatch: one per node of in_depth (one per 2^word_log2 bitfield words in
-    // dispatch 0, where in_depth = D - 5 - word_log2).
+    // Threads of this dispatch: one per node of in_depth; each reads the 2^items_log2 items below
+    // it (bitfield words at depth D-5 in dispatch 0, counts at in_depth + items_log2 after).
     let total_threads = 1u << params.in_depth;
     let group_count = max(total_threads / WORKGROUP_SIZE, 1u);
     if (wid >= group_count) {
@@ -110,7 +113,8 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     let active_threads = min(total_threads, WORKGROUP_SIZE);
     let first = wid * active_threads;
-    let area_count = params.levels + select(0u, 4u + params.word_log2, params.bitfield == 1u);
+    let first_register_area = select(0u, 4u, params.bitfield == 1u);
+    let area_count = first_register_area + params.items_log2 + params.levels;
     if (t == 0u) {
         build_areas(area_count, wid, active_threads);
     }
@@ -119,9 +123,10 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     var count = 0u;
     if (t < active_threads) {
         let node_index = first + t;
+        let items = 1u << params.items_log2;
+        var item_counts: array<u32, MAX_ITEMS_PER_THREAD>;
         if (params.bitfield == 1u) {
-            let words = 1u << params.word_log2;
-            var word_counts: array<u32, MAX_WORDS_PER_THREAD>;
+            let words = items;
             for (var j = 0u; j < words; j += 1u) {
                 let word_index = node_index * words + j;
                 let w = heap_words[(3u << (d - 5u)) + word_index];
@@ -147,25 +152,28 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 emit(areas[1u], local_word * 16u, 16u, p3);
                 emit(areas[2u], local_word * 10u, 10u, p4);
                 emit(areas[3u], local_word * 6u, 6u, x5);
-                word_counts[j] = x5;
+                item_counts[j] = x5;
             }
-            // Depths D-6 .. D-5-word_log2: sum this thread's words in registers.
-            for (var level = 1u; level <= params.word_log2; level += 1u) {
-                let n = words >> level;
-                let width = 6u + level;
-                for (var i = 0u; i < n; i += 1u) {
-                    let sum = word_counts[2u * i] + word_counts[2u * i + 1u];
-                    word_counts[i] = sum;
-                    emit(areas[3u + level], (t * n + i) * width, width, sum);
-                }
-            }
-            count = word_counts[0];
         } else {
-            count = cbt_heap_read(CbtNode((1u << params.in_depth) + node_index, params.in_depth));
+            let item_depth = params.in_depth + params.items_log2;
+            for (var j = 0u; j < items; j += 1u) {
+                item_counts[j] = cbt_heap_read(CbtNode((1u << item_depth) + node_index * items + j, item_depth));
+            }
         }
+        // The items_log2 levels above the items: sum this thread's items in registers.
+        for (var level = 1u; level <= params.items_log2; level += 1u) {
+            let n = items >> level;
+            let width = d - (params.in_depth + params.items_log2 - level) + 1u;
+            for (var i = 0u; i < n; i += 1u) {
+                let sum = item_counts[2u * i] + item_counts[2u * i + 1u];
+                item_counts[i] = sum;
+                emit(areas[first_register_area + level - 1u], (t * n + i) * width, width, sum);
+            }
+        }
+        count = item_counts[0];
     }
     wg_counts[t] = count;
-    let first_upper_area = select(0u, 4u + params.word_log2, params.bitfield == 1u);
+    let first_upper_area = first_register_area + params.items_log2;
     for (var s = 1u; s <= params.levels; s += 1u) {
         workgroupBarrier();
         let n = active_threads >> s;

@@ -16,15 +16,15 @@ pub struct ReduceParams {
     pub levels: u32,
     /// 1 for the dispatch that reads the bitfield.
     pub bitfield: u32,
-    /// log2 of the bitfield words one thread of the first dispatch reads.
-    pub word_log2: u32,
+    /// log2 of the items (bitfield words, or counts below in_depth) each thread sums in registers.
+    pub items_log2: u32,
 }
 const _: () = assert!(std::mem::size_of::<ReduceParams>() == 16);
 
 /// Levels one 256-thread workgroup sums in shared memory.
 const LEVELS_PER_GROUP: u32 = 8;
-/// Most bitfield words one thread of the first dispatch reads, as log2 (keep in sync with
-/// MAX_WORDS_PER_THREAD in shaders/cbt_reduce.wgsl).
+/// Most items one thread reads, as log2 (keep in sync with MAX_ITEMS_PER_THREAD in
+/// shaders/cbt_reduce.wgsl).
 const MAX_WORD_LOG2: u32 = 2;
 /// Workgroup memory the reduction uses, in bytes (shared areas + ping-pong counts).
 pub const WORKGROUP_STORAGE_BYTES: u64 = (2304 + 512) * 4 + 16 * 12;
@@ -38,17 +38,21 @@ pub fn word_log2(max_depth: u32) -> u32 {
     max_depth.saturating_sub(22).min(MAX_WORD_LOG2)
 }
 
-/// The dispatches that reduce a heap of max depth `max_depth`: 1 up to D = 13, 2 up to 21, 3 up to 29.
+/// The dispatches that reduce a heap of max depth `max_depth`: 1 up to D = 13, 2 up to 25, 3 up to 29.
 pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
-    let word_log2 = word_log2(max_depth);
-    let thread_depth = max_depth - 5 - word_log2;
+    let items_log2 = word_log2(max_depth);
+    let thread_depth = max_depth - 5 - items_log2;
     let first_levels = thread_depth.min(LEVELS_PER_GROUP);
-    let mut plan = vec![ReduceParams { in_depth: thread_depth, levels: first_levels, bitfield: 1, word_log2 }];
+    let mut plan = vec![ReduceParams { in_depth: thread_depth, levels: first_levels, bitfield: 1, items_log2 }];
+    // Counts at `depth` are the deepest not yet summed; each later dispatch sums up to
+    // MAX_WORD_LOG2 levels in registers and LEVELS_PER_GROUP in shared memory.
     let mut depth = thread_depth - first_levels;
     while depth > 0 {
-        let levels = depth.min(LEVELS_PER_GROUP);
-        plan.push(ReduceParams { in_depth: depth, levels, bitfield: 0, word_log2: 0 });
-        depth -= levels;
+        let items_log2 = depth.saturating_sub(LEVELS_PER_GROUP).min(MAX_WORD_LOG2);
+        let in_depth = depth - items_log2;
+        let levels = in_depth.min(LEVELS_PER_GROUP);
+        plan.push(ReduceParams { in_depth, levels, bitfield: 0, items_log2 });
+        depth = in_depth - levels;
     }
     plan
 }
@@ -126,12 +130,14 @@ mod tests {
         for d in 5..=29 {
             let plan = reduce_plan(d);
             assert!(plan.len() <= 3, "D={d}: {plan:?}");
-            // The levels cover D-1 .. 0 exactly once: 5 per word, word_log2 in registers, the rest shared.
-            let covered: u32 = plan.iter().map(|p| p.levels).sum::<u32>() + plan[0].word_log2;
+            // The levels cover D-1 .. 0 exactly once: 5 per word, the rest in registers or shared memory.
+            let covered: u32 = plan.iter().map(|p| p.levels + p.items_log2).sum::<u32>();
             assert_eq!(covered + 5, d);
         }
         assert_eq!(reduce_plan(13).len(), 1);
         assert_eq!(reduce_plan(21).len(), 2);
-        assert_eq!(reduce_plan(25).len(), 3);
+        assert_eq!(reduce_plan(26).len(), 3);
+        assert_eq!(reduce_plan(25).len(), 2);
+        assert_eq!(reduce_plan(29).len(), 3);
     }
 }
