@@ -63,7 +63,7 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
     for round in 0..rounds {
         let max_ops = rng.random_range(1..4000);
         let batch = random_batch(&mut cpu, rng, max_ops);
-        ops.apply(&gpu.device, &gpu.queue, &tree, &batch);
+        ops.apply(gpu, &mut profiler, &tree, &batch);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         reduce.record(&mut encoder, &profiler);
         args.record(&mut encoder, &profiler);

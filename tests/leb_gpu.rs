@@ -111,7 +111,7 @@ fn gpu_split_chains_equal_cpu_split_chains() {
                 most_new_leaves = most_new_leaves.max(cpu.bitfield_popcount() - before);
             }
             cpu.reduce();
-            splitter.apply(&gpu.device, &gpu.queue, &tree, &targets);
+            splitter.apply(&gpu, &mut profiler, &tree, &targets);
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
             reduce.record(&mut encoder, &profiler);
             profiler.resolve_queries(&mut encoder);

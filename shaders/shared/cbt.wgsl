@@ -78,13 +78,19 @@ fn cbt_bitfield_bit(node: CbtNode) -> u32 {
     return (2u << CBT_MAX_DEPTH) + (node.id << (CBT_MAX_DEPTH - node.depth));
 }
 
-// The `leaf_index`-th leaf, reading counts only (one field per level down to the leaf). Safe
-// while other threads split or merge: those change bitfield bits only, and only under leaves.
-fn cbt_decode_node_by_counts(leaf_index: u32) -> CbtNode {
+// Where a walk down the counts stopped: the node, and the leaf's index among the node's leaves.
+struct CbtWalk {
+    node: CbtNode,
+    index: u32,
+}
+
+// Walks from the root towards the `leaf_index`-th leaf, going left when the index is below the
+// left child's count, until a leaf (count <= 1) or a node at `stop_depth`.
+fn cbt_walk_counts(leaf_index: u32, stop_depth: u32) -> CbtWalk {
     var node = CbtNode(1u, 0u);
     var index = leaf_index;
     loop {
-        if (cbt_heap_read(node) <= 1u) {
+        if (node.depth == stop_depth || cbt_heap_read(node) <= 1u) {
             break;
         }
         let left = cbt_left_child(node);
@@ -96,7 +102,13 @@ fn cbt_decode_node_by_counts(leaf_index: u32) -> CbtNode {
             node = cbt_right_child(node);
         }
     }
-    return node;
+    return CbtWalk(node, index);
+}
+
+// The `leaf_index`-th leaf, reading counts only (one field per level down to the leaf). Safe
+// while other threads split or merge: those change bitfield bits only, and only under leaves.
+fn cbt_decode_node_by_counts(leaf_index: u32) -> CbtNode {
+    return cbt_walk_counts(leaf_index, CBT_MAX_DEPTH + 1u).node;
 }
 
 // Position of the `rank`-th set bit of `word` (rank < countOneBits(word)), by binary search.
@@ -119,21 +131,9 @@ fn cbt_select_bit(word: u32, rank: u32) -> u32 {
 // finds the leaf among the 32 bitfield bits under that node with one word read. Only for passes
 // that do not change the tree (the word may be mid-update in leb.split / leb.merge).
 fn cbt_decode_node(leaf_index: u32) -> CbtNode {
-    var node = CbtNode(1u, 0u);
-    var index = leaf_index;
-    loop {
-        if (node.depth == CBT_MAX_DEPTH - 5u || cbt_heap_read(node) <= 1u) {
-            break;
-        }
-        let left = cbt_left_child(node);
-        let left_count = cbt_heap_read(left);
-        if (index < left_count) {
-            node = left;
-        } else {
-            index -= left_count;
-            node = cbt_right_child(node);
-        }
-    }
+    let walk = cbt_walk_counts(leaf_index, CBT_MAX_DEPTH - 5u);
+    let node = walk.node;
+    let index = walk.index;
     if (node.depth < CBT_MAX_DEPTH - 5u) {
         return node;
     }

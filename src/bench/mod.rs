@@ -3,3 +3,5 @@
 pub mod path;
 pub mod report;
 pub mod run;
+#[cfg(test)]
+mod test_rng;

@@ -808,25 +808,7 @@ mod tests {
   ]
 }"#;
 
-    /// Tiny xorshift64 generator for reproducible random tests.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next_u64(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn unit(&mut self) -> f64 {
-            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-        }
-
-        fn range(&mut self, low: f64, high: f64) -> f64 {
-            low + (high - low) * self.unit()
-        }
-    }
+    use crate::bench::test_rng::XorShift;
 
     /// Expected pose of a keyframe as written in a test file.
     struct Expected {
@@ -960,7 +942,7 @@ mod tests {
 
     #[test]
     fn samples_at_keyframe_times_are_exact() {
-        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut rng = XorShift::fresh("path");
         for _ in 0..200 {
             let (text, expected) = random_path_json(&mut rng);
             let path = CameraPath::parse(&text, "random.json").unwrap();
@@ -978,7 +960,7 @@ mod tests {
 
     #[test]
     fn interpolation_is_continuous() {
-        let mut rng = XorShift(12345);
+        let mut rng = XorShift::fresh("path");
         for _ in 0..100 {
             let (text, expected) = random_path_json(&mut rng);
             if expected.len() < 2 {
@@ -1194,7 +1176,7 @@ mod tests {
 
     #[test]
     fn json_round_trips() {
-        let mut rng = XorShift(777);
+        let mut rng = XorShift::fresh("path");
         for _ in 0..100 {
             let (text, _) = random_path_json(&mut rng);
             let path = CameraPath::parse(&text, "random.json").unwrap();
@@ -1212,7 +1194,7 @@ mod tests {
 
     #[test]
     fn recorder_poses_round_trip() {
-        let mut rng = XorShift(4242);
+        let mut rng = XorShift::fresh("path");
         let mut times_s = Vec::new();
         let mut poses = Vec::new();
         for i in 0..50 {

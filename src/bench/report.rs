@@ -447,21 +447,7 @@ impl BenchReport {
 mod tests {
     use super::*;
 
-    /// Tiny xorshift64 generator for reproducible random tests.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next_u64(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn unit(&mut self) -> f64 {
-            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::bench::test_rng::XorShift;
 
     /// DejaVuSans from the repository's assets, or from the system as a fallback.
     fn test_font() -> &'static [u8] {
@@ -539,7 +525,7 @@ mod tests {
 
     #[test]
     fn stats_match_a_direct_recomputation() {
-        let mut rng = XorShift(0x1234_5678_9abc_def1);
+        let mut rng = XorShift::fresh("report");
         for count in [1, 2, 3, 10, 101, 500] {
             let frames = random_frames(&mut rng, count);
             let report = BenchReport::from_frames(meta(), frames.clone());
@@ -635,7 +621,7 @@ mod tests {
 
     #[test]
     fn summary_table_is_aligned() {
-        let mut rng = XorShift(99);
+        let mut rng = XorShift::fresh("report");
         let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 50));
         let table = report.summary_table();
         for needle in [
@@ -671,7 +657,7 @@ mod tests {
 
     #[test]
     fn json_has_every_field_and_parses_back() {
-        let mut rng = XorShift(7);
+        let mut rng = XorShift::fresh("report");
         let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 20));
         let value: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
 
@@ -734,7 +720,7 @@ mod tests {
 
     #[test]
     fn writes_a_png_chart() {
-        let mut rng = XorShift(2024);
+        let mut rng = XorShift::fresh("report");
         let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 300));
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("bench.png");
@@ -759,7 +745,7 @@ mod tests {
 
     #[test]
     fn unwritable_png_path_names_the_file() {
-        let report = BenchReport::from_frames(meta(), random_frames(&mut XorShift(5), 5));
+        let report = BenchReport::from_frames(meta(), random_frames(&mut XorShift::fresh("report"), 5));
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("no_such_dir").join("bench.png");
         let err = report.write_plot_png(&file, test_font()).unwrap_err();
