@@ -11,6 +11,7 @@ use bisector::bench::path::CameraPath;
 use bisector::bench::run::{run_bench, BenchOptions};
 use bisector::render::camera::Camera;
 use bisector::render::headless::{render_shot, Shot};
+use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
@@ -114,6 +115,32 @@ const PLOT_FONT_TTF: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
 
 #[derive(Subcommand)]
 enum KernelCommand {
+    /// Chained hash table (seed 000): parallel build (global or subgroup counter) and lookups.
+    ChainedHash {
+        /// log2 of the elements inserted.
+        #[arg(long, default_value_t = 16)]
+        elements_log2: u32,
+        /// log2 of the buckets.
+        #[arg(long, default_value_t = 15)]
+        buckets_log2: u32,
+        /// How keys are drawn.
+        #[arg(long, value_enum, default_value_t = KeyDistribution::Uniform)]
+        keys: KeyDistribution,
+        /// Which build to run.
+        #[arg(long, value_enum, default_value_t = BuildVariant::Both)]
+        variant: BuildVariant,
+        /// Timed repetitions of each build and lookup set.
+        #[arg(long, default_value_t = 10)]
+        iterations: u32,
+        /// Seed of the random keys (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Every kernel at the seed papers' sizes, in one table beside the papers' figures.
+    All,
     /// CBT sum reduction and decode of every leaf on a tree filled to a fraction of 2^D.
     Cbt {
         /// Max depth D (5..=29).
@@ -131,8 +158,77 @@ enum KernelCommand {
     },
 }
 
+fn chained_hash_gpu(options: &ChainedHashOptions) -> anyhow::Result<Gpu> {
+    let bytes = bisector::kernels::chained_hash::largest_buffer_bytes(options.element_log2);
+    let mut requirements = Requirements::kernel(bytes, format!("for 2^{} hash-table nodes; lower --elements-log2", options.element_log2));
+    if options.variant != BuildVariant::Global {
+        requirements = requirements.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; use --variant global");
+    }
+    Ok(Gpu::headless(&requirements)?)
+}
+
+fn write_json(json: Option<&std::path::Path>, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    if let Some(json) = json {
+        std::fs::write(json, serde_json::to_string_pretty(value)?).with_context(|| format!("cannot write {}", json.display()))?;
+    }
+    Ok(())
+}
+
+/// The papers' figures `kernel all` prints beside ours.
+const CHAINED_HASH_PAPER: [(u32, u32, &str); 4] = [
+    (23, 22, "77 ms (GTX 780 Ti), CPU 2.5 s"),
+    (23, 21, "-"),
+    (24, 23, "160 ms (GTX 780 Ti), CPU 4.5 s"),
+    (24, 22, "-"),
+];
+
+fn kernel_all() -> anyhow::Result<()> {
+    println!("{:<34} {:>12} {:>14} {:>9}  paper", "kernel and size", "GPU ms", "throughput", "verified");
+    for (element_log2, bucket_log2, paper) in CHAINED_HASH_PAPER {
+        let options = ChainedHashOptions { element_log2, bucket_log2, keys: KeyDistribution::Uniform, variant: BuildVariant::Both, iterations: 10, seed: 1 };
+        let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
+        for build in &report.builds {
+            let name = format!("chained-hash 2^{element_log2} -> 2^{bucket_log2} ({})", build.variant);
+            println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", build.gpu.median_ms, build.elements_per_s / 1e9, report.verified);
+        }
+        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
+    }
+    for (max_depth, paper) in [(17, "23 us per reduce + decode cycle at 25% (RTX 3080)"), (20, "decode of a full tree 0.128 ms"), (25, "target: reduce within 0.02 ms")] {
+        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill: if max_depth == 17 { 0.25 } else { 1.0 }, iterations: 50 };
+        let gpu = Gpu::headless(&Requirements::renderer(max_depth, 1 << bisector::kernels::cbt::fill_depth(max_depth, options.fill).unwrap_or(0)).with_timestamps())?;
+        let report = bisector::kernels::cbt::run(&gpu, &options);
+        println!("{:<34} {:>12.4} {:>14} {:>9}  {paper}", format!("cbt D={max_depth} fill {} reduce", options.fill), report.reduce.median_ms, "", report.verified);
+        println!("{:<34} {:>12.4} {:>10.3} G/s {:>9}", format!("cbt D={max_depth} fill {} decode", options.fill), report.decode.median_ms, report.decode_leaves_per_s / 1e9, report.verified);
+    }
+    Ok(())
+}
+
 fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
+        KernelCommand::All => kernel_all(),
+        KernelCommand::ChainedHash { elements_log2, buckets_log2, keys, variant, iterations, seed, json } => {
+            if !(1..=28).contains(elements_log2) {
+                anyhow::bail!("--elements-log2 {elements_log2}: must be 1..=28");
+            }
+            if *buckets_log2 > 30 {
+                anyhow::bail!("--buckets-log2 {buckets_log2}: must be 0..=30");
+            }
+            if *iterations == 0 {
+                anyhow::bail!("--iterations 0: at least one iteration is needed");
+            }
+            if let Some(json) = json {
+                check_output_path(json, "--json")?;
+            }
+            let seed = seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
+            let options = ChainedHashOptions { element_log2: *elements_log2, bucket_log2: *buckets_log2, keys: *keys, variant: *variant, iterations: *iterations, seed };
+            let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
+            println!("{} (seed {seed})", report.summary());
+            write_json(json.as_deref(), &report)?;
+            if !report.verified {
+                anyhow::bail!("chained-hash: the GPU result differs from the CPU reference (seed {seed})");
+            }
+            Ok(())
+        }
         KernelCommand::Cbt { max_depth, fill, iterations, json } => {
             bisector::cbt::gpu::check_max_depth(*max_depth).context("--max-depth")?;
             if bisector::kernels::cbt::fill_depth(*max_depth, *fill).is_none() {
@@ -149,9 +245,7 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             let options = bisector::kernels::cbt::CbtKernelOptions { max_depth: *max_depth, fill: *fill, iterations: *iterations };
             let report = bisector::kernels::cbt::run(&gpu, &options);
             println!("{}", report.summary());
-            if let Some(json) = json {
-                std::fs::write(json, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", json.display()))?;
-            }
+            write_json(json.as_deref(), &report)?;
             if !report.verified {
                 anyhow::bail!("cbt kernel: the GPU result differs from the CPU reference");
             }

@@ -51,9 +51,29 @@ impl Requirements {
         }
     }
 
+    /// Needs of a diagnostic kernel whose largest storage buffer is `storage_bytes`; timestamps required.
+    pub fn kernel(storage_bytes: u64, why: String) -> Requirements {
+        Requirements {
+            features: vec![(wgpu::Features::TIMESTAMP_QUERY, "kernels are timed with GPU timestamps")],
+            optional_features: wgpu::Features::empty(),
+            limits: vec![
+                ("max_storage_buffer_binding_size", storage_bytes, why.clone()),
+                ("max_buffer_size", storage_bytes, why),
+                ("max_compute_workgroups_per_dimension", dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches".into()),
+            ],
+        }
+    }
+
     /// Also requires GPU timestamps (for `bench`, whose output is GPU timings).
-    pub fn with_timestamps(mut self) -> Requirements {
-        self.features.push((wgpu::Features::TIMESTAMP_QUERY, "bench needs to time every pass"));
+    pub fn with_timestamps(self) -> Requirements {
+        self.with_feature(wgpu::Features::TIMESTAMP_QUERY, "bench needs to time every pass")
+    }
+
+    /// Also requires `feature`, for the reason `why`.
+    pub fn with_feature(mut self, feature: wgpu::Features, why: &'static str) -> Requirements {
+        if !self.features.iter().any(|(f, _)| *f == feature) {
+            self.features.push((feature, why));
+        }
         self
     }
 }
@@ -110,6 +130,8 @@ pub fn create_instance() -> wgpu::Instance {
 pub fn feature_name(feature: wgpu::Features) -> String {
     if feature == wgpu::Features::TIMESTAMP_QUERY {
         "TIMESTAMP_QUERY".into()
+    } else if feature == wgpu::Features::SUBGROUP {
+        "SUBGROUP".into()
     } else {
         format!("{feature:?}")
     }

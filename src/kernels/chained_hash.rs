@@ -1,0 +1,446 @@
+//! `bisector kernel chained-hash`: separate chaining built in parallel (seed 000). A global
+//! counter hands out node slots, atomicExchange swaps the bucket head, the old head becomes the
+//! new node's next. Two builds (one atomicAdd per element, or one per subgroup), lookups with all
+//! hits, half hits and all misses, every result verified against the CPU reference below.
+//!
+//! Hash: h(k) = floor(m * frac(k * A)) with m = 2^bucket_log2 and A = (sqrt(5) - 1) / 2 taken to
+//! 32 bits (2654435769 / 2^32, Knuth), computed exactly in integers as the top bits of the low
+//! 32 bits of k * 2654435769. (A float A, as in the paper, would round differently for large k.)
+//!
+//! Duplicate keys: the table is a multiset. Every inserted element gets its own node; a lookup
+//! returns the value of the first matching node on the chain, which is one of the key's values
+//! (the one linked last; with a parallel build, which one that is depends on timing).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde::Serialize;
+use wgpu::util::DeviceExt;
+
+use crate::bench::report::percentile;
+use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
+use crate::gpu::readback::read_buffer;
+use crate::gpu::{profiled_compute_pass, shader, Gpu};
+
+/// Parameters of the kernel. Keep in sync with ChainedHashParams in shaders/shared/chained_hash.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ChainedHashParams {
+    pub elements: u32,
+    pub bucket_log2: u32,
+    pub node_capacity: u32,
+    pub queries: u32,
+}
+const _: () = assert!(std::mem::size_of::<ChainedHashParams>() == 16);
+
+/// One node. Keep in sync with ChainNode in shaders/shared/chained_hash.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ChainNode {
+    pub key: u32,
+    pub value: u32,
+    /// The next node's index + 1; 0 ends the chain.
+    pub next: u32,
+}
+const _: () = assert!(std::mem::size_of::<ChainNode>() == 12);
+
+/// A lookup's answer for an absent key.
+pub const NOT_FOUND: u32 = u32::MAX;
+const GOLDEN_FRACTION: u32 = 2_654_435_769;
+
+/// The bucket of `key` among 2^`bucket_log2`.
+pub fn bucket_of(key: u32, bucket_log2: u32) -> u32 {
+    if bucket_log2 == 0 {
+        0
+    } else {
+        key.wrapping_mul(GOLDEN_FRACTION) >> (32 - bucket_log2)
+    }
+}
+
+/// How keys are drawn. Inserted keys are even and miss keys odd, so misses are certain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum KeyDistribution {
+    /// Uniform random 32-bit keys.
+    Uniform,
+    /// Keys from only elements/4 distinct values: about 4 copies of each.
+    Duplicates,
+    /// 0, 2, 4, ...
+    Sequential,
+}
+
+/// Which build to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum BuildVariant {
+    /// One atomicAdd on the global counter per element (the paper's).
+    Global,
+    /// One atomicAdd per subgroup (needs the SUBGROUP feature).
+    Subgroup,
+    /// Both, one after the other.
+    Both,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct ChainedHashOptions {
+    pub element_log2: u32,
+    pub bucket_log2: u32,
+    pub keys: KeyDistribution,
+    pub variant: BuildVariant,
+    pub iterations: u32,
+    pub seed: u64,
+}
+
+/// The CPU reference: the same table built one element at a time.
+pub struct CpuChainedHash {
+    pub bucket_log2: u32,
+    /// Node reference (index + 1) of each bucket's first node, 0 for none.
+    pub heads: Vec<u32>,
+    pub nodes: Vec<ChainNode>,
+}
+
+impl CpuChainedHash {
+    /// Inserts every (key, value) in order.
+    pub fn build(keys: &[u32], values: &[u32], bucket_log2: u32) -> CpuChainedHash {
+        let mut heads = vec![0u32; 1 << bucket_log2];
+        let mut nodes = Vec::with_capacity(keys.len());
+        for (&key, &value) in keys.iter().zip(values) {
+            let bucket = bucket_of(key, bucket_log2) as usize;
+            nodes.push(ChainNode { key, value, next: heads[bucket] });
+            heads[bucket] = nodes.len() as u32;
+        }
+        CpuChainedHash { bucket_log2, heads, nodes }
+    }
+
+    /// The value of the first node with `key` on its chain, or NOT_FOUND.
+    pub fn lookup(&self, key: u32) -> u32 {
+        chain(&self.heads, &self.nodes, bucket_of(key, self.bucket_log2)).find(|n| n.key == key).map_or(NOT_FOUND, |n| n.value)
+    }
+}
+
+/// The nodes of `bucket`'s chain, at most `nodes.len()` of them (so a cycle cannot hang).
+pub fn chain<'a>(heads: &'a [u32], nodes: &'a [ChainNode], bucket: u32) -> impl Iterator<Item = ChainNode> + 'a {
+    let mut reference = heads[bucket as usize];
+    (0..nodes.len()).map_while(move |_| {
+        let node = *nodes.get(reference.checked_sub(1)? as usize)?;
+        reference = node.next;
+        Some(node)
+    })
+}
+
+/// Per-bucket multisets of (key, value), sorted: what any valid build of the same elements holds.
+fn bucket_contents(heads: &[u32], nodes: &[ChainNode]) -> Vec<Vec<(u32, u32)>> {
+    (0..heads.len() as u32)
+        .map(|b| {
+            let mut content: Vec<(u32, u32)> = chain(heads, nodes, b).map(|n| (n.key, n.value)).collect();
+            content.sort_unstable();
+            content
+        })
+        .collect()
+}
+
+/// Keys, values (the element index) and miss keys for a run.
+pub fn make_inputs(options: &ChainedHashOptions) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = 1usize << options.element_log2;
+    let mut state = options.seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 16) as u32
+    };
+    let distinct = (n as u32 / 4).max(1);
+    let keys: Vec<u32> = (0..n as u32)
+        .map(|i| match options.keys {
+            KeyDistribution::Uniform => next() & !1,
+            KeyDistribution::Duplicates => (next() % distinct) * 2,
+            KeyDistribution::Sequential => i.wrapping_mul(2),
+        })
+        .collect();
+    let misses: Vec<u32> = (0..n).map(|_| next() | 1).collect();
+    (keys, (0..n as u32).collect(), misses)
+}
+
+/// GPU time statistics in milliseconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    pub median_ms: f64,
+    pub min_ms: f64,
+}
+
+fn timing(mut samples: Vec<f64>) -> Timing {
+    samples.sort_by(f64::total_cmp);
+    Timing { median_ms: percentile(&samples, 50.0), min_ms: samples.first().copied().unwrap_or(f64::NAN) }
+}
+
+/// One build variant's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildReport {
+    pub variant: &'static str,
+    pub gpu: Timing,
+    /// Elements inserted per second (median).
+    pub elements_per_s: f64,
+    /// Every bucket holds exactly the CPU reference's (key, value) multiset.
+    pub verified: bool,
+}
+
+/// One lookup set's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct LookupReport {
+    pub queries: &'static str,
+    pub gpu: Timing,
+    pub lookups_per_s: f64,
+    /// Every query found exactly when the key is present, with one of the key's values.
+    pub verified: bool,
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChainedHashReport {
+    pub kernel: &'static str,
+    pub adapter: String,
+    pub elements: u32,
+    pub buckets: u32,
+    pub keys: KeyDistribution,
+    pub seed: u64,
+    pub verified: bool,
+    pub builds: Vec<BuildReport>,
+    pub lookups: Vec<LookupReport>,
+    pub upload_ms: f64,
+    pub readback_ms: f64,
+    /// The single-threaded CPU reference build.
+    pub cpu_build_ms: f64,
+    pub longest_chain: usize,
+    pub empty_buckets: usize,
+}
+
+struct Buffers {
+    params: wgpu::Buffer,
+    heads: wgpu::Buffer,
+    nodes: wgpu::Buffer,
+    counter: wgpu::Buffer,
+    keys: wgpu::Buffer,
+    values: wgpu::Buffer,
+    queries: wgpu::Buffer,
+    found: wgpu::Buffer,
+}
+
+fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    })
+}
+
+/// Storage bytes the largest buffer of a run with 2^`element_log2` elements needs.
+pub fn largest_buffer_bytes(element_log2: u32) -> u64 {
+    (std::mem::size_of::<ChainNode>() as u64) << element_log2
+}
+
+/// Runs the kernel. Needs Features::SUBGROUP for the subgroup variant.
+pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
+    let device = &gpu.device;
+    let (keys, values, misses) = make_inputs(options);
+    let n = keys.len() as u32;
+    let cpu_start = Instant::now();
+    let cpu = CpuChainedHash::build(&keys, &values, options.bucket_log2);
+    let cpu_build_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+
+    let upload_start = Instant::now();
+    let params = ChainedHashParams { elements: n, bucket_log2: options.bucket_log2, node_capacity: n, queries: n };
+    let buffers = Buffers {
+        params: device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("kernel.chained_hash.params"), contents: bytemuck::bytes_of(&params), usage: wgpu::BufferUsages::UNIFORM }),
+        heads: storage(device, "kernel.chained_hash.heads", &vec![0u8; 4 << options.bucket_log2]),
+        nodes: storage(device, "kernel.chained_hash.nodes", &vec![0u8; 12 * n as usize]),
+        counter: storage(device, "kernel.chained_hash.counter", &[0u8; 8]),
+        keys: storage(device, "kernel.chained_hash.keys", bytemuck::cast_slice(&keys)),
+        values: storage(device, "kernel.chained_hash.values", bytemuck::cast_slice(&values)),
+        queries: storage(device, "kernel.chained_hash.queries", bytemuck::cast_slice(&keys)),
+        found: storage(device, "kernel.chained_hash.found", &vec![0u8; 4 * n as usize]),
+    };
+    gpu.wait_idle();
+    let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
+
+    let mut profiler = crate::gpu::create_profiler(device);
+    let mut builds = Vec::new();
+    let variants: &[(&'static str, &str, &str)] = match options.variant {
+        BuildVariant::Global => &[("global", "kernel_chained_hash.wgsl", "build_global")],
+        BuildVariant::Subgroup => &[("subgroup", "kernel_chained_hash_subgroup.wgsl", "build_subgroup")],
+        BuildVariant::Both => &[("global", "kernel_chained_hash.wgsl", "build_global"), ("subgroup", "kernel_chained_hash_subgroup.wgsl", "build_subgroup")],
+    };
+    let expected = bucket_contents(&cpu.heads, &cpu.nodes);
+    let mut readback_ms = 0.0;
+    for &(variant, file, entry) in variants {
+        let label = format!("kernel.chained_hash.build_{variant}");
+        let pipeline = shader::compute_pipeline(device, &label, file, entry, &[]);
+        let bind_group = bind(device, &pipeline, &buffers, false);
+        let mut samples = Vec::new();
+        for _ in 0..options.iterations {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(&buffers.heads, 0, None);
+            encoder.clear_buffer(&buffers.counter, 0, None);
+            profiled_compute_pass(&profiler, &mut encoder, &label, |pass| {
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let (x, y) = groups_2d(n.div_ceil(WORKGROUP_SIZE));
+                pass.dispatch_workgroups(x, y, 1);
+            });
+            samples.extend(submit_and_time(gpu, &mut profiler, encoder, &label));
+        }
+        let read_start = Instant::now();
+        let heads: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.heads, 0, buffers.heads.size())).to_vec();
+        let nodes: Vec<ChainNode> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.nodes, 0, buffers.nodes.size())).to_vec();
+        let counter: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.counter, 0, 8)).to_vec();
+        readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
+        let verified = counter == [n, 0] && bucket_contents(&heads, &nodes) == expected;
+        let gpu_timing = timing(samples);
+        builds.push(BuildReport { variant, elements_per_s: n as f64 / (gpu_timing.median_ms * 1e-3), gpu: gpu_timing, verified });
+    }
+
+    // Lookups run on the table the last build left.
+    let lookup_pipeline = shader::compute_pipeline(device, "kernel.chained_hash.lookup", "kernel_chained_hash.wgsl", "lookup", &[]);
+    let lookup_group = bind(device, &lookup_pipeline, &buffers, true);
+    let mut values_of: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (&k, &v) in keys.iter().zip(&values) {
+        values_of.entry(k).or_default().push(v);
+    }
+    let half: Vec<u32> = keys[..keys.len() / 2].iter().chain(&misses[keys.len() / 2..]).copied().collect();
+    let mut lookups = Vec::new();
+    for (name, queries) in [("all hits", &keys), ("half hits", &half), ("all misses", &misses)] {
+        gpu.queue.write_buffer(&buffers.queries, 0, bytemuck::cast_slice(queries));
+        let label = format!("kernel.chained_hash.lookup ({name})");
+        let mut samples = Vec::new();
+        for _ in 0..options.iterations {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            profiled_compute_pass(&profiler, &mut encoder, &label, |pass| {
+                pass.set_pipeline(&lookup_pipeline);
+                pass.set_bind_group(0, &lookup_group, &[]);
+                let (x, y) = groups_2d(n.div_ceil(WORKGROUP_SIZE));
+                pass.dispatch_workgroups(x, y, 1);
+            });
+            samples.extend(submit_and_time(gpu, &mut profiler, encoder, &label));
+        }
+        let found: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.found, 0, 4 * n as u64)).to_vec();
+        let verified = queries.iter().zip(&found).all(|(q, f)| match values_of.get(q) {
+            Some(vs) => vs.contains(f),
+            None => *f == NOT_FOUND,
+        });
+        let gpu_timing = timing(samples);
+        lookups.push(LookupReport { queries: name, lookups_per_s: n as f64 / (gpu_timing.median_ms * 1e-3), gpu: gpu_timing, verified });
+    }
+    let chain_lengths: Vec<usize> = (0..1u32 << options.bucket_log2).map(|b| chain(&cpu.heads, &cpu.nodes, b).count()).collect();
+    ChainedHashReport {
+        kernel: "chained-hash",
+        adapter: gpu.describe(),
+        elements: n,
+        buckets: 1 << options.bucket_log2,
+        keys: options.keys,
+        seed: options.seed,
+        verified: builds.iter().all(|b| b.verified) && lookups.iter().all(|l| l.verified),
+        builds,
+        lookups,
+        upload_ms,
+        readback_ms,
+        cpu_build_ms,
+        longest_chain: chain_lengths.iter().copied().max().unwrap_or(0),
+        empty_buckets: chain_lengths.iter().filter(|&&l| l == 0).count(),
+    }
+}
+
+fn bind(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, b: &Buffers, lookup: bool) -> wgpu::BindGroup {
+    // The layouts come from the shaders, which bind only what each entry point uses.
+    let mut entries = vec![
+        wgpu::BindGroupEntry { binding: 0, resource: b.params.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: 1, resource: b.heads.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: 2, resource: b.nodes.as_entire_binding() },
+    ];
+    if lookup {
+        entries.push(wgpu::BindGroupEntry { binding: 6, resource: b.queries.as_entire_binding() });
+        entries.push(wgpu::BindGroupEntry { binding: 7, resource: b.found.as_entire_binding() });
+    } else {
+        entries.push(wgpu::BindGroupEntry { binding: 3, resource: b.counter.as_entire_binding() });
+        entries.push(wgpu::BindGroupEntry { binding: 4, resource: b.keys.as_entire_binding() });
+        entries.push(wgpu::BindGroupEntry { binding: 5, resource: b.values.as_entire_binding() });
+    }
+    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("kernel.chained_hash"), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
+}
+
+/// Submits `encoder`, waits, and returns the GPU milliseconds of the pass labelled `label`.
+fn submit_and_time(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, mut encoder: wgpu::CommandEncoder, label: &str) -> Option<f64> {
+    profiler.resolve_queries(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    profiler.end_frame().expect("profiler frame");
+    gpu.wait_idle();
+    profiler
+        .process_finished_frame(gpu.queue.get_timestamp_period())?
+        .into_iter()
+        .find(|r| r.label == label)
+        .and_then(|r| r.time.map(|t| (t.end - t.start) * 1e3))
+}
+
+impl ChainedHashReport {
+    /// A readable summary.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "chained-hash on {}: {} elements ({:?} keys), {} buckets, verified: {}\n",
+            self.adapter, self.elements, self.keys, self.buckets, self.verified
+        );
+        for b in &self.builds {
+            out += &format!("  build ({:8}): median {:.4} ms, min {:.4} ms, {:.3} G elements/s, verified: {}\n", b.variant, b.gpu.median_ms, b.gpu.min_ms, b.elements_per_s / 1e9, b.verified);
+        }
+        for l in &self.lookups {
+            out += &format!("  lookup ({:10}): median {:.4} ms, {:.3} G lookups/s, verified: {}\n", l.queries, l.gpu.median_ms, l.lookups_per_s / 1e9, l.verified);
+        }
+        out += &format!(
+            "  upload {:.1} ms, read-back {:.1} ms, CPU reference build (1 thread) {:.1} ms; longest chain {}, empty buckets {}",
+            self.upload_ms, self.readback_ms, self.cpu_build_ms, self.longest_chain, self.empty_buckets
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_is_the_multiplicative_method() {
+        // A' = 2654435769 / 2^32 is A = (sqrt(5) - 1) / 2 to 32 bits, and the bucket is exactly
+        // floor(m * frac(k * A')): the top bits of the low 32 bits of k * 2654435769.
+        let a = (5f64.sqrt() - 1.0) / 2.0;
+        assert!((GOLDEN_FRACTION as f64 / 4294967296.0 - a).abs() < 1.0 / 4294967296.0);
+        for key in [0u32, 1, 2, 3, 1000, 123_456_789, u32::MAX / 3, u32::MAX] {
+            let product = key as u128 * GOLDEN_FRACTION as u128;
+            let fraction = product % (1u128 << 32);
+            assert_eq!(bucket_of(key, 10) as u128, (fraction * 1024) >> 32, "key {key}");
+        }
+        assert_eq!(bucket_of(12345, 0), 0);
+    }
+
+    #[test]
+    fn cpu_table_finds_every_key_and_no_miss() {
+        let options = ChainedHashOptions { element_log2: 10, bucket_log2: 8, keys: KeyDistribution::Duplicates, variant: BuildVariant::Global, iterations: 1, seed: 5 };
+        let (keys, values, misses) = make_inputs(&options);
+        let table = CpuChainedHash::build(&keys, &values, 8);
+        for (k, v) in keys.iter().zip(&values) {
+            let found = table.lookup(*k);
+            assert!(keys.iter().zip(&values).any(|(k2, v2)| k2 == k && *v2 == found), "{k} -> {found} (inserted {v})");
+        }
+        assert!(misses.iter().all(|m| table.lookup(*m) == NOT_FOUND));
+        let total: usize = (0..256).map(|b| chain(&table.heads, &table.nodes, b).count()).sum();
+        assert_eq!(total, keys.len());
+    }
+
+    #[test]
+    fn bucket_contents_see_a_wrong_node() {
+        let options = ChainedHashOptions { element_log2: 8, bucket_log2: 4, keys: KeyDistribution::Uniform, variant: BuildVariant::Global, iterations: 1, seed: 9 };
+        let (keys, values, _) = make_inputs(&options);
+        let table = CpuChainedHash::build(&keys, &values, 4);
+        let mut broken = table.nodes.clone();
+        broken[17].value ^= 1;
+        assert_ne!(bucket_contents(&table.heads, &table.nodes), bucket_contents(&table.heads, &broken));
+        // A cycle ends the walk instead of hanging.
+        broken[0].next = 1;
+        assert!(chain(&table.heads, &broken, bucket_of(keys[0], 4)).count() <= broken.len());
+    }
+}
