@@ -101,10 +101,11 @@ enum Command {
     },
     /// Print the height in metres the renderer samples at a point.
     Probe {
-        /// Terrain: procedural[:SEED].
+        /// Terrain: procedural[:SEED], a GeoTIFF file or a tile-pyramid folder.
         #[arg(long, default_value = "procedural")]
         terrain: String,
-        /// X,Y in the terrain's coordinates (metres for the procedural terrain).
+        /// X,Y in the source's coordinates: metres for the procedural terrain and projected
+        /// rasters, lon,lat in degrees for geographic rasters and tile pyramids.
         #[arg(long)]
         at: String,
     },
@@ -300,7 +301,7 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
     let camera = camera.map(parse_camera).transpose()?;
     check_output_path(out, "--out")?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
-    let field = spec.load();
+    let field = spec.load()?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.size_m as f64, field.height_range_m().1 as f64));
     let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
     write_png(&image, out)?;
@@ -329,7 +330,7 @@ fn bench(render: &RenderArgs, path: &std::path::Path, size: &str, frames: u32, w
         check_output_path(plot, "--plot")?;
     }
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_timestamps())?;
-    let field = spec.load();
+    let field = spec.load()?;
     let options = BenchOptions {
         terrain_name: render.terrain.clone(),
         path_name: path.display().to_string(),
@@ -353,14 +354,12 @@ fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
     let spec = TerrainSpec::parse(terrain)?;
     let (x, y) = at
         .split_once(',')
-        .and_then(|(x, y)| Some((x.trim().parse::<f32>().ok()?, y.trim().parse::<f32>().ok()?)))
+        .and_then(|(x, y)| Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?)))
         .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .with_context(|| format!("--at '{at}': expected X,Y, e.g. 10240,5120"))?;
-    let field = spec.load();
-    if !(0.0..=field.size_m).contains(&x) || !(0.0..=field.size_m).contains(&y) {
-        println!("nodata");
-    } else {
-        println!("{:.2}", field.height_at_m(x, y));
+        .with_context(|| format!("--at '{at}': expected X,Y (metres, or lon,lat in degrees for geographic data), e.g. 10240,5120"))?;
+    match spec.open()?.sample_m(x, y)? {
+        Some(height_m) => println!("{height_m:.2}"),
+        None => println!("nodata"),
     }
     Ok(())
 }
@@ -372,7 +371,7 @@ fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path:
         check_output_path(path, "--screenshot")?;
     }
     bisector::viewer::run(bisector::viewer::ViewerOptions {
-        field: spec.load(),
+        field: spec.load()?,
         settings,
         frames,
         screenshot: screenshot.map(|p| p.to_path_buf()),

@@ -1,6 +1,11 @@
-//! Height sources and their GPU form: a square grid of heights in metres uploaded as an R32Float texture.
+//! Height sources and their GPU form: a square grid of heights in metres uploaded as an R32Float
+//! texture. Sources: the built-in procedural terrain, GeoTIFF rasters and tile pyramids; the
+//! renderer draws the procedural one so far, `probe` reads them all.
 
+pub mod geotiff;
 pub mod procedural;
+pub mod pyramid;
+pub mod raster;
 
 /// A square height grid covering the terrain square [0, size_m]^2; sample (0, 0) sits at the
 /// origin and sample (n-1, n-1) at (size_m, size_m). Rows run along +y, columns along +x.
@@ -55,36 +60,85 @@ impl HeightField {
     }
 }
 
-/// Which terrain to render, parsed from `--terrain SPEC`.
+/// Which terrain, parsed from `--terrain SPEC`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TerrainSpec {
     /// The built-in procedural terrain with a seed.
     Procedural { seed: u32 },
+    /// A GeoTIFF file.
+    GeoTiff(std::path::PathBuf),
+    /// A folder with a TileJSON `tiles.json` and Terrain-RGB or Terrarium tiles.
+    Pyramid(std::path::PathBuf),
 }
 
-/// Why a terrain spec cannot be used.
+/// Why a terrain cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TerrainError {
     #[error("--terrain '{spec}': {problem}")]
     BadSpec { spec: String, problem: String },
+    #[error("{path}: {problem}")]
+    File { path: String, problem: String },
+}
+
+/// An opened height source, queried in its own coordinates.
+pub enum HeightSource {
+    /// The procedural terrain: x, y in metres over [0, size]^2.
+    Procedural(HeightField),
+    /// A GeoTIFF: lon, lat in degrees or easting, northing in metres.
+    Raster(raster::Raster),
+    /// A tile pyramid: lon, lat in degrees.
+    Pyramid(pyramid::TilePyramid),
+}
+
+impl HeightSource {
+    /// The height in metres at (x, y) in the source's coordinates, as the renderer samples it;
+    /// None where there is no data.
+    pub fn sample_m(&self, x: f64, y: f64) -> Result<Option<f32>, TerrainError> {
+        Ok(match self {
+            HeightSource::Procedural(field) => {
+                let inside = (0.0..=field.size_m as f64).contains(&x) && (0.0..=field.size_m as f64).contains(&y);
+                inside.then(|| field.height_at_m(x as f32, y as f32))
+            }
+            HeightSource::Raster(raster) => raster.sample_m(x, y),
+            HeightSource::Pyramid(pyramid) => pyramid.sample_m(x, y)?,
+        })
+    }
 }
 
 impl TerrainSpec {
-    /// Parses `procedural` or `procedural:SEED`; other sources arrive with the terrain issue.
+    /// Parses `procedural[:SEED]`, a GeoTIFF path (.tif, .tiff) or a tile-pyramid folder.
     pub fn parse(spec: &str) -> Result<TerrainSpec, TerrainError> {
         let bad = |problem: &str| TerrainError::BadSpec { spec: spec.to_string(), problem: problem.to_string() };
+        let path = std::path::Path::new(spec);
         match spec.split_once(':') {
             None if spec == "procedural" => Ok(TerrainSpec::Procedural { seed: procedural::DEFAULT_SEED }),
             Some(("procedural", seed)) => seed.parse().map(|seed| TerrainSpec::Procedural { seed }).map_err(|_| bad("the seed must be an unsigned 32-bit integer, e.g. procedural:7")),
-            _ if std::path::Path::new(spec).exists() => Err(bad("reading height files (GeoTIFF, PNG, tile pyramids) is not implemented yet; use procedural[:SEED]")),
-            _ => Err(bad("expected procedural[:SEED]")),
+            _ if path.is_dir() => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
+            _ if path.is_file() => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+                Some("tif" | "tiff") => Ok(TerrainSpec::GeoTiff(path.to_path_buf())),
+                _ => Err(bad("height files must be GeoTIFFs (.tif, .tiff); 16-bit PNG heights are not supported yet")),
+            },
+            _ => Err(bad("expected procedural[:SEED], a GeoTIFF file or a tile-pyramid folder, and no such file or folder exists")),
         }
     }
 
-    /// Builds the height field.
-    pub fn load(&self) -> HeightField {
+    /// Opens the source for height queries.
+    pub fn open(&self) -> Result<HeightSource, TerrainError> {
+        Ok(match self {
+            TerrainSpec::Procedural { .. } => HeightSource::Procedural(self.load()?),
+            TerrainSpec::GeoTiff(path) => HeightSource::Raster(geotiff::read(path)?),
+            TerrainSpec::Pyramid(path) => HeightSource::Pyramid(pyramid::TilePyramid::open(path)?),
+        })
+    }
+
+    /// The height field the renderer draws. Only the procedural terrain so far.
+    pub fn load(&self) -> Result<HeightField, TerrainError> {
         match self {
-            TerrainSpec::Procedural { seed } => procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M),
+            TerrainSpec::Procedural { seed } => Ok(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
+            TerrainSpec::GeoTiff(path) | TerrainSpec::Pyramid(path) => Err(TerrainError::File {
+                path: path.display().to_string(),
+                problem: "rendering GeoTIFFs and tile pyramids is not implemented yet (`bisector probe` reads them); render procedural[:SEED]".into(),
+            }),
         }
     }
 }

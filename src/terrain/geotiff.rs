@@ -1,0 +1,84 @@
+//! GeoTIFF height rasters through the `tiff` crate: int16, uint16, int32 and float32 samples,
+//! strips or tiles, uncompressed, deflate, LZW or PackBits; GeoKeys for geographic (EPSG:4326)
+//! and projected rasters; nodata from GDAL_NODATA.
+
+use std::path::Path;
+
+use tiff::decoder::{Decoder, DecodingResult, Limits};
+use tiff::tags::Tag;
+
+use super::raster::{Crs, Raster};
+use super::TerrainError;
+
+/// Largest raster accepted, in samples (a 32768 x 32768 grid): a bound on memory for corrupt
+/// or absurd headers.
+pub const MAX_SAMPLES: u64 = 1 << 30;
+
+const GT_MODEL_TYPE: u16 = 1024;
+const GT_RASTER_TYPE: u16 = 1025;
+const GEOGRAPHIC_TYPE: u16 = 2048;
+const PROJECTED_CS_TYPE: u16 = 3072;
+const RASTER_PIXEL_IS_POINT: u16 = 2;
+const MODEL_TYPE_GEOGRAPHIC: u16 = 2;
+
+/// Reads the GeoTIFF at `path`.
+pub fn read(path: &Path) -> Result<Raster, TerrainError> {
+    let bad = |problem: String| TerrainError::File { path: path.display().to_string(), problem };
+    let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot open it ({e})")))?;
+    let mut decoder = Decoder::new(std::io::BufReader::new(file)).map_err(|e| bad(format!("not a readable TIFF ({e})")))?;
+    let (width, height) = decoder.dimensions().map_err(|e| bad(format!("no image dimensions ({e})")))?;
+    if width < 2 || height < 2 || width as u64 * height as u64 > MAX_SAMPLES {
+        return Err(bad(format!("{width} x {height} samples is not a usable height raster (2 x 2 up to {MAX_SAMPLES} samples)")));
+    }
+    let geo_vec = |decoder: &mut Decoder<_>, tag: Tag, name: &str| -> Result<Vec<f64>, TerrainError> {
+        decoder
+            .find_tag(tag)
+            .ok()
+            .flatten()
+            .and_then(|v| v.into_f64_vec().ok())
+            .ok_or_else(|| bad(format!("no {name} tag: not a GeoTIFF, or one placed by a transformation matrix, which is not supported")))
+    };
+    let scale = geo_vec(&mut decoder, Tag::ModelPixelScaleTag, "ModelPixelScale")?;
+    let tiepoint = geo_vec(&mut decoder, Tag::ModelTiepointTag, "ModelTiepoint")?;
+    if scale.len() < 2 || tiepoint.len() < 6 || scale[0] <= 0.0 || scale[1] <= 0.0 || scale.iter().chain(&tiepoint).any(|v| !v.is_finite()) {
+        return Err(bad(format!("invalid georeferencing (pixel scale {scale:?}, tie point {tiepoint:?})")));
+    }
+    let keys = decoder.find_tag(Tag::GeoKeyDirectoryTag).ok().flatten().and_then(|v| v.into_u16_vec().ok()).unwrap_or_default();
+    let key = |id: u16| keys.get(4..).unwrap_or(&[]).chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3]);
+    let crs = match (key(GT_MODEL_TYPE), key(PROJECTED_CS_TYPE), key(GEOGRAPHIC_TYPE)) {
+        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(4326)) | (Some(MODEL_TYPE_GEOGRAPHIC), _, None) => Crs::Geographic,
+        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(other)) => return Err(bad(format!("geographic system EPSG:{other} is not supported (only EPSG:4326)"))),
+        (_, Some(epsg), _) => Crs::Projected { epsg },
+        _ => return Err(bad("GeoKeys name no coordinate system (neither EPSG:4326 nor a projected EPSG code)".into())),
+    };
+    // PixelIsArea (the default): the tie point is a pixel's corner, its sample sits half a pixel in.
+    let half = if key(GT_RASTER_TYPE) == Some(RASTER_PIXEL_IS_POINT) { 0.0 } else { 0.5 };
+    let origin = (tiepoint[3] + (half - tiepoint[0]) * scale[0], tiepoint[4] - (half - tiepoint[1]) * scale[1]);
+    let nodata: Option<f64> = decoder
+        .find_tag(Tag::GdalNodata)
+        .ok()
+        .flatten()
+        .and_then(|v| v.into_string().ok())
+        .map(|s| s.trim_matches(char::from(0)).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<f64>().map_err(|_| bad(format!("GDAL_NODATA '{s}' is not a number"))))
+        .transpose()?;
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = (MAX_SAMPLES * 4) as usize;
+    limits.intermediate_buffer_size = (MAX_SAMPLES * 4) as usize;
+    let mut decoder = decoder.with_limits(limits);
+    let image = decoder.read_image().map_err(|e| bad(format!("cannot decode the samples ({e})")))?;
+    // A nodata value the sample type cannot hold (e.g. 3.4e38 in int16) matches no sample.
+    let convert = |v: f64| if nodata == Some(v) || !v.is_finite() { f32::NAN } else { v as f32 };
+    let heights_m: Vec<f32> = match image {
+        DecodingResult::I16(v) => v.into_iter().map(|x| convert(x as f64)).collect(),
+        DecodingResult::U16(v) => v.into_iter().map(|x| convert(x as f64)).collect(),
+        DecodingResult::I32(v) => v.into_iter().map(|x| convert(x as f64)).collect(),
+        DecodingResult::F32(v) => v.into_iter().map(|x| convert(x as f64)).collect(),
+        _ => return Err(bad("samples must be one channel of int16, uint16, int32 or float32".into())),
+    };
+    if heights_m.len() != width as usize * height as usize {
+        return Err(bad(format!("{} samples for a {width} x {height} raster: one channel expected", heights_m.len())));
+    }
+    Ok(Raster { width, height, heights_m, origin, step: (scale[0], scale[1]), crs })
+}

@@ -1,0 +1,224 @@
+//! Tile pyramids: a folder with a TileJSON `tiles.json` (XYZ or TMS scheme, min/max zoom, bounds)
+//! and Web-Mercator PNG tiles of Mapbox Terrain-RGB or Terrarium heights. A height query uses the
+//! finest zoom whose tile is present; missing tiles are nodata, not errors.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::TerrainError;
+
+/// How a tile's RGB encodes height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// Mapbox Terrain-RGB: -10000 + (R * 65536 + G * 256 + B) * 0.1 m; exactly -10000 m (black) is nodata.
+    TerrainRgb,
+    /// Terrarium: R * 256 + G + B / 256 - 32768 m.
+    Terrarium,
+}
+
+impl Encoding {
+    /// Height in metres of one pixel (NaN for nodata).
+    pub fn decode(self, r: u8, g: u8, b: u8) -> f32 {
+        match self {
+            Encoding::TerrainRgb => {
+                let code = (r as u32) << 16 | (g as u32) << 8 | b as u32;
+                if code == 0 {
+                    f32::NAN
+                } else {
+                    (-10000.0 + code as f64 * 0.1) as f32
+                }
+            }
+            Encoding::Terrarium => (r as f64 * 256.0 + g as f64 + b as f64 / 256.0 - 32768.0) as f32,
+        }
+    }
+
+    /// The RGB that encodes `height_m` (nearest representable value).
+    pub fn encode(self, height_m: f64) -> [u8; 3] {
+        let code = match self {
+            Encoding::TerrainRgb => ((height_m + 10000.0) * 10.0).round().clamp(1.0, 16_777_215.0) as u32,
+            Encoding::Terrarium => ((height_m + 32768.0) * 256.0).round().clamp(0.0, 16_777_215.0) as u32,
+        };
+        [(code >> 16) as u8, (code >> 8) as u8, code as u8]
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct TileJson {
+    tiles: Vec<String>,
+    minzoom: u32,
+    maxzoom: u32,
+    #[serde(default)]
+    scheme: Option<String>,
+    #[serde(default)]
+    bounds: Option<[f64; 4]>,
+    #[serde(default)]
+    encoding: Option<String>,
+}
+
+type Tile = Option<Rc<Vec<f32>>>;
+
+/// An opened pyramid; tiles are read on first use and kept.
+pub struct TilePyramid {
+    dir: PathBuf,
+    template: String,
+    min_zoom: u32,
+    max_zoom: u32,
+    tms: bool,
+    /// West, south, east, north in degrees.
+    pub bounds: [f64; 4],
+    pub encoding: Encoding,
+    tile_size: u32,
+    tiles: RefCell<HashMap<(u32, u32, u32), Tile>>,
+}
+
+/// Largest tile side accepted, in pixels.
+const MAX_TILE_SIZE: u32 = 4096;
+
+impl TilePyramid {
+    /// Opens the pyramid in folder `dir` (reads `tiles.json` and one tile to learn the tile size).
+    pub fn open(dir: &Path) -> Result<TilePyramid, TerrainError> {
+        let index = dir.join("tiles.json");
+        let bad = |problem: String| TerrainError::File { path: index.display().to_string(), problem };
+        let text = std::fs::read_to_string(&index).map_err(|e| bad(format!("cannot read it ({e})")))?;
+        let json: TileJson = serde_json::from_str(&text).map_err(|e| bad(format!("not valid TileJSON ({e})")))?;
+        let template = json.tiles.first().cloned().ok_or_else(|| bad("`tiles` is empty".into()))?;
+        if template.contains("://") || !template.contains("{z}") || !template.contains("{x}") || !template.contains("{y}") {
+            return Err(bad(format!("tile template '{template}' must be a relative path with {{z}}, {{x}} and {{y}}")));
+        }
+        if json.minzoom > json.maxzoom || json.maxzoom > 24 {
+            return Err(bad(format!("zoom range {}..{} is not usable (0 <= minzoom <= maxzoom <= 24)", json.minzoom, json.maxzoom)));
+        }
+        let tms = match json.scheme.as_deref() {
+            None | Some("xyz") => false,
+            Some("tms") => true,
+            Some(other) => return Err(bad(format!("scheme '{other}' is not xyz or tms"))),
+        };
+        let encoding = match json.encoding.as_deref() {
+            None | Some("mapbox") | Some("terrain-rgb") => Encoding::TerrainRgb,
+            Some("terrarium") => Encoding::Terrarium,
+            Some(other) => return Err(bad(format!("encoding '{other}' is not mapbox (Terrain-RGB) or terrarium"))),
+        };
+        let mut pyramid = TilePyramid {
+            dir: dir.to_path_buf(),
+            template,
+            min_zoom: json.minzoom,
+            max_zoom: json.maxzoom,
+            tms,
+            bounds: json.bounds.unwrap_or([-180.0, -85.051129, 180.0, 85.051129]),
+            encoding,
+            tile_size: 0,
+            tiles: RefCell::new(HashMap::new()),
+        };
+        pyramid.tile_size = pyramid.find_tile_size()?;
+        Ok(pyramid)
+    }
+
+    fn tile_path(&self, z: u32, x: u32, y: u32) -> PathBuf {
+        let y = if self.tms { (1 << z) - 1 - y } else { y };
+        self.dir.join(self.template.replace("{z}", &z.to_string()).replace("{x}", &x.to_string()).replace("{y}", &y.to_string()))
+    }
+
+    /// The side of the tile under the centre of the bounds at the coarsest zoom that has one.
+    fn find_tile_size(&self) -> Result<u32, TerrainError> {
+        let centre = ((self.bounds[0] + self.bounds[2]) / 2.0, (self.bounds[1] + self.bounds[3]) / 2.0);
+        for z in self.min_zoom..=self.max_zoom {
+            let (x, y) = tile_xy(z, centre.0, centre.1);
+            let path = self.tile_path(z, x as u32, y as u32);
+            if path.exists() {
+                let (w, h) = image::image_dimensions(&path).map_err(|e| TerrainError::File { path: path.display().to_string(), problem: format!("not a readable PNG ({e})") })?;
+                if w != h || w == 0 || w > MAX_TILE_SIZE {
+                    return Err(TerrainError::File { path: path.display().to_string(), problem: format!("tiles must be square, at most {MAX_TILE_SIZE} px; this one is {w} x {h}") });
+                }
+                return Ok(w);
+            }
+        }
+        Err(TerrainError::File { path: self.dir.display().to_string(), problem: "no tile found under the centre of the bounds at any zoom".into() })
+    }
+
+    /// Heights of tile (z, x, y), None when the file is absent.
+    fn tile(&self, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
+        if let Some(tile) = self.tiles.borrow().get(&(z, x, y)) {
+            return Ok(tile.clone());
+        }
+        let path = self.tile_path(z, x, y);
+        let tile = if path.exists() {
+            let bad = |problem: String| TerrainError::File { path: path.display().to_string(), problem };
+            let image = image::open(&path).map_err(|e| bad(format!("not a readable PNG ({e})")))?.to_rgb8();
+            if image.dimensions() != (self.tile_size, self.tile_size) {
+                return Err(bad(format!("{} x {} px, but the pyramid's tiles are {} px", image.width(), image.height(), self.tile_size)));
+            }
+            Some(Rc::new(image.pixels().map(|p| self.encoding.decode(p[0], p[1], p[2])).collect()))
+        } else {
+            None
+        };
+        self.tiles.borrow_mut().insert((z, x, y), tile.clone());
+        Ok(tile)
+    }
+
+    /// The height at longitude/latitude (degrees), bilinear at the finest zoom whose tile is
+    /// present; None outside the bounds or where no tile has data.
+    pub fn sample_m(&self, lon: f64, lat: f64) -> Result<Option<f32>, TerrainError> {
+        let [west, south, east, north] = self.bounds;
+        if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
+            return Ok(None);
+        }
+        for z in (self.min_zoom..=self.max_zoom).rev() {
+            let (tx, ty) = tile_xy(z, lon, lat);
+            if self.tile(z, tx as u32, ty as u32)?.is_none() {
+                continue;
+            }
+            // Global pixel coordinates, pixel centres at integer + 0.5.
+            let n = (self.tile_size as f64) * (1u64 << z) as f64;
+            let (px, py) = (tx.fract() * self.tile_size as f64 + tx.floor() * self.tile_size as f64 - 0.5, ty.fract() * self.tile_size as f64 + ty.floor() * self.tile_size as f64 - 0.5);
+            let (x0, y0) = (px.floor(), py.floor());
+            let (fx, fy) = (px - x0, py - y0);
+            let (mut sum, mut weight) = (0.0f64, 0.0f64);
+            for (dx, dy, w) in [(0.0, 0.0, (1.0 - fx) * (1.0 - fy)), (1.0, 0.0, fx * (1.0 - fy)), (0.0, 1.0, (1.0 - fx) * fy), (1.0, 1.0, fx * fy)] {
+                let (gx, gy) = ((x0 + dx).clamp(0.0, n - 1.0), (y0 + dy).clamp(0.0, n - 1.0));
+                let size = self.tile_size as f64;
+                let Some(tile) = self.tile(z, (gx / size) as u32, (gy / size) as u32)? else { continue };
+                let h = tile[((gy % size) as u32 * self.tile_size + (gx % size) as u32) as usize];
+                if !h.is_nan() && w > 0.0 {
+                    sum += h as f64 * w;
+                    weight += w;
+                }
+            }
+            return Ok((weight > 0.0).then(|| (sum / weight) as f32));
+        }
+        Ok(None)
+    }
+}
+
+/// Fractional Web-Mercator tile coordinates of (lon, lat) at zoom `z` (y grows southwards).
+pub fn tile_xy(z: u32, lon: f64, lat: f64) -> (f64, f64) {
+    let n = (1u64 << z) as f64;
+    let lat = lat.clamp(-85.051_128_78, 85.051_128_78).to_radians();
+    let x = (lon + 180.0) / 360.0 * n;
+    let y = (1.0 - (lat.tan() + 1.0 / lat.cos()).ln() / std::f64::consts::PI) / 2.0 * n;
+    (x.clamp(0.0, n - 1e-9), y.clamp(0.0, n - 1e-9))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_round_trip() {
+        for h in [-9000.0, -0.5, 0.0, 3952.3, 8848.0] {
+            let t = Encoding::TerrainRgb.encode(h);
+            assert!((Encoding::TerrainRgb.decode(t[0], t[1], t[2]) as f64 - h).abs() <= 0.05 + 1e-3);
+            let r = Encoding::Terrarium.encode(h);
+            assert!((Encoding::Terrarium.decode(r[0], r[1], r[2]) as f64 - h).abs() <= 1.0 / 512.0 + 1e-3);
+        }
+        assert!(Encoding::TerrainRgb.decode(0, 0, 0).is_nan());
+    }
+
+    #[test]
+    fn tile_coordinates() {
+        assert_eq!(tile_xy(0, 0.0, 0.0), (0.5, 0.5));
+        let (x, y) = tile_xy(13, 120.9572, 23.47);
+        assert_eq!((x as u32, y as u32), (6848, 3546));
+    }
+}

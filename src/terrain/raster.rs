@@ -1,0 +1,109 @@
+//! A georeferenced grid of heights and the sampling every height query goes through (bilinear
+//! between sample points; `None` where there is no data).
+
+/// The coordinate system of a raster's sample positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crs {
+    /// Longitude, latitude in degrees (EPSG:4326).
+    Geographic,
+    /// Easting, northing in metres of a projected system (EPSG code, e.g. 32611 for UTM 11N).
+    Projected { epsg: u16 },
+}
+
+/// Heights on a regular grid. Sample (col, row) sits at
+/// (origin_x + col * step_x, origin_y - row * step_y): rows run from north to south.
+#[derive(Clone, Debug)]
+pub struct Raster {
+    pub width: u32,
+    pub height: u32,
+    /// Heights in metres, row-major; NaN where there is no data.
+    pub heights_m: Vec<f32>,
+    /// Position of sample (0, 0) in the CRS.
+    pub origin: (f64, f64),
+    /// Distance between samples in CRS units (degrees or metres), both positive.
+    pub step: (f64, f64),
+    pub crs: Crs,
+}
+
+impl Raster {
+    /// The height at (x, y) in the raster's CRS, bilinear between the four surrounding samples;
+    /// samples without data are left out and the weights renormalised. None outside the raster
+    /// or where all four have no data.
+    pub fn sample_m(&self, x: f64, y: f64) -> Option<f32> {
+        let col = (x - self.origin.0) / self.step.0;
+        let row = (self.origin.1 - y) / self.step.1;
+        let (max_col, max_row) = ((self.width - 1) as f64, (self.height - 1) as f64);
+        // Half a sample of tolerance at the edges, where the renderer still shows the edge sample.
+        if !(-0.5..=max_col + 0.5).contains(&col) || !(-0.5..=max_row + 0.5).contains(&row) {
+            return None;
+        }
+        let (col, row) = (col.clamp(0.0, max_col), row.clamp(0.0, max_row));
+        let (c0, r0) = (col.floor() as u32, row.floor() as u32);
+        let (c1, r1) = ((c0 + 1).min(self.width - 1), (r0 + 1).min(self.height - 1));
+        let (fc, fr) = (col - c0 as f64, row - r0 as f64);
+        let mut sum = 0.0f64;
+        let mut weight = 0.0f64;
+        for (c, r, w) in [(c0, r0, (1.0 - fc) * (1.0 - fr)), (c1, r0, fc * (1.0 - fr)), (c0, r1, (1.0 - fc) * fr), (c1, r1, fc * fr)] {
+            let h = self.heights_m[(r * self.width + c) as usize];
+            if !h.is_nan() && w > 0.0 {
+                sum += h as f64 * w;
+                weight += w;
+            }
+        }
+        if weight > 0.0 {
+            Some((sum / weight) as f32)
+        } else {
+            let nearest = self.heights_m[(col.round() as u32 + row.round() as u32 * self.width) as usize];
+            (!nearest.is_nan()).then_some(nearest)
+        }
+    }
+
+    /// Lowest and highest height with data, and where the highest is (x, y in the CRS).
+    pub fn stats(&self) -> Option<(f32, f32, (f64, f64))> {
+        let mut best: Option<(f32, f32, usize)> = None;
+        for (i, &h) in self.heights_m.iter().enumerate() {
+            if h.is_nan() {
+                continue;
+            }
+            best = Some(match best {
+                None => (h, h, i),
+                Some((lo, hi, at)) => (lo.min(h), if h > hi { h } else { hi }, if h > hi { i } else { at }),
+            });
+        }
+        best.map(|(lo, hi, at)| (lo, hi, self.position(at as u32 % self.width, at as u32 / self.width)))
+    }
+
+    /// The CRS position of sample (col, row).
+    pub fn position(&self, col: u32, row: u32) -> (f64, f64) {
+        (self.origin.0 + col as f64 * self.step.0, self.origin.1 - row as f64 * self.step.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid() -> Raster {
+        Raster { width: 3, height: 2, heights_m: vec![0.0, 10.0, 20.0, 100.0, f32::NAN, 120.0], origin: (10.0, 50.0), step: (1.0, 2.0), crs: Crs::Geographic }
+    }
+
+    #[test]
+    fn samples_hit_grid_points_and_interpolate() {
+        let r = grid();
+        assert_eq!(r.sample_m(10.0, 50.0), Some(0.0));
+        assert_eq!(r.sample_m(12.0, 48.0), Some(120.0));
+        assert_eq!(r.sample_m(10.5, 50.0), Some(5.0));
+        assert_eq!(r.sample_m(10.0, 49.0), Some(50.0));
+        // The missing sample (11, 48) is left out of its neighbours' interpolation.
+        assert_eq!(r.sample_m(11.0, 48.0), None);
+        assert_eq!(r.sample_m(11.0, 49.0), Some(10.0));
+        assert_eq!(r.sample_m(9.0, 50.0), None);
+        assert_eq!(r.sample_m(10.0, 53.0), None);
+    }
+
+    #[test]
+    fn stats_skip_missing_samples() {
+        let (lo, hi, at) = grid().stats().unwrap();
+        assert_eq!((lo, hi, at), (0.0, 120.0, (12.0, 48.0)));
+    }
+}
