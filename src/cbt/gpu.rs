@@ -104,9 +104,4 @@ impl GpuCbt {
     pub fn read_stats(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> FrameStats {
         bytemuck::pod_read_unaligned(&read_buffer(device, queue, &self.stats, 0, 16))
     }
-
-    /// Reads the indirect arguments of the last frame.
-    pub fn read_args(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> FrameArgs {
-        bytemuck::pod_read_unaligned(&read_buffer(device, queue, &self.args, 0, 32))
-    }
 }

@@ -191,11 +191,6 @@ impl Gpu {
         Ok(Gpu { instance, adapter, device, queue })
     }
 
-    /// Whether GPU timestamps are available on this device.
-    pub fn has_timestamps(&self) -> bool {
-        self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY)
-    }
-
     /// One line naming the adapter and its backend.
     pub fn describe(&self) -> String {
         let info = self.adapter.get_info();
