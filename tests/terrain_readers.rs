@@ -171,3 +171,25 @@ fn corrupt_inputs_give_one_clear_line() {
     let (ok, line) = probe_line(&pyramid, "-45,45");
     assert!(ok && line == "0.00", "{line}");
 }
+
+#[test]
+fn a_geotiff_renders() {
+    // Until the tile cache streams full detail, a raster is resampled to one texture and drawn.
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("bigtujunga.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["shot", "--size", "96x64", "--max-depth", "16", "--terrain"])
+        .arg(data("geotiff/bigtujunga.tif"))
+        .arg("--out")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let image = image::open(&png).unwrap().to_rgba8();
+    let distinct: std::collections::HashSet<_> = image.pixels().map(|p| p.0).collect();
+    assert!(distinct.len() > 100, "only {} colours", distinct.len());
+    let field = TerrainSpec::parse(data("geotiff/bigtujunga.tif").to_str().unwrap()).unwrap().load().unwrap();
+    let (lo, hi) = field.height_range_m();
+    assert!((315.0..400.0).contains(&lo) && (2200.0..=2295.0).contains(&hi), "{lo}..{hi}");
+    assert!((field.size_m - 1196.0 * 30.0).abs() < 1.0, "{}", field.size_m);
+}

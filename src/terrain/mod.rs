@@ -1,6 +1,6 @@
 //! Height sources and their GPU form: a square grid of heights in metres uploaded as an R32Float
-//! texture. Sources: the built-in procedural terrain, GeoTIFF rasters and tile pyramids; the
-//! renderer draws the procedural one so far, `probe` reads them all.
+//! texture. Sources: the built-in procedural terrain, GeoTIFF rasters and tile pyramids; `probe`
+//! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod geotiff;
 pub mod procedural;
@@ -105,6 +105,76 @@ impl HeightSource {
     }
 }
 
+/// Metres per degree of latitude, and of longitude at the equator (WGS 84 mean values).
+const METRES_PER_DEGREE: (f64, f64) = (110_574.0, 111_320.0);
+
+impl HeightSource {
+    /// The source's extent in its own coordinates: (west, south, east, north).
+    fn extent(&self) -> (f64, f64, f64, f64) {
+        match self {
+            HeightSource::Procedural(field) => (0.0, 0.0, field.size_m as f64, field.size_m as f64),
+            HeightSource::Raster(r) => (r.origin.0, r.origin.1 - (r.height - 1) as f64 * r.step.1, r.origin.0 + (r.width - 1) as f64 * r.step.0, r.origin.1),
+            HeightSource::Pyramid(p) => (p.bounds[0], p.bounds[1], p.bounds[2], p.bounds[3]),
+        }
+    }
+
+    /// Metres per unit of the source's x and y (1 for metric sources; for degrees, an
+    /// equirectangular approximation at the extent's mid latitude).
+    fn metres_per_unit(&self) -> (f64, f64) {
+        let geographic = match self {
+            HeightSource::Procedural(_) => false,
+            HeightSource::Raster(r) => r.crs == raster::Crs::Geographic,
+            HeightSource::Pyramid(_) => true,
+        };
+        if geographic {
+            let (_, south, _, north) = self.extent();
+            let mid = ((south + north) / 2.0).to_radians();
+            (METRES_PER_DEGREE.1 * mid.cos(), METRES_PER_DEGREE.0)
+        } else {
+            (1.0, 1.0)
+        }
+    }
+
+    /// A square height field of `samples_per_side`^2 samples over the source's extent (the
+    /// longer side; the source's south-west corner at the origin). Where the source has no
+    /// data, the field takes the lowest height it has.
+    pub fn to_height_field(&self, samples_per_side: u32) -> Result<HeightField, TerrainError> {
+        if let HeightSource::Procedural(field) = self {
+            return Ok(field.clone());
+        }
+        let (west, south, east, north) = self.extent();
+        let (mx, my) = self.metres_per_unit();
+        let size_m = ((east - west) * mx).max((north - south) * my);
+        let n = samples_per_side as usize;
+        let step_m = size_m / (n - 1) as f64;
+        let mut heights_m = Vec::with_capacity(n * n);
+        for row in 0..n {
+            for col in 0..n {
+                let (x, y) = (west + col as f64 * step_m / mx, south + row as f64 * step_m / my);
+                heights_m.push(self.sample_m(x, y)?.unwrap_or(f32::NAN));
+            }
+        }
+        let lowest = heights_m.iter().copied().filter(|h| !h.is_nan()).fold(f32::INFINITY, f32::min);
+        if !lowest.is_finite() {
+            return Err(TerrainError::BadSpec { spec: self.describe(), problem: "has no height data at all".into() });
+        }
+        heights_m.iter_mut().filter(|h| h.is_nan()).for_each(|h| *h = lowest);
+        Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32 })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            HeightSource::Procedural(_) => "procedural".into(),
+            HeightSource::Raster(r) => format!("{} x {} raster", r.width, r.height),
+            HeightSource::Pyramid(_) => "tile pyramid".into(),
+        }
+    }
+}
+
+/// Samples per side of the grid a GeoTIFF or pyramid is resampled to for rendering (one
+/// R32Float texture of 16 MiB).
+pub const RENDER_SAMPLES: u32 = 2049;
+
 impl TerrainSpec {
     /// Parses `procedural[:SEED]`, a GeoTIFF path (.tif, .tiff) or a tile-pyramid folder.
     pub fn parse(spec: &str) -> Result<TerrainSpec, TerrainError> {
@@ -125,20 +195,18 @@ impl TerrainSpec {
     /// Opens the source for height queries.
     pub fn open(&self) -> Result<HeightSource, TerrainError> {
         Ok(match self {
-            TerrainSpec::Procedural { .. } => HeightSource::Procedural(self.load()?),
+            TerrainSpec::Procedural { seed } => HeightSource::Procedural(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
             TerrainSpec::GeoTiff(path) => HeightSource::Raster(geotiff::read(path)?),
             TerrainSpec::Pyramid(path) => HeightSource::Pyramid(pyramid::TilePyramid::open(path)?),
         })
     }
 
-    /// The height field the renderer draws. Only the procedural terrain so far.
+    /// The height field the renderer draws: the procedural grid, or the source resampled to
+    /// RENDER_SAMPLES^2 over its extent (a stopgap until the GPU tile cache streams full detail).
     pub fn load(&self) -> Result<HeightField, TerrainError> {
         match self {
             TerrainSpec::Procedural { seed } => Ok(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
-            TerrainSpec::GeoTiff(path) | TerrainSpec::Pyramid(path) => Err(TerrainError::File {
-                path: path.display().to_string(),
-                problem: "rendering GeoTIFFs and tile pyramids is not implemented yet (`bisector probe` reads them); render procedural[:SEED]".into(),
-            }),
+            TerrainSpec::GeoTiff(_) | TerrainSpec::Pyramid(_) => self.open()?.to_height_field(RENDER_SAMPLES),
         }
     }
 }
