@@ -45,19 +45,20 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     return out;
 }
 
-// Hypsometric-style ramp by height fraction h in [0, 1], pushed to rock on steep slopes.
-fn terrain_colour(h: f32, slope: f32) -> vec3<f32> {
-    let low = vec3<f32>(0.20, 0.36, 0.16);
-    let mid = vec3<f32>(0.45, 0.52, 0.26);
-    let high = vec3<f32>(0.48, 0.40, 0.31);
-    let rock = vec3<f32>(0.42, 0.40, 0.38);
-    let snow = vec3<f32>(0.95, 0.96, 0.98);
-    var c = mix(low, mid, smoothstep(0.05, 0.35, h));
-    c = mix(c, high, smoothstep(0.35, 0.6, h));
-    c = mix(c, rock, smoothstep(0.55, 0.75, h));
+// Hypsometric colours by absolute height in metres: water at or below sea level (darker with
+// depth), then lowland green, upland yellow, brown, grey rock and snow; steep slopes turn to rock.
+fn terrain_colour(height_m: f32, slope: f32) -> vec3<f32> {
+    if (height_m <= 0.0) {
+        return mix(vec3<f32>(0.22, 0.45, 0.64), vec3<f32>(0.04, 0.12, 0.32), sqrt(clamp(-height_m / 5000.0, 0.0, 1.0)));
+    }
+    let rock = vec3<f32>(0.45, 0.43, 0.41);
+    var c = mix(vec3<f32>(0.28, 0.47, 0.24), vec3<f32>(0.47, 0.58, 0.30), smoothstep(0.0, 400.0, height_m));
+    c = mix(c, vec3<f32>(0.66, 0.63, 0.42), smoothstep(400.0, 1000.0, height_m));
+    c = mix(c, vec3<f32>(0.55, 0.45, 0.34), smoothstep(1000.0, 1700.0, height_m));
+    c = mix(c, rock, smoothstep(1700.0, 2400.0, height_m));
     c = mix(c, rock, smoothstep(0.6, 1.1, slope));
-    let snow_line = smoothstep(0.72, 0.82, h) * (1.0 - smoothstep(0.7, 1.2, slope));
-    return mix(c, snow, snow_line);
+    let snow_line = smoothstep(2500.0, 3200.0, height_m) * (1.0 - smoothstep(0.7, 1.2, slope));
+    return mix(c, vec3<f32>(0.95, 0.96, 0.98), snow_line);
 }
 
 @fragment
@@ -65,8 +66,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let gradient = height_gradient_at_uv(in.uv) / u.terrain_size_m;
     let normal = normalize(vec3<f32>(-gradient, 1.0));
     let slope = length(gradient);
-    let h = (in.world_m.z - u.height_min_m) / max(u.height_max_m - u.height_min_m, 1.0);
-    let albedo = terrain_colour(h, slope);
+    let albedo = terrain_colour(in.world_m.z, slope);
     let sun = normalize(u.sun_direction.xyz);
     let diffuse = max(dot(normal, sun), 0.0);
     let sky = 0.5 + 0.5 * normal.z;

@@ -302,7 +302,7 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
     check_output_path(out, "--out")?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
     let field = spec.load()?;
-    let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.size_m as f64, field.height_range_m().1 as f64));
+    let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
     write_png(&image, out)?;
     println!(

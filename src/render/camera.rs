@@ -32,10 +32,13 @@ impl Camera {
         Mat4::perspective_infinite_reverse_rh(self.fov_y_rad(), aspect, NEAR_M) * view
     }
 
-    /// The default view of a terrain square of `size_m`: from above one corner, looking across it.
-    pub fn default_for_terrain(size_m: f64, height_max_m: f64) -> Camera {
-        let position = DVec3::new(0.02 * size_m, 0.1 * size_m, height_max_m + 0.12 * size_m);
-        let target = DVec3::new(0.6 * size_m, 0.55 * size_m, 0.0);
+    /// The default view of the part of a terrain with data (`bounds_m`: west, south, east,
+    /// north in metres) rising to `height_max_m`: from above its south-west side, looking across.
+    pub fn default_for_terrain(bounds_m: [f32; 4], height_max_m: f64) -> Camera {
+        let [west, south, east, north] = bounds_m.map(|v| v as f64);
+        let extent = (east - west).max(north - south);
+        let position = DVec3::new(west + 0.02 * extent, south + 0.1 * (north - south) - 0.05 * extent, height_max_m + 0.12 * extent);
+        let target = DVec3::new(west + 0.6 * (east - west), south + 0.55 * (north - south), 0.0);
         Camera::look_at(position, target, 50.0)
     }
 }

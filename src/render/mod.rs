@@ -71,6 +71,7 @@ pub struct Renderer {
     draw: TerrainDraw,
     pub profiler: wgpu_profiler::GpuProfiler,
     terrain_size_m: f32,
+    data_bounds_m: [f32; 4],
     height_range_m: (f32, f32),
     frame_index: u64,
 }
@@ -97,6 +98,7 @@ impl Renderer {
             draw,
             profiler,
             terrain_size_m: field.size_m,
+            data_bounds_m: field.data_bounds_m,
             height_range_m: field.height_range_m(),
             frame_index: 0,
         };
@@ -112,6 +114,10 @@ impl Renderer {
     /// Side of the terrain square in metres.
     pub fn terrain_size_m(&self) -> f32 {
         self.terrain_size_m
+    }
+    /// West, south, east, north edges in metres of the part of the terrain with data.
+    pub fn data_bounds_m(&self) -> [f32; 4] {
+        self.data_bounds_m
     }
     /// Lowest and highest terrain height in metres.
     pub fn height_range_m(&self) -> (f32, f32) {

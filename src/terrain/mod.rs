@@ -17,6 +17,9 @@ pub struct HeightField {
     pub heights_m: Vec<f32>,
     /// Side of the terrain square in metres.
     pub size_m: f32,
+    /// West, south, east, north edges in metres of the part that has data (the whole square
+    /// for the procedural terrain; a resampled file may have nodata margins).
+    pub data_bounds_m: [f32; 4],
 }
 
 impl HeightField {
@@ -158,8 +161,16 @@ impl HeightSource {
         if !lowest.is_finite() {
             return Err(TerrainError::BadSpec { spec: self.describe(), problem: "has no height data at all".into() });
         }
-        heights_m.iter_mut().filter(|h| h.is_nan()).for_each(|h| *h = lowest);
-        Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32 })
+        let mut bounds = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+        for (i, h) in heights_m.iter_mut().enumerate() {
+            if h.is_nan() {
+                *h = lowest;
+            } else {
+                let (x, y) = ((i % n) as f32 * step_m as f32, (i / n) as f32 * step_m as f32);
+                bounds = [bounds[0].min(x), bounds[1].min(y), bounds[2].max(x), bounds[3].max(y)];
+            }
+        }
+        Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32, data_bounds_m: bounds })
     }
 
     fn describe(&self) -> String {

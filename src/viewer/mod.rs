@@ -102,7 +102,7 @@ impl State {
         }
         surface.configure(&gpu.device, &config);
         let renderer = Renderer::new(&gpu, &options.field, settings.clone(), config.format);
-        let orbit = Orbit::framing(renderer.terrain_size_m() as f64, renderer.height_range_m().1 as f64);
+        let orbit = Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64);
         Ok(State {
             depth_view: depth_view(&gpu.device, config.width, config.height),
             window,
@@ -198,7 +198,7 @@ impl ApplicationHandler for App {
                     KeyCode::KeyA => state.orbit.pan(0.0, step),
                     KeyCode::KeyD => state.orbit.pan(0.0, -step),
                     KeyCode::KeyF => state.renderer.settings.wireframe = !state.renderer.settings.wireframe,
-                    KeyCode::KeyR => state.orbit = Orbit::framing(state.renderer.terrain_size_m() as f64, state.renderer.height_range_m().1 as f64),
+                    KeyCode::KeyR => state.orbit = Orbit::framing(state.renderer.data_bounds_m(), state.renderer.height_range_m().1 as f64),
                     _ => {}
                 }
             }

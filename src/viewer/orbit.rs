@@ -16,9 +16,13 @@ pub struct Orbit {
 }
 
 impl Orbit {
-    /// A view of a whole terrain square of `size_m` rising to `height_max_m`.
-    pub fn framing(size_m: f64, height_max_m: f64) -> Orbit {
-        Orbit { centre_m: DVec3::new(0.5 * size_m, 0.5 * size_m, 0.3 * height_max_m), distance_m: 0.8 * size_m, yaw_rad: -0.6, pitch_rad: 0.45 }
+    /// A view of the part of a terrain with data (`bounds_m`: west, south, east, north in metres)
+    /// rising to `height_max_m`.
+    pub fn framing(bounds_m: [f32; 4], height_max_m: f64) -> Orbit {
+        let [west, south, east, north] = bounds_m.map(|v| v as f64);
+        let extent = (east - west).max(north - south);
+        let centre_m = DVec3::new(0.5 * (west + east), 0.5 * (south + north), 0.3 * height_max_m);
+        Orbit { centre_m, distance_m: 0.8 * extent, yaw_rad: -0.6, pitch_rad: 0.45 }
     }
 
     /// The camera for this orbit.
@@ -55,7 +59,7 @@ mod tests {
 
     #[test]
     fn camera_looks_at_the_centre_from_the_given_distance() {
-        let orbit = Orbit::framing(20480.0, 2500.0);
+        let orbit = Orbit::framing([0.0, 0.0, 20480.0, 20480.0], 2500.0);
         let camera = orbit.camera();
         assert!((camera.position_m.distance(orbit.centre_m) - orbit.distance_m).abs() < 1e-6);
         assert!((camera.forward - (orbit.centre_m - camera.position_m).normalize()).length() < 1e-9);
@@ -63,7 +67,7 @@ mod tests {
 
     #[test]
     fn controls_stay_in_range() {
-        let mut orbit = Orbit::framing(1000.0, 100.0);
+        let mut orbit = Orbit::framing([0.0, 0.0, 1000.0, 1000.0], 100.0);
         orbit.rotate(0.0, 10.0);
         assert!(orbit.pitch_rad <= 89f64.to_radians());
         orbit.zoom(1e-9);
