@@ -193,3 +193,31 @@ fn a_geotiff_renders() {
     assert!((315.0..400.0).contains(&lo) && (2200.0..=2295.0).contains(&hi), "{lo}..{hi}");
     assert!((field.size_m - 1196.0 * 30.0).abs() < 1.0, "{}", field.size_m);
 }
+
+#[test]
+fn png16_heights_with_scale_and_extent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("heights.png");
+    let (w, h) = (33u32, 17u32);
+    let value = |x: u32, y: u32| (x * 1000 + y * 37) as u16;
+    image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(w, h, |x, y| image::Luma([value(x, y)])).save(&path).unwrap();
+    let spec = format!("{}:0.25:3200", path.display());
+    let source = TerrainSpec::parse(&spec).unwrap().open().unwrap();
+    // 3200 m over 32 steps: 100 m between samples; row 0 is the north edge.
+    for (x, y) in [(0u32, 0u32), (32, 16), (7, 3), (20, 11)] {
+        let (east, north) = (x as f64 * 100.0, (h - 1 - y) as f64 * 100.0);
+        let got = source.sample_m(east, north).unwrap().unwrap();
+        assert_eq!(got, value(x, y) as f32 * 0.25, "sample ({x}, {y})");
+    }
+    assert_eq!(source.sample_m(-100.0, 0.0).unwrap(), None);
+    let (ok, line) = probe_line(Path::new(&spec), "700,1300");
+    assert!(ok && line == format!("{:.2}", value(7, 3) as f32 * 0.25), "{line}");
+
+    // An 8-bit PNG, and a PNG without its scale and extent: one clear line each.
+    let eight = dir.path().join("eight.png");
+    image::GrayImage::new(4, 4).save(&eight).unwrap();
+    let (ok, line) = probe_line(Path::new(&format!("{}:1:100", eight.display())), "1,1");
+    assert!(!ok && line.contains("eight.png") && line.contains("16-bit"), "{line}");
+    let (ok, line) = probe_line(&path, "1,1");
+    assert!(!ok && line.contains("SCALE_M:SIZE_M"), "{line}");
+}

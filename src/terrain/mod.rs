@@ -3,6 +3,7 @@
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod geotiff;
+pub mod png16;
 pub mod procedural;
 pub mod pyramid;
 pub mod raster;
@@ -70,6 +71,8 @@ pub enum TerrainSpec {
     Procedural { seed: u32 },
     /// A GeoTIFF file.
     GeoTiff(std::path::PathBuf),
+    /// A 16-bit greyscale PNG: heights are sample values times `scale_m`, the image `size_m` wide.
+    Png16 { path: std::path::PathBuf, scale_m: f64, size_m: f64 },
     /// A folder with a TileJSON `tiles.json` and Terrain-RGB or Terrarium tiles.
     Pyramid(std::path::PathBuf),
 }
@@ -187,9 +190,21 @@ impl HeightSource {
 pub const RENDER_SAMPLES: u32 = 2049;
 
 impl TerrainSpec {
-    /// Parses `procedural[:SEED]`, a GeoTIFF path (.tif, .tiff) or a tile-pyramid folder.
+    /// Parses `procedural[:SEED]`, a GeoTIFF path (.tif, .tiff), `FILE.png:SCALE_M:SIZE_M` (a
+    /// 16-bit PNG, metres per sample unit, width in metres) or a tile-pyramid folder.
     pub fn parse(spec: &str) -> Result<TerrainSpec, TerrainError> {
         let bad = |problem: &str| TerrainError::BadSpec { spec: spec.to_string(), problem: problem.to_string() };
+        if let Some(at) = spec.to_ascii_lowercase().find(".png") {
+            let (file, options) = spec.split_at(at + 4);
+            let numbers: Vec<f64> = options.split(':').skip(1).filter_map(|v| v.parse().ok()).filter(|v: &f64| v.is_finite() && *v > 0.0).collect();
+            if options.split(':').count() != 3 || numbers.len() != 2 {
+                return Err(bad("a 16-bit PNG needs its height scale and width: FILE.png:SCALE_M:SIZE_M, e.g. heights.png:0.1:20480 (positive numbers)"));
+            }
+            if !std::path::Path::new(file).is_file() {
+                return Err(bad(&format!("{file} does not exist")));
+            }
+            return Ok(TerrainSpec::Png16 { path: file.into(), scale_m: numbers[0], size_m: numbers[1] });
+        }
         let path = std::path::Path::new(spec);
         match spec.split_once(':') {
             None if spec == "procedural" => Ok(TerrainSpec::Procedural { seed: procedural::DEFAULT_SEED }),
@@ -197,7 +212,7 @@ impl TerrainSpec {
             _ if path.is_dir() => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
             _ if path.is_file() => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
                 Some("tif" | "tiff") => Ok(TerrainSpec::GeoTiff(path.to_path_buf())),
-                _ => Err(bad("height files must be GeoTIFFs (.tif, .tiff); 16-bit PNG heights are not supported yet")),
+                _ => Err(bad("height files must be GeoTIFFs (.tif, .tiff) or 16-bit PNGs (FILE.png:SCALE_M:SIZE_M)")),
             },
             _ => Err(bad("expected procedural[:SEED], a GeoTIFF file or a tile-pyramid folder, and no such file or folder exists")),
         }
@@ -208,6 +223,7 @@ impl TerrainSpec {
         Ok(match self {
             TerrainSpec::Procedural { seed } => HeightSource::Procedural(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
             TerrainSpec::GeoTiff(path) => HeightSource::Raster(geotiff::read(path)?),
+            TerrainSpec::Png16 { path, scale_m, size_m } => HeightSource::Raster(png16::read(path, *scale_m, *size_m)?),
             TerrainSpec::Pyramid(path) => HeightSource::Pyramid(pyramid::TilePyramid::open(path)?),
         })
     }
@@ -217,7 +233,7 @@ impl TerrainSpec {
     pub fn load(&self) -> Result<HeightField, TerrainError> {
         match self {
             TerrainSpec::Procedural { seed } => Ok(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
-            TerrainSpec::GeoTiff(_) | TerrainSpec::Pyramid(_) => self.open()?.to_height_field(RENDER_SAMPLES),
+            TerrainSpec::GeoTiff(_) | TerrainSpec::Png16 { .. } | TerrainSpec::Pyramid(_) => self.open()?.to_height_field(RENDER_SAMPLES),
         }
     }
 }

@@ -8,6 +8,8 @@ pub enum Crs {
     Geographic,
     /// Easting, northing in metres of a projected system (EPSG code, e.g. 32611 for UTM 11N).
     Projected { epsg: u16 },
+    /// Metres from the south-west corner (a PNG height map).
+    Local,
 }
 
 /// Heights on a regular grid. Sample (col, row) sits at
