@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use crate::bench::report::percentile;
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::{heap_word_count, Cbt};
 use crate::cbt::gpu::GpuCbt;
@@ -11,6 +10,7 @@ use crate::cbt::reduce::CbtReduce;
 use crate::gpu::readback::read_buffer;
 use crate::gpu::Gpu;
 use crate::leb::decode::LebDecode;
+use crate::kernels::{submit_and_time, TimingMs};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -19,14 +19,6 @@ pub struct CbtKernelOptions {
     /// Leaves as a fraction of 2^D: 1 (full), 0.5, 0.25, ... (a power of two).
     pub fill: f64,
     pub iterations: u32,
-}
-
-/// GPU time statistics of one pass over the iterations, in milliseconds.
-#[derive(Clone, Debug, Serialize)]
-pub struct TimingMs {
-    pub median_ms: f64,
-    pub p95_ms: f64,
-    pub min_ms: f64,
 }
 
 /// The outcome.
@@ -48,11 +40,6 @@ pub struct CbtKernelReport {
     pub reduce_per_dispatch_ms: Vec<f64>,
     /// Leaves decoded per second by leb.decode (median).
     pub decode_leaves_per_s: f64,
-}
-
-fn stats(mut samples: Vec<f64>) -> TimingMs {
-    samples.sort_by(f64::total_cmp);
-    TimingMs { median_ms: percentile(&samples, 50.0), p95_ms: percentile(&samples, 95.0), min_ms: samples.first().copied().unwrap_or(f64::NAN) }
 }
 
 /// Depth whose full level has `fill * 2^D` nodes.
@@ -110,18 +97,12 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
             for _ in 0..options.iterations.min(50) {
                 let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("kernel.cbt.split") });
                 reduce.record_per_dispatch(&mut encoder, &profiler);
-                profiler.resolve_queries(&mut encoder);
-                gpu.queue.submit([encoder.finish()]);
-                profiler.end_frame().expect("profiler frame");
-                gpu.wait_idle();
-                if let Some(results) = profiler.process_finished_frame(gpu.queue.get_timestamp_period()) {
-                    samples.extend(results.into_iter().filter(|r| r.label == label).filter_map(|r| r.time.map(|t| (t.end - t.start) * 1e3)));
-                }
+                samples.extend(submit_and_time(gpu, &mut profiler, encoder, &label));
             }
-            stats(samples).median_ms
+            TimingMs::of(samples).median_ms
         })
         .collect();
-    let decode = stats(decode_ms);
+    let decode = TimingMs::of(decode_ms);
     CbtKernelReport {
         kernel: "cbt",
         adapter: gpu.describe(),
@@ -132,7 +113,7 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         reduce_dispatches: reduce.dispatch_count(),
         iterations: options.iterations,
         verified,
-        reduce: stats(reduce_ms),
+        reduce: TimingMs::of(reduce_ms),
         decode_leaves_per_s: leaves as f64 / (decode.median_ms * 1e-3),
         reduce_per_dispatch_ms,
         decode,

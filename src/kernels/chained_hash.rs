@@ -17,10 +17,10 @@ use std::time::Instant;
 use serde::Serialize;
 use wgpu::util::DeviceExt;
 
-use crate::bench::report::percentile;
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
 use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::kernels::{submit_and_time, TimingMs};
 
 /// Parameters of the kernel. Keep in sync with ChainedHashParams in shaders/shared/chained_hash.wgsl.
 #[repr(C)]
@@ -160,23 +160,11 @@ pub fn make_inputs(options: &ChainedHashOptions) -> (Vec<u32>, Vec<u32>, Vec<u32
     (keys, (0..n as u32).collect(), misses)
 }
 
-/// GPU time statistics in milliseconds.
-#[derive(Clone, Debug, Serialize)]
-pub struct Timing {
-    pub median_ms: f64,
-    pub min_ms: f64,
-}
-
-fn timing(mut samples: Vec<f64>) -> Timing {
-    samples.sort_by(f64::total_cmp);
-    Timing { median_ms: percentile(&samples, 50.0), min_ms: samples.first().copied().unwrap_or(f64::NAN) }
-}
-
 /// One build variant's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct BuildReport {
     pub variant: &'static str,
-    pub gpu: Timing,
+    pub gpu: TimingMs,
     /// Elements inserted per second (median).
     pub elements_per_s: f64,
     /// Every bucket holds exactly the CPU reference's (key, value) multiset.
@@ -187,7 +175,7 @@ pub struct BuildReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct LookupReport {
     pub queries: &'static str,
-    pub gpu: Timing,
+    pub gpu: TimingMs,
     pub lookups_per_s: f64,
     /// Every query found exactly when the key is present, with one of the key's values.
     pub verified: bool,
@@ -274,26 +262,17 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
         let label = format!("kernel.chained_hash.build_{variant}");
         let pipeline = shader::compute_pipeline(device, &label, file, entry, &[]);
         let bind_group = bind(device, &pipeline, &buffers, false);
-        let mut samples = Vec::new();
-        for _ in 0..options.iterations {
-            let mut encoder = device.create_command_encoder(&Default::default());
+        let samples = time_over_elements(gpu, &mut profiler, &label, &pipeline, &bind_group, n, options.iterations, |encoder| {
             encoder.clear_buffer(&buffers.heads, 0, None);
             encoder.clear_buffer(&buffers.counter, 0, None);
-            profiled_compute_pass(&profiler, &mut encoder, &label, |pass| {
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = groups_2d(n.div_ceil(WORKGROUP_SIZE));
-                pass.dispatch_workgroups(x, y, 1);
-            });
-            samples.extend(submit_and_time(gpu, &mut profiler, encoder, &label));
-        }
+        });
         let read_start = Instant::now();
         let heads: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.heads, 0, buffers.heads.size())).to_vec();
         let nodes: Vec<ChainNode> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.nodes, 0, buffers.nodes.size())).to_vec();
         let counter: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.counter, 0, 8)).to_vec();
         readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
         let verified = counter == [n, 0] && bucket_contents(&heads, &nodes) == expected;
-        let gpu_timing = timing(samples);
+        let gpu_timing = TimingMs::of(samples);
         builds.push(BuildReport { variant, elements_per_s: n as f64 / (gpu_timing.median_ms * 1e-3), gpu: gpu_timing, verified });
     }
 
@@ -309,23 +288,13 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     for (name, queries) in [("all hits", &keys), ("half hits", &half), ("all misses", &misses)] {
         gpu.queue.write_buffer(&buffers.queries, 0, bytemuck::cast_slice(queries));
         let label = format!("kernel.chained_hash.lookup ({name})");
-        let mut samples = Vec::new();
-        for _ in 0..options.iterations {
-            let mut encoder = device.create_command_encoder(&Default::default());
-            profiled_compute_pass(&profiler, &mut encoder, &label, |pass| {
-                pass.set_pipeline(&lookup_pipeline);
-                pass.set_bind_group(0, &lookup_group, &[]);
-                let (x, y) = groups_2d(n.div_ceil(WORKGROUP_SIZE));
-                pass.dispatch_workgroups(x, y, 1);
-            });
-            samples.extend(submit_and_time(gpu, &mut profiler, encoder, &label));
-        }
+        let samples = time_over_elements(gpu, &mut profiler, &label, &lookup_pipeline, &lookup_group, n, options.iterations, |_| {});
         let found: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.found, 0, 4 * n as u64)).to_vec();
         let verified = queries.iter().zip(&found).all(|(q, f)| match values_of.get(q) {
             Some(vs) => vs.contains(f),
             None => *f == NOT_FOUND,
         });
-        let gpu_timing = timing(samples);
+        let gpu_timing = TimingMs::of(samples);
         lookups.push(LookupReport { queries: name, lookups_per_s: n as f64 / (gpu_timing.median_ms * 1e-3), gpu: gpu_timing, verified });
     }
     let chain_lengths: Vec<usize> = (0..1u32 << options.bucket_log2).map(|b| chain(&cpu.heads, &cpu.nodes, b).count()).collect();
@@ -347,6 +316,34 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     }
 }
 
+/// Runs `pipeline` over `n` threads `iterations` times, each in its own profiled pass labelled
+/// `label` after `prepare` (untimed) on the same encoder; returns the pass times in milliseconds.
+#[allow(clippy::too_many_arguments)]
+fn time_over_elements(
+    gpu: &Gpu,
+    profiler: &mut wgpu_profiler::GpuProfiler,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    n: u32,
+    iterations: u32,
+    prepare: impl Fn(&mut wgpu::CommandEncoder),
+) -> Vec<f64> {
+    let mut samples = Vec::new();
+    for _ in 0..iterations {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        prepare(&mut encoder);
+        profiled_compute_pass(profiler, &mut encoder, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            let (x, y) = groups_2d(n.div_ceil(WORKGROUP_SIZE));
+            pass.dispatch_workgroups(x, y, 1);
+        });
+        samples.extend(submit_and_time(gpu, profiler, encoder, label));
+    }
+    samples
+}
+
 fn bind(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, b: &Buffers, lookup: bool) -> wgpu::BindGroup {
     // The layouts come from the shaders, which bind only what each entry point uses.
     let mut entries = vec![
@@ -363,19 +360,6 @@ fn bind(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, b: &Buffers, lo
         entries.push(wgpu::BindGroupEntry { binding: 5, resource: b.values.as_entire_binding() });
     }
     device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("kernel.chained_hash"), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
-}
-
-/// Submits `encoder`, waits, and returns the GPU milliseconds of the pass labelled `label`.
-fn submit_and_time(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, mut encoder: wgpu::CommandEncoder, label: &str) -> Option<f64> {
-    profiler.resolve_queries(&mut encoder);
-    gpu.queue.submit([encoder.finish()]);
-    profiler.end_frame().expect("profiler frame");
-    gpu.wait_idle();
-    profiler
-        .process_finished_frame(gpu.queue.get_timestamp_period())?
-        .into_iter()
-        .find(|r| r.label == label)
-        .and_then(|r| r.time.map(|t| (t.end - t.start) * 1e3))
 }
 
 impl ChainedHashReport {

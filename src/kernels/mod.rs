@@ -2,3 +2,40 @@
 
 pub mod cbt;
 pub mod chained_hash;
+
+use serde::Serialize;
+
+use crate::bench::report::percentile;
+use crate::gpu::Gpu;
+
+/// GPU time statistics of one pass over a kernel's iterations, in milliseconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimingMs {
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    pub min_ms: f64,
+}
+
+impl TimingMs {
+    /// Statistics of `samples` (NaN when there are none).
+    pub fn of(mut samples: Vec<f64>) -> TimingMs {
+        samples.sort_by(f64::total_cmp);
+        TimingMs { median_ms: percentile(&samples, 50.0), p95_ms: percentile(&samples, 95.0), min_ms: samples.first().copied().unwrap_or(f64::NAN) }
+    }
+}
+
+/// Submits `encoder` as one profiler frame, waits for the GPU, and returns the GPU milliseconds
+/// of every pass labelled `label` in it.
+pub fn submit_and_time(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, mut encoder: wgpu::CommandEncoder, label: &str) -> Vec<f64> {
+    profiler.resolve_queries(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    profiler.end_frame().expect("profiler frame");
+    gpu.wait_idle();
+    profiler
+        .process_finished_frame(gpu.queue.get_timestamp_period())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.label == label)
+        .filter_map(|r| r.time.map(|t| (t.end - t.start) * 1e3))
+        .collect()
+}

@@ -45,3 +45,8 @@ pub fn triangle_contains(v: [[f32; 2]; 3], p: [f32; 2]) -> bool {
     let (e0, e1, e2) = (edge(v[0], v[1]), edge(v[1], v[2]), edge(v[2], v[0]));
     (e0 >= 0.0 && e1 >= 0.0 && e2 >= 0.0) || (e0 <= 0.0 && e1 <= 0.0 && e2 <= 0.0)
 }
+
+/// Number of distinct RGBA colours in `image`: a rendered frame has many, a blank one few.
+pub fn distinct_colours(image: &image::RgbaImage) -> usize {
+    image.pixels().map(|p| p.0).collect::<std::collections::HashSet<_>>().len()
+}
