@@ -29,7 +29,11 @@ fn leaf_node(group: vec3<u32>, local: u32) -> CbtNode {
 }
 
 fn should_split(node: CbtNode) -> bool {
-    return lod_should_split(lod, node.id, node.depth);
+    return lod_wants_split(lod, node.id, node.depth, lod.split_threshold_sq);
+}
+
+fn keeps_split(node: CbtNode) -> bool {
+    return lod_wants_split(lod, node.id, node.depth, lod.merge_threshold_sq);
 }
 
 @compute @workgroup_size(256)
@@ -51,11 +55,11 @@ fn merge_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation
     let top = leb_edge_neighbour(parent.id, parent.depth);
     if (top != 0u) {
         let top_node = cbt_node_from_id(top);
-        if (!cbt_is_leaf(cbt_left_child(top_node)) || !cbt_is_leaf(cbt_right_child(top_node)) || should_split(top_node)) {
+        if (!cbt_is_leaf(cbt_left_child(top_node)) || !cbt_is_leaf(cbt_right_child(top_node)) || keeps_split(top_node)) {
             return;
         }
     }
-    if (should_split(parent)) {
+    if (keeps_split(parent)) {
         return;
     }
     cbt_merge(parent);

@@ -12,6 +12,7 @@ use bisector::bench::run::{run_bench, BenchOptions};
 use bisector::render::camera::Camera;
 use bisector::render::headless::{render_shot, Shot};
 use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
+use bisector::leb::lod::Criterion;
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
@@ -31,12 +32,30 @@ struct RenderArgs {
     /// Max depth D of the concurrent binary tree (5..=29; the heap takes 2^(D-1) bytes).
     #[arg(long, default_value_t = RenderSettings::default().max_depth)]
     max_depth: u32,
-    /// Split triangles whose longest edge projects to more than this many pixels.
+    /// Level-of-detail criterion: "error" splits triangles whose error bound from the data
+    /// projects to more than --pixel-error pixels; "edge" splits triangles whose longest edge
+    /// projects to more than --pixel-target pixels.
+    #[arg(long, value_enum, default_value_t = LodArg::Error)]
+    lod: LodArg,
+    /// Screen-space error target in pixels (--lod error).
+    #[arg(long, default_value_t = RenderSettings::default().pixel_error_px)]
+    pixel_error: f32,
+    /// Projected edge-length target in pixels (--lod edge).
     #[arg(long, default_value_t = RenderSettings::default().pixel_target_px)]
     pixel_target: f32,
+    /// Do not morph new vertices (splits and merges then pop).
+    #[arg(long)]
+    no_morph: bool,
     /// Overlay the triangle edges.
     #[arg(long)]
     wireframe: bool,
+}
+
+/// The --lod values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum LodArg {
+    Error,
+    Edge,
 }
 
 #[derive(Subcommand)]
@@ -257,10 +276,23 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
 
 fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
     bisector::cbt::gpu::check_max_depth(args.max_depth).context("--max-depth")?;
-    if !(args.pixel_target.is_finite() && args.pixel_target > 0.0) {
-        anyhow::bail!("--pixel-target {}: must be a positive number of pixels", args.pixel_target);
+    for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
+        if !(value.is_finite() && value > 0.0) {
+            anyhow::bail!("{flag} {value}: must be a positive number of pixels");
+        }
     }
-    Ok(RenderSettings { max_depth: args.max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
+    Ok(RenderSettings {
+        max_depth: args.max_depth,
+        criterion: match args.lod {
+            LodArg::Error => Criterion::ScreenSpaceError,
+            LodArg::Edge => Criterion::EdgeLength,
+        },
+        pixel_error_px: args.pixel_error,
+        pixel_target_px: args.pixel_target,
+        morph: !args.no_morph,
+        wireframe: args.wireframe,
+        ..Default::default()
+    })
 }
 
 fn info() -> anyhow::Result<()> {

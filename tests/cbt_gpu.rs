@@ -10,6 +10,7 @@ use bisector::cbt::gpu::GpuCbt;
 use bisector::cbt::ops::{CbtOp, CbtOps};
 use bisector::cbt::reduce::CbtReduce;
 use bisector::gpu::{create_profiler, Gpu};
+use bisector::leb::bounds::NodeBounds;
 use bisector::leb::decode::LebDecode;
 use bisector::gpu::readback::read_buffer;
 use rand::{seq::SliceRandom, Rng};
@@ -58,7 +59,7 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
     let reduce = CbtReduce::new(&gpu.device, &tree);
     assert!(reduce.dispatch_count() <= 3);
     let args = CbtArgs::new(&gpu.device, &tree);
-    let decode = LebDecode::new(&gpu.device, &tree);
+    let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
     let mut profiler = create_profiler(&gpu.device);
     for round in 0..rounds {
         let max_ops = rng.random_range(1..4000);

@@ -7,7 +7,9 @@ use bisector::cbt::cpu::Cbt;
 use bisector::leb::conformity::{check_conforming, ConformityError};
 use bisector::leb::cpu::{converge, update, UpdateKind, BASE_DEPTH};
 use common::refine_around_points;
-use bisector::leb::lod::LodParams;
+use bisector::leb::bounds::NodeBounds;
+use bisector::leb::lod::{Criterion, Lod, LodParams, LodView};
+use bisector::terrain::node_bounds;
 use glam::Vec3;
 use rand::Rng;
 
@@ -31,7 +33,10 @@ fn camera_refinement_and_coarsening_conform_up_to_depth_24() {
     // A camera that moves: each step refines towards the new view and coarsens behind it.
     for step in 0..3 {
         let camera = Vec3::new(rng.random_range(0.0..size_m), rng.random_range(0.0..size_m), rng.random_range(0.5..50.0));
-        let lod = LodParams::new(camera, 1.0, 720, rng.random_range(30.0..80.0), size_m, (0.0, 10.0), 24);
+        let view = LodView { position_m: camera, clip_from_world: None, fov_y_rad: 1.0, viewport_height_px: 720 };
+        let bounds = NodeBounds::flat(10, (0.0, 10.0));
+        let params = LodParams::new(&view, Criterion::EdgeLength, rng.random_range(30.0..80.0), size_m, 24, bounds.depths());
+        let lod = Lod { params: &params, bounds: &bounds };
         converge(&mut cbt, &lod, 200);
         let leaves = cbt.leaves();
         check_conforming(&leaves).unwrap_or_else(|e| panic!("step {step}: {e:?}"));
@@ -39,6 +44,30 @@ fn camera_refinement_and_coarsening_conform_up_to_depth_24() {
         // One more of each update changes nothing: converged means a fixed point.
         let mut again = cbt.clone();
         assert!(!update(&mut again, UpdateKind::Split, &lod) && !update(&mut again, UpdateKind::Merge, &lod));
+    }
+}
+
+#[test]
+fn data_driven_refinement_conforms() {
+    // The screen-space-error criterion on random relief, from random views that move: the
+    // refinement follows the data (deep on rough ground, coarse on flat sea) and never cracks.
+    let mut rng = common::rng("data_driven_refinement_conforms");
+    let size_m = 20480.0;
+    let field = common::random_field(&mut rng, 9, size_m);
+    let bounds = node_bounds::build(&field, 19);
+    let mut cbt = Cbt::new(24, BASE_DEPTH);
+    for step in 0..3 {
+        let view = common::random_view(&mut rng, size_m);
+        let params = LodParams::new(&view, Criterion::ScreenSpaceError, rng.random_range(1.0..4.0), size_m, 24, bounds.depths());
+        let lod = Lod { params: &params, bounds: &bounds };
+        let frames = converge(&mut cbt, &lod, 400);
+        assert!(frames < 400, "step {step}: no convergence");
+        let leaves = cbt.leaves();
+        check_conforming(&leaves).unwrap_or_else(|e| panic!("step {step}: {e:?}"));
+        assert!(leaves.iter().all(|n| n.depth <= bounds.data_depth), "step {step}: split below the data's resolution");
+        let mut again = cbt.clone();
+        assert!(!update(&mut again, UpdateKind::Split, &lod) && !update(&mut again, UpdateKind::Merge, &lod));
+        eprintln!("step {step}: {} leaves, deepest {:?}", leaves.len(), leaves.iter().map(|n| n.depth).max());
     }
 }
 

@@ -1,21 +1,30 @@
-// The refinement criterion: split when the projected longest edge exceeds the pixel target.
-// Mirrors LodParams::should_split in src/leb/lod.rs operation for operation.
+// The refinement criterion: split when the node's size on screen (its error bound from the data,
+// or its longest edge) projected at its bounding box exceeds the threshold; never outside the
+// frustum. Mirrors LodParams::wants_split in src/leb/lod.rs operation for operation.
 //!include shared/leb.wgsl
+//!include shared/node_bounds.wgsl
 
 // Keep in sync with LodParams in src/leb/lod.rs.
 struct LodParams {
     camera_position_m: vec4<f32>,
     terrain_size_m: f32,
-    height_min_m: f32,
-    height_max_m: f32,
     projection_scale_sq: f32,
-    pixel_error_sq: f32,
+    split_threshold_sq: f32,
+    merge_threshold_sq: f32,
     max_depth: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // 0 = screen-space error, 1 = edge length.
+    criterion: u32,
+    bounds_depth: u32,
+    data_depth: u32,
+    frustum_planes: array<vec4<f32>, 5>,
 }
 
-fn lod_distance_sq_m2(lod: LodParams, v: array<vec2<f32>, 3>) -> f32 {
+struct LodBox {
+    lo: vec3<f32>,
+    hi: vec3<f32>,
+}
+
+fn lod_bounding_box(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32) -> LodBox {
     let s = lod.terrain_size_m;
     let x0 = v[0].x * s;
     let x1 = v[1].x * s;
@@ -23,25 +32,63 @@ fn lod_distance_sq_m2(lod: LodParams, v: array<vec2<f32>, 3>) -> f32 {
     let y0 = v[0].y * s;
     let y1 = v[1].y * s;
     let y2 = v[2].y * s;
-    let lo = vec3<f32>(min(min(x0, x1), x2), min(min(y0, y1), y2), lod.height_min_m);
-    let hi = vec3<f32>(max(max(x0, x1), x2), max(max(y0, y1), y2), lod.height_max_m);
+    let lo = vec3<f32>(min(min(x0, x1), x2), min(min(y0, y1), y2), node_height_min_m[bounds_index]);
+    let hi = vec3<f32>(max(max(x0, x1), x2), max(max(y0, y1), y2), node_height_max_m[bounds_index]);
+    return LodBox(lo, hi);
+}
+
+fn lod_distance_sq_m2(lod: LodParams, b: LodBox) -> f32 {
     var d2 = 0.0;
     for (var axis = 0u; axis < 3u; axis += 1u) {
         let c = lod.camera_position_m[axis];
-        let d = max(max(lo[axis] - c, 0.0), c - hi[axis]);
+        let d = max(max(b.lo[axis] - c, 0.0), c - b.hi[axis]);
         d2 += d * d;
     }
     return d2;
 }
 
-fn lod_should_split(lod: LodParams, id: u32, depth: u32) -> bool {
-    if (depth >= lod.max_depth) {
+fn lod_is_culled(lod: LodParams, b: LodBox) -> bool {
+    for (var i = 0u; i < 5u; i += 1u) {
+        let p = lod.frustum_planes[i];
+        let c = select(b.lo, b.hi, p.xyz >= vec3<f32>(0.0));
+        if (p.x * c.x + p.y * c.y + p.z * c.z + p.w < 0.0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+fn lod_size_sq_m2(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32) -> f32 {
+    if (lod.criterion == 1u) {
+        let s = lod.terrain_size_m;
+        let dx = (v[0].x - v[2].x) * s;
+        let dy = (v[0].y - v[2].y) * s;
+        return dx * dx + dy * dy;
+    }
+    let e = node_error_m[bounds_index];
+    return e * e;
+}
+
+fn lod_wants_split(lod: LodParams, id: u32, depth: u32, threshold_sq: f32) -> bool {
+    if (depth >= lod.max_depth || (lod.criterion == 0u && depth >= lod.data_depth)) {
         return false;
     }
     let v = leb_decode_vertices(id, depth);
-    let s = lod.terrain_size_m;
-    let dx = (v[0].x - v[2].x) * s;
-    let dy = (v[0].y - v[2].y) * s;
-    let edge_sq_m2 = dx * dx + dy * dy;
-    return edge_sq_m2 * lod.projection_scale_sq > lod.pixel_error_sq * lod_distance_sq_m2(lod, v);
+    let index = node_bounds_index(id, depth, lod.bounds_depth);
+    let b = lod_bounding_box(lod, v, index);
+    if (lod_is_culled(lod, b)) {
+        return false;
+    }
+    return lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq > threshold_sq * lod_distance_sq_m2(lod, b);
+}
+
+// The node's size on screen in pixels, 0 outside the frustum (LodParams::projected_size_px).
+fn lod_projected_size_px(lod: LodParams, id: u32, depth: u32) -> f32 {
+    let v = leb_decode_vertices(id, depth);
+    let index = node_bounds_index(id, depth, lod.bounds_depth);
+    let b = lod_bounding_box(lod, v, index);
+    if (lod_is_culled(lod, b)) {
+        return 0.0;
+    }
+    return sqrt(lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq / lod_distance_sq_m2(lod, b));
 }

@@ -73,6 +73,11 @@ pub struct FrameRecord {
     pub leaves: u32,
     /// Number of triangles drawn.
     pub triangles: u64,
+    /// Leaves whose bounding box is inside the view frustum.
+    pub visible_leaves: u32,
+    /// Estimated largest screen-space error of a visible leaf in pixels: its error bound from the
+    /// data (or its longest edge, under the edge-length criterion) projected at its bounding box.
+    pub max_error_px: f64,
     /// Deepest subdivision level this frame.
     pub max_depth: u32,
     /// Cache hits this frame.
@@ -105,7 +110,9 @@ pub struct BenchMeta {
     pub backend: String,
     /// Maximum subdivision depth allowed.
     pub max_depth: u32,
-    /// Target screen-space error in pixels.
+    /// The split criterion: "screen-space-error" or "edge-length".
+    pub criterion: String,
+    /// Split threshold in pixels of the criterion (screen-space error, or projected edge length).
     pub pixel_error_px: f64,
     /// Date of the run.
     pub date: String,
@@ -474,6 +481,7 @@ mod tests {
             adapter: "Test Adapter".to_string(),
             backend: "Vulkan".to_string(),
             max_depth: 32,
+            criterion: "screen-space-error".to_string(),
             pixel_error_px: 1.5,
             date: "2026-05-09".to_string(),
         }
@@ -497,6 +505,8 @@ mod tests {
                     time_s: f64::from(frame) / 60.0,
                     leaves: 10_000 + (rng.next_u64() % 5_000) as u32,
                     triangles: 20_000 + rng.next_u64() % 10_000,
+                    visible_leaves: 5_000 + (rng.next_u64() % 5_000) as u32,
+                    max_error_px: rng.unit() * 2.0,
                     max_depth: 20 + (rng.next_u64() % 8) as u32,
                     cache_hits: rng.next_u64() % 1000,
                     cache_misses: rng.next_u64() % 100,
@@ -589,6 +599,8 @@ mod tests {
             time_s: 0.0,
             leaves: 1,
             triangles: 1,
+            visible_leaves: 1,
+            max_error_px: 0.5,
             max_depth: 1,
             cache_hits: 0,
             cache_misses: 0,

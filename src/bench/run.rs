@@ -58,6 +58,8 @@ pub fn run_bench(gpu: &Gpu, field: &HeightField, options: &BenchOptions) -> Benc
             time_s,
             leaves: outcome.stats.leaves,
             triangles: outcome.stats.leaves.min(outcome.stats.capacity) as u64,
+            visible_leaves: outcome.lod.visible_leaves,
+            max_error_px: outcome.lod.max_size_px as f64,
             max_depth: outcome.stats.max_depth,
             cache_hits: 0,
             cache_misses: 0,
@@ -77,7 +79,8 @@ pub fn run_bench(gpu: &Gpu, field: &HeightField, options: &BenchOptions) -> Benc
         adapter: info.name,
         backend: format!("{:?}", info.backend),
         max_depth: settings.max_depth,
-        pixel_error_px: settings.pixel_target_px as f64,
+        criterion: settings.criterion.name().to_string(),
+        pixel_error_px: settings.threshold_px() as f64,
         date: today_utc(),
     };
     BenchReport::from_frames(meta, records)

@@ -23,6 +23,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/leb.wgsl", include_str!("../../shaders/shared/leb.wgsl")),
     ("shared/leb_split.wgsl", include_str!("../../shaders/shared/leb_split.wgsl")),
     ("shared/lod.wgsl", include_str!("../../shaders/shared/lod.wgsl")),
+    ("shared/node_bounds.wgsl", include_str!("../../shaders/shared/node_bounds.wgsl")),
 ];
 
 const INCLUDE: &str = "//!include ";

@@ -9,6 +9,7 @@ use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::readback::read_buffer;
 use crate::gpu::Gpu;
+use crate::leb::bounds::NodeBounds;
 use crate::leb::decode::LebDecode;
 use crate::kernels::{submit_and_time, TimingMs};
 
@@ -62,7 +63,7 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
     tree.upload(&gpu.queue, &Cbt::from_heap(bitfield_only));
     let reduce = CbtReduce::new(&gpu.device, &tree);
     let args = CbtArgs::new(&gpu.device, &tree);
-    let decode = LebDecode::new(&gpu.device, &tree);
+    let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
     let mut profiler = crate::gpu::create_profiler(&gpu.device);
     let (mut reduce_ms, mut decode_ms) = (Vec::new(), Vec::new());
     let mut verified = true;

@@ -16,11 +16,12 @@
 //! its parent, the parent's edge neighbour, ...) splitting each: idempotent bit sets, so
 //! concurrent walks on the GPU give the same tree as this sequential one.
 //! A diamond (node P and its edge neighbour Q) merges only when all its children are
-//! leaves and the criterion says neither P nor Q needs splitting.
+//! leaves and the criterion says neither P nor Q must stay split (a lower threshold than
+//! splitting: hysteresis).
 //! ```
 
 use crate::cbt::cpu::{Cbt, Node};
-use crate::leb::lod::LodParams;
+use crate::leb::lod::Lod;
 
 /// Depth of the square's two base triangles: the tree is never merged above it.
 pub const BASE_DEPTH: u32 = 1;
@@ -150,7 +151,7 @@ impl UpdateKind {
 }
 
 /// If leaf `node` is the left child of a mergeable diamond, the diamond's (P, Q) ids (Q = 0 when P is on the boundary).
-pub fn mergeable_diamond(cbt: &Cbt, node: Node, lod: &LodParams) -> Option<(Node, u32)> {
+pub fn mergeable_diamond(cbt: &Cbt, node: Node, lod: &Lod) -> Option<(Node, u32)> {
     if node.depth <= BASE_DEPTH || node.id & 1 == 1 || !cbt.is_leaf(node.sibling()) {
         return None;
     }
@@ -158,11 +159,11 @@ pub fn mergeable_diamond(cbt: &Cbt, node: Node, lod: &LodParams) -> Option<(Node
     let top = edge_neighbour(parent);
     if top != 0 {
         let top_node = Node::from_id(top);
-        if !cbt.is_leaf(top_node.left_child()) || !cbt.is_leaf(top_node.right_child()) || lod.should_split(top_node) {
+        if !cbt.is_leaf(top_node.left_child()) || !cbt.is_leaf(top_node.right_child()) || lod.keeps_split(top_node) {
             return None;
         }
     }
-    if lod.should_split(parent) {
+    if lod.keeps_split(parent) {
         return None;
     }
     Some((parent, top))
@@ -170,7 +171,7 @@ pub fn mergeable_diamond(cbt: &Cbt, node: Node, lod: &LodParams) -> Option<(Node
 
 /// One update frame over every leaf, with all decisions taken on the tree as it was at the
 /// start of the frame (as the GPU does), then the tree is reduced. Returns true if it changed.
-pub fn update(cbt: &mut Cbt, kind: UpdateKind, lod: &LodParams) -> bool {
+pub fn update(cbt: &mut Cbt, kind: UpdateKind, lod: &Lod) -> bool {
     let leaves = cbt.leaves();
     let before = cbt.heap().to_vec();
     match kind {
@@ -197,7 +198,7 @@ pub fn update(cbt: &mut Cbt, kind: UpdateKind, lod: &LodParams) -> bool {
 
 /// Runs alternating split/merge frames until two consecutive frames change nothing, at most `max_frames`.
 /// Returns the number of frames run.
-pub fn converge(cbt: &mut Cbt, lod: &LodParams, max_frames: u64) -> u64 {
+pub fn converge(cbt: &mut Cbt, lod: &Lod, max_frames: u64) -> u64 {
     let mut quiet = 0;
     for frame in 0..max_frames {
         if update(cbt, UpdateKind::for_frame(frame), lod) {

@@ -1,8 +1,46 @@
-//! The refinement criterion shared by the CPU twin and the GPU update pass: a triangle splits when
-//! the projected length of its longest edge exceeds the pixel target.
+//! The refinement criterion shared by the CPU twin and the GPU update pass. A triangle splits
+//! when its size on screen exceeds the pixel target: either its geometric error from the data
+//! (screen-space error, the default) or its longest edge (the foundation's criterion), projected
+//! at the distance from the camera to the box that bounds it. Triangles outside the view frustum
+//! never split. Merging uses a lower threshold than splitting (hysteresis).
 
 use crate::cbt::cpu::Node;
+use crate::leb::bounds::{BoundsDepths, NodeBounds};
 use crate::leb::cpu::decode_vertices;
+
+/// What "size on screen" measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Criterion {
+    /// The node's error bound from the data (metres of height), projected: split above the pixel error.
+    #[default]
+    ScreenSpaceError,
+    /// The node's longest edge, projected: split above the pixel target.
+    EdgeLength,
+}
+
+impl Criterion {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Criterion::ScreenSpaceError => "screen-space-error",
+            Criterion::EdgeLength => "edge-length",
+        }
+    }
+}
+
+/// A diamond merges only when its projected size is below this fraction of the split threshold,
+/// so that a camera moving back and forth by a little does not split and merge the same triangles.
+pub const MERGE_HYSTERESIS: f32 = 0.75;
+
+/// Where the criterion looks from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LodView {
+    pub position_m: glam::Vec3,
+    /// World -> clip transform whose frustum culls (None: nothing is culled).
+    pub clip_from_world: Option<glam::Mat4>,
+    pub fov_y_rad: f32,
+    pub viewport_height_px: u32,
+}
 
 /// Parameters of the level-of-detail criterion.
 /// Keep in sync with `LodParams` in shaders/shared/lod.wgsl.
@@ -13,54 +51,64 @@ pub struct LodParams {
     pub camera_position_m: [f32; 4],
     /// Side of the square terrain in metres (unit square -> [0, size]^2).
     pub terrain_size_m: f32,
-    /// Lowest terrain height in metres (bottom of every triangle's bounding box).
-    pub height_min_m: f32,
-    /// Highest terrain height in metres (top of every triangle's bounding box).
-    pub height_max_m: f32,
     /// (viewport height in pixels / (2 tan(fov_y / 2)))^2: pixels per metre at 1 m distance, squared.
     pub projection_scale_sq: f32,
-    /// Target length of a projected longest edge in pixels, squared.
-    pub pixel_error_sq: f32,
+    /// Pixel target squared: split above it.
+    pub split_threshold_sq: f32,
+    /// (Pixel target x MERGE_HYSTERESIS) squared: merge below it.
+    pub merge_threshold_sq: f32,
     /// Max depth D of the tree: nodes at D never split.
     pub max_depth: u32,
-    pub _pad: [u32; 2],
+    /// 0 = screen-space error, 1 = edge length.
+    pub criterion: u32,
+    /// Deepest depth whose node bounds are stored (deeper nodes read their ancestor's).
+    pub bounds_depth: u32,
+    /// Depth at which triangles reach the data's resolution (no split at or below it under screen-space error).
+    pub data_depth: u32,
+    /// Frustum planes (a, b, c, d): a point p is inside when a px + b py + c pz + d >= 0.
+    pub frustum_planes: [[f32; 4]; 5],
 }
-const _: () = assert!(std::mem::size_of::<LodParams>() == 48);
+const _: () = assert!(std::mem::size_of::<LodParams>() == 128);
+
+/// The plane that keeps every point inside.
+const NO_PLANE: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
 impl LodParams {
-    /// Criterion for a camera at `camera_position_m` with vertical field of view `fov_y_rad` on a
-    /// viewport `viewport_height_px` high, splitting edges longer than `pixel_error_px` pixels.
-    pub fn new(
-        camera_position_m: glam::Vec3,
-        fov_y_rad: f32,
-        viewport_height_px: u32,
-        pixel_error_px: f32,
-        terrain_size_m: f32,
-        height_range_m: (f32, f32),
-        max_depth: u32,
-    ) -> LodParams {
-        let scale = viewport_height_px as f32 / (2.0 * (fov_y_rad * 0.5).tan());
+    /// The criterion for `view`, splitting triangles bigger than `pixel_target_px` on screen.
+    pub fn new(view: &LodView, criterion: Criterion, pixel_target_px: f32, terrain_size_m: f32, max_depth: u32, bounds: BoundsDepths) -> LodParams {
+        let scale = view.viewport_height_px as f32 / (2.0 * (view.fov_y_rad * 0.5).tan());
+        let merge = pixel_target_px * MERGE_HYSTERESIS;
         LodParams {
-            camera_position_m: camera_position_m.extend(0.0).to_array(),
+            camera_position_m: view.position_m.extend(0.0).to_array(),
             terrain_size_m,
-            height_min_m: height_range_m.0,
-            height_max_m: height_range_m.1,
             projection_scale_sq: scale * scale,
-            pixel_error_sq: pixel_error_px * pixel_error_px,
+            split_threshold_sq: pixel_target_px * pixel_target_px,
+            merge_threshold_sq: merge * merge,
             max_depth,
-            _pad: [0; 2],
+            criterion: match criterion {
+                Criterion::ScreenSpaceError => 0,
+                Criterion::EdgeLength => 1,
+            },
+            bounds_depth: bounds.stored,
+            data_depth: bounds.data,
+            frustum_planes: view.clip_from_world.map_or([NO_PLANE; 5], frustum_planes),
         }
     }
 
-    /// Squared distance in metres from the camera to the box that bounds `node`'s triangle (xy of
-    /// its vertices, z over the terrain's height range).
-    pub fn distance_sq_m2(&self, node: Node) -> f32 {
+    /// Lower and upper corners in metres of the box that bounds `node`'s triangle: xy of its
+    /// vertices, z over the heights under it.
+    pub fn bounding_box_m(&self, node: Node, bounds: &NodeBounds) -> ([f32; 3], [f32; 3]) {
         let v = decode_vertices(node);
+        let b = bounds.get(node);
         let s = self.terrain_size_m;
         let (x0, x1, x2) = (v[0][0] * s, v[1][0] * s, v[2][0] * s);
         let (y0, y1, y2) = (v[0][1] * s, v[1][1] * s, v[2][1] * s);
-        let lo = [x0.min(x1).min(x2), y0.min(y1).min(y2), self.height_min_m];
-        let hi = [x0.max(x1).max(x2), y0.max(y1).max(y2), self.height_max_m];
+        ([x0.min(x1).min(x2), y0.min(y1).min(y2), b.height_min_m], [x0.max(x1).max(x2), y0.max(y1).max(y2), b.height_max_m])
+    }
+
+    /// Squared distance in metres from the camera to `node`'s bounding box.
+    pub fn distance_sq_m2(&self, node: Node, bounds: &NodeBounds) -> f32 {
+        let (lo, hi) = self.bounding_box_m(node, bounds);
         let mut d2 = 0.0f32;
         for axis in 0..3 {
             let c = self.camera_position_m[axis];
@@ -70,17 +118,113 @@ impl LodParams {
         d2
     }
 
-    /// True when `node`'s longest edge projects to more than the pixel target (never at max depth).
-    /// Mirrors `lod_should_split` in shaders/shared/lod.wgsl operation for operation.
-    pub fn should_split(&self, node: Node) -> bool {
-        if node.depth >= self.max_depth {
+    /// True when `node`'s bounding box lies entirely outside one frustum plane.
+    pub fn is_culled(&self, node: Node, bounds: &NodeBounds) -> bool {
+        let (lo, hi) = self.bounding_box_m(node, bounds);
+        self.frustum_planes.iter().any(|p| {
+            let c = [0, 1, 2].map(|a| if p[a] >= 0.0 { hi[a] } else { lo[a] });
+            p[0] * c[0] + p[1] * c[1] + p[2] * c[2] + p[3] < 0.0
+        })
+    }
+
+    /// The node's size on screen in pixels (its error or longest edge, projected at its bounding
+    /// box), or 0 when it is outside the frustum.
+    pub fn projected_size_px(&self, node: Node, bounds: &NodeBounds) -> f32 {
+        if self.is_culled(node, bounds) {
+            return 0.0;
+        }
+        let d2 = self.distance_sq_m2(node, bounds);
+        (self.size_sq_m2(node, bounds) * self.projection_scale_sq / d2).sqrt()
+    }
+
+    /// The squared size in metres the criterion projects: error squared or longest edge squared.
+    fn size_sq_m2(&self, node: Node, bounds: &NodeBounds) -> f32 {
+        if self.criterion == 1 {
+            let v = decode_vertices(node);
+            let s = self.terrain_size_m;
+            let dx = (v[0][0] - v[2][0]) * s;
+            let dy = (v[0][1] - v[2][1]) * s;
+            dx * dx + dy * dy
+        } else {
+            let e = bounds.get(node).error_m;
+            e * e
+        }
+    }
+
+    /// True when `node` is bigger on screen than `threshold_sq` (squared pixels), is visible and
+    /// may split. Compares squares (no sqrt, no division). Mirrors `lod_wants_split` in
+    /// shaders/shared/lod.wgsl operation for operation.
+    pub fn wants_split(&self, node: Node, bounds: &NodeBounds, threshold_sq: f32) -> bool {
+        if node.depth >= self.max_depth || (self.criterion == 0 && node.depth >= self.data_depth) {
             return false;
         }
-        let v = decode_vertices(node);
-        let s = self.terrain_size_m;
-        let dx = (v[0][0] - v[2][0]) * s;
-        let dy = (v[0][1] - v[2][1]) * s;
-        let edge_sq_m2 = dx * dx + dy * dy;
-        edge_sq_m2 * self.projection_scale_sq > self.pixel_error_sq * self.distance_sq_m2(node)
+        if self.is_culled(node, bounds) {
+            return false;
+        }
+        self.size_sq_m2(node, bounds) * self.projection_scale_sq > threshold_sq * self.distance_sq_m2(node, bounds)
+    }
+
+    /// True when leaf `node` should split.
+    pub fn should_split(&self, node: Node, bounds: &NodeBounds) -> bool {
+        self.wants_split(node, bounds, self.split_threshold_sq)
+    }
+
+    /// True when `node` (a parent in a diamond) must stay split.
+    pub fn keeps_split(&self, node: Node, bounds: &NodeBounds) -> bool {
+        self.wants_split(node, bounds, self.merge_threshold_sq)
+    }
+}
+
+/// The left, right, bottom, top and near planes of a reverse-Z (or any D3D-style) projection:
+/// rows r of clip_from_world give r3 + r0, r3 - r0, r3 + r1, r3 - r1 and r3 - r2 (z <= w).
+pub fn frustum_planes(clip_from_world: glam::Mat4) -> [[f32; 4]; 5] {
+    let r = |i: usize| clip_from_world.row(i);
+    [r(3) + r(0), r(3) - r(0), r(3) + r(1), r(3) - r(1), r(3) - r(2)].map(|p| p.to_array())
+}
+
+/// The criterion and the node bounds it reads, as the CPU twin uses them.
+#[derive(Clone, Copy)]
+pub struct Lod<'a> {
+    pub params: &'a LodParams,
+    pub bounds: &'a NodeBounds,
+}
+
+impl Lod<'_> {
+    /// True when leaf `node` should split.
+    pub fn should_split(&self, node: Node) -> bool {
+        self.params.should_split(node, self.bounds)
+    }
+    /// True when `node` must stay split (a diamond containing it does not merge).
+    pub fn keeps_split(&self, node: Node) -> bool {
+        self.params.keeps_split(node, self.bounds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frustum_culls_what_is_behind_the_camera() {
+        let position = glam::Vec3::new(500.0, 500.0, 100.0);
+        let view_m = glam::Mat4::look_to_rh(position, glam::Vec3::X, glam::Vec3::Z);
+        let clip = glam::Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 0.5) * view_m;
+        let view = LodView { position_m: position, clip_from_world: Some(clip), fov_y_rad: 1.0, viewport_height_px: 512 };
+        let bounds = NodeBounds::flat(12, (0.0, 50.0));
+        let lod = LodParams::new(&view, Criterion::EdgeLength, 8.0, 1000.0, 20, bounds.depths());
+        // Node 2 is the lower-left half (x + y <= 1), 3 the upper-right: both straddle x = 500.
+        assert!(!lod.is_culled(Node::from_id(2), &bounds));
+        // Deep nodes wholly at x < 450 are behind; those at x > 800 (the ground within 14 degrees of
+        // the view direction, half the field of view) in front.
+        for id in (1u32 << 12)..(2u32 << 12) {
+            let node = Node::from_id(id);
+            let (lo, hi) = lod.bounding_box_m(node, &bounds);
+            if hi[0] < 450.0 {
+                assert!(lod.is_culled(node, &bounds), "node {id} behind the camera");
+            }
+            if lo[0] > 800.0 && (lo[1] - 500.0).abs() < 10.0 {
+                assert!(!lod.is_culled(node, &bounds), "node {id} ahead of the camera");
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Headless frames: the function `shot`, the golden tests and `bench` render through.
 
 use crate::cbt::gpu::FrameStats;
+use crate::leb::decode::LodStats;
 use crate::gpu::Gpu;
 use crate::render::camera::Camera;
 use crate::render::target::OffscreenTarget;
@@ -17,6 +18,8 @@ pub struct HeadlessView {
 #[derive(Clone, Debug)]
 pub struct FrameOutcome {
     pub stats: FrameStats,
+    /// The largest remaining size on screen of a visible leaf, and the visible leaves.
+    pub lod: LodStats,
     /// GPU times of the frame's passes (empty when the device has no timestamps).
     pub timings: FrameTimings,
 }
@@ -35,9 +38,10 @@ impl HeadlessView {
         gpu.queue.submit([encoder.finish()]);
         self.renderer.end_frame();
         let stats = self.renderer.read_stats(gpu);
+        let lod = self.renderer.read_lod_stats(gpu);
         gpu.wait_idle();
         let timings = self.renderer.take_timings(&gpu.queue).unwrap_or_default();
-        FrameOutcome { stats, timings }
+        FrameOutcome { stats, lod, timings }
     }
 
     /// Renders frames until the leaf count stays the same for two consecutive frames (one split

@@ -12,8 +12,9 @@ use crate::cbt::gpu::{FrameStats, GpuCbt};
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::Gpu;
 use crate::leb::cpu::{UpdateKind, BASE_DEPTH};
-use crate::leb::decode::LebDecode;
-use crate::leb::lod::LodParams;
+use crate::leb::bounds::{BoundsDepths, GpuNodeBounds, NodeBounds};
+use crate::leb::decode::{LebDecode, LodStats};
+use crate::leb::lod::{Criterion, LodParams, LodView};
 use crate::leb::update::LebUpdate;
 use crate::terrain::HeightField;
 use camera::Camera;
@@ -24,8 +25,14 @@ use terrain_draw::{DrawUniforms, TerrainDraw};
 pub struct RenderSettings {
     /// Max depth D of the CBT.
     pub max_depth: u32,
-    /// Longest-edge length, in pixels, above which a triangle splits.
+    /// What decides whether a triangle splits.
+    pub criterion: Criterion,
+    /// Screen-space error, in pixels, above which a triangle splits (criterion ScreenSpaceError).
+    pub pixel_error_px: f32,
+    /// Longest-edge length, in pixels, above which a triangle splits (criterion EdgeLength).
     pub pixel_target_px: f32,
+    /// New vertices morph from the midpoint of their split edge to their height (no popping).
+    pub morph: bool,
     /// Overlay triangle edges.
     pub wireframe: bool,
     /// Leaves the leaf-id buffer (and so the draw) holds at most.
@@ -34,7 +41,15 @@ pub struct RenderSettings {
 
 impl Default for RenderSettings {
     fn default() -> Self {
-        RenderSettings { max_depth: 24, pixel_target_px: 12.0, wireframe: false, leaf_capacity: 1 << 22 }
+        RenderSettings {
+            max_depth: 24,
+            criterion: Criterion::ScreenSpaceError,
+            pixel_error_px: 1.0,
+            pixel_target_px: 12.0,
+            morph: true,
+            wireframe: false,
+            leaf_capacity: 1 << 22,
+        }
     }
 }
 
@@ -43,6 +58,22 @@ impl RenderSettings {
     pub fn effective_leaf_capacity(&self) -> u32 {
         self.leaf_capacity.min(1u32 << self.max_depth.min(31))
     }
+
+    /// The split threshold in pixels of the chosen criterion.
+    pub fn threshold_px(&self) -> f32 {
+        match self.criterion {
+            Criterion::ScreenSpaceError => self.pixel_error_px,
+            Criterion::EdgeLength => self.pixel_target_px,
+        }
+    }
+}
+
+/// Deepest node-bounds depth stored (3 arrays of 64 MiB); deeper nodes share their ancestor's.
+pub const MAX_BOUNDS_DEPTH: u32 = 23;
+
+/// The deepest node-bounds depth whose arrays the device can bind, at most MAX_BOUNDS_DEPTH.
+pub fn bounds_depth_for(limits: &wgpu::Limits) -> u32 {
+    (1..=MAX_BOUNDS_DEPTH).rev().find(|&d| NodeBounds::array_bytes(d) <= limits.max_storage_buffer_binding_size as u64).unwrap_or(1)
 }
 
 /// GPU time of one pass in one frame.
@@ -69,22 +100,33 @@ pub struct Renderer {
     update: LebUpdate,
     decode: LebDecode,
     draw: TerrainDraw,
+    /// Kept alive for the bind groups of leb.split/merge and leb.decode.
+    _bounds: GpuNodeBounds,
     pub profiler: wgpu_profiler::GpuProfiler,
     terrain_size_m: f32,
     data_bounds_m: [f32; 4],
     height_range_m: (f32, f32),
+    bounds_depths: BoundsDepths,
     frame_index: u64,
 }
 
 impl Renderer {
-    /// Uploads the terrain and a tree made of the two base triangles.
+    /// Uploads the terrain, its node bounds (built here from the heights) and a tree made of the
+    /// two base triangles.
     pub fn new(gpu: &Gpu, field: &HeightField, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
+        let bounds = crate::terrain::node_bounds::build(field, bounds_depth_for(&gpu.device.limits()));
+        Renderer::with_bounds(gpu, field, &bounds, settings, color_format)
+    }
+
+    /// As `new`, with node bounds built by the caller (tests compare with the CPU twin on them).
+    pub fn with_bounds(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
         let device = &gpu.device;
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, BASE_DEPTH), settings.effective_leaf_capacity());
         let reduce = CbtReduce::new(device, &cbt);
         let args = CbtArgs::new(device, &cbt);
-        let decode = LebDecode::new(device, &cbt);
-        let update = LebUpdate::new(device, &cbt, &decode);
+        let gpu_bounds = bounds.create_buffers(device);
+        let decode = LebDecode::new(device, &cbt, &gpu_bounds, true);
+        let update = LebUpdate::new(device, &cbt, &decode, &gpu_bounds);
         let heights = field.create_texture(device, &gpu.queue);
         let draw = TerrainDraw::new(device, color_format, &decode.leaf_ids, &heights);
         let profiler = crate::gpu::create_profiler(device);
@@ -96,10 +138,12 @@ impl Renderer {
             update,
             decode,
             draw,
+            _bounds: gpu_bounds,
             profiler,
             terrain_size_m: field.size_m,
             data_bounds_m: field.data_bounds_m,
             height_range_m: field.height_range_m(),
+            bounds_depths: bounds.depths(),
             frame_index: 0,
         };
         // The first update dispatches over the leaves counted by cbt.args and decoded by leb.decode.
@@ -128,17 +172,16 @@ impl Renderer {
         self.frame_index
     }
 
-    /// The LOD criterion for `camera` on a viewport `height_px` pixels high.
-    pub fn lod_params(&self, camera: &Camera, height_px: u32) -> LodParams {
-        LodParams::new(
-            camera.position_m.as_vec3(),
-            camera.fov_y_rad(),
-            height_px,
-            self.settings.pixel_target_px,
-            self.terrain_size_m,
-            self.height_range_m,
-            self.settings.max_depth,
-        )
+    /// The LOD criterion for `camera` on a viewport of `size_px`, culling outside its frustum.
+    pub fn lod_params(&self, camera: &Camera, size_px: (u32, u32)) -> LodParams {
+        let view = LodView {
+            position_m: camera.position_m.as_vec3(),
+            clip_from_world: Some(camera.clip_from_world(size_px.0 as f32 / size_px.1 as f32)),
+            fov_y_rad: camera.fov_y_rad(),
+            viewport_height_px: size_px.1,
+        };
+        let s = &self.settings;
+        LodParams::new(&view, s.criterion, s.threshold_px(), self.terrain_size_m, s.max_depth, self.bounds_depths)
     }
 
     /// Records one frame into `encoder` and advances the split/merge alternation. After submitting
@@ -153,7 +196,7 @@ impl Renderer {
         depth: &wgpu::TextureView,
     ) {
         let kind = UpdateKind::for_frame(self.frame_index);
-        self.update.set_lod(queue, &self.lod_params(camera, size_px.1));
+        self.decode.set_lod(queue, &self.lod_params(camera, size_px));
         self.draw.set_uniforms(queue, &self.draw_uniforms(camera, size_px));
         self.update.record(encoder, &self.profiler, kind, &self.cbt);
         self.reduce.record(encoder, &self.profiler);
@@ -200,5 +243,11 @@ impl Renderer {
     /// Statistics of the last submitted frame (blocks on the GPU).
     pub fn read_stats(&self, gpu: &Gpu) -> FrameStats {
         self.cbt.read_stats(&gpu.device, &gpu.queue)
+    }
+
+    /// What leb.decode measured in the last submitted frame: the largest remaining size on screen
+    /// of a visible leaf under the criterion, and the visible leaves (blocks on the GPU).
+    pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
+        self.decode.read_lod_stats(&gpu.device, &gpu.queue)
     }
 }

@@ -3,6 +3,7 @@
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod geotiff;
+pub mod node_bounds;
 pub mod png16;
 pub mod procedural;
 pub mod pyramid;

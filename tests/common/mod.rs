@@ -50,3 +50,41 @@ pub fn triangle_contains(v: [[f32; 2]; 3], p: [f32; 2]) -> bool {
 pub fn distinct_colours(image: &image::RgbaImage) -> usize {
     image.pixels().map(|p| p.0).collect::<std::collections::HashSet<_>>().len()
 }
+
+/// A random height field of 2^k + 1 samples per side over `size_m`: a few random waves of
+/// random amplitude plus sample noise and, sometimes, a flat sea (fresh relief every run).
+pub fn random_field(rng: &mut impl rand::Rng, k: u32, size_m: f32) -> bisector::terrain::HeightField {
+    let n = (1u32 << k) + 1;
+    let waves: Vec<[f32; 4]> = (0..4)
+        .map(|_| [rng.random_range(0.5..8.0), rng.random_range(0.5..8.0), rng.random_range(0.0..6.3), rng.random_range(10.0..800.0)])
+        .collect();
+    let noise_m = rng.random_range(0.0..20.0);
+    let sea_m = if rng.random_bool(0.5) { rng.random_range(-200.0..200.0) } else { f32::MIN };
+    let heights_m = (0..n * n)
+        .map(|i| {
+            let (u, v) = ((i % n) as f32 / (n - 1) as f32, (i / n) as f32 / (n - 1) as f32);
+            let h: f32 = waves.iter().map(|w| w[3] * (w[0] * u * 6.3 + w[2]).sin() * (w[1] * v * 6.3).cos()).sum();
+            (h + rng.random_range(-1.0f32..=1.0) * noise_m).max(sea_m)
+        })
+        .collect();
+    bisector::terrain::HeightField { samples_per_side: n, heights_m, size_m, data_bounds_m: [0.0, 0.0, size_m, size_m] }
+}
+
+/// A random view over a terrain of side `size_m`: anywhere from just above the ground to high
+/// above, looking in a random direction (with a frustum), of random field of view and viewport.
+pub fn random_view(rng: &mut impl rand::Rng, size_m: f32) -> bisector::leb::lod::LodView {
+    use glam::Vec3;
+    let position_m = Vec3::new(
+        rng.random_range(-0.2..1.2) * size_m,
+        rng.random_range(-0.2..1.2) * size_m,
+        // Log-uniform height: low cameras make steep LOD gradients and long split chains.
+        10f32.powf(rng.random_range(0.0..3.5)),
+    );
+    let fov_y_rad = rng.random_range(30.0f32..90.0).to_radians();
+    let (width, height) = (rng.random_range(128..1920u32), rng.random_range(128..1080u32));
+    let yaw = rng.random_range(0.0f32..6.283);
+    let forward = Vec3::new(yaw.cos(), yaw.sin(), rng.random_range(-0.8..0.1)).normalize();
+    let clip = glam::Mat4::perspective_infinite_reverse_rh(fov_y_rad, width as f32 / height as f32, 0.5)
+        * glam::Mat4::look_to_rh(position_m, forward, Vec3::Z);
+    bisector::leb::lod::LodView { position_m, clip_from_world: rng.random_bool(0.8).then_some(clip), fov_y_rad, viewport_height_px: height }
+}

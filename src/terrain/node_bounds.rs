@@ -1,0 +1,180 @@
+//! Builds the LEB node bounds of a height field (see `leb::bounds`): for every triangle down to a
+//! stored depth, the nested error bound, and the lowest and highest height under it.
+//!
+//! ```text
+//! On a grid of 2^k cells per side, triangles at depth 2k+1 are half cells whose vertices are
+//! samples: the data's resolution. Bottom-up (Lindstrom et al. 1996, ROAM's "wedgies"):
+//!   half cell (v0, v1, v2), fourth corner v3 = v0 + v2 - v1:
+//!       error = |h0 + h2 - h1 - h3| / 4   (bilinear surface vs the triangle's plane, at the centre)
+//!       heights within [min, max] of h0..h3
+//!   parent P with children c0, c1 and new vertex m = (v0 + v2) / 2:
+//!       error(P) = max(error(c0), error(c1)) + |h(m) - (h(v0) + h(v2)) / 2|
+//!       heights(P) = heights(c0) U heights(c1)
+//! The children's planes differ from P's by a piecewise-linear function that is 0 at P's
+//! vertices and |h(m) - (h(v0)+h(v2))/2| at m, so the bound holds and is nested.
+//! ```
+
+use super::HeightField;
+use crate::leb::bounds::NodeBounds;
+
+/// Vertices (v0, v1, v2) of node `id` at `depth` in grid coordinates (the square is
+/// [0, cells]^2); exact while depth <= 2 log2(cells) + 1. Mirrors `leb::cpu::decode_vertices`.
+pub fn grid_vertices(id: u32, depth: u32, cells: i32) -> [[i32; 2]; 3] {
+    let [mut v0, mut v1, mut v2] =
+        if (id >> (depth - 1)) & 1 == 0 { [[0, cells], [0, 0], [cells, 0]] } else { [[cells, 0], [cells, cells], [0, cells]] };
+    for bit_index in (0..depth - 1).rev() {
+        let m = [(v0[0] + v2[0]) / 2, (v0[1] + v2[1]) / 2];
+        (v0, v1, v2) = if (id >> bit_index) & 1 == 0 { (v0, m, v1) } else { (v1, m, v2) };
+    }
+    [v0, v1, v2]
+}
+
+struct Grid<'a> {
+    heights_m: &'a [f32],
+    samples: i32,
+    data_depth: u32,
+}
+
+impl Grid<'_> {
+    fn h(&self, v: [i32; 2]) -> f32 {
+        self.heights_m[(v[1] * self.samples + v[0]) as usize]
+    }
+
+    /// (error, lowest, highest) of the triangle (v0, v1, v2) at `depth`, from the data below it.
+    fn subtree(&self, v: [[i32; 2]; 3], depth: u32) -> (f32, f32, f32) {
+        let [v0, v1, v2] = v;
+        if depth >= self.data_depth {
+            let v3 = [v0[0] + v2[0] - v1[0], v0[1] + v2[1] - v1[1]];
+            let (h0, h1, h2, h3) = (self.h(v0), self.h(v1), self.h(v2), self.h(v3));
+            return ((h0 + h2 - h1 - h3).abs() / 4.0, h0.min(h1).min(h2).min(h3), h0.max(h1).max(h2).max(h3));
+        }
+        let m = [(v0[0] + v2[0]) / 2, (v0[1] + v2[1]) / 2];
+        let a = self.subtree([v0, m, v1], depth + 1);
+        let b = self.subtree([v1, m, v2], depth + 1);
+        (a.0.max(b.0) + self.midpoint_error_m(v), a.1.min(b.1), a.2.max(b.2))
+    }
+
+    /// |h(m) - (h(v0) + h(v2)) / 2|: how far the new vertex of a split lies from the parent's plane.
+    fn midpoint_error_m(&self, v: [[i32; 2]; 3]) -> f32 {
+        let m = [(v[0][0] + v[2][0]) / 2, (v[0][1] + v[2][1]) / 2];
+        (self.h(m) - 0.5 * (self.h(v[0]) + self.h(v[2]))).abs()
+    }
+}
+
+/// The node bounds of `field`, stored down to `max_stored_depth` (or the data's depth when
+/// shallower). The grid must have 2^k + 1 samples per side. Uses every CPU core.
+pub fn build(field: &HeightField, max_stored_depth: u32) -> NodeBounds {
+    let cells = field.samples_per_side - 1;
+    assert!(cells.is_power_of_two() && cells >= 2, "height grids have 2^k + 1 samples per side, not {}", field.samples_per_side);
+    let data_depth = 2 * cells.trailing_zeros() + 1;
+    let depth = data_depth.min(max_stored_depth);
+    let grid = Grid { heights_m: &field.heights_m, samples: field.samples_per_side as i32, data_depth };
+    let len = 2usize << depth;
+    let (mut error_m, mut lo_m, mut hi_m) = (vec![0.0f32; len], vec![0.0f32; len], vec![0.0f32; len]);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for d in (1..=depth).rev() {
+        let first = 1usize << d;
+        let (e_lower, e_upper) = error_m.split_at_mut(2 * first);
+        let (lo_lower, lo_upper) = lo_m.split_at_mut(2 * first);
+        let (hi_lower, hi_upper) = hi_m.split_at_mut(2 * first);
+        let (e_level, lo_level, hi_level) = (&mut e_lower[first..], &mut lo_lower[first..], &mut hi_lower[first..]);
+        let (e_children, lo_children, hi_children) = (&*e_upper, &*lo_upper, &*hi_upper);
+        let chunk = first.div_ceil(threads).max(1024);
+        std::thread::scope(|scope| {
+            for (c, ((e, lo), hi)) in e_level.chunks_mut(chunk).zip(lo_level.chunks_mut(chunk)).zip(hi_level.chunks_mut(chunk)).enumerate() {
+                let grid = &grid;
+                scope.spawn(move || {
+                    for i in 0..e.len() {
+                        let id = (first + c * chunk + i) as u32;
+                        let v = grid_vertices(id, d, cells as i32);
+                        let (error, low, high) = if d == depth {
+                            grid.subtree(v, d)
+                        } else {
+                            // Children of id are 2 id and 2 id + 1, stored in the level below at 2 id - 2 first.
+                            let (c0, c1) = (2 * id as usize - 2 * first, 2 * id as usize + 1 - 2 * first);
+                            let error = e_children[c0].max(e_children[c1]) + grid.midpoint_error_m(v);
+                            (error, lo_children[c0].min(lo_children[c1]), hi_children[c0].max(hi_children[c1]))
+                        };
+                        (e[i], lo[i], hi[i]) = (error, low, high);
+                    }
+                });
+            }
+        });
+    }
+    // Node 1 (the square) is never a leaf; give it the union of the two base triangles.
+    (error_m[1], lo_m[1], hi_m[1]) = (error_m[2].max(error_m[3]), lo_m[2].min(lo_m[3]), hi_m[2].max(hi_m[3]));
+    NodeBounds { depth, data_depth, error_m, height_min_m: lo_m, height_max_m: hi_m }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cbt::cpu::Node;
+    use crate::leb::cpu::decode_vertices;
+
+    fn field(k: u32, f: impl Fn(f32, f32) -> f32) -> HeightField {
+        let n = (1u32 << k) + 1;
+        let heights_m = (0..n * n).map(|i| f((i % n) as f32, (i / n) as f32)).collect();
+        HeightField { samples_per_side: n, heights_m, size_m: 1000.0, data_bounds_m: [0.0, 0.0, 1000.0, 1000.0] }
+    }
+
+    #[test]
+    fn grid_vertices_equal_the_unit_square_decode() {
+        for depth in 1..=13u32 {
+            for id in ((1u32 << depth)..(2u32 << depth)).step_by(5) {
+                let unit = decode_vertices(Node { id, depth });
+                let grid = grid_vertices(id, depth, 64);
+                for i in 0..3 {
+                    assert_eq!([grid[i][0] as f32 / 64.0, grid[i][1] as f32 / 64.0], unit[i], "node {id}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_plane_has_no_error_and_exact_height_ranges() {
+        let bounds = build(&field(5, |x, y| 3.0 * x - 2.0 * y + 7.0), 30);
+        assert_eq!(bounds.data_depth, 11);
+        assert_eq!(bounds.depth, 11);
+        assert!(bounds.error_m.iter().all(|&e| e == 0.0));
+        let whole = bounds.get(Node::from_id(1));
+        assert_eq!((whole.height_min_m, whole.height_max_m), (7.0 - 64.0, 7.0 + 96.0));
+    }
+
+    /// The bound holds: at every sample inside a triangle, |height - plane| <= error, and the
+    /// heights lie within the node's range; and bounds are nested.
+    #[test]
+    fn bounds_contain_the_data_and_nest() {
+        let f = field(4, |x, y| ((x * 0.7).sin() * 40.0 + (y * 1.3).cos() * 25.0 + x * y * 0.3).round());
+        let bounds = build(&f, 7);
+        assert_eq!(bounds.depth, 7);
+        let cells = 16;
+        for depth in 1..=9u32 {
+            for id in (1u32 << depth)..(2u32 << depth) {
+                let node = Node { id, depth };
+                let b = bounds.get(node);
+                if depth <= bounds.depth && depth > 1 {
+                    assert!(b.error_m <= bounds.get(node.parent()).error_m);
+                }
+                let v = grid_vertices(id, depth, cells).map(|p| [p[0] as f32, p[1] as f32]);
+                let hv = v.map(|p| f.heights_m[(p[1] as usize) * 17 + p[0] as usize]);
+                let den = (v[1][1] - v[2][1]) * (v[0][0] - v[2][0]) + (v[2][0] - v[1][0]) * (v[0][1] - v[2][1]);
+                for y in 0..=cells {
+                    for x in 0..=cells {
+                        let (px, py) = (x as f32 - v[2][0], y as f32 - v[2][1]);
+                        let w0 = ((v[1][1] - v[2][1]) * px + (v[2][0] - v[1][0]) * py) / den;
+                        let w1 = ((v[2][1] - v[0][1]) * px + (v[0][0] - v[2][0]) * py) / den;
+                        let w2 = 1.0 - w0 - w1;
+                        if w0 < -1e-6 || w1 < -1e-6 || w2 < -1e-6 {
+                            continue;
+                        }
+                        let plane = w0 * hv[0] + w1 * hv[1] + w2 * hv[2];
+                        let h = f.heights_m[y as usize * 17 + x as usize];
+                        assert!((h - plane).abs() <= b.error_m + 1e-3, "node {id}: |{h} - {plane}| > {}", b.error_m);
+                        assert!(h >= b.height_min_m && h <= b.height_max_m, "node {id}: {h} outside its range");
+                    }
+                }
+            }
+        }
+    }
+}
