@@ -14,9 +14,12 @@ struct DrawUniforms {
     height_max_m: f32,
     wireframe: u32,
     haze_distance_m: f32,
-    _pad0: f32,
-    _pad1: f32,
-    _pad2: f32,
+    // Pixels per metre at 1 m distance: viewport height / (2 tan(fov_y / 2)).
+    projection_scale: f32,
+    // Pixel target of the LOD criterion.
+    morph_target_px: f32,
+    // 0 = no morphing, 1 = by screen-space error, 2 = by edge length.
+    morph_mode: u32,
 }
 
 @group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;
@@ -29,6 +32,52 @@ struct VertexOut {
     @location(2) barycentric: vec3<f32>,
 }
 
+// Vertex morphing; mirrors src/render/morph.rs (see its header for the rules).
+const MORPH_GRID_BITS: u32 = 16u;
+const MORPH_END: f32 = 2.0;
+
+// The height at which the vertex at `uv` is drawn: between the midpoint of the edge whose split
+// created it and its own height, by a factor that depends on the vertex alone (no cracks).
+fn morphed_height_m(uv: vec2<f32>) -> f32 {
+    let h = height_at_uv_m(uv);
+    let pq = vec2<u32>(round(uv * f32(1u << MORPH_GRID_BITS)));
+    let t = min(countTrailingZeros(pq.x), countTrailingZeros(pq.y));
+    if (u.morph_mode == 0u || t >= MORPH_GRID_BITS) {
+        return h;
+    }
+    let s = 1u << t;
+    let odd = ((pq >> vec2<u32>(t)) & vec2<u32>(1u)) == vec2<u32>(1u);
+    var a: vec2<u32>;
+    var b: vec2<u32>;
+    if (odd.x && !odd.y) {
+        a = vec2<u32>(pq.x - s, pq.y);
+        b = vec2<u32>(pq.x + s, pq.y);
+    } else if (!odd.x && odd.y) {
+        a = vec2<u32>(pq.x, pq.y - s);
+        b = vec2<u32>(pq.x, pq.y + s);
+    } else if (t + 1u == MORPH_GRID_BITS) {
+        a = vec2<u32>(pq.x - s, pq.y + s);
+        b = vec2<u32>(pq.x + s, pq.y - s);
+    } else {
+        let ij = (pq - vec2<u32>(s)) >> vec2<u32>(t + 1u);
+        let even = (ij & vec2<u32>(1u)) == vec2<u32>(0u);
+        a = select(pq - vec2<u32>(s), pq + vec2<u32>(s), even);
+        b = 2u * pq - a;
+    }
+    let scale = 1.0 / f32(1u << MORPH_GRID_BITS);
+    let uv_a = vec2<f32>(a) * scale;
+    let uv_b = vec2<f32>(b) * scale;
+    let coarse = 0.5 * (height_at_uv_m(uv_a) + height_at_uv_m(uv_b));
+    let distance_m = max(length(vec3<f32>(uv * u.terrain_size_m, h) - u.camera_position_m.xyz), 1e-3);
+    var size_m = abs(h - coarse);
+    if (u.morph_mode == 2u) {
+        size_m = length(uv_a - uv_b) * u.terrain_size_m;
+    }
+    let size_px = size_m * u.projection_scale / distance_m;
+    let factor = clamp((size_px / u.morph_target_px - 1.0) / (MORPH_END - 1.0), 0.0, 1.0);
+    return mix(coarse, h, factor);
+}
+
 @vertex
 fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     // Three vertices per leaf, one plain (non-instanced) draw.
@@ -36,7 +85,7 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     let vertex = index % 3u;
     let v = leb_decode_vertices(id, firstLeadingBit(id));
     let uv = v[vertex];
-    let world = vec3<f32>(uv * u.terrain_size_m, height_at_uv_m(uv));
+    let world = vec3<f32>(uv * u.terrain_size_m, morphed_height_m(uv));
     var out: VertexOut;
     out.clip = u.clip_from_world * vec4<f32>(world, 1.0);
     out.uv = uv;

@@ -46,6 +46,10 @@ struct RenderArgs {
     /// Do not morph new vertices (splits and merges then pop).
     #[arg(long)]
     no_morph: bool,
+    /// Largest height grid (samples per side, 2^k + 1) a GeoTIFF, PNG or tile pyramid is loaded
+    /// into: files load at their own resolution up to this, at the finest level that fits above.
+    #[arg(long, default_value_t = bisector::terrain::DEFAULT_MAX_SAMPLES)]
+    max_samples: u32,
     /// Overlay the triangle edges.
     #[arg(long)]
     wireframe: bool,
@@ -274,6 +278,16 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     }
 }
 
+/// Loads the terrain to draw, telling the user on stderr when it is coarser than its source.
+fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Result<bisector::terrain::HeightField> {
+    bisector::terrain::check_max_samples(args.max_samples)?;
+    let loaded = spec.load(args.max_samples)?;
+    if let Some(note) = loaded.note {
+        eprintln!("{note}");
+    }
+    Ok(loaded.field)
+}
+
 fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
     bisector::cbt::gpu::check_max_depth(args.max_depth).context("--max-depth")?;
     for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
@@ -332,8 +346,8 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
     let spec = TerrainSpec::parse(&render.terrain)?;
     let camera = camera.map(parse_camera).transpose()?;
     check_output_path(out, "--out")?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
-    let field = spec.load()?;
+    let field = load_terrain(&spec, render)?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
     write_png(&image, out)?;
@@ -361,8 +375,8 @@ fn bench(render: &RenderArgs, path: &std::path::Path, size: &str, frames: u32, w
     if let Some(plot) = plot {
         check_output_path(plot, "--plot")?;
     }
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_timestamps())?;
-    let field = spec.load()?;
+    let field = load_terrain(&spec, render)?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_timestamps())?;
     let options = BenchOptions {
         terrain_name: render.terrain.clone(),
         path_name: path.display().to_string(),
@@ -403,7 +417,7 @@ fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path:
         check_output_path(path, "--screenshot")?;
     }
     bisector::viewer::run(bisector::viewer::ViewerOptions {
-        field: spec.load()?,
+        field: load_terrain(&spec, render)?,
         settings,
         frames,
         screenshot: screenshot.map(|p| p.to_path_buf()),

@@ -190,7 +190,7 @@ fn a_geotiff_renders() {
     let image = image::open(&png).unwrap().to_rgba8();
     let distinct = common::distinct_colours(&image);
     assert!(distinct > 100, "only {} colours", distinct);
-    let field = TerrainSpec::parse(data("geotiff/bigtujunga.tif").to_str().unwrap()).unwrap().load().unwrap();
+    let field = TerrainSpec::parse(data("geotiff/bigtujunga.tif").to_str().unwrap()).unwrap().load(bisector::terrain::DEFAULT_MAX_SAMPLES).unwrap().field;
     let (lo, hi) = field.height_range_m();
     assert!((315.0..400.0).contains(&lo) && (2200.0..=2295.0).contains(&hi), "{lo}..{hi}");
     assert!((field.size_m - 1196.0 * 30.0).abs() < 1.0, "{}", field.size_m);

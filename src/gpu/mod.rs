@@ -64,6 +64,12 @@ impl Requirements {
         }
     }
 
+    /// Also requires 2-D textures of `samples` texels per side, for a height grid that size.
+    pub fn with_height_grid(mut self, samples: u32) -> Requirements {
+        self.limits.push(("max_texture_dimension_2d", samples as u64, format!("for the {samples}x{samples} height grid; lower --max-samples")));
+        self
+    }
+
     /// Also requires GPU timestamps (for `bench`, whose output is GPU timings).
     pub fn with_timestamps(self) -> Requirements {
         self.with_feature(wgpu::Features::TIMESTAMP_QUERY, "bench needs to time every pass")
@@ -85,6 +91,7 @@ pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
         "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension as u64,
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup as u64,
         "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size as u64,
+        "max_texture_dimension_2d" => limits.max_texture_dimension_2d as u64,
         other => panic!("unknown limit {other}"),
     }
 }
@@ -96,6 +103,7 @@ fn set_limit(limits: &mut wgpu::Limits, name: &str, value: u64) {
         "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension = limits.max_compute_workgroups_per_dimension.max(value as u32),
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32),
         "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32),
+        "max_texture_dimension_2d" => limits.max_texture_dimension_2d = limits.max_texture_dimension_2d.max(value as u32),
         other => panic!("unknown limit {other}"),
     }
 }

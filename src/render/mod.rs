@@ -3,6 +3,7 @@
 
 pub mod camera;
 pub mod headless;
+pub mod morph;
 pub mod target;
 pub mod terrain_draw;
 
@@ -218,7 +219,13 @@ impl Renderer {
             height_max_m: self.height_range_m.1,
             wireframe: self.settings.wireframe as u32,
             haze_distance_m: 4.0 * self.terrain_size_m,
-            _pad: [0.0; 3],
+            projection_scale: size_px.1 as f32 / (2.0 * (camera.fov_y_rad() * 0.5).tan()),
+            morph_target_px: self.settings.threshold_px(),
+            morph_mode: match (self.settings.morph, self.settings.criterion) {
+                (false, _) => 0,
+                (true, Criterion::ScreenSpaceError) => 1,
+                (true, Criterion::EdgeLength) => 2,
+            },
         }
     }
 

@@ -17,7 +17,12 @@ pub struct DrawUniforms {
     /// 1 to overlay triangle edges.
     pub wireframe: u32,
     pub haze_distance_m: f32,
-    pub _pad: [f32; 3],
+    /// Pixels per metre at 1 m distance: viewport height / (2 tan(fov_y / 2)).
+    pub projection_scale: f32,
+    /// Pixel target of the LOD criterion (morphing starts there).
+    pub morph_target_px: f32,
+    /// 0 = no morphing, 1 = by screen-space error, 2 = by edge length.
+    pub morph_mode: u32,
 }
 const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 128);
 

@@ -177,6 +177,19 @@ impl HeightSource {
         Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32, data_bounds_m: bounds })
     }
 
+    /// Samples along the longer side of the extent at the source's own (finest) resolution.
+    pub fn native_samples(&self) -> u64 {
+        let (west, south, east, north) = self.extent();
+        let (mx, my) = self.metres_per_unit();
+        let size_m = ((east - west) * mx).max((north - south) * my);
+        let step_m = match self {
+            HeightSource::Procedural(field) => field.size_m as f64 / (field.samples_per_side - 1) as f64,
+            HeightSource::Raster(r) => (r.step.0 * mx).min(r.step.1 * my),
+            HeightSource::Pyramid(p) => p.finest_pixel_m(((south + north) / 2.0).to_radians()),
+        };
+        (size_m / step_m).ceil() as u64 + 1
+    }
+
     fn describe(&self) -> String {
         match self {
             HeightSource::Procedural(_) => "procedural".into(),
@@ -186,9 +199,33 @@ impl HeightSource {
     }
 }
 
-/// Samples per side of the grid a GeoTIFF or pyramid is resampled to for rendering (one
-/// R32Float texture of 16 MiB).
-pub const RENDER_SAMPLES: u32 = 2049;
+/// Largest height grid, in samples per side, that files are loaded into unless told otherwise
+/// (one R32Float texture of 256 MiB).
+pub const DEFAULT_MAX_SAMPLES: u32 = 8193;
+
+/// The grid size, 2^k + 1 samples per side, that holds `native` samples: the smallest at least as
+/// fine, capped at `max_samples`.
+pub fn grid_samples(native: u64, max_samples: u32) -> u32 {
+    let cells = native.saturating_sub(1).max(2).next_power_of_two();
+    (cells.min(max_samples as u64 - 1) + 1) as u32
+}
+
+/// Checks a --max-samples value: 2^k + 1 with 65 <= it <= 16385.
+pub fn check_max_samples(max_samples: u32) -> Result<(), TerrainError> {
+    let ok = (65..=16385).contains(&max_samples) && (max_samples - 1).is_power_of_two();
+    if ok {
+        Ok(())
+    } else {
+        Err(TerrainError::BadSpec { spec: format!("--max-samples {max_samples}"), problem: "must be 2^k + 1 between 65 and 16385, e.g. 4097".into() })
+    }
+}
+
+/// A height field ready to draw, and a note when it is coarser than its source.
+pub struct LoadedTerrain {
+    pub field: HeightField,
+    /// Set when the source is finer than the grid it was loaded into (say so to the user).
+    pub note: Option<String>,
+}
 
 impl TerrainSpec {
     /// Parses `procedural[:SEED]`, a GeoTIFF path (.tif, .tiff), `FILE.png:SCALE_M:SIZE_M` (a
@@ -229,12 +266,33 @@ impl TerrainSpec {
         })
     }
 
-    /// The height field the renderer draws: the procedural grid, or the source resampled to
-    /// RENDER_SAMPLES^2 over its extent (a stopgap until the GPU tile cache streams full detail).
-    pub fn load(&self) -> Result<HeightField, TerrainError> {
+    /// The height field the renderer draws: the procedural grid, or the source resampled over its
+    /// extent to the grid of 2^k + 1 samples per side that is at least as fine as the source, or
+    /// to `max_samples` when the source is finer (the finest level that fits; full resolution
+    /// streams with the GPU tile cache).
+    pub fn load(&self, max_samples: u32) -> Result<LoadedTerrain, TerrainError> {
+        let source = self.open()?;
+        if let HeightSource::Procedural(field) = source {
+            return Ok(LoadedTerrain { field, note: None });
+        }
+        let native = source.native_samples();
+        let samples = grid_samples(native, max_samples);
+        let field = source.to_height_field(samples)?;
+        let note = (native > samples as u64).then(|| {
+            let step_m = field.size_m as f64 / (samples - 1) as f64;
+            let native_m = field.size_m as f64 / (native - 1) as f64;
+            format!(
+                "note: {} has about {native} samples across ({native_m:.1} m apart); loaded at the finest level that fits, {samples}x{samples} samples {step_m:.1} m apart (--max-samples {max_samples})",
+                self.path_display()
+            )
+        });
+        Ok(LoadedTerrain { field, note })
+    }
+
+    fn path_display(&self) -> String {
         match self {
-            TerrainSpec::Procedural { seed } => Ok(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
-            TerrainSpec::GeoTiff(_) | TerrainSpec::Png16 { .. } | TerrainSpec::Pyramid(_) => self.open()?.to_height_field(RENDER_SAMPLES),
+            TerrainSpec::Procedural { seed } => format!("procedural:{seed}"),
+            TerrainSpec::GeoTiff(path) | TerrainSpec::Png16 { path, .. } | TerrainSpec::Pyramid(path) => path.display().to_string(),
         }
     }
 }

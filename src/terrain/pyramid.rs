@@ -157,6 +157,12 @@ impl TilePyramid {
         Ok(tile)
     }
 
+    /// Ground size in metres of one pixel at the finest zoom, at latitude `lat_rad` (Web Mercator).
+    pub fn finest_pixel_m(&self, lat_rad: f64) -> f64 {
+        const EQUATOR_M: f64 = 2.0 * std::f64::consts::PI * 6_378_137.0;
+        EQUATOR_M * lat_rad.cos() / (self.tile_size as f64 * (1u64 << self.max_zoom) as f64)
+    }
+
     /// The height at longitude/latitude (degrees), bilinear at the finest zoom whose tile is
     /// present; None outside the bounds or where no tile has data.
     pub fn sample_m(&self, lon: f64, lat: f64) -> Result<Option<f32>, TerrainError> {
