@@ -1,6 +1,7 @@
 // render.draw: one triangle per LEB leaf. The vertex shader decodes the leaf's
 // vertices from its node id, displaces them by the height texture; the fragment shader shades
 // with normals from the height gradient, a height colour ramp, sun light, haze and wireframe.
+// Triangles touching samples without data are not drawn.
 //!include shared/leb.wgsl
 //!include shared/heights.wgsl
 
@@ -88,6 +89,11 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     let world = vec3<f32>(uv * u.terrain_size_m, morphed_height_m(uv));
     var out: VertexOut;
     out.clip = u.clip_from_world * vec4<f32>(world, 1.0);
+    // A triangle touching a sample without data is not drawn: all three vertices (each invocation
+    // decides alike) collapse to one point outside the view.
+    if (height_sample_at_uv(v[0]).nodata || height_sample_at_uv(v[1]).nodata || height_sample_at_uv(v[2]).nodata) {
+        out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
     out.uv = uv;
     out.world_m = world;
     out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
@@ -119,7 +125,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let sun = normalize(u.sun_direction.xyz);
     let diffuse = max(dot(normal, sun), 0.0);
     let sky = 0.5 + 0.5 * normal.z;
-    var colour = albedo * (1.1 * diffuse * vec3<f32>(1.0, 0.96, 0.88) + 0.3 * sky * vec3<f32>(0.55, 0.65, 0.85));
+    var colour = albedo * (1.3 * diffuse * vec3<f32>(1.0, 0.96, 0.88) + 0.22 * sky * vec3<f32>(0.55, 0.65, 0.85));
     let distance_m = length(in.world_m - u.camera_position_m.xyz);
     let haze = 1.0 - exp(-distance_m / u.haze_distance_m);
     colour = mix(colour, vec3<f32>(0.55, 0.66, 0.80), haze * 0.6);

@@ -209,7 +209,8 @@ impl Renderer {
     }
 
     fn draw_uniforms(&self, camera: &Camera, size_px: (u32, u32)) -> DrawUniforms {
-        let sun = glam::Vec3::new(-0.55, -0.35, 0.6).normalize();
+        // Hillshade convention: sun from the north-west, 40 degrees up.
+        let sun = glam::Vec3::new(-0.54, 0.54, 0.64).normalize();
         DrawUniforms {
             clip_from_world: camera.clip_from_world(size_px.0 as f32 / size_px.1 as f32).to_cols_array_2d(),
             camera_position_m: camera.position_m.as_vec3().extend(1.0).to_array(),

@@ -22,6 +22,9 @@ pub struct HeightField {
     /// West, south, east, north edges in metres of the part that has data (the whole square
     /// for the procedural terrain; a resampled file may have nodata margins).
     pub data_bounds_m: [f32; 4],
+    /// Row-major flags of samples without data (empty when every sample has data). Their
+    /// `heights_m` hold the lowest height (for the LOD bounds); the renderer does not draw them.
+    pub nodata: Vec<bool>,
 }
 
 impl HeightField {
@@ -43,7 +46,8 @@ impl HeightField {
         lerp(lerp(h(x0, y0), h(x1, y0), fx), lerp(h(x0, y1), h(x1, y1), fx), fy)
     }
 
-    /// Uploads the heights as the texture "terrain.heights" (R32Float, read with textureLoad).
+    /// Uploads the heights as the texture "terrain.heights" (R32Float, read with textureLoad;
+    /// NaN marks samples without data).
     pub fn create_texture(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::Texture {
         use wgpu::util::DeviceExt;
         let n = self.samples_per_side;
@@ -60,8 +64,16 @@ impl HeightField {
                 view_formats: &[],
             },
             wgpu::util::TextureDataOrder::LayerMajor,
-            bytemuck::cast_slice(&self.heights_m),
+            bytemuck::cast_slice(&self.texels()),
         )
+    }
+
+    /// The texture's texels: heights, with NaN where there is no data.
+    fn texels(&self) -> std::borrow::Cow<'_, [f32]> {
+        if self.nodata.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.heights_m);
+        }
+        self.heights_m.iter().zip(&self.nodata).map(|(&h, &none)| if none { f32::NAN } else { h }).collect()
     }
 }
 
@@ -144,7 +156,7 @@ impl HeightSource {
 
     /// A square height field of `samples_per_side`^2 samples over the source's extent (the
     /// longer side; the source's south-west corner at the origin). Where the source has no
-    /// data, the field takes the lowest height it has.
+    /// data, the field takes the lowest height it has and a nodata flag.
     pub fn to_height_field(&self, samples_per_side: u32) -> Result<HeightField, TerrainError> {
         if let HeightSource::Procedural(field) = self {
             return Ok(field.clone());
@@ -154,11 +166,20 @@ impl HeightSource {
         let size_m = ((east - west) * mx).max((north - south) * my);
         let n = samples_per_side as usize;
         let step_m = size_m / (n - 1) as f64;
+        // A pyramid is read at the zoom that matches the grid's spacing (pre-filtered, and fewer tiles).
+        let zoom = match self {
+            HeightSource::Pyramid(p) => Some(p.zoom_for_step(step_m, ((south + north) / 2.0).to_radians())),
+            _ => None,
+        };
         let mut heights_m = Vec::with_capacity(n * n);
         for row in 0..n {
             for col in 0..n {
                 let (x, y) = (west + col as f64 * step_m / mx, south + row as f64 * step_m / my);
-                heights_m.push(self.sample_m(x, y)?.unwrap_or(f32::NAN));
+                let h = match (self, zoom) {
+                    (HeightSource::Pyramid(p), Some(z)) => p.sample_up_to_zoom_m(x, y, z)?,
+                    _ => self.sample_m(x, y)?,
+                };
+                heights_m.push(h.unwrap_or(f32::NAN));
             }
         }
         let lowest = heights_m.iter().copied().filter(|h| !h.is_nan()).fold(f32::INFINITY, f32::min);
@@ -166,6 +187,7 @@ impl HeightSource {
             return Err(TerrainError::BadSpec { spec: self.describe(), problem: "has no height data at all".into() });
         }
         let mut bounds = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+        let nodata: Vec<bool> = heights_m.iter().map(|h| h.is_nan()).collect();
         for (i, h) in heights_m.iter_mut().enumerate() {
             if h.is_nan() {
                 *h = lowest;
@@ -174,7 +196,8 @@ impl HeightSource {
                 bounds = [bounds[0].min(x), bounds[1].min(y), bounds[2].max(x), bounds[3].max(y)];
             }
         }
-        Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32, data_bounds_m: bounds })
+        let nodata = if nodata.contains(&true) { nodata } else { Vec::new() };
+        Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32, data_bounds_m: bounds, nodata })
     }
 
     /// Samples along the longer side of the extent at the source's own (finest) resolution.

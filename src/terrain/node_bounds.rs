@@ -115,7 +115,7 @@ mod tests {
     fn field(k: u32, f: impl Fn(f32, f32) -> f32) -> HeightField {
         let n = (1u32 << k) + 1;
         let heights_m = (0..n * n).map(|i| f((i % n) as f32, (i / n) as f32)).collect();
-        HeightField { samples_per_side: n, heights_m, size_m: 1000.0, data_bounds_m: [0.0, 0.0, 1000.0, 1000.0] }
+        HeightField { samples_per_side: n, heights_m, size_m: 1000.0, data_bounds_m: [0.0, 0.0, 1000.0, 1000.0], nodata: Vec::new() }
     }
 
     #[test]

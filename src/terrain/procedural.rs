@@ -93,7 +93,7 @@ pub fn generate(seed: u32, samples_per_side: u32, size_m: f32) -> HeightField {
             });
         }
     });
-    HeightField { samples_per_side, heights_m, size_m, data_bounds_m: [0.0, 0.0, size_m, size_m] }
+    HeightField { samples_per_side, heights_m, size_m, data_bounds_m: [0.0, 0.0, size_m, size_m], nodata: Vec::new() }
 }
 
 #[cfg(test)]

@@ -27,7 +27,8 @@ impl Encoding {
                 if code == 0 {
                     f32::NAN
                 } else {
-                    (-10000.0 + code as f64 * 0.1) as f32
+                    // (code - 100000) * 0.1, not -10000 + code * 0.1: sea level must decode to exactly 0.
+                    ((code as f64 - 100_000.0) * 0.1) as f32
                 }
             }
             Encoding::Terrarium => (r as f64 * 256.0 + g as f64 + b as f64 / 256.0 - 32768.0) as f32,
@@ -166,11 +167,22 @@ impl TilePyramid {
     /// The height at longitude/latitude (degrees), bilinear at the finest zoom whose tile is
     /// present; None outside the bounds or where no tile has data.
     pub fn sample_m(&self, lon: f64, lat: f64) -> Result<Option<f32>, TerrainError> {
+        self.sample_up_to_zoom_m(lon, lat, self.max_zoom)
+    }
+
+    /// The coarsest zoom whose pixels are at most `step_m` apart at latitude `lat_rad` (the
+    /// finest zoom when none is that fine): the level to resample a grid of that spacing from.
+    pub fn zoom_for_step(&self, step_m: f64, lat_rad: f64) -> u32 {
+        (self.min_zoom..=self.max_zoom).find(|&z| self.finest_pixel_m(lat_rad) * (1u64 << (self.max_zoom - z)) as f64 <= step_m).unwrap_or(self.max_zoom)
+    }
+
+    /// As `sample_m`, using zooms up to `max_zoom` only.
+    pub fn sample_up_to_zoom_m(&self, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
             return Ok(None);
         }
-        for z in (self.min_zoom..=self.max_zoom).rev() {
+        for z in (self.min_zoom..=max_zoom.min(self.max_zoom)).rev() {
             let (tx, ty) = tile_xy(z, lon, lat);
             if self.tile(z, tx as u32, ty as u32)?.is_none() {
                 continue;

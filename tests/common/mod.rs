@@ -67,7 +67,7 @@ pub fn random_field(rng: &mut impl rand::Rng, k: u32, size_m: f32) -> bisector::
             (h + rng.random_range(-1.0f32..=1.0) * noise_m).max(sea_m)
         })
         .collect();
-    bisector::terrain::HeightField { samples_per_side: n, heights_m, size_m, data_bounds_m: [0.0, 0.0, size_m, size_m] }
+    bisector::terrain::HeightField { samples_per_side: n, heights_m, size_m, data_bounds_m: [0.0, 0.0, size_m, size_m], nodata: Vec::new() }
 }
 
 /// A random view over a terrain of side `size_m`: anywhere from just above the ground to high
@@ -87,4 +87,11 @@ pub fn random_view(rng: &mut impl rand::Rng, size_m: f32) -> bisector::leb::lod:
     let clip = glam::Mat4::perspective_infinite_reverse_rh(fov_y_rad, width as f32 / height as f32, 0.5)
         * glam::Mat4::look_to_rh(position_m, forward, Vec3::Z);
     bisector::leb::lod::LodView { position_m, clip_from_world: rng.random_bool(0.8).then_some(clip), fov_y_rad, viewport_height_px: height }
+}
+
+/// A file of the shared elevation data (../shared/data), or a panic that says it is missing.
+pub fn shared_data(relative: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
+    assert!(path.exists(), "{} is missing: these tests need the shared elevation data (../shared/data)", path.display());
+    path
 }
