@@ -122,6 +122,22 @@ enum Command {
         #[command(subcommand)]
         kernel: KernelCommand,
     },
+    /// Measure the level of detail against the full-resolution data: the screen-space-error
+    /// criterion at --pixel-error, and the edge-length criterion at the coarsest target whose
+    /// measured error is no larger; prints triangles and measured errors of both.
+    Quality {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
+        #[arg(long)]
+        camera: Option<String>,
+        /// Image size WIDTHxHEIGHT.
+        #[arg(long, default_value = "1920x1080")]
+        size: String,
+        /// Write the measurements as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Print the height in metres the renderer samples at a point.
     Probe {
         /// Terrain: procedural[:SEED], a GeoTIFF file or a tile-pyramid folder.
@@ -396,6 +412,26 @@ fn bench(render: &RenderArgs, path: &std::path::Path, size: &str, frames: u32, w
     Ok(())
 }
 
+fn quality(render: &RenderArgs, camera: Option<&str>, size: &str, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let settings = settings(render)?;
+    let size_px = parse_size(size)?;
+    let spec = TerrainSpec::parse(&render.terrain)?;
+    let camera = camera.map(parse_camera).transpose()?;
+    if let Some(json) = json {
+        check_output_path(json, "--json")?;
+    }
+    let field = load_terrain(&spec, render)?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side))?;
+    let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
+    let bounds = bisector::terrain::node_bounds::build(&field, bisector::render::bounds_depth_for(&gpu.device.limits()));
+    let comparison = bisector::bench::quality::compare(&gpu, &field, &bounds, &settings, &camera, size_px);
+    println!("{}", comparison.summary());
+    if let Some(json) = json {
+        std::fs::write(json, serde_json::to_string_pretty(&comparison)?).with_context(|| format!("cannot write {}", json.display()))?;
+    }
+    Ok(())
+}
+
 fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
     let spec = TerrainSpec::parse(terrain)?;
     let (x, y) = at
@@ -432,6 +468,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Shot { render, camera, size, out } => shot(render, camera.as_deref(), size, out),
         Command::Bench { render, path, size, frames, warmup, json, plot } => bench(render, path, size, *frames, *warmup, json, plot.as_deref()),
         Command::Probe { terrain, at } => probe(terrain, at),
+        Command::Quality { render, camera, size, json } => quality(render, camera.as_deref(), size, json.as_deref()),
         Command::Kernel { kernel: k } => kernel(k),
     }
 }

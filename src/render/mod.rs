@@ -253,6 +253,17 @@ impl Renderer {
         self.cbt.read_stats(&gpu.device, &gpu.queue)
     }
 
+    /// The node ids of the leaves leb.decode wrote in the last submitted frame (blocks on the GPU).
+    pub fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
+        let stats = self.read_stats(gpu);
+        let count = stats.leaves.min(stats.capacity) as u64;
+        if count == 0 {
+            return Vec::new();
+        }
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.decode.leaf_ids, 0, count * 4);
+        bytemuck::pod_collect_to_vec(&bytes)
+    }
+
     /// What leb.decode measured in the last submitted frame: the largest remaining size on screen
     /// of a visible leaf under the criterion, and the visible leaves (blocks on the GPU).
     pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
