@@ -204,7 +204,7 @@ impl State {
             rig,
             gui,
             ui,
-            history: TimingHistory::new(panels.plot_frames.max(240)),
+            history: TimingHistory::new(panels.plot_frames),
             panels,
             state_file,
             bookmarks,
@@ -311,6 +311,10 @@ impl State {
                 eprintln!("bisector: {}", self.ui.status);
             }
             Action::Rebuild => self.rebuild(),
+            Action::SetVsync(vsync) => {
+                self.config.present_mode = if vsync { wgpu::PresentMode::AutoVsync } else { wgpu::PresentMode::AutoNoVsync };
+                self.surface.configure(&self.gpu.device, &self.config);
+            }
         }
         true
     }
@@ -347,6 +351,7 @@ impl State {
                 stats: self.readback.latest.as_ref(),
                 history: &self.history,
                 timestamps,
+                vsync: matches!(self.config.present_mode, wgpu::PresentMode::AutoVsync | wgpu::PresentMode::Fifo),
             };
             self.gui.ctx.run_ui(raw, |root| {
                 if panels.show_panel {
@@ -355,6 +360,7 @@ impl State {
             })
         };
         self.rig.speed_scale = self.panels.speed_scale;
+        self.history.capacity = self.panels.plot_frames.max(2);
         let mut go_on = true;
         for action in actions {
             go_on &= self.apply(action);

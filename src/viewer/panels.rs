@@ -76,6 +76,8 @@ pub enum Action {
     StartRecording,
     StopRecording,
     SavePath(String),
+    /// Present at the display's refresh rate (true) or as fast as possible.
+    SetVsync(bool),
     /// Rebuild the renderer at the LOD panel's max depth.
     Rebuild,
 }
@@ -146,6 +148,7 @@ pub struct PanelData<'a> {
     pub stats: Option<&'a LeafStats>,
     pub history: &'a TimingHistory,
     pub timestamps: bool,
+    pub vsync: bool,
 }
 
 /// The whole side panel; returns the actions asked for.
@@ -157,7 +160,7 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
             ui.label("F1 hides this panel, F12 saves a screenshot");
             CollapsingHeader::new("Camera").id_salt("bisector.camera").default_open(true).show(ui, |ui| camera_ui(ui, state, panels, data, &mut actions));
             CollapsingHeader::new("LOD").id_salt("bisector.lod").default_open(true).show(ui, |ui| lod_ui(ui, state, &mut actions));
-            CollapsingHeader::new("Stats").id_salt("bisector.stats").default_open(true).show(ui, |ui| stats_ui(ui, panels, data));
+            CollapsingHeader::new("Stats").id_salt("bisector.stats").default_open(true).show(ui, |ui| stats_ui(ui, panels, data, &mut actions));
             if !state.status.is_empty() {
                 ui.separator();
                 ui.label(&state.status);
@@ -203,7 +206,7 @@ pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data
             if ui.button("Go").clicked() {
                 actions.push(Action::ApplyBookmark(i));
             }
-            if ui.small_button("✖").on_hover_text("delete").clicked() {
+            if ui.small_button("Delete").clicked() {
                 actions.push(Action::DeleteBookmark(i));
             }
             ui.label(&bookmark.name);
@@ -263,7 +266,7 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
 }
 
 /// Leaf count, triangles, depths, GPU pass times and CPU frame time.
-pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData) {
+pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions: &mut Vec<Action>) {
     match data.stats {
         Some(stats) => {
             Grid::new("bisector.stats.grid").num_columns(2).show(ui, |ui| {
@@ -299,6 +302,10 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData) {
         ui.label("GPU times: this adapter has no timestamp queries");
     }
     ui.horizontal(|ui| {
+        let mut vsync = data.vsync;
+        if ui.checkbox(&mut vsync, "vsync").changed() {
+            actions.push(Action::SetVsync(vsync));
+        }
         ui.checkbox(&mut panels.plot_passes, "per pass");
         ui.add(egui::DragValue::new(&mut panels.plot_frames).range(30..=2000).suffix(" frames"));
     });
@@ -411,6 +418,7 @@ mod tests {
             stats: None,
             history: &history,
             timestamps: true,
+            vsync: true,
         };
         state.goto = [100.0, 200.0, 300.0];
         let mut run = |label: &str| {
@@ -459,8 +467,9 @@ mod tests {
                 stats,
                 history: &history,
                 timestamps: false,
+                vsync: false,
             };
-            ctx.run_ui(egui::RawInput::default(), |ui| stats_ui(ui, &mut panels, &data)).textures_delta.clear();
+            ctx.run_ui(egui::RawInput::default(), |ui| stats_ui(ui, &mut panels, &data, &mut Vec::new())).textures_delta.clear();
         }
     }
 }
