@@ -83,7 +83,7 @@ impl Flight {
     pub fn step(&mut self, input: Move, dt_s: f64, speed_scale: f64, ground_m: impl Fn(f64, f64) -> f64) -> f64 {
         let ground = ground_m(self.position_m.x, self.position_m.y);
         let speed = speed_m_per_s(self.position_m.z - ground, speed_scale) * if input.fast { 4.0 } else { 1.0 };
-        if input.is_idle() || !(dt_s > 0.0) {
+        if input.is_idle() || dt_s.is_nan() || dt_s <= 0.0 {
             return speed;
         }
         let forward = self.forward();

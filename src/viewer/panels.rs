@@ -265,6 +265,11 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
     ui.checkbox(&mut lod.wireframe, "Wireframe (F)");
 }
 
+/// Plots leave room for the scroll bar (at full width their right edge is clipped).
+fn plot_width(ui: &Ui) -> f32 {
+    (ui.available_width() - 14.0).max(120.0)
+}
+
 /// Leaf count, triangles, depths, GPU pass times and CPU frame time.
 pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions: &mut Vec<Action>) {
     match data.stats {
@@ -291,7 +296,7 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
             } else {
                 "leaves per depth".to_string()
             });
-            Plot::new("bisector.depths").height(90.0).include_x(0.0).include_x(stats.depth_histogram.len() as f64).include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
+            Plot::new("bisector.depths").height(90.0).width(plot_width(ui)).include_x(0.0).include_x(stats.depth_histogram.len() as f64).include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
         }
         None => {
             ui.label("waiting for the first statistics…");
@@ -312,7 +317,7 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
     let history = data.history;
     let start = history.frame_gpu.back().map_or(0, |&(f, _)| f.saturating_sub(panels.plot_frames as u64));
     let series = |q: &std::collections::VecDeque<(u64, f64)>| q.iter().filter(|(f, _)| *f >= start).map(|&(f, ms)| [f as f64, ms]).collect::<Vec<[f64; 2]>>();
-    Plot::new("bisector.gpu_times").height(140.0).legend(Legend::default()).y_axis_label("ms").include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| {
+    Plot::new("bisector.gpu_times").height(140.0).width(plot_width(ui)).legend(Legend::default()).y_axis_label("ms").include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| {
         if panels.plot_passes {
             for (label, q) in &history.passes {
                 plot.line(Line::new(label.clone(), series(q)));

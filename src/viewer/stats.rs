@@ -83,7 +83,7 @@ impl StatsReadback {
     /// Records copies of this frame's statistics into a free staging buffer (every
     /// `READBACK_INTERVAL_FRAMES` frames). Returns the slot to map after submitting.
     pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, renderer: &Renderer, frame: u64) -> Option<usize> {
-        if frame % READBACK_INTERVAL_FRAMES != 0 {
+        if !frame.is_multiple_of(READBACK_INTERVAL_FRAMES) {
             return None;
         }
         let index = self.slots.iter().position(|s| s.state.load(Ordering::Acquire) == FREE)?;
