@@ -186,6 +186,21 @@ fn view_runs_in_a_window_under_xvfb() {
 }
 
 #[test]
+fn view_reports_a_lost_device_and_exits() {
+    // The viewer destroys its own device after 2 frames (fault injection): one clear line, a
+    // non-zero exit, no hang.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("timeout")
+        .args(["120", "xvfb-run", "-a", "-s", "-screen 0 640x480x24", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "12", "--frames", "20"])
+        .env("BISECTOR_CONFIG_DIR", dir.path())
+        .env(bisector::viewer::FAULT_DESTROY_DEVICE_ENV, "2")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(124), "the viewer hung after losing its device");
+    assert_clean_failure(&out, "the device was lost");
+}
+
+#[test]
 fn view_without_a_display_suggests_shot() {
     let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["view", "--frames", "1"]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
     assert_clean_failure(&out, "bisector shot");

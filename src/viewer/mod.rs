@@ -126,7 +126,13 @@ struct State {
     last_frame: Instant,
     screenshot_requested: bool,
     device_lost: Arc<Mutex<Option<String>>>,
+    /// Destroy the device after this many frames (`FAULT_DESTROY_DEVICE_ENV`, for tests).
+    destroy_device_after: Option<u32>,
 }
+
+/// Environment variable that makes the viewer destroy its GPU device after N frames, so tests
+/// can check that a lost device gives one clear message and a non-zero exit.
+pub const FAULT_DESTROY_DEVICE_ENV: &str = "BISECTOR_FAULT_DESTROY_DEVICE_AFTER";
 
 fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
     device
@@ -157,10 +163,10 @@ impl State {
         let gpu = Gpu::with_adapter(instance, adapter, &Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
         let device_lost = Arc::new(Mutex::new(None));
         let lost = device_lost.clone();
+        // Also called when the device is dropped at exit, when nobody reads the flag any more.
         gpu.device.set_device_lost_callback(move |reason, message| {
-            if reason != wgpu::DeviceLostReason::Destroyed {
-                *lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
-            }
+            let what = if message.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {message}") };
+            *lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(what);
         });
         let size = window.inner_size();
         let mut config = surface
@@ -218,6 +224,7 @@ impl State {
             last_frame: now,
             screenshot_requested: false,
             device_lost,
+            destroy_device_after: std::env::var(FAULT_DESTROY_DEVICE_ENV).ok().and_then(|v| v.parse().ok()),
         })
     }
 
@@ -374,6 +381,13 @@ impl State {
     fn frame(&mut self, capture: bool) -> anyhow::Result<(Option<image::RgbaImage>, bool)> {
         if let Some(message) = self.device_lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
             anyhow::bail!("GPU: the device was lost ({message}); restart the viewer, or use `bisector shot` to check the driver");
+        }
+        if self.destroy_device_after.is_some_and(|n| self.frames_shown >= n) {
+            // Fault injection for the tests (BISECTOR_FAULT_DESTROY_DEVICE_AFTER).
+            self.gpu.device.destroy();
+            let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+            self.destroy_device_after = None;
+            return Ok((None, true));
         }
         let now = Instant::now();
         let dt_s = (now - self.last_frame).as_secs_f64().min(0.25);
