@@ -197,6 +197,8 @@ impl State {
         rig.speed_scale = panels.speed_scale;
         rig.set_mode(panels.camera_mode, &options.field);
         let mut ui = UiState::new(settings);
+        let [west, south, east, north] = renderer.data_bounds_m().map(f64::from);
+        ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
         ui.bookmark_name = format!("view {}", bookmarks.list.len() + 1);
         let now = Instant::now();
         Ok(State {
