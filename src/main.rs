@@ -64,14 +64,14 @@ enum LodArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Open the interactive viewer (drag to orbit, scroll to zoom, WASD to move, F wireframe).
+    /// Open the interactive viewer with its egui panel (C: orbit/fly, drag, scroll, WASD/QE, F wireframe, L freeze, F12 screenshot).
     View {
         #[command(flatten)]
         render: RenderArgs,
         /// Quit after this many frames.
         #[arg(long)]
         frames: Option<u32>,
-        /// With --frames: write the last frame to this PNG.
+        /// With --frames: write the last frame (with the panel) to this PNG.
         #[arg(long, requires = "frames")]
         screenshot: Option<PathBuf>,
         /// Present as fast as possible instead of at the display's refresh rate.

@@ -144,20 +144,60 @@ fn an_existing_file_is_only_replaced_when_named() {
 #[test]
 fn view_runs_in_a_window_under_xvfb() {
     // The windowed path shares the renderer with `shot`: open a window on a virtual display,
-    // render a few frames and read the last one back.
+    // render a few frames and read the last one back, with egui's panel drawn over the terrain.
     let xvfb = Command::new("xvfb-run").arg("--help").output();
     assert!(xvfb.is_ok(), "xvfb-run is missing: the README's test command (scripts/test) installs xvfb");
     let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::create_dir(&config).unwrap();
+    // A malformed bookmarks file: a warning, and the file stays as it was.
+    let bookmarks = config.join("bookmarks.json");
+    std::fs::write(&bookmarks, "{\"bookmarks\": [").unwrap();
     let shot = dir.path().join("view.png");
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 640x480x24", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "16", "--frames", "30", "--screenshot"])
         .arg(&shot)
+        .env("BISECTOR_CONFIG_DIR", &config)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("bookmarks.json: malformed"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&bookmarks).unwrap(), "{\"bookmarks\": [");
+    assert!(config.join("viewer.ron").exists(), "panel state was not saved");
+
     let image = image::open(&shot).unwrap().to_rgba8();
+    let (width, height) = image.dimensions();
     let distinct = common::distinct_colours(&image);
     assert!(distinct > 200, "the window shows only {} colours", distinct);
+    // egui's side panel on the right: mostly its dark panel fill, with light text on it.
+    let panel_fill = |p: &image::Rgba<u8>| p[0].abs_diff(27) <= 3 && p[1].abs_diff(27) <= 3 && p[2].abs_diff(27) <= 3;
+    let region = |x0: u32, x1: u32, y0: u32, y1: u32| (x0..x1).flat_map(move |x| (y0..y1).map(move |y| (x, y)));
+    let panel: Vec<_> = region(width - 250, width - 10, 0, height).map(|(x, y)| *image.get_pixel(x, y)).collect();
+    let fill = panel.iter().filter(|p| panel_fill(p)).count() as f64 / panel.len() as f64;
+    assert!(fill > 0.5, "the panel region is only {:.0}% panel colour", fill * 100.0);
+    let text = panel.iter().filter(|p| p[0] > 150 && p[1] > 150 && p[2] > 150).count();
+    assert!(text > 500, "the panel shows little text ({text} light pixels)");
+    // The terrain on the left half: many colours, no panel.
+    let terrain: Vec<_> = region(0, width / 2, height / 2, height).map(|(x, y)| *image.get_pixel(x, y)).collect();
+    let terrain_colours: std::collections::HashSet<_> = terrain.iter().map(|p| p.0).collect();
+    assert!(terrain_colours.len() > 200, "the terrain region shows only {} colours", terrain_colours.len());
+    assert!(terrain.iter().filter(|p| panel_fill(p)).count() < terrain.len() / 100, "panel colour over the terrain");
+}
+
+#[test]
+fn view_reports_a_lost_device_and_exits() {
+    // The viewer destroys its own device after 2 frames (fault injection): one clear line, a
+    // non-zero exit, no hang.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("timeout")
+        .args(["120", "xvfb-run", "-a", "-s", "-screen 0 640x480x24", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "12", "--frames", "20"])
+        .env("BISECTOR_CONFIG_DIR", dir.path())
+        .env(bisector::viewer::FAULT_DESTROY_DEVICE_ENV, "2")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(124), "the viewer hung after losing its device");
+    assert_clean_failure(&out, "the device was lost");
 }
 
 #[test]

@@ -104,6 +104,10 @@ pub struct Renderer {
     /// Kept alive for the bind groups of leb.split/merge and leb.decode.
     _bounds: GpuNodeBounds,
     pub profiler: wgpu_profiler::GpuProfiler,
+    /// Run leb.split on split frames (the viewer's split switch and freeze; true by default).
+    pub split_enabled: bool,
+    /// Run leb.merge on merge frames (the viewer's merge switch and freeze; true by default).
+    pub merge_enabled: bool,
     terrain_size_m: f32,
     data_bounds_m: [f32; 4],
     height_range_m: (f32, f32),
@@ -141,6 +145,8 @@ impl Renderer {
             draw,
             _bounds: gpu_bounds,
             profiler,
+            split_enabled: true,
+            merge_enabled: true,
             terrain_size_m: field.size_m,
             data_bounds_m: field.data_bounds_m,
             height_range_m: field.height_range_m(),
@@ -167,6 +173,10 @@ impl Renderer {
     /// Lowest and highest terrain height in metres.
     pub fn height_range_m(&self) -> (f32, f32) {
         self.height_range_m
+    }
+    /// One u32 node id per leaf, written by leb.decode (the viewer reads it back for its depth histogram).
+    pub fn leaf_ids(&self) -> &wgpu::Buffer {
+        &self.decode.leaf_ids
     }
     /// Frames recorded so far.
     pub fn frame_index(&self) -> u64 {
@@ -199,7 +209,12 @@ impl Renderer {
         let kind = UpdateKind::for_frame(self.frame_index);
         self.decode.set_lod(queue, &self.lod_params(camera, size_px));
         self.draw.set_uniforms(queue, &self.draw_uniforms(camera, size_px));
-        self.update.record(encoder, &self.profiler, kind, &self.cbt);
+        if match kind {
+            UpdateKind::Split => self.split_enabled,
+            UpdateKind::Merge => self.merge_enabled,
+        } {
+            self.update.record(encoder, &self.profiler, kind, &self.cbt);
+        }
         self.reduce.record(encoder, &self.profiler);
         self.args.record(encoder, &self.profiler);
         self.decode.record(encoder, &self.profiler, &self.cbt);

@@ -1,13 +1,23 @@
 //! `bisector view`: a window that runs the same frame schedule as `shot` and `bench` through the
-//! same `Renderer`, with an orbit camera. (Panels come with the viewer issue.)
+//! same `Renderer`, with an egui side panel (Camera, LOD, Stats) drawn on top in the same frame.
 //!
-//! Controls: drag with the left mouse button to orbit, scroll to zoom, W/A/S/D to move the
-//! orbit centre, F to toggle wireframe, R to reset the view, Esc to quit.
+//! Keys: C switches orbit / free flight; orbit: drag to orbit, scroll to zoom, W/A/S/D to move;
+//! flight: W/A/S/D/Q/E to move, drag to look, Shift fast, scroll for speed; F wireframe, L freeze
+//! LOD, R reset, F1 panel, F12 screenshot, Esc quit.
 
+pub mod bookmarks;
+pub mod config;
+pub mod flight;
 pub mod orbit;
+pub mod panels;
+pub mod recorder;
+pub mod rig;
+pub mod stats;
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use anyhow::Context;
 use winit::application::ApplicationHandler;
@@ -20,7 +30,14 @@ use crate::gpu::{Gpu, Requirements};
 use crate::render::terrain_draw::DEPTH_FORMAT;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
+use bookmarks::{Bookmark, Bookmarks};
+use config::{PanelState, SavedState, StateFile};
+use flight::Move;
 use orbit::Orbit;
+use panels::{Action, PanelData, UiState};
+use recorder::PathRecorder;
+use rig::{CameraMode, CameraRig};
+use stats::{StatsReadback, TimingHistory};
 
 /// What the viewer shows and how long it runs.
 pub struct ViewerOptions {
@@ -28,7 +45,7 @@ pub struct ViewerOptions {
     pub settings: RenderSettings,
     /// Quit after this many frames (for automation).
     pub frames: Option<u32>,
-    /// Write the last frame to this PNG before quitting.
+    /// Write the last frame (with the panel) to this PNG before quitting.
     pub screenshot: Option<PathBuf>,
     /// Wait for the display's refresh (Fifo) instead of presenting as fast as possible.
     pub vsync: bool,
@@ -45,10 +62,43 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
     }
 }
 
+/// UTC date and time as `YYYYMMDD-HHMMSS` (screenshot and recording names).
+pub fn timestamp_utc() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil-from-days (Howard Hinnant's algorithm), as bench::run::today_utc.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}", rest / 3600, rest / 60 % 60, rest % 60)
+}
+
+/// `bisector-YYYYMMDD-HHMMSS.png` in the current folder, with `-N` added if that exists.
+fn screenshot_name() -> PathBuf {
+    let stem = format!("bisector-{}", timestamp_utc());
+    std::iter::once(PathBuf::from(format!("{stem}.png")))
+        .chain((1..).map(|n| PathBuf::from(format!("{stem}-{n}.png"))))
+        .find(|p| !p.exists())
+        .expect("a free name")
+}
+
 struct App {
     options: ViewerOptions,
     state: Option<State>,
     error: Option<anyhow::Error>,
+}
+
+/// egui's context, its winit input state and its wgpu renderer.
+struct Gui {
+    ctx: egui::Context,
+    input: egui_winit::State,
+    renderer: egui_wgpu::Renderer,
 }
 
 struct State {
@@ -58,11 +108,31 @@ struct State {
     config: wgpu::SurfaceConfiguration,
     depth_view: wgpu::TextureView,
     renderer: Renderer,
-    orbit: Orbit,
+    field: HeightField,
+    rig: CameraRig,
+    gui: Gui,
+    ui: UiState,
+    panels: PanelState,
+    state_file: StateFile,
+    bookmarks: Bookmarks,
+    recorder: PathRecorder,
+    readback: StatsReadback,
+    history: TimingHistory,
+    keys: HashSet<KeyCode>,
     dragging: bool,
     last_cursor: Option<(f64, f64)>,
     frames_shown: u32,
+    start: Instant,
+    last_frame: Instant,
+    screenshot_requested: bool,
+    device_lost: Arc<Mutex<Option<String>>>,
+    /// Destroy the device after this many frames (`FAULT_DESTROY_DEVICE_ENV`, for tests).
+    destroy_device_after: Option<u32>,
 }
+
+/// Environment variable that makes the viewer destroy its GPU device after N frames, so tests
+/// can check that a lost device gives one clear message and a non-zero exit.
+pub const FAULT_DESTROY_DEVICE_ENV: &str = "BISECTOR_FAULT_DESTROY_DEVICE_AFTER";
 
 fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
     device
@@ -91,18 +161,46 @@ impl State {
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let settings = &options.settings;
         let gpu = Gpu::with_adapter(instance, adapter, &Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
+        let device_lost = Arc::new(Mutex::new(None));
+        let lost = device_lost.clone();
+        // Also called when the device is dropped at exit, when nobody reads the flag any more.
+        gpu.device.set_device_lost_callback(move |reason, message| {
+            let what = if message.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {message}") };
+            *lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(what);
+        });
         let size = window.inner_size();
         let mut config = surface
             .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
             .context("the window surface is not supported by the adapter")?;
         config.format = config.format.add_srgb_suffix();
+        // egui blends in gamma space: it draws through a view without the sRGB suffix.
+        config.view_formats = vec![config.format.remove_srgb_suffix()];
         config.present_mode = if options.vsync { wgpu::PresentMode::AutoVsync } else { wgpu::PresentMode::AutoNoVsync };
         if surface.get_capabilities(&gpu.adapter).usages.contains(wgpu::TextureUsages::COPY_SRC) {
             config.usage |= wgpu::TextureUsages::COPY_SRC;
         }
         surface.configure(&gpu.device, &config);
         let renderer = Renderer::new(&gpu, &options.field, settings.clone(), config.format);
-        let orbit = Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64);
+        let mut rig = CameraRig::new(Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64));
+
+        let dir = config::config_dir();
+        let (saved, state_file) = config::load_state(dir.as_ref().map(|d| d.join(config::STATE_FILE)));
+        let bookmarks = Bookmarks::load(dir.as_ref().map(|d| d.join(bookmarks::BOOKMARKS_FILE)));
+        let ctx = egui::Context::default();
+        if let Some(memory) = saved.egui {
+            ctx.memory_mut(|m| *m = memory);
+        }
+        let max_texture_side = gpu.device.limits().max_texture_dimension_2d as usize;
+        let input = egui_winit::State::new(ctx.clone(), egui::ViewportId::ROOT, &window, Some(window.scale_factor() as f32), window.theme(), Some(max_texture_side));
+        let gui = Gui { ctx, input, renderer: egui_wgpu::Renderer::new(&gpu.device, config.format.remove_srgb_suffix(), egui_wgpu::RendererOptions::default()) };
+        let panels = saved.panels;
+        rig.speed_scale = panels.speed_scale;
+        rig.set_mode(panels.camera_mode, &options.field);
+        let mut ui = UiState::new(settings);
+        let [west, south, east, north] = renderer.data_bounds_m().map(f64::from);
+        ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
+        ui.bookmark_name = format!("view {}", bookmarks.list.len() + 1);
+        let now = Instant::now();
         Ok(State {
             depth_view: depth_view(&gpu.device, config.width, config.height),
             window,
@@ -110,10 +208,25 @@ impl State {
             surface,
             config,
             renderer,
-            orbit,
+            field: options.field.clone(),
+            rig,
+            gui,
+            ui,
+            history: TimingHistory::new(panels.plot_frames),
+            panels,
+            state_file,
+            bookmarks,
+            recorder: PathRecorder::default(),
+            readback: StatsReadback::default(),
+            keys: HashSet::new(),
             dragging: false,
             last_cursor: None,
             frames_shown: 0,
+            start: now,
+            last_frame: now,
+            screenshot_requested: false,
+            device_lost,
+            destroy_device_after: std::env::var(FAULT_DESTROY_DEVICE_ENV).ok().and_then(|v| v.parse().ok()),
         })
     }
 
@@ -127,29 +240,203 @@ impl State {
         self.depth_view = depth_view(&self.gpu.device, width, height);
     }
 
-    /// Renders and presents one frame; returns the frame's image when `capture` is set.
-    fn frame(&mut self, capture: bool) -> anyhow::Result<Option<image::RgbaImage>> {
+    /// Writes the panel state (not over a malformed file).
+    fn save_state(&mut self) {
+        self.panels.camera_mode = self.rig.mode;
+        self.panels.speed_scale = self.rig.speed_scale;
+        let saved = SavedState { panels: self.panels.clone(), egui: Some(self.gui.ctx.memory(|m| m.clone())) };
+        if let Err(error) = config::save_state(&self.state_file, &saved) {
+            eprintln!("warning: {error}");
+        }
+    }
+
+    fn ground_m(&self, x_m: f64, y_m: f64) -> f64 {
+        rig::ground_m(&self.field, x_m, y_m)
+    }
+
+    /// Movement from the keys held (ignored while egui has the keyboard).
+    fn held_move(&self) -> Move {
+        let held = |k| self.keys.contains(&k) as i32 as f64;
+        Move {
+            forward: held(KeyCode::KeyW) - held(KeyCode::KeyS),
+            right: held(KeyCode::KeyD) - held(KeyCode::KeyA),
+            up: held(KeyCode::KeyE) - held(KeyCode::KeyQ),
+            fast: self.keys.contains(&KeyCode::ShiftLeft) || self.keys.contains(&KeyCode::ShiftRight),
+        }
+    }
+
+    /// Moves the camera by the keys held for `dt_s` seconds.
+    fn move_camera(&mut self, dt_s: f64) {
+        let input = self.held_move();
+        match self.rig.mode {
+            CameraMode::Fly => {
+                self.rig.fly(input, dt_s, &self.field);
+            }
+            CameraMode::Orbit => {
+                let step = 0.8 * self.rig.orbit.distance_m * dt_s * if input.fast { 4.0 } else { 1.0 };
+                self.rig.orbit.pan(input.forward * step, -input.right * step);
+                let ground = self.ground_m(self.rig.orbit.centre_m.x, self.rig.orbit.centre_m.y);
+                if !input.is_idle() {
+                    self.rig.orbit.centre_m.z = ground;
+                }
+            }
+        }
+    }
+
+    /// Applies one action; returns false when the viewer should quit.
+    fn apply(&mut self, action: Action) -> bool {
+        match action {
+            Action::Quit => return false,
+            Action::Screenshot => self.screenshot_requested = true,
+            Action::TogglePanel => self.panels.show_panel = !self.panels.show_panel,
+            Action::Reset => self.rig.reset(),
+            Action::SetMode(mode) => self.rig.set_mode(mode, &self.field),
+            Action::GoTo { x_m, y_m, height_m } => self.rig.go_to(x_m, y_m, height_m, &self.field),
+            Action::AddBookmark(name) => {
+                let name = if name.trim().is_empty() { format!("view {}", self.bookmarks.list.len() + 1) } else { name };
+                self.bookmarks.list.push(Bookmark::of_camera(&name, &self.rig.camera()));
+                self.ui.bookmark_name = format!("view {}", self.bookmarks.list.len() + 1);
+                self.ui.status = format!("added bookmark \"{name}\"; Save bookmarks keeps it");
+            }
+            Action::ApplyBookmark(i) => {
+                if let Some(mark) = self.bookmarks.list.get(i) {
+                    self.rig.fly_to(&mark.camera());
+                }
+            }
+            Action::DeleteBookmark(i) => {
+                if i < self.bookmarks.list.len() {
+                    self.bookmarks.list.remove(i);
+                }
+            }
+            Action::SaveBookmarks => self.ui.status = self.bookmarks.save().unwrap_or_else(|e| e),
+            Action::StartRecording => {
+                self.recorder.start();
+                self.ui.path_file = format!("flight-{}.json", timestamp_utc());
+                self.ui.status = "recording the camera; Stop, then Save path".into();
+            }
+            Action::StopRecording => self.recorder.stop(),
+            Action::SavePath(file) => {
+                self.ui.status = self.recorder.save(Path::new(&file)).unwrap_or_else(|e| e);
+                eprintln!("bisector: {}", self.ui.status);
+            }
+            Action::Rebuild => self.rebuild(),
+            Action::SetVsync(vsync) => {
+                self.config.present_mode = if vsync { wgpu::PresentMode::AutoVsync } else { wgpu::PresentMode::AutoNoVsync };
+                self.surface.configure(&self.gpu.device, &self.config);
+            }
+        }
+        true
+    }
+
+    /// Rebuilds the renderer at the LOD panel's max depth (the tree starts over).
+    fn rebuild(&mut self) {
+        let depth = self.ui.lod.max_depth.clamp(crate::cbt::cpu::MIN_MAX_DEPTH, self.ui.max_depth_limit);
+        let settings = RenderSettings { max_depth: depth, ..self.renderer.settings.clone() };
+        self.renderer = Renderer::new(&self.gpu, &self.field, settings, self.config.format);
+        self.ui.lod.max_depth = depth;
+        self.ui.renderer_max_depth = depth;
+        self.readback = StatsReadback::default();
+        self.history.clear();
+        self.ui.status = format!("rebuilt the tree at max depth {depth}");
+    }
+
+    /// Runs the panel; returns false when an action asks to quit.
+    fn run_ui(&mut self) -> (egui::FullOutput, bool) {
+        let raw = self.gui.input.take_egui_input(&self.window);
+        let camera = self.rig.camera();
+        let height_above_ground_m = camera.position_m.z - self.ground_m(camera.position_m.x, camera.position_m.y);
+        let timestamps = self.gpu.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut actions = Vec::new();
+        let output = {
+            let (ui, panels) = (&mut self.ui, &mut self.panels);
+            let data = PanelData {
+                camera,
+                mode: self.rig.mode,
+                height_above_ground_m,
+                bookmarks: &self.bookmarks.list,
+                recording: self.recorder.recording,
+                recorded_poses: self.recorder.len(),
+                recorded_s: self.recorder.duration_s(),
+                stats: self.readback.latest.as_ref(),
+                history: &self.history,
+                timestamps,
+                vsync: matches!(self.config.present_mode, wgpu::PresentMode::AutoVsync | wgpu::PresentMode::Fifo),
+            };
+            self.gui.ctx.run_ui(raw, |root| {
+                if panels.show_panel {
+                    actions = panels::panel_ui(root, ui, panels, &data);
+                }
+            })
+        };
+        self.rig.speed_scale = self.panels.speed_scale;
+        self.history.capacity = self.panels.plot_frames.max(2);
+        let mut go_on = true;
+        for action in actions {
+            go_on &= self.apply(action);
+        }
+        self.panels.speed_scale = self.rig.speed_scale;
+        (output, go_on)
+    }
+
+    /// Renders and presents one frame (terrain, then the panel); returns the frame's image when
+    /// `capture` is set, and whether to go on.
+    fn frame(&mut self, capture: bool) -> anyhow::Result<(Option<image::RgbaImage>, bool)> {
+        if let Some(message) = self.device_lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            anyhow::bail!("GPU: the device was lost ({message}); restart the viewer, or use `bisector shot` to check the driver");
+        }
+        if self.destroy_device_after.is_some_and(|n| self.frames_shown >= n) {
+            // Fault injection for the tests (BISECTOR_FAULT_DESTROY_DEVICE_AFTER).
+            self.gpu.device.destroy();
+            let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+            self.destroy_device_after = None;
+            return Ok((None, true));
+        }
+        let now = Instant::now();
+        let dt_s = (now - self.last_frame).as_secs_f64().min(0.25);
+        self.history.add_cpu(self.renderer.frame_index(), (now - self.last_frame).as_secs_f64() * 1e3);
+        self.last_frame = now;
+
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(frame) => frame,
             wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
                 self.surface.configure(&self.gpu.device, &self.config);
                 frame
             }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok(None),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok((None, true)),
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                let size = self.window.inner_size();
+                self.resize(size.width, size.height);
                 self.surface.configure(&self.gpu.device, &self.config);
-                return Ok(None);
+                return Ok((None, true));
             }
             other => anyhow::bail!("the window surface failed: {other:?}"),
         };
+
+        self.move_camera(dt_s);
+        let (output, go_on) = self.run_ui();
+        self.ui.lod.apply(&mut self.renderer);
+        let camera = self.rig.camera();
+        self.recorder.push((now - self.start).as_secs_f64(), &camera);
+
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format), ..Default::default() });
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("viewer.frame") });
-        let camera = self.orbit.camera();
         let size = (self.config.width, self.config.height);
+        let frame_index = self.renderer.frame_index();
         self.renderer.record_frame(&self.gpu.queue, &mut encoder, &camera, size, &view, &self.depth_view);
+        let slot = self.readback.record(&self.gpu.device, &mut encoder, &self.renderer, frame_index);
+        let gui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format.remove_srgb_suffix()), ..Default::default() });
+        self.record_gui(&mut encoder, &gui_view, output);
         self.gpu.queue.submit([encoder.finish()]);
+        if let Some(slot) = slot {
+            self.readback.map(slot);
+        }
         self.renderer.end_frame();
-        let _ = self.renderer.take_timings(&self.gpu.queue);
+        while let Some(timings) = self.renderer.take_timings(&self.gpu.queue) {
+            self.history.add_gpu(&timings);
+        }
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        self.readback.collect();
+
         let image = if capture && self.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
             let mut pixels = crate::gpu::readback::read_texture_rgba8(&self.gpu.device, &self.gpu.queue, &frame.texture, size.0, size.1);
             if matches!(self.config.format, wgpu::TextureFormat::Bgra8UnormSrgb | wgpu::TextureFormat::Bgra8Unorm) {
@@ -162,7 +449,47 @@ impl State {
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
         self.frames_shown += 1;
-        Ok(image)
+        Ok((image, go_on))
+    }
+
+    /// Tessellates egui's output and draws it over the terrain in `view`.
+    fn record_gui(&mut self, encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView, output: egui::FullOutput) {
+        let gui = &mut self.gui;
+        gui.input.handle_platform_output(&self.window, output.platform_output);
+        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point: output.pixels_per_point };
+        let jobs = gui.ctx.tessellate(output.shapes, output.pixels_per_point);
+        let mut textures = output.textures_delta;
+        for (id, deltas) in &textures.set {
+            for delta in deltas {
+                gui.renderer.update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let extra = gui.renderer.update_buffers(&self.gpu.device, &self.gpu.queue, encoder, &jobs, &screen);
+        if !extra.is_empty() {
+            self.gpu.queue.submit(extra);
+        }
+        {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("viewer.egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            gui.renderer.render(&mut pass, &jobs, &screen);
+        }
+        for id in &textures.free {
+            gui.renderer.free_texture(id);
+        }
+        textures.clear();
     }
 }
 
@@ -185,51 +512,86 @@ impl ApplicationHandler for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(state) = self.state.as_mut() else { return };
+        let consumed = !matches!(event, WindowEvent::RedrawRequested) && state.gui.input.on_window_event(&state.window, &event).consumed;
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => state.resize(size.width, size.height),
-            WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
+            WindowEvent::Focused(false) => state.keys.clear(),
+            WindowEvent::KeyboardInput { event, .. } => {
                 let PhysicalKey::Code(code) = event.physical_key else { return };
-                let step = 0.05 * state.orbit.distance_m;
-                match code {
-                    KeyCode::Escape => event_loop.exit(),
-                    KeyCode::KeyW => state.orbit.pan(step, 0.0),
-                    KeyCode::KeyS => state.orbit.pan(-step, 0.0),
-                    KeyCode::KeyA => state.orbit.pan(0.0, step),
-                    KeyCode::KeyD => state.orbit.pan(0.0, -step),
-                    KeyCode::KeyF => state.renderer.settings.wireframe = !state.renderer.settings.wireframe,
-                    KeyCode::KeyR => state.orbit = Orbit::framing(state.renderer.data_bounds_m(), state.renderer.height_range_m().1 as f64),
-                    _ => {}
+                if event.state == ElementState::Released {
+                    state.keys.remove(&code);
+                    return;
+                }
+                if consumed || state.gui.ctx.egui_wants_keyboard_input() {
+                    return;
+                }
+                state.keys.insert(code);
+                if event.repeat {
+                    return;
+                }
+                if let Some(action) = state.ui.key(code, state.rig.mode) {
+                    if !state.apply(action) {
+                        event_loop.exit();
+                    }
                 }
             }
-            WindowEvent::MouseInput { button: MouseButton::Left, state: pressed, .. } => {
-                state.dragging = pressed == ElementState::Pressed;
+            WindowEvent::MouseInput { button: MouseButton::Left | MouseButton::Right, state: pressed, .. } => {
+                state.dragging = pressed == ElementState::Pressed && !consumed && !state.gui.ctx.egui_wants_pointer_input();
                 state.last_cursor = None;
             }
             WindowEvent::CursorMoved { position, .. } if state.dragging => {
                 if let Some((x, y)) = state.last_cursor {
-                    state.orbit.rotate((position.x - x) * 0.005, (position.y - y) * 0.005);
+                    let (dx, dy) = ((position.x - x) * 0.005, (position.y - y) * 0.005);
+                    match state.rig.mode {
+                        CameraMode::Orbit => state.rig.orbit.rotate(dx, dy),
+                        CameraMode::Fly => state.rig.flight.look(dx * 0.6, -dy * 0.6),
+                    }
                 }
                 state.last_cursor = Some((position.x, position.y));
             }
-            WindowEvent::MouseWheel { delta, .. } => {
+            WindowEvent::MouseWheel { delta, .. } if !consumed && !state.gui.ctx.is_pointer_over_egui() => {
                 let lines = match delta {
                     MouseScrollDelta::LineDelta(_, y) => y as f64,
                     MouseScrollDelta::PixelDelta(p) => p.y / 40.0,
                 };
-                state.orbit.zoom(0.9f64.powf(lines));
+                match state.rig.mode {
+                    CameraMode::Orbit => state.rig.orbit.zoom(0.9f64.powf(lines)),
+                    CameraMode::Fly => {
+                        state.rig.speed_scale = (state.rig.speed_scale * 1.15f64.powf(lines)).clamp(0.05, 20.0);
+                        state.panels.speed_scale = state.rig.speed_scale;
+                    }
+                }
             }
             WindowEvent::RedrawRequested => {
                 let last = self.options.frames.is_some_and(|n| state.frames_shown + 1 >= n);
-                match state.frame(last && self.options.screenshot.is_some()) {
-                    Ok(image) => {
-                        if let (Some(image), Some(path)) = (image, self.options.screenshot.as_ref()) {
-                            if let Err(error) = crate::cli::write_png(&image, path) {
-                                return self.fail(event_loop, error);
+                let automated = last && self.options.screenshot.is_some();
+                let capture = automated || state.screenshot_requested;
+                match state.frame(capture) {
+                    Ok((image, go_on)) => {
+                        if let Some(image) = image {
+                            let path = if automated { self.options.screenshot.clone().expect("screenshot path") } else { screenshot_name() };
+                            if automated {
+                                if let Err(error) = crate::cli::write_png(&image, &path) {
+                                    return self.fail(event_loop, error);
+                                }
+                            } else {
+                                state.screenshot_requested = false;
+                                state.ui.status = match crate::cli::write_png(&image, &path) {
+                                    Ok(()) => format!("screenshot {}", path.display()),
+                                    Err(error) => format!("screenshot failed: {error:#}"),
+                                };
+                                eprintln!("bisector: {}", state.ui.status);
                             }
+                        } else if state.screenshot_requested && !state.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
+                            state.screenshot_requested = false;
+                            state.ui.status = "screenshot: this window surface cannot be read back; use `bisector shot`".into();
                         }
-                        if last {
-                            if self.options.screenshot.is_some() && !self.options.screenshot.as_ref().is_some_and(|p| p.exists()) {
+                        if !go_on {
+                            event_loop.exit();
+                        }
+                        if last && state.frames_shown >= self.options.frames.unwrap_or(0) {
+                            if self.options.screenshot.as_ref().is_some_and(|p| !p.exists()) {
                                 return self.fail(event_loop, anyhow::anyhow!("--screenshot: this window surface cannot be read back"));
                             }
                             event_loop.exit();
@@ -246,5 +608,23 @@ impl ApplicationHandler for App {
         if let Some(state) = self.state.as_ref() {
             state.window.request_redraw();
         }
+    }
+
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(state) = self.state.as_mut() {
+            state.save_state();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps_have_the_documented_shape() {
+        let stamp = super::timestamp_utc();
+        assert_eq!(stamp.len(), 15, "{stamp}");
+        assert_eq!(&stamp[8..9], "-");
+        assert!(stamp.starts_with("20"), "{stamp}");
+        assert!(stamp.chars().filter(|c| *c != '-').all(|c| c.is_ascii_digit()));
     }
 }

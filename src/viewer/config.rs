@@ -1,0 +1,152 @@
+//! Where the viewer keeps its files, and the panel state it persists between runs (its own
+//! settings plus egui's `Memory`: collapsed headers, panel width, plot zoom).
+//!
+//! The folder is `$BISECTOR_CONFIG_DIR`, else `$XDG_CONFIG_HOME/bisector`, else
+//! `$HOME/.config/bisector`. A file that cannot be parsed is reported on stderr and left as it
+//! is: the viewer starts with defaults and does not save over it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::rig::CameraMode;
+
+/// Environment variable that overrides the config folder (tests use it).
+pub const CONFIG_DIR_ENV: &str = "BISECTOR_CONFIG_DIR";
+/// The panel state file inside the config folder.
+pub const STATE_FILE: &str = "viewer.ron";
+
+/// The config folder, or None when neither the override, XDG_CONFIG_HOME nor HOME is set.
+pub fn config_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var(CONFIG_DIR_ENV)
+        .or_else(|| var("XDG_CONFIG_HOME").map(|d| d.join("bisector")))
+        .or_else(|| var("HOME").map(|d| d.join(".config").join("bisector")))
+}
+
+/// The viewer's own panel settings (what egui's Memory does not hold).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PanelState {
+    /// The side panel is shown (F1 toggles it).
+    pub show_panel: bool,
+    /// Camera mode at start.
+    pub camera_mode: CameraMode,
+    /// Flight speed multiplier.
+    pub speed_scale: f64,
+    /// GPU-time plot: frames of history shown.
+    pub plot_frames: usize,
+    /// GPU-time plot: draw the per-pass lines (else only the frame total).
+    pub plot_passes: bool,
+}
+
+impl Default for PanelState {
+    fn default() -> Self {
+        PanelState { show_panel: true, camera_mode: CameraMode::Orbit, speed_scale: 1.0, plot_frames: 240, plot_passes: true }
+    }
+}
+
+/// Everything written to `viewer.ron`.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SavedState {
+    pub panels: PanelState,
+    /// egui's Memory, serialized by egui's own persistence (None: egui's defaults).
+    pub egui: Option<egui::Memory>,
+}
+
+/// The state file and whether the viewer may write it.
+pub struct StateFile {
+    pub path: Option<PathBuf>,
+    /// False when the file existed but could not be parsed: it is left untouched.
+    pub writable: bool,
+}
+
+/// Reads `path`: missing means defaults (and writable); malformed means defaults, a warning on
+/// stderr, and not writable.
+pub fn load_state(path: Option<PathBuf>) -> (SavedState, StateFile) {
+    let Some(path) = path else {
+        return (SavedState::default(), StateFile { path: None, writable: false });
+    };
+    match std::fs::read_to_string(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (SavedState::default(), StateFile { path: Some(path), writable: true }),
+        Err(e) => {
+            eprintln!("warning: viewer state {}: cannot read it ({e}); starting with defaults and not saving over it", path.display());
+            (SavedState::default(), StateFile { path: Some(path), writable: false })
+        }
+        Ok(text) => match ron::from_str::<SavedState>(&text) {
+            Ok(state) => (state, StateFile { path: Some(path), writable: true }),
+            Err(e) => {
+                eprintln!(
+                    "warning: viewer state {}: malformed ({e}); starting with defaults and leaving the file as it is (delete it to save panel state again)",
+                    path.display()
+                );
+                (SavedState::default(), StateFile { path: Some(path), writable: false })
+            }
+        },
+    }
+}
+
+/// Writes `state` (to a temporary file, then renamed, so a crash never leaves half a file).
+pub fn save_state(file: &StateFile, state: &SavedState) -> Result<(), String> {
+    let Some(path) = file.path.as_ref().filter(|_| file.writable) else { return Ok(()) };
+    let text = ron::ser::to_string_pretty(state, ron::ser::PrettyConfig::default()).map_err(|e| e.to_string())?;
+    write_atomically(path, text.as_bytes()).map_err(|e| format!("viewer state {}: cannot write it ({e})", path.display()))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder (created if needed).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_round_trips_with_egui_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join(STATE_FILE);
+        let (state, file) = load_state(Some(path.clone()));
+        assert!(file.writable);
+        assert_eq!(state.panels, PanelState::default());
+
+        // egui keeps a collapsing header's open state in its persisted Memory.
+        let ctx = egui::Context::default();
+        let id = egui::Id::unique("bisector.lod");
+        ctx.data_mut(|d| d.insert_persisted(id, 42u32));
+        let panels = PanelState { show_panel: false, camera_mode: CameraMode::Fly, speed_scale: 2.5, plot_frames: 100, plot_passes: false };
+        save_state(&file, &SavedState { panels: panels.clone(), egui: Some(ctx.memory(|m| m.clone())) }).unwrap();
+
+        let (loaded, file) = load_state(Some(path));
+        assert!(file.writable);
+        assert_eq!(loaded.panels, panels);
+        let restored = egui::Context::default();
+        restored.memory_mut(|m| *m = loaded.egui.unwrap());
+        assert_eq!(restored.data_mut(|d| d.get_persisted::<u32>(id)), Some(42));
+    }
+
+    #[test]
+    fn a_malformed_file_gives_defaults_and_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        std::fs::write(&path, "(panels: (show_panel: maybe").unwrap();
+        let (state, file) = load_state(Some(path.clone()));
+        assert!(!file.writable);
+        assert_eq!(state.panels, PanelState::default());
+        save_state(&file, &SavedState::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "(panels: (show_panel: maybe");
+    }
+
+    #[test]
+    fn unknown_or_missing_fields_take_defaults() {
+        let state: SavedState = ron::from_str("(panels: (speed_scale: 4.0))").unwrap();
+        assert_eq!(state.panels.speed_scale, 4.0);
+        assert!(state.panels.show_panel);
+    }
+}

@@ -1,0 +1,480 @@
+//! The egui side panel: Camera, LOD and Stats sections. The `_ui` functions only change
+//! `UiState` and return `Action`s; the app applies them (so they are testable without a GPU).
+
+use egui::{CollapsingHeader, Grid, RichText, Ui};
+use egui_plot::{Bar, BarChart, Legend, Line, Plot};
+use winit::keyboard::KeyCode;
+
+use super::bookmarks::Bookmark;
+use super::config::PanelState;
+use super::rig::CameraMode;
+use super::stats::{LeafStats, TimingHistory};
+use crate::cbt::cpu::MIN_MAX_DEPTH;
+use crate::render::camera::Camera;
+use crate::render::{RenderSettings, Renderer};
+
+/// The LOD controls, and the one place where they reach the renderer: when the renderer gains a
+/// setting (morphing, a pixel-error criterion), add a field here, a control in `lod_ui` and one
+/// line in `apply`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LodSettings {
+    /// Max depth of the tree; changing it rebuilds the renderer (the tree starts over).
+    pub max_depth: u32,
+    pub pixel_target_px: f32,
+    /// Neither split nor merge: the triangulation stays as it is while the camera moves.
+    pub freeze: bool,
+    pub split: bool,
+    pub merge: bool,
+    pub wireframe: bool,
+}
+
+impl LodSettings {
+    /// The controls as the renderer starts with `settings`.
+    pub fn from_settings(settings: &RenderSettings) -> LodSettings {
+        LodSettings {
+            max_depth: settings.max_depth,
+            pixel_target_px: settings.pixel_target_px,
+            freeze: false,
+            split: true,
+            merge: true,
+            wireframe: settings.wireframe,
+        }
+    }
+
+    /// Whether leb.split and leb.merge run (freeze stops both).
+    pub fn update_passes(&self) -> (bool, bool) {
+        (self.split && !self.freeze, self.merge && !self.freeze)
+    }
+
+    /// Sets the renderer's fields from the controls (except the max depth: see `needs_rebuild`).
+    pub fn apply(&self, renderer: &mut Renderer) {
+        renderer.settings.pixel_target_px = self.pixel_target_px;
+        renderer.settings.wireframe = self.wireframe;
+        (renderer.split_enabled, renderer.merge_enabled) = self.update_passes();
+    }
+
+    /// The renderer must be rebuilt for the max depth asked for.
+    pub fn needs_rebuild(&self, renderer: &Renderer) -> bool {
+        self.max_depth != renderer.settings.max_depth
+    }
+}
+
+/// Something the panel or a key asks the app to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Quit,
+    Screenshot,
+    TogglePanel,
+    Reset,
+    SetMode(CameraMode),
+    /// x, y in metres, height above the ground in metres.
+    GoTo { x_m: f64, y_m: f64, height_m: f64 },
+    AddBookmark(String),
+    ApplyBookmark(usize),
+    DeleteBookmark(usize),
+    SaveBookmarks,
+    StartRecording,
+    StopRecording,
+    SavePath(String),
+    /// Present at the display's refresh rate (true) or as fast as possible.
+    SetVsync(bool),
+    /// Rebuild the renderer at the LOD panel's max depth.
+    Rebuild,
+}
+
+/// Per-session panel state (the persisted part is `PanelState`).
+#[derive(Clone, Debug)]
+pub struct UiState {
+    pub lod: LodSettings,
+    /// Deepest max depth the device was set up for (deeper needs a restart with --max-depth).
+    pub max_depth_limit: u32,
+    /// Max depth of the renderer now.
+    pub renderer_max_depth: u32,
+    pub goto: [f64; 3],
+    pub bookmark_name: String,
+    pub path_file: String,
+    /// Last message for the user (saved files, errors).
+    pub status: String,
+}
+
+impl UiState {
+    pub fn new(settings: &RenderSettings) -> UiState {
+        UiState {
+            lod: LodSettings::from_settings(settings),
+            max_depth_limit: settings.max_depth,
+            renderer_max_depth: settings.max_depth,
+            goto: [0.0, 0.0, 500.0],
+            bookmark_name: "view 1".into(),
+            path_file: format!("flight-{}.json", super::timestamp_utc()),
+            status: String::new(),
+        }
+    }
+
+    /// What a key does (pressed while egui does not want the keyboard). LOD toggles change the
+    /// state here; the rest are actions for the app.
+    pub fn key(&mut self, code: KeyCode, mode: CameraMode) -> Option<Action> {
+        match code {
+            KeyCode::Escape => Some(Action::Quit),
+            KeyCode::F12 => Some(Action::Screenshot),
+            KeyCode::F1 => Some(Action::TogglePanel),
+            KeyCode::KeyR => Some(Action::Reset),
+            KeyCode::KeyC => Some(Action::SetMode(match mode {
+                CameraMode::Orbit => CameraMode::Fly,
+                CameraMode::Fly => CameraMode::Orbit,
+            })),
+            KeyCode::KeyF => {
+                self.lod.wireframe = !self.lod.wireframe;
+                None
+            }
+            KeyCode::KeyL => {
+                self.lod.freeze = !self.lod.freeze;
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What the panel shows besides its own state.
+pub struct PanelData<'a> {
+    pub camera: Camera,
+    pub mode: CameraMode,
+    /// Metres above the ground.
+    pub height_above_ground_m: f64,
+    pub bookmarks: &'a [Bookmark],
+    pub recording: bool,
+    pub recorded_poses: usize,
+    pub recorded_s: f64,
+    pub stats: Option<&'a LeafStats>,
+    pub history: &'a TimingHistory,
+    pub timestamps: bool,
+    pub vsync: bool,
+}
+
+/// The whole side panel; returns the actions asked for.
+pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data: &PanelData) -> Vec<Action> {
+    let mut actions = Vec::new();
+    egui::Panel::right("bisector.panel").default_size(330.0).show(ui, |ui| {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            ui.label(RichText::new("bisector").strong());
+            ui.label("F1 hides this panel, F12 saves a screenshot");
+            CollapsingHeader::new("Camera").id_salt("bisector.camera").default_open(true).show(ui, |ui| camera_ui(ui, state, panels, data, &mut actions));
+            CollapsingHeader::new("LOD").id_salt("bisector.lod").default_open(true).show(ui, |ui| lod_ui(ui, state, &mut actions));
+            CollapsingHeader::new("Stats").id_salt("bisector.stats").default_open(true).show(ui, |ui| stats_ui(ui, panels, data, &mut actions));
+            if !state.status.is_empty() {
+                ui.separator();
+                ui.label(&state.status);
+            }
+        });
+    });
+    actions
+}
+
+/// Camera mode, speed, go-to, reset, bookmarks and path recording.
+pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data: &PanelData, actions: &mut Vec<Action>) {
+    ui.horizontal(|ui| {
+        let mut mode = data.mode;
+        ui.selectable_value(&mut mode, CameraMode::Orbit, "Orbit");
+        ui.selectable_value(&mut mode, CameraMode::Fly, "Fly");
+        if mode != data.mode {
+            actions.push(Action::SetMode(mode));
+        }
+        if ui.button("Reset").clicked() {
+            actions.push(Action::Reset);
+        }
+    });
+    ui.label(match data.mode {
+        CameraMode::Orbit => "drag: orbit, scroll: zoom, WASD: move, C: fly",
+        CameraMode::Fly => "WASD/QE: move, drag: look, Shift: fast, scroll: speed, C: orbit",
+    });
+    let p = data.camera.position_m;
+    ui.label(format!("at {:.0}, {:.0}, {:.0} m ({:.0} m above ground)", p.x, p.y, p.z, data.height_above_ground_m));
+    ui.add(egui::Slider::new(&mut panels.speed_scale, 0.05..=20.0).logarithmic(true).text("fly speed ×"));
+    ui.horizontal(|ui| {
+        ui.label("go to");
+        ui.add(egui::DragValue::new(&mut state.goto[0]).speed(10.0).prefix("x "));
+        ui.add(egui::DragValue::new(&mut state.goto[1]).speed(10.0).prefix("y "));
+        ui.add(egui::DragValue::new(&mut state.goto[2]).speed(5.0).range(2.0..=1.0e6).prefix("h "));
+        if ui.button("Go").clicked() {
+            actions.push(Action::GoTo { x_m: state.goto[0], y_m: state.goto[1], height_m: state.goto[2] });
+        }
+    });
+    ui.separator();
+    ui.label("Bookmarks");
+    for (i, bookmark) in data.bookmarks.iter().enumerate() {
+        ui.horizontal(|ui| {
+            if ui.button("Go").clicked() {
+                actions.push(Action::ApplyBookmark(i));
+            }
+            if ui.small_button("Delete").clicked() {
+                actions.push(Action::DeleteBookmark(i));
+            }
+            ui.label(&bookmark.name);
+        });
+    }
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut state.bookmark_name).desired_width(120.0));
+        if ui.button("Add").clicked() {
+            actions.push(Action::AddBookmark(state.bookmark_name.clone()));
+        }
+        if ui.button("Save bookmarks").clicked() {
+            actions.push(Action::SaveBookmarks);
+        }
+    });
+    ui.separator();
+    ui.horizontal(|ui| {
+        if data.recording {
+            if ui.button("Stop").clicked() {
+                actions.push(Action::StopRecording);
+            }
+            ui.label(RichText::new(format!("recording: {} poses, {:.1} s", data.recorded_poses, data.recorded_s)).color(egui::Color32::LIGHT_RED));
+        } else {
+            if ui.button("Record path").clicked() {
+                actions.push(Action::StartRecording);
+            }
+            if data.recorded_poses > 0 {
+                ui.label(format!("{} poses, {:.1} s", data.recorded_poses, data.recorded_s));
+            }
+        }
+    });
+    if !data.recording && data.recorded_poses > 0 {
+        ui.horizontal(|ui| {
+            ui.add(egui::TextEdit::singleline(&mut state.path_file).desired_width(180.0));
+            if ui.button("Save path").clicked() {
+                actions.push(Action::SavePath(state.path_file.clone()));
+            }
+        });
+    }
+}
+
+/// Max depth, pixel target, freeze, split/merge, wireframe.
+pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
+    let lod = &mut state.lod;
+    ui.horizontal(|ui| {
+        ui.add(egui::Slider::new(&mut lod.max_depth, MIN_MAX_DEPTH..=state.max_depth_limit.max(MIN_MAX_DEPTH)).text("max depth"));
+        if ui.add_enabled(lod.max_depth != state.renderer_max_depth, egui::Button::new("Rebuild")).on_hover_text("rebuild the tree at this max depth (deeper than the start needs --max-depth)").clicked() {
+            actions.push(Action::Rebuild);
+        }
+    });
+    ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)"));
+    ui.checkbox(&mut lod.freeze, "Freeze LOD (L)");
+    ui.horizontal(|ui| {
+        ui.add_enabled(!lod.freeze, egui::Checkbox::new(&mut lod.split, "split"));
+        ui.add_enabled(!lod.freeze, egui::Checkbox::new(&mut lod.merge, "merge"));
+    });
+    ui.checkbox(&mut lod.wireframe, "Wireframe (F)");
+}
+
+/// Plots leave room for the scroll bar (at full width their right edge is clipped).
+fn plot_width(ui: &Ui) -> f32 {
+    (ui.available_width() - 14.0).max(120.0)
+}
+
+/// Leaf count, triangles, depths, GPU pass times and CPU frame time.
+pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions: &mut Vec<Action>) {
+    match data.stats {
+        Some(stats) => {
+            Grid::new("bisector.stats.grid").num_columns(2).show(ui, |ui| {
+                ui.label("leaves");
+                ui.label(stats.stats.leaves.to_string());
+                ui.end_row();
+                ui.label("triangles");
+                ui.label(stats.triangles().to_string());
+                ui.end_row();
+                ui.label("max depth reached");
+                ui.label(stats.stats.max_depth.to_string());
+                ui.end_row();
+                if stats.stats.overflow != 0 {
+                    ui.label(RichText::new("overflow").color(egui::Color32::LIGHT_RED));
+                    ui.label(format!("only {} leaves fit the leaf buffer", stats.stats.capacity));
+                    ui.end_row();
+                }
+            });
+            let bars: Vec<Bar> = stats.depth_histogram.iter().enumerate().filter(|(_, &n)| n > 0).map(|(d, &n)| Bar::new(d as f64, n as f64).width(0.8)).collect();
+            ui.label(if stats.sampled < stats.triangles() {
+                format!("leaves per depth (the first {} of {})", stats.sampled, stats.triangles())
+            } else {
+                "leaves per depth".to_string()
+            });
+            Plot::new("bisector.depths").height(90.0).width(plot_width(ui)).include_x(0.0).include_x(stats.depth_histogram.len() as f64).include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
+        }
+        None => {
+            ui.label("waiting for the first statistics…");
+        }
+    }
+    ui.separator();
+    if !data.timestamps {
+        ui.label("GPU times: this adapter has no timestamp queries");
+    }
+    ui.horizontal(|ui| {
+        let mut vsync = data.vsync;
+        if ui.checkbox(&mut vsync, "vsync").changed() {
+            actions.push(Action::SetVsync(vsync));
+        }
+        ui.checkbox(&mut panels.plot_passes, "per pass");
+        ui.add(egui::DragValue::new(&mut panels.plot_frames).range(30..=2000).suffix(" frames"));
+    });
+    let history = data.history;
+    let start = history.frame_gpu.back().map_or(0, |&(f, _)| f.saturating_sub(panels.plot_frames as u64));
+    let series = |q: &std::collections::VecDeque<(u64, f64)>| q.iter().filter(|(f, _)| *f >= start).map(|&(f, ms)| [f as f64, ms]).collect::<Vec<[f64; 2]>>();
+    Plot::new("bisector.gpu_times").height(140.0).width(plot_width(ui)).legend(Legend::default()).y_axis_label("ms").include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| {
+        if panels.plot_passes {
+            for (label, q) in &history.passes {
+                plot.line(Line::new(label.clone(), series(q)));
+            }
+        }
+        plot.line(Line::new("GPU frame", series(&history.frame_gpu)));
+    });
+    Grid::new("bisector.timings").num_columns(3).striped(true).show(ui, |ui| {
+        ui.label(RichText::new("pass").strong());
+        ui.label(RichText::new("median ms").strong());
+        ui.label(RichText::new("p95 ms").strong());
+        ui.end_row();
+        for (label, median, p95) in history.table() {
+            ui.label(label);
+            ui.label(format!("{median:.3}"));
+            ui.label(format!("{p95:.3}"));
+            ui.end_row();
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egui::accesskit;
+
+    /// Runs `ui` for one frame with `events`, returning the accessibility tree (labels and bounds).
+    fn frame(ctx: &egui::Context, events: Vec<egui::Event>, mut ui: impl FnMut(&mut Ui)) -> accesskit::TreeUpdate {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(800.0, 900.0))),
+            events,
+            ..Default::default()
+        };
+        let mut output = ctx.run_ui(input, |root| ui(root));
+        output.textures_delta.clear();
+        output.platform_output.accesskit_update.take().expect("accesskit enabled")
+    }
+
+    /// The centre of the widget labelled `label`.
+    fn centre_of(tree: &accesskit::TreeUpdate, label: &str) -> egui::Pos2 {
+        let node = tree.nodes.iter().find(|(_, n)| n.label().is_some_and(|l| l == label)).unwrap_or_else(|| panic!("no widget labelled {label:?}")).1.clone();
+        let b = node.bounds().expect("bounds");
+        egui::pos2(((b.x0 + b.x1) / 2.0) as f32, ((b.y0 + b.y1) / 2.0) as f32)
+    }
+
+    /// Clicks the widget labelled `label`, returning the actions of the frame that sees the click.
+    fn click(ctx: &egui::Context, label: &str, mut ui: impl FnMut(&mut Ui) -> Vec<Action>) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let tree = frame(ctx, vec![], |root| actions = ui(root));
+        let at = centre_of(&tree, label);
+        let press = |pressed| egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers: Default::default() };
+        frame(ctx, vec![egui::Event::PointerMoved(at), press(true)], |root| actions = ui(root));
+        frame(ctx, vec![press(false)], |root| actions = ui(root));
+        actions
+    }
+
+    fn settings() -> RenderSettings {
+        RenderSettings { max_depth: 20, pixel_target_px: 12.0, wireframe: false, leaf_capacity: 1 << 16 }
+    }
+
+    #[test]
+    fn lod_controls_change_the_settings() {
+        let ctx = egui::Context::default();
+        ctx.enable_accesskit();
+        let mut state = UiState::new(&settings());
+        let run = |label: &str, state: &mut UiState| {
+            click(&ctx, label, |ui| {
+                let mut actions = Vec::new();
+                lod_ui(ui, state, &mut actions);
+                actions
+            })
+        };
+        run("Freeze LOD (L)", &mut state);
+        assert!(state.lod.freeze);
+        assert_eq!(state.lod.update_passes(), (false, false));
+        run("Freeze LOD (L)", &mut state);
+        run("merge", &mut state);
+        assert_eq!(state.lod.update_passes(), (true, false));
+        run("Wireframe (F)", &mut state);
+        assert!(state.lod.wireframe);
+        // Rebuild is offered only when the max depth differs from the tree's.
+        assert!(run("Rebuild", &mut state).is_empty());
+        state.lod.max_depth = 12;
+        assert_eq!(run("Rebuild", &mut state), vec![Action::Rebuild]);
+    }
+
+    #[test]
+    fn camera_controls_ask_for_actions() {
+        let ctx = egui::Context::default();
+        ctx.enable_accesskit();
+        let mut state = UiState::new(&settings());
+        let mut panels = PanelState::default();
+        let history = TimingHistory::new(10);
+        let marks = vec![Bookmark::of_camera("peak", &Camera::look_at(glam::DVec3::Z * 900.0, glam::DVec3::X * 100.0, 60.0))];
+        let data = PanelData {
+            camera: marks[0].camera(),
+            mode: CameraMode::Orbit,
+            height_above_ground_m: 900.0,
+            bookmarks: &marks,
+            recording: false,
+            recorded_poses: 0,
+            recorded_s: 0.0,
+            stats: None,
+            history: &history,
+            timestamps: true,
+            vsync: true,
+        };
+        state.goto = [100.0, 200.0, 300.0];
+        let mut run = |label: &str| {
+            click(&ctx, label, |ui| {
+                let mut actions = Vec::new();
+                camera_ui(ui, &mut state, &mut panels, &data, &mut actions);
+                actions
+            })
+        };
+        assert_eq!(run("Fly"), vec![Action::SetMode(CameraMode::Fly)]);
+        assert_eq!(run("Reset"), vec![Action::Reset]);
+        assert_eq!(run("Record path"), vec![Action::StartRecording]);
+        assert_eq!(run("Add"), vec![Action::AddBookmark("view 1".into())]);
+        assert_eq!(run("Save bookmarks"), vec![Action::SaveBookmarks]);
+    }
+
+    #[test]
+    fn keys_toggle_lod_and_ask_for_actions() {
+        let mut state = UiState::new(&settings());
+        assert_eq!(state.key(KeyCode::KeyF, CameraMode::Orbit), None);
+        assert!(state.lod.wireframe);
+        state.key(KeyCode::KeyL, CameraMode::Orbit);
+        assert!(state.lod.freeze);
+        assert_eq!(state.key(KeyCode::KeyC, CameraMode::Orbit), Some(Action::SetMode(CameraMode::Fly)));
+        assert_eq!(state.key(KeyCode::KeyC, CameraMode::Fly), Some(Action::SetMode(CameraMode::Orbit)));
+        assert_eq!(state.key(KeyCode::F12, CameraMode::Fly), Some(Action::Screenshot));
+        assert_eq!(state.key(KeyCode::Escape, CameraMode::Fly), Some(Action::Quit));
+    }
+
+    #[test]
+    fn stats_panel_draws_with_and_without_data() {
+        let ctx = egui::Context::default();
+        let mut panels = PanelState::default();
+        let mut history = TimingHistory::new(50);
+        history.add_gpu(&crate::render::FrameTimings { passes: vec![crate::render::PassTiming { label: "render.draw".into(), gpu_ms: 1.0 }], frame_gpu_ms: 1.5 });
+        let stats = LeafStats { frame: 8, stats: crate::cbt::gpu::FrameStats { leaves: 4, max_depth: 3, overflow: 1, capacity: 4 }, depth_histogram: vec![0, 0, 2, 2], sampled: 4 };
+        for stats in [None, Some(&stats)] {
+            let data = PanelData {
+                camera: Camera::look_at(glam::DVec3::Z, glam::DVec3::X, 60.0),
+                mode: CameraMode::Fly,
+                height_above_ground_m: 1.0,
+                bookmarks: &[],
+                recording: true,
+                recorded_poses: 3,
+                recorded_s: 0.2,
+                stats,
+                history: &history,
+                timestamps: false,
+                vsync: false,
+            };
+            ctx.run_ui(egui::RawInput::default(), |ui| stats_ui(ui, &mut panels, &data, &mut Vec::new())).textures_delta.clear();
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! Statistics for the Stats panel, gathered without stalling the frame: the leaf count, deepest
+//! leaf and leaf-depth histogram come from "cbt.stats" and "leb.leaf_ids" copied into staging
+//! buffers that are mapped asynchronously and read a few frames later; GPU pass times come from
+//! wgpu-profiler's finished frames (also a few frames late).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use crate::cbt::gpu::FrameStats;
+use crate::render::{FrameTimings, Renderer};
+
+/// Staging buffers in flight at most; when all are busy a frame simply copies nothing.
+const SLOTS: usize = 3;
+/// Read statistics every this many frames.
+pub const READBACK_INTERVAL_FRAMES: u64 = 4;
+/// Leaf ids copied for the histogram at most (16 MiB).
+pub const MAX_HISTOGRAM_LEAVES: u32 = 1 << 22;
+
+const FREE: u8 = 0;
+const PENDING: u8 = 1;
+const READY: u8 = 2;
+const FAILED: u8 = 3;
+
+/// What one read-back found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeafStats {
+    /// Frame whose statistics these are.
+    pub frame: u64,
+    pub stats: FrameStats,
+    /// Leaves per depth (index = depth) over the first `sampled` leaves.
+    pub depth_histogram: Vec<u32>,
+    /// Leaves the histogram counts (all of them unless the tree grew since the copy was sized).
+    pub sampled: u32,
+}
+
+impl LeafStats {
+    /// Triangles drawn: one per leaf, at most the leaf-id capacity.
+    pub fn triangles(&self) -> u32 {
+        self.stats.leaves.min(self.stats.capacity)
+    }
+}
+
+/// Leaves per depth of a list of LEB node ids (depth = index of the highest set bit).
+pub fn depth_histogram(ids: &[u32]) -> Vec<u32> {
+    let mut histogram = Vec::new();
+    for &id in ids {
+        let depth = 31 - id.max(1).leading_zeros() as usize;
+        if histogram.len() <= depth {
+            histogram.resize(depth + 1, 0);
+        }
+        histogram[depth] += 1;
+    }
+    histogram
+}
+
+struct Slot {
+    buffer: Option<wgpu::Buffer>,
+    state: Arc<AtomicU8>,
+    frame: u64,
+    leaves_copied: u32,
+}
+
+/// Asynchronous read-back of the tree statistics.
+pub struct StatsReadback {
+    slots: Vec<Slot>,
+    pub latest: Option<LeafStats>,
+    /// Set when a mapping failed (the device is probably lost).
+    pub failed: bool,
+}
+
+impl Default for StatsReadback {
+    fn default() -> Self {
+        StatsReadback {
+            slots: (0..SLOTS).map(|_| Slot { buffer: None, state: Arc::new(AtomicU8::new(FREE)), frame: 0, leaves_copied: 0 }).collect(),
+            latest: None,
+            failed: false,
+        }
+    }
+}
+
+impl StatsReadback {
+    /// Records copies of this frame's statistics into a free staging buffer (every
+    /// `READBACK_INTERVAL_FRAMES` frames). Returns the slot to map after submitting.
+    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, renderer: &Renderer, frame: u64) -> Option<usize> {
+        if !frame.is_multiple_of(READBACK_INTERVAL_FRAMES) {
+            return None;
+        }
+        let index = self.slots.iter().position(|s| s.state.load(Ordering::Acquire) == FREE)?;
+        // Size the leaf copy from the last count we know (with room to grow).
+        let wanted = self.latest.as_ref().map_or(1 << 18, |l| l.stats.leaves.saturating_mul(2).saturating_add(4096));
+        let leaves = wanted.min(renderer.cbt.leaf_capacity).min(MAX_HISTOGRAM_LEAVES);
+        let size = 16 + leaves as u64 * 4;
+        let slot = &mut self.slots[index];
+        if slot.buffer.as_ref().is_none_or(|b| b.size() < size) {
+            slot.buffer = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("viewer.stats_readback"),
+                size: size.next_power_of_two().max(size),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let buffer = slot.buffer.as_ref().expect("staging buffer");
+        encoder.copy_buffer_to_buffer(&renderer.cbt.stats, 0, buffer, 0, 16);
+        encoder.copy_buffer_to_buffer(renderer.leaf_ids(), 0, buffer, 16, leaves as u64 * 4);
+        slot.frame = frame;
+        slot.leaves_copied = leaves;
+        Some(index)
+    }
+
+    /// Starts mapping slot `index` (after the encoder that filled it was submitted).
+    pub fn map(&mut self, index: usize) {
+        let slot = &self.slots[index];
+        let state = slot.state.clone();
+        state.store(PENDING, Ordering::Release);
+        let size = 16 + slot.leaves_copied as u64 * 4;
+        slot.buffer.as_ref().expect("staging buffer").slice(..size).map_async(wgpu::MapMode::Read, move |result| {
+            state.store(if result.is_ok() { READY } else { FAILED }, Ordering::Release);
+        });
+    }
+
+    /// Reads every mapped slot (call after a non-blocking `device.poll`); keeps the newest.
+    pub fn collect(&mut self) {
+        for slot in &mut self.slots {
+            match slot.state.load(Ordering::Acquire) {
+                READY => {
+                    let buffer = slot.buffer.as_ref().expect("staging buffer");
+                    let size = 16 + slot.leaves_copied as u64 * 4;
+                    let parsed = buffer.slice(..size).get_mapped_range().map(|bytes| {
+                        let stats: FrameStats = bytemuck::pod_read_unaligned(&bytes[..16]);
+                        let valid = stats.leaves.min(stats.capacity).min(slot.leaves_copied) as usize;
+                        let ids: &[u32] = bytemuck::cast_slice(&bytes[16..16 + valid * 4]);
+                        LeafStats { frame: slot.frame, stats, depth_histogram: depth_histogram(ids), sampled: valid as u32 }
+                    });
+                    buffer.unmap();
+                    match parsed {
+                        Ok(stats) if self.latest.as_ref().is_none_or(|l| l.frame < stats.frame) => self.latest = Some(stats),
+                        Ok(_) => {}
+                        Err(_) => self.failed = true,
+                    }
+                    slot.state.store(FREE, Ordering::Release);
+                }
+                FAILED => {
+                    self.failed = true;
+                    slot.state.store(FREE, Ordering::Release);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Median and 95th percentile of `values` (nearest rank), or None when empty.
+pub fn median_p95(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    let mut sorted: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+    Some((rank(0.5), rank(0.95)))
+}
+
+/// Rolling history of GPU pass times and CPU frame times.
+#[derive(Debug)]
+pub struct TimingHistory {
+    pub capacity: usize,
+    /// Per pass label: (frame number, GPU ms), oldest first.
+    pub passes: BTreeMap<String, VecDeque<(u64, f64)>>,
+    /// Whole-frame GPU time.
+    pub frame_gpu: VecDeque<(u64, f64)>,
+    /// CPU time from one frame to the next, in ms.
+    pub frame_cpu: VecDeque<(u64, f64)>,
+    gpu_frames: u64,
+}
+
+impl TimingHistory {
+    pub fn new(capacity: usize) -> TimingHistory {
+        TimingHistory { capacity: capacity.max(2), passes: BTreeMap::new(), frame_gpu: VecDeque::new(), frame_cpu: VecDeque::new(), gpu_frames: 0 }
+    }
+
+    fn push(queue: &mut VecDeque<(u64, f64)>, capacity: usize, value: (u64, f64)) {
+        queue.push_back(value);
+        while queue.len() > capacity {
+            queue.pop_front();
+        }
+    }
+
+    /// Adds one finished GPU frame (passes of the same label in one frame are summed).
+    pub fn add_gpu(&mut self, timings: &FrameTimings) {
+        let n = self.gpu_frames;
+        self.gpu_frames += 1;
+        let mut summed: BTreeMap<&str, f64> = BTreeMap::new();
+        for pass in &timings.passes {
+            *summed.entry(pass.label.as_str()).or_default() += pass.gpu_ms;
+        }
+        for (label, ms) in summed {
+            Self::push(self.passes.entry(label.to_string()).or_default(), self.capacity, (n, ms));
+        }
+        Self::push(&mut self.frame_gpu, self.capacity, (n, timings.frame_gpu_ms));
+        // Drop passes not seen for a whole window (e.g. leb.split while frozen).
+        self.passes.retain(|_, q| q.back().is_some_and(|&(f, _)| f + self.capacity as u64 > n));
+    }
+
+    /// Adds one CPU frame time.
+    pub fn add_cpu(&mut self, frame: u64, ms: f64) {
+        Self::push(&mut self.frame_cpu, self.capacity, (frame, ms));
+    }
+
+    /// Rows for the table: label, median, p95 in ms.
+    pub fn table(&self) -> Vec<(String, f64, f64)> {
+        let mut rows: Vec<(String, f64, f64)> = self
+            .passes
+            .iter()
+            .filter_map(|(label, q)| median_p95(q.iter().map(|v| v.1)).map(|(m, p)| (label.clone(), m, p)))
+            .collect();
+        if let Some((m, p)) = median_p95(self.frame_gpu.iter().map(|v| v.1)) {
+            rows.push(("GPU frame".into(), m, p));
+        }
+        if let Some((m, p)) = median_p95(self.frame_cpu.iter().map(|v| v.1)) {
+            rows.push(("CPU frame".into(), m, p));
+        }
+        rows
+    }
+
+    /// Forgets everything (after the renderer is rebuilt).
+    pub fn clear(&mut self) {
+        *self = TimingHistory::new(self.capacity);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::PassTiming;
+
+    #[test]
+    fn histogram_counts_depths_from_node_ids() {
+        // Base triangles 2 and 3 are depth 1; 4..7 depth 2; 1 << 20 is depth 20.
+        assert_eq!(depth_histogram(&[2, 3]), vec![0, 2]);
+        let h = depth_histogram(&[4, 5, 3, 1 << 20]);
+        assert_eq!(h.len(), 21);
+        assert_eq!((h[1], h[2], h[20]), (1, 2, 1));
+        assert_eq!(h.iter().sum::<u32>(), 4);
+    }
+
+    #[test]
+    fn median_and_p95_use_nearest_rank() {
+        assert_eq!(median_p95(Vec::<f64>::new()), None);
+        assert_eq!(median_p95([3.0]), Some((3.0, 3.0)));
+        let values: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        assert_eq!(median_p95(values), Some((50.0, 95.0)));
+    }
+
+    #[test]
+    fn history_rolls_and_summarises() {
+        let mut history = TimingHistory::new(10);
+        for i in 0..25 {
+            let mut passes = vec![PassTiming { label: "render.draw".into(), gpu_ms: i as f64 }, PassTiming { label: "cbt.reduce".into(), gpu_ms: 0.5 }, PassTiming { label: "cbt.reduce".into(), gpu_ms: 0.25 }];
+            if i < 3 {
+                passes.push(PassTiming { label: "leb.split".into(), gpu_ms: 1.0 });
+            }
+            history.add_gpu(&FrameTimings { passes, frame_gpu_ms: 2.0 });
+            history.add_cpu(i, 16.0);
+        }
+        assert_eq!(history.passes["render.draw"].len(), 10);
+        assert!(!history.passes.contains_key("leb.split"), "stale passes are dropped");
+        let table = history.table();
+        let row = |name: &str| table.iter().find(|r| r.0 == name).cloned().unwrap();
+        assert_eq!(row("render.draw"), ("render.draw".into(), 19.0, 24.0));
+        assert_eq!(row("cbt.reduce").1, 0.75);
+        assert_eq!(row("CPU frame").1, 16.0);
+        assert_eq!(row("GPU frame").2, 2.0);
+    }
+}
