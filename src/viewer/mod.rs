@@ -160,7 +160,8 @@ impl State {
         let surface = instance.create_surface(window.clone()).context("cannot create a drawing surface for the window")?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let settings = &options.settings;
-        let gpu = Gpu::with_adapter(instance, adapter, &Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64))?;
+        let requirements = Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(options.field.samples_per_side);
+        let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;
         let device_lost = Arc::new(Mutex::new(None));
         let lost = device_lost.clone();
         // Also called when the device is dropped at exit, when nobody reads the flag any more.

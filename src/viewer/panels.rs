@@ -10,6 +10,7 @@ use super::config::PanelState;
 use super::rig::CameraMode;
 use super::stats::{LeafStats, TimingHistory};
 use crate::cbt::cpu::MIN_MAX_DEPTH;
+use crate::leb::lod::Criterion;
 use crate::render::camera::Camera;
 use crate::render::{RenderSettings, Renderer};
 
@@ -20,7 +21,14 @@ use crate::render::{RenderSettings, Renderer};
 pub struct LodSettings {
     /// Max depth of the tree; changing it rebuilds the renderer (the tree starts over).
     pub max_depth: u32,
+    /// Screen-space error (the default) or edge length.
+    pub criterion: Criterion,
+    /// Split threshold of the screen-space-error criterion.
+    pub pixel_error_px: f32,
+    /// Split threshold of the edge-length criterion.
     pub pixel_target_px: f32,
+    /// Vertex morphing (no popping).
+    pub morph: bool,
     /// Neither split nor merge: the triangulation stays as it is while the camera moves.
     pub freeze: bool,
     pub split: bool,
@@ -33,7 +41,10 @@ impl LodSettings {
     pub fn from_settings(settings: &RenderSettings) -> LodSettings {
         LodSettings {
             max_depth: settings.max_depth,
+            criterion: settings.criterion,
+            pixel_error_px: settings.pixel_error_px,
             pixel_target_px: settings.pixel_target_px,
+            morph: settings.morph,
             freeze: false,
             split: true,
             merge: true,
@@ -48,7 +59,10 @@ impl LodSettings {
 
     /// Sets the renderer's fields from the controls (except the max depth: see `needs_rebuild`).
     pub fn apply(&self, renderer: &mut Renderer) {
+        renderer.settings.criterion = self.criterion;
+        renderer.settings.pixel_error_px = self.pixel_error_px;
         renderer.settings.pixel_target_px = self.pixel_target_px;
+        renderer.settings.morph = self.morph;
         renderer.settings.wireframe = self.wireframe;
         (renderer.split_enabled, renderer.merge_enabled) = self.update_passes();
     }
@@ -247,7 +261,7 @@ pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data
     }
 }
 
-/// Max depth, pixel target, freeze, split/merge, wireframe.
+/// Max depth, criterion and its pixel target, morphing, freeze, split/merge, wireframe.
 pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
     let lod = &mut state.lod;
     ui.horizontal(|ui| {
@@ -256,7 +270,15 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
             actions.push(Action::Rebuild);
         }
     });
-    ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)"));
+    ui.horizontal(|ui| {
+        ui.radio_value(&mut lod.criterion, Criterion::ScreenSpaceError, "screen-space error");
+        ui.radio_value(&mut lod.criterion, Criterion::EdgeLength, "edge length");
+    });
+    match lod.criterion {
+        Criterion::ScreenSpaceError => ui.add(egui::Slider::new(&mut lod.pixel_error_px, 0.25..=16.0).logarithmic(true).text("pixel error (px)")),
+        Criterion::EdgeLength => ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)")),
+    };
+    ui.checkbox(&mut lod.morph, "Morphing");
     ui.checkbox(&mut lod.freeze, "Freeze LOD (L)");
     ui.horizontal(|ui| {
         ui.add_enabled(!lod.freeze, egui::Checkbox::new(&mut lod.split, "split"));
@@ -375,7 +397,7 @@ mod tests {
     }
 
     fn settings() -> RenderSettings {
-        RenderSettings { max_depth: 20, pixel_target_px: 12.0, wireframe: false, leaf_capacity: 1 << 16 }
+        RenderSettings { max_depth: 20, pixel_target_px: 12.0, wireframe: false, leaf_capacity: 1 << 16, ..Default::default() }
     }
 
     #[test]
