@@ -12,6 +12,7 @@ use bisector::bench::run::{run_bench, BenchOptions};
 use bisector::render::camera::Camera;
 use bisector::render::headless::{render_shot, Shot};
 use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
+use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
@@ -140,6 +141,39 @@ enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Closest 100 pairs between two armies (seed 001): brute force and exact uniform grid.
+    ClosestPairs {
+        /// Points in army A (random armies).
+        #[arg(long, default_value_t = 4096)]
+        m: usize,
+        /// Points in army B (random armies).
+        #[arg(long, default_value_t = 2048)]
+        n: usize,
+        /// How random points are drawn (uniform: in [0, 10^6)^3).
+        #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+        distribution: Distribution,
+        /// Army A from a CSV file (one x,y,z per line; ids are line numbers from 0); needs --b.
+        #[arg(long, requires = "b")]
+        a: Option<PathBuf>,
+        /// Army B from a CSV file; needs --a.
+        #[arg(long, requires = "a")]
+        b: Option<PathBuf>,
+        /// Which GPU version to run.
+        #[arg(long, value_enum, default_value_t = CpVariant::Both)]
+        variant: CpVariant,
+        /// Timed repetitions.
+        #[arg(long, default_value_t = 3)]
+        iterations: u32,
+        /// Seed of the random armies (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the 100 closest pairs as CSV a,b,distance.
+        #[arg(long)]
+        pairs: Option<PathBuf>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Every kernel at the seed papers' sizes, in one table beside the papers' figures.
     All,
     /// CBT sum reduction and decode of every leaf on a tree filled to a fraction of 2^D.
@@ -194,6 +228,18 @@ fn kernel_all() -> anyhow::Result<()> {
         }
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
     }
+    {
+        use bisector::kernels::closest_pairs as cp;
+        let (m, n) = (1_000_000, 400_000);
+        let armies = cp::make_armies(m, n, Distribution::Uniform, 1);
+        let report = cp::run(&closest_pairs_gpu(m, n)?, &ClosestPairsOptions { variant: CpVariant::Both, iterations: 5 }, &armies);
+        for v in &report.variants {
+            let paper = if v.variant == "brute" { "585 ms brute force (RTX 2080 Ti)" } else { "172 ms inexact 27-cell grid (RTX 2080 Ti); target 2 ms" };
+            let name = format!("closest-pairs 1M x 400k ({})", v.variant);
+            println!("{name:<34} {:>12.4} {:>10.1} M/s {:>9}  {paper}", v.total_gpu.median_ms, v.queries_per_s / 1e6, v.verified);
+        }
+        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference: exact grid, {} threads; grid built on the CPU in {:.1} ms)", "", report.cpu_reference_ms, "", "", report.cpu_threads, report.grid_build_cpu_ms);
+    }
     for (max_depth, paper) in [(17, "23 us per reduce + decode cycle at 25% (RTX 3080)"), (20, "decode of a full tree 0.128 ms"), (25, "target: reduce within 0.02 ms")] {
         let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill: if max_depth == 17 { 0.25 } else { 1.0 }, iterations: 50 };
         let gpu = Gpu::headless(&Requirements::renderer(max_depth, 1 << bisector::kernels::cbt::fill_depth(max_depth, options.fill).unwrap_or(0)).with_timestamps())?;
@@ -204,9 +250,74 @@ fn kernel_all() -> anyhow::Result<()> {
     Ok(())
 }
 
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+}
+
+fn closest_pairs_gpu(m: usize, n: usize) -> anyhow::Result<Gpu> {
+    let bytes = bisector::kernels::closest_pairs::largest_buffer_bytes(m, n);
+    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for {m} + {n} points; use smaller armies")))?)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn kernel_closest_pairs(
+    m: usize,
+    n: usize,
+    distribution: Distribution,
+    files: (Option<&std::path::Path>, Option<&std::path::Path>),
+    variant: CpVariant,
+    iterations: u32,
+    seed: Option<u64>,
+    pairs: Option<&std::path::Path>,
+    json: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    use bisector::kernels::closest_pairs as cp;
+    if iterations == 0 {
+        anyhow::bail!("--iterations 0: at least one iteration is needed");
+    }
+    for (path, flag) in [(json, "--json"), (pairs, "--pairs")] {
+        if let Some(path) = path {
+            check_output_path(path, flag)?;
+        }
+    }
+    let armies = match files {
+        (Some(a), Some(b)) => {
+            let a_points = cp::read_army(a).map_err(anyhow::Error::msg)?;
+            let b_points = cp::read_army(b).map_err(anyhow::Error::msg)?;
+            cp::Armies { a: a_points, b: b_points, source: format!("files {} {}", a.display(), b.display()) }
+        }
+        _ => {
+            for (count, flag) in [(m, "--m"), (n, "--n")] {
+                if count == 0 {
+                    anyhow::bail!("{flag} 0: the army is empty; an army needs at least one point");
+                }
+                if count > 1 << 26 {
+                    anyhow::bail!("{flag} {count}: at most 2^26 points");
+                }
+            }
+            let seed = seed.unwrap_or_else(clock_seed);
+            cp::make_armies(m, n, distribution, seed)
+        }
+    };
+    let options = ClosestPairsOptions { variant, iterations };
+    let report = cp::run(&closest_pairs_gpu(armies.a.len(), armies.b.len())?, &options, &armies);
+    println!("{}", report.summary());
+    write_json(json, &report)?;
+    if let Some(path) = pairs {
+        cp::write_pairs(path, &report.pairs).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if !report.verified {
+        anyhow::bail!("closest-pairs: the GPU result differs from the CPU reference ({})", report.source);
+    }
+    Ok(())
+}
+
 fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
         KernelCommand::All => kernel_all(),
+        KernelCommand::ClosestPairs { m, n, distribution, a, b, variant, iterations, seed, pairs, json } => {
+            kernel_closest_pairs(*m, *n, *distribution, (a.as_deref(), b.as_deref()), *variant, *iterations, *seed, pairs.as_deref(), json.as_deref())
+        }
         KernelCommand::ChainedHash { elements_log2, buckets_log2, keys, variant, iterations, seed, json } => {
             if !(1..=28).contains(elements_log2) {
                 anyhow::bail!("--elements-log2 {elements_log2}: must be 1..=28");
