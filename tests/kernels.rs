@@ -6,6 +6,7 @@ mod common;
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::chained_hash::{run, BuildVariant, ChainedHashOptions, KeyDistribution};
 use bisector::kernels::closest_pairs::{self as cp, ClosestPairsOptions, Distribution};
+use bisector::kernels::shift_and as sa;
 use rand::Rng;
 
 fn kernel_gpu() -> Gpu {
@@ -104,4 +105,91 @@ fn closest_pairs_cli_reads_armies_and_writes_pairs() {
     std::fs::write(&b, "").unwrap();
     let out = std::process::Command::new(bin).args(["kernel", "closest-pairs", "--a"]).arg(&a).arg("--b").arg(&b).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("no points"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A random pattern of up to `items` items over `alphabet`, using every syntax element.
+fn random_pattern(rng: &mut impl Rng, alphabet: &[u8], items: usize) -> Vec<u8> {
+    let mut p = Vec::new();
+    for _ in 0..rng.random_range(1..=items) {
+        let pick = |rng: &mut dyn rand::RngCore| alphabet[(rng.next_u32() as usize) % alphabet.len()];
+        match rng.random_range(0..8) {
+            0 => p.push(b'.'),
+            1 => {
+                let (a, b) = (pick(rng), pick(rng));
+                p.extend_from_slice(&[b'[', a.min(b), b'-', a.max(b), b']']);
+            }
+            2 => p.extend_from_slice(&[b'[', pick(rng), pick(rng), b']']),
+            3 => p.extend_from_slice(&[b'[', b'^', pick(rng), b']']),
+            _ => p.push(pick(rng)),
+        }
+        match rng.random_range(0..10) {
+            0 => p.push(b'?'),
+            1 => p.push(b'*'),
+            2 => p.push(b'+'),
+            3 => {
+                let x = rng.random_range(0..3);
+                p.extend_from_slice(format!("{{{x},{}}}", x + rng.random_range(1..4)).as_bytes());
+            }
+            4 => p.extend_from_slice(format!("{{{}}}", rng.random_range(1..3)).as_bytes()),
+            _ => {}
+        }
+    }
+    p
+}
+
+#[test]
+fn shift_and_cpu_equals_naive_matcher() {
+    let mut rng = common::rng("shift_and_cpu_equals_naive_matcher");
+    for round in 0..300 {
+        let alphabet: &[u8] = if round % 2 == 0 { b"ab" } else { b"abcd" };
+        let pattern = random_pattern(&mut rng, alphabet, 5);
+        let items = sa::parse(&pattern).unwrap();
+        let Ok(compiled) = sa::compile(&items) else { continue };
+        let text: Vec<u8> = (0..rng.random_range(1..60)).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+        assert_eq!(sa::match_ends(&compiled, &text), sa::naive_match_ends(&items, &text), "pattern {} text {}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&text));
+    }
+}
+
+#[test]
+fn shift_and_gpu_equals_cpu_for_any_chunking() {
+    let mut rng = common::rng("shift_and_gpu_equals_cpu_for_any_chunking");
+    let gpu = kernel_gpu();
+    let alphabet = b"abc";
+    let mut patterns: Vec<Vec<u8>> = (0..40).map(|_| random_pattern(&mut rng, alphabet, 6)).filter(|p| sa::compile(&sa::parse(p).unwrap()).is_ok()).collect();
+    // Unbounded repeats across chunks, the empty-matching ones, and patterns of 2 to 5 modules.
+    patterns.extend([&b"a.*b"[..], b"a*", b"a?b?c?", b"[^c]+c", b"c{3,}"].map(|p| p.to_vec()));
+    patterns.push(b"ab?c*.".repeat(20));
+    patterns.push(b"[ab]{1,3}c?".repeat(20));
+    patterns.push(b"a.{30}b.{30}c.{30}a".to_vec());
+    let text: Vec<u8> = (0..3000).map(|_| alphabet[rng.random_range(0..3)]).collect();
+    let work = sa::Workload { patterns, text, source: "random".into() };
+    for chunk_len in [1, 7, 64, 1000, 3000] {
+        let report = sa::run(&gpu, &sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20 }, &work);
+        assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}: {}", report.summary());
+    }
+    assert!(sa::compile(&sa::parse(&b"ab?c*.".repeat(20)).unwrap()).unwrap().words.len() >= 3);
+}
+
+#[test]
+fn shift_and_cli_reads_files_and_writes_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (patterns, text, matches, json) = (dir.path().join("p.txt"), dir.path().join("t.txt"), dir.path().join("m.txt"), dir.path().join("r.json"));
+    std::fs::write(&patterns, "ab+\n[xy].?z\r\n").unwrap();
+    std::fs::write(&text, "abbxzab").unwrap();
+    let bin = env!("CARGO_BIN_EXE_bisector");
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--chunk", "2", "--iterations", "1", "--patterns"]).arg(&patterns).arg("--text").arg(&text).arg("--matches").arg(&matches).arg("--json").arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&matches).unwrap(), "0 1\n0 2\n0 6\n1 4\n");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["verified"], true);
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--iterations", "1", "--count", "8", "--text-bytes", "5000", "--json"]).arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&patterns, "ab\na{3,1}\n").unwrap();
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--patterns"]).arg(&patterns).arg("--text").arg(&text).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("p.txt:2:"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&text, "").unwrap();
+    std::fs::write(&patterns, "ab\n").unwrap();
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--patterns"]).arg(&patterns).arg("--text").arg(&text).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the text is empty"), "{}", String::from_utf8_lossy(&out.stderr));
 }

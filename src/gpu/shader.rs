@@ -12,6 +12,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("kernel_closest_pairs_brute.wgsl", include_str!("../../shaders/kernel_closest_pairs_brute.wgsl")),
     ("kernel_closest_pairs_grid.wgsl", include_str!("../../shaders/kernel_closest_pairs_grid.wgsl")),
     ("kernel_closest_pairs_top.wgsl", include_str!("../../shaders/kernel_closest_pairs_top.wgsl")),
+    ("kernel_shift_and.wgsl", include_str!("../../shaders/kernel_shift_and.wgsl")),
     ("leb_decode.wgsl", include_str!("../../shaders/leb_decode.wgsl")),
     ("leb_split_nodes.wgsl", include_str!("../../shaders/leb_split_nodes.wgsl")),
     ("leb_update.wgsl", include_str!("../../shaders/leb_update.wgsl")),

@@ -3,6 +3,7 @@
 pub mod cbt;
 pub mod chained_hash;
 pub mod closest_pairs;
+pub mod shift_and;
 
 use serde::Serialize;
 

@@ -1,0 +1,178 @@
+// kernel.shift_and: extended Shift-And (seed 003), many patterns at once. The update per byte
+// and the meaning of the masks are written out in src/kernels/shift_and.rs (the CPU reference,
+// whose `step` this mirrors word for word).
+//   scan:  one thread per (pattern, chunk), 64 patterns per workgroup reading the same chunk
+//          (the text loads are the same address across the workgroup); every chunk starts from
+//          the empty state and records its end state.
+//   fixup: one thread per pattern, sequential over chunks: carries the true state into each
+//          chunk and reruns it beside the scan's run until the two states agree, adding the
+//          matches only the true run has (the update is monotone, so the true run contains
+//          the scan's).
+// Matches: a count per pattern and (pattern, position) pairs appended up to params.capacity.
+
+const PATTERNS_PER_GROUP: u32 = 64u;
+const MAX_WORDS: u32 = 8u;
+
+// Keep in sync with ShiftAndParams in src/kernels/shift_and.rs.
+struct ShiftAndParams {
+    patterns: u32,
+    text_len: u32,
+    chunk_len: u32,
+    chunks: u32,
+    capacity: u32,
+    total_words: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+// Keep in sync with Word in src/kernels/shift_and.rs.
+struct Word {
+    rep: u32,
+    ebeg: u32,
+    eend: u32,
+    eblk: u32,
+    first: u32,
+    len: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: ShiftAndParams;
+// Per pattern: (first word, word count, the last state's bit in the last word, 0).
+@group(0) @binding(1) var<storage, read> pattern_info: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> words: array<Word>;
+// ch[word * 256 + byte]
+@group(0) @binding(3) var<storage, read> ch: array<u32>;
+// The text, four bytes per word (little-endian).
+@group(0) @binding(4) var<storage, read> text: array<u32>;
+// The scan's end state of every chunk: [chunk * total_words + word].
+@group(0) @binding(5) var<storage, read_write> end_states: array<u32>;
+@group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> matches: array<vec2<u32>>;
+// [0] = matches found (all of them, also beyond the capacity).
+@group(0) @binding(8) var<storage, read_write> counter: array<atomic<u32>, 2>;
+
+fn text_byte(i: u32) -> u32 {
+    return (text[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;
+}
+
+fn word_step(w: u32, old: u32, carry: u32, b: u32) -> u32 {
+    let word = words[w];
+    let m = ch[w * 256u + b];
+    var x = (((old << 1u) | carry | word.first) & m) | (old & word.rep & m);
+    let df = x | word.eend;
+    x |= word.eblk & ((~(df - word.ebeg)) ^ df);
+    return x;
+}
+
+fn emit(p: u32, position: u32) {
+    let slot = atomicAdd(&counter[0], 1u);
+    if (slot < params.capacity) {
+        matches[slot] = vec2<u32>(p, position);
+    }
+}
+
+@compute @workgroup_size(64)
+fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let p = group.x * PATTERNS_PER_GROUP + local;
+    let chunk = group.y;
+    if (p >= params.patterns) {
+        return;
+    }
+    let info = pattern_info[p];
+    let base = info.x;
+    let last = info.y - 1u;
+    let start = chunk * params.chunk_len;
+    let end = min(start + params.chunk_len, params.text_len);
+    var found = 0u;
+    if (info.y == 1u) {
+        // One module: the state in one register.
+        var d = 0u;
+        for (var i = start; i < end; i += 1u) {
+            d = word_step(base, d, 0u, text_byte(i));
+            if ((d & info.z) != 0u) {
+                found += 1u;
+                emit(p, i);
+            }
+        }
+        end_states[chunk * params.total_words + base] = d;
+    } else {
+        var d: array<u32, MAX_WORDS>;
+        for (var i = start; i < end; i += 1u) {
+            let b = text_byte(i);
+            var carry = 0u;
+            for (var w = 0u; w <= last; w += 1u) {
+                let old = d[w];
+                d[w] = word_step(base + w, old, carry, b);
+                carry = (old >> (words[base + w].len - 1u)) & 1u;
+            }
+            if ((d[last] & info.z) != 0u) {
+                found += 1u;
+                emit(p, i);
+            }
+        }
+        for (var w = 0u; w <= last; w += 1u) {
+            end_states[chunk * params.total_words + base + w] = d[w];
+        }
+    }
+    if (found != 0u) {
+        atomicAdd(&counts[p], found);
+    }
+}
+
+@compute @workgroup_size(64)
+fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let p = group.x * PATTERNS_PER_GROUP + local;
+    if (p >= params.patterns) {
+        return;
+    }
+    let info = pattern_info[p];
+    let base = info.x;
+    let last = info.y - 1u;
+    // The true state at the start of the current chunk (s) and the scan's run from empty (z).
+    var s: array<u32, MAX_WORDS>;
+    var z: array<u32, MAX_WORDS>;
+    var found = 0u;
+    for (var w = 0u; w <= last; w += 1u) {
+        s[w] = end_states[base + w];
+    }
+    for (var chunk = 1u; chunk < params.chunks; chunk += 1u) {
+        let start = chunk * params.chunk_len;
+        let end = min(start + params.chunk_len, params.text_len);
+        var same = true;
+        for (var w = 0u; w <= last; w += 1u) {
+            z[w] = 0u;
+            same = same && s[w] == 0u;
+        }
+        var i = start;
+        for (; i < end && !same; i += 1u) {
+            let b = text_byte(i);
+            var carry_s = 0u;
+            var carry_z = 0u;
+            same = true;
+            for (var w = 0u; w <= last; w += 1u) {
+                let old_s = s[w];
+                let old_z = z[w];
+                let top = words[base + w].len - 1u;
+                s[w] = word_step(base + w, old_s, carry_s, b);
+                z[w] = word_step(base + w, old_z, carry_z, b);
+                carry_s = (old_s >> top) & 1u;
+                carry_z = (old_z >> top) & 1u;
+                same = same && s[w] == z[w];
+            }
+            if ((s[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
+                found += 1u;
+                emit(p, i);
+            }
+        }
+        if (same) {
+            // From here on the true run is the scan's: its end state is the chunk's.
+            for (var w = 0u; w <= last; w += 1u) {
+                s[w] = end_states[chunk * params.total_words + base + w];
+            }
+        }
+    }
+    if (found != 0u) {
+        atomicAdd(&counts[p], found);
+    }
+}
