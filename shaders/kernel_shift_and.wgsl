@@ -12,6 +12,8 @@
 
 const PATTERNS_PER_GROUP: u32 = 64u;
 const MAX_WORDS: u32 = 8u;
+// Lavapipe stops a loop (nested ones included) after 65535 iterations in all (gallivm's
+// LP_MAX_TGSI_LOOP_ITERATIONS); src/kernels/shift_and.rs warns when a run may exceed it.
 
 // Keep in sync with ShiftAndParams in src/kernels/shift_and.rs.
 struct ShiftAndParams {
@@ -86,13 +88,23 @@ fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     let end = min(start + params.chunk_len, params.text_len);
     var found = 0u;
     if (info.y == 1u) {
-        // One module: the state in one register.
+        // One module: the state and the masks other than Ch in registers, four bytes per load.
+        let word = words[base];
+        let row = base * 256u;
         var d = 0u;
-        for (var i = start; i < end; i += 1u) {
-            d = word_step(base, d, 0u, text_byte(i));
-            if ((d & info.z) != 0u) {
-                found += 1u;
-                emit(p, i);
+        var i = start;
+        while (i < end) {
+            let packed = text[i >> 2u];
+            let stop = min(end, (i & ~3u) + 4u);
+            for (; i < stop; i += 1u) {
+                let m = ch[row + ((packed >> ((i & 3u) * 8u)) & 0xffu)];
+                d = (((d << 1u) | word.first) & m) | (d & word.rep & m);
+                let df = d | word.eend;
+                d |= word.eblk & ((~(df - word.ebeg)) ^ df);
+                if ((d & info.z) != 0u) {
+                    found += 1u;
+                    emit(p, i);
+                }
             }
         }
         end_states[chunk * params.total_words + base] = d;
@@ -144,25 +156,47 @@ fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
             z[w] = 0u;
             same = same && s[w] == 0u;
         }
-        var i = start;
-        for (; i < end && !same; i += 1u) {
-            let b = text_byte(i);
-            var carry_s = 0u;
-            var carry_z = 0u;
-            same = true;
-            for (var w = 0u; w <= last; w += 1u) {
-                let old_s = s[w];
-                let old_z = z[w];
-                let top = words[base + w].len - 1u;
-                s[w] = word_step(base + w, old_s, carry_s, b);
-                z[w] = word_step(base + w, old_z, carry_z, b);
-                carry_s = (old_s >> top) & 1u;
-                carry_z = (old_z >> top) & 1u;
-                same = same && s[w] == z[w];
+        if (last == 0u) {
+            // One module: both states in registers.
+            let word = words[base];
+            let row = base * 256u;
+            var sd = s[0];
+            var zd = 0u;
+            for (var i = start; i < end && !same; i += 1u) {
+                let m = ch[row + text_byte(i)];
+                sd = (((sd << 1u) | word.first) & m) | (sd & word.rep & m);
+                zd = (((zd << 1u) | word.first) & m) | (zd & word.rep & m);
+                let sf = sd | word.eend;
+                let zf = zd | word.eend;
+                sd |= word.eblk & ((~(sf - word.ebeg)) ^ sf);
+                zd |= word.eblk & ((~(zf - word.ebeg)) ^ zf);
+                same = sd == zd;
+                if ((sd & info.z) != 0u && (zd & info.z) == 0u) {
+                    found += 1u;
+                    emit(p, i);
+                }
             }
-            if ((s[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
-                found += 1u;
-                emit(p, i);
+            s[0] = sd;
+        } else {
+            for (var i = start; i < end && !same; i += 1u) {
+                let b = text_byte(i);
+                var carry_s = 0u;
+                var carry_z = 0u;
+                same = true;
+                for (var w = 0u; w <= last; w += 1u) {
+                    let old_s = s[w];
+                    let old_z = z[w];
+                    let top = words[base + w].len - 1u;
+                    s[w] = word_step(base + w, old_s, carry_s, b);
+                    z[w] = word_step(base + w, old_z, carry_z, b);
+                    carry_s = (old_s >> top) & 1u;
+                    carry_z = (old_z >> top) & 1u;
+                    same = same && s[w] == z[w];
+                }
+                if ((s[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
+                    found += 1u;
+                    emit(p, i);
+                }
             }
         }
         if (same) {

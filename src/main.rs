@@ -189,7 +189,7 @@ enum KernelCommand {
         #[arg(long, default_value_t = 32)]
         max_states: usize,
         /// Random text bytes.
-        #[arg(long, default_value_t = 1 << 18)]
+        #[arg(long, default_value_t = 1 << 15)]
         text_bytes: usize,
         /// Bytes the random text and patterns use.
         #[arg(long, default_value = "abcdefghijklmnopqrstuvwxyz")]

@@ -412,6 +412,9 @@ pub struct ClosestPairsReport {
     pub cpu_reference_ms: f64,
     pub cpu_threads: usize,
     pub pairs: Vec<Pair>,
+    /// On lavapipe, which stops a shader loop after 65535 iterations in all: whether a thread
+    /// of this run may need more (brute force over more B, or a grid cell holding that many).
+    pub lavapipe_loop_limit_exceeded: bool,
 }
 
 /// Storage bytes the largest buffer of a run needs.
@@ -587,6 +590,8 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
         cpu_reference_ms,
         cpu_threads,
         pairs,
+        lavapipe_loop_limit_exceeded: gpu.adapter.get_info().name.contains("llvmpipe")
+            && (n as u64 + n as u64 / 256 > 65535 || grid.cell_start.windows(2).any(|w| w[1] - w[0] > 65535)),
     }
 }
 
@@ -609,6 +614,9 @@ impl ClosestPairsReport {
         }
         if let Some(last) = self.pairs.last() {
             out += &format!("  #{:<3} A {} - B {}: {}", self.pairs.len(), last.a, last.b, last.distance);
+        }
+        if self.lavapipe_loop_limit_exceeded {
+            out += "\n  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more: use B under 65,000 points on lavapipe";
         }
         out
     }
