@@ -266,6 +266,7 @@ fn kernel_all() -> anyhow::Result<()> {
             println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", build.gpu.median_ms, build.elements_per_s / 1e9, report.verified);
         }
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
+        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU build, {} threads)", "", report.cpu_parallel_build_ms, "", "", report.cpu_threads);
     }
     {
         use bisector::kernels::closest_pairs as cp;
@@ -442,8 +443,8 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             kernel_closest_pairs(*m, *n, *distribution, (a.as_deref(), b.as_deref()), *variant, *iterations, *seed, pairs.as_deref(), json.as_deref())
         }
         KernelCommand::ChainedHash { elements_log2, buckets_log2, keys, variant, iterations, seed, json } => {
-            if !(1..=28).contains(elements_log2) {
-                anyhow::bail!("--elements-log2 {elements_log2}: must be 1..=28");
+            if *elements_log2 > 28 {
+                anyhow::bail!("--elements-log2 {elements_log2}: must be 0..=28 (1 to 2^28 elements)");
             }
             if *buckets_log2 > 30 {
                 anyhow::bail!("--buckets-log2 {buckets_log2}: must be 0..=30");

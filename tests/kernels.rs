@@ -61,6 +61,7 @@ fn kernels_run_from_the_cli_and_write_json() {
     let dir = tempfile::tempdir().unwrap();
     for (args, name) in [
         (vec!["kernel", "chained-hash", "--elements-log2", "12", "--buckets-log2", "9", "--iterations", "2"], "chained.json"),
+        (vec!["kernel", "chained-hash", "--elements-log2", "0", "--buckets-log2", "0", "--iterations", "1"], "chained-one.json"),
         (vec!["kernel", "cbt", "--max-depth", "12", "--fill", "0.5", "--iterations", "2"], "cbt.json"),
         (vec!["kernel", "closest-pairs", "--m", "300", "--n", "200", "--distribution", "clustered", "--iterations", "2"], "closest.json"),
     ] {
