@@ -4,10 +4,19 @@
 //   scan:  one thread per (pattern, chunk), 64 patterns per workgroup reading the same chunk
 //          (the text loads are the same address across the workgroup); every chunk starts from
 //          the empty state and records its end state.
-//   fixup: one thread per pattern, sequential over chunks: carries the true state into each
-//          chunk and reruns it beside the scan's run until the two states agree, adding the
-//          matches only the true run has (the update is monotone, so the true run contains
-//          the scan's).
+//   carry: one thread per (pattern, chunk), rounds until nothing changes. The estimates start as
+//          the scan's end states (chunk c + 1 starts from chunk c's end from empty). A thread
+//          reruns its chunk from its estimate beside the scan's run until the two states agree
+//          (then the chunk's end state is the scan's, already in the next estimate); if they
+//          never agree it ORs its end state into the next chunk's estimate and, when that added
+//          bits, runs on into that chunk, and so on. Estimates only grow and stay below the
+//          true states (the update is monotone); a round that adds nothing leaves the true
+//          states (by induction from chunk 0, whose start is empty).
+//   extra: one thread per (pattern, chunk): reruns each chunk from its true start state beside
+//          the scan's run until they agree, adding the matches only the true run has (the
+//          true run contains the scan's).
+//   fixup: the same with one thread per pattern, sequential over chunks, for when `carry`
+//          has not reached its fixed point within a few rounds.
 // Matches: a count per pattern and (pattern, position) pairs appended up to params.capacity.
 
 const PATTERNS_PER_GROUP: u32 = 64u;
@@ -51,8 +60,13 @@ struct Word {
 @group(0) @binding(5) var<storage, read_write> end_states: array<u32>;
 @group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> matches: array<vec2<u32>>;
-// [0] = matches found (all of them, also beyond the capacity).
+// [0] = match slots handed out (stops a little beyond the capacity).
 @group(0) @binding(8) var<storage, read_write> counter: array<atomic<u32>, 2>;
+// Start-state estimates of the chunks, [chunk * total_words + word]: under-approximations
+// (every bit set is set in the true state) that `carry` only ever ORs bits into.
+@group(0) @binding(9) var<storage, read_write> starts: array<atomic<u32>>;
+// Set by `carry` when it added a bit to an estimate.
+@group(0) @binding(10) var<storage, read_write> changed: atomic<u32>;
 
 fn text_byte(i: u32) -> u32 {
     return (text[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;
@@ -67,10 +81,14 @@ fn word_step(w: u32, old: u32, carry: u32, b: u32) -> u32 {
     return x;
 }
 
+// Keeps (p, position) while there is room (counts are kept by the callers, so a full list
+// costs one load per match, not a contended atomic).
 fn emit(p: u32, position: u32) {
-    let slot = atomicAdd(&counter[0], 1u);
-    if (slot < params.capacity) {
-        matches[slot] = vec2<u32>(p, position);
+    if (atomicLoad(&counter[0]) < params.capacity) {
+        let slot = atomicAdd(&counter[0], 1u);
+        if (slot < params.capacity) {
+            matches[slot] = vec2<u32>(p, position);
+        }
     }
 }
 
@@ -206,6 +224,93 @@ fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
             }
         }
     }
+    if (found != 0u) {
+        atomicAdd(&counts[p], found);
+    }
+}
+
+// Runs `chunk` of pattern `p` from state `s` beside the scan's run (from empty) until the two
+// agree or the chunk ends. With `emit_matches`, emits the matches only the first run has and
+// counts them in found. Returns whether they agreed; `s` holds the state reached.
+fn rerun(p: u32, chunk: u32, s: ptr<function, array<u32, MAX_WORDS>>, emit_matches: bool, found: ptr<function, u32>) -> bool {
+    let info = pattern_info[p];
+    let base = info.x;
+    let last = info.y - 1u;
+    let start = chunk * params.chunk_len;
+    let end = min(start + params.chunk_len, params.text_len);
+    var z: array<u32, MAX_WORDS>;
+    var same = true;
+    for (var w = 0u; w <= last; w += 1u) {
+        same = same && (*s)[w] == 0u;
+    }
+    for (var i = start; i < end && !same; i += 1u) {
+        let b = text_byte(i);
+        var carry_s = 0u;
+        var carry_z = 0u;
+        same = true;
+        for (var w = 0u; w <= last; w += 1u) {
+            let old_s = (*s)[w];
+            let old_z = z[w];
+            let top = words[base + w].len - 1u;
+            (*s)[w] = word_step(base + w, old_s, carry_s, b);
+            z[w] = word_step(base + w, old_z, carry_z, b);
+            carry_s = (old_s >> top) & 1u;
+            carry_z = (old_z >> top) & 1u;
+            same = same && (*s)[w] == z[w];
+        }
+        if (emit_matches && ((*s)[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
+            *found += 1u;
+            emit(p, i);
+        }
+    }
+    return same;
+}
+
+@compute @workgroup_size(64)
+fn carry(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let p = group.x * PATTERNS_PER_GROUP + local;
+    // Chunk 0 starts empty; its end (the scan's) is chunk 1's first estimate already.
+    if (p >= params.patterns || group.y == 0u) {
+        return;
+    }
+    let info = pattern_info[p];
+    let base = info.x;
+    let last = info.y - 1u;
+    var s: array<u32, MAX_WORDS>;
+    var found = 0u;
+    for (var w = 0u; w <= last; w += 1u) {
+        s[w] = atomicLoad(&starts[group.y * params.total_words + base + w]);
+    }
+    for (var chunk = group.y; chunk + 1u < params.chunks; chunk += 1u) {
+        if (rerun(p, chunk, &s, false, &found)) {
+            break;
+        }
+        var grew = false;
+        for (var w = 0u; w <= last; w += 1u) {
+            let old = atomicOr(&starts[(chunk + 1u) * params.total_words + base + w], s[w]);
+            grew = grew || (old | s[w]) != old;
+            s[w] |= old;
+        }
+        if (!grew) {
+            break;
+        }
+        atomicStore(&changed, 1u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn extra(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let p = group.x * PATTERNS_PER_GROUP + local;
+    if (p >= params.patterns || group.y == 0u) {
+        return;
+    }
+    let info = pattern_info[p];
+    var s: array<u32, MAX_WORDS>;
+    for (var w = 0u; w <= info.y - 1u; w += 1u) {
+        s[w] = atomicLoad(&starts[group.y * params.total_words + info.x + w]);
+    }
+    var found = 0u;
+    rerun(p, group.y, &s, true, &found);
     if (found != 0u) {
         atomicAdd(&counts[p], found);
     }
