@@ -111,42 +111,56 @@ impl CpuChainedHash {
         CpuChainedHash { bucket_log2, heads, nodes }
     }
 
-    /// The same table built on `threads` threads: thread t inserts, in input order, the elements
-    /// whose bucket lies in its share of the buckets into its own node block, so every chain
-    /// holds the same nodes in the same order as the one-thread build (node indices differ).
+    /// The same table built on `threads` threads, every chain holding the same nodes in the same
+    /// order as the one-thread build (node indices differ). Each thread owns a range of buckets:
+    /// first every thread sorts its slice of the input by owner (keeping input order), then
+    /// each owner links, in input order, the elements of its buckets into its own block of nodes.
     pub fn build_parallel(keys: &[u32], values: &[u32], bucket_log2: u32, threads: usize) -> CpuChainedHash {
         let buckets = 1usize << bucket_log2;
         let threads = threads.clamp(1, buckets);
         let share = buckets.div_ceil(threads);
-        let parts: Vec<(Vec<u32>, Vec<ChainNode>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
+        let owners = buckets.div_ceil(share);
+        let slice = keys.len().div_ceil(threads).max(1);
+        // sorted[t][o]: the (key, value) pairs of input slice t whose bucket owner is o.
+        let sorted: Vec<Vec<Vec<(u32, u32)>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = keys
+                .chunks(slice)
+                .zip(values.chunks(slice))
+                .map(|(ks, vs)| {
                     scope.spawn(move || {
-                        let range = t * share..((t + 1) * share).min(buckets);
-                        let mut heads = vec![0u32; range.len()];
-                        let mut nodes = Vec::new();
-                        for (&key, &value) in keys.iter().zip(values) {
-                            let bucket = bucket_of(key, bucket_log2) as usize;
-                            if range.contains(&bucket) {
-                                nodes.push(ChainNode { key, value, next: heads[bucket - range.start] });
-                                heads[bucket - range.start] = nodes.len() as u32;
-                            }
+                        let mut out = vec![Vec::new(); owners];
+                        for (&k, &v) in ks.iter().zip(vs) {
+                            out[bucket_of(k, bucket_log2) as usize / share].push((k, v));
                         }
-                        (heads, nodes)
+                        out
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("build thread")).collect()
+            handles.into_iter().map(|h| h.join().expect("partition thread")).collect()
         });
-        // Concatenate: shift each part's node references by the nodes before it.
-        let mut heads = Vec::with_capacity(buckets);
-        let mut nodes = Vec::with_capacity(keys.len());
-        for (part_heads, part_nodes) in parts {
-            let offset = nodes.len() as u32;
-            let shift = |r: u32| if r == 0 { 0 } else { r + offset };
-            heads.extend(part_heads.into_iter().map(shift));
-            nodes.extend(part_nodes.into_iter().map(|n| ChainNode { next: shift(n.next), ..n }));
-        }
+        let mut heads = vec![0u32; buckets];
+        let mut nodes = vec![ChainNode { key: 0, value: 0, next: 0 }; keys.len()];
+        std::thread::scope(|scope| {
+            let mut rest_nodes: &mut [ChainNode] = &mut nodes;
+            let mut first_node = 0usize;
+            for (o, owner_heads) in heads.chunks_mut(share).enumerate() {
+                let count: usize = sorted.iter().map(|t| t[o].len()).sum();
+                let (mine, rest) = std::mem::take(&mut rest_nodes).split_at_mut(count);
+                rest_nodes = rest;
+                let sorted = &sorted;
+                let base = first_node;
+                first_node += count;
+                scope.spawn(move || {
+                    let mut n = 0;
+                    for (k, v) in sorted.iter().flat_map(|t| t[o].iter().copied()) {
+                        let b = bucket_of(k, bucket_log2) as usize - o * share;
+                        mine[n] = ChainNode { key: k, value: v, next: owner_heads[b] };
+                        owner_heads[b] = (base + n + 1) as u32;
+                        n += 1;
+                    }
+                });
+            }
+        });
         CpuChainedHash { bucket_log2, heads, nodes }
     }
 
@@ -236,7 +250,8 @@ pub struct ChainedHashReport {
     pub readback_ms: f64,
     /// The single-threaded CPU reference build.
     pub cpu_build_ms: f64,
-    /// The same build on all cores (`cpu_threads`), checked equal to the one-thread build.
+    /// The same build on all cores (`cpu_threads`; partition by bucket range, then one chain
+    /// builder per range), checked equal to the one-thread build.
     pub cpu_parallel_build_ms: f64,
     pub cpu_threads: usize,
     pub longest_chain: usize,
