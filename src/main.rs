@@ -285,7 +285,7 @@ fn kernel_all() -> anyhow::Result<()> {
         // The target size: 1,000 patterns of at most 32 states over 64 MB.
         let work = sa::make_workload(1000, 32, 64 << 20, b"abcdefghijklmnopqrstuvwxyz", 1);
         let capacity = 1 << 24;
-        let report = sa::run(&shift_and_gpu(work.text.len(), capacity)?, &sa::ShiftAndOptions { chunk_len: 0, iterations: 3, capacity }, &work);
+        let report = sa::run(&shift_and_gpu(work.text.len(), capacity)?, &sa::ShiftAndOptions { chunk_len: 0, iterations: 3, capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS }, &work);
         println!(
             "{:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns)",
             "shift-and 1000 patterns x 64 MB", report.total_gpu.median_ms, report.byte_patterns_per_s / 1e9, report.verified
@@ -415,7 +415,7 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     if chunks > 65535 {
         anyhow::bail!("--chunk {chunk}: makes {chunks} chunks, at most 65535");
     }
-    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity };
+    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
     let report = sa::run(&shift_and_gpu(work.text.len(), *capacity)?, &options, &work);
     println!("{}", report.summary());
     write_json(json.as_deref(), &report)?;

@@ -164,9 +164,13 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
     patterns.push(b"a.{30}b.{30}c.{30}a".to_vec());
     let text: Vec<u8> = (0..3000).map(|_| alphabet[rng.random_range(0..3)]).collect();
     let work = sa::Workload { patterns, text, source: "random".into() };
-    for chunk_len in [1, 7, 64, 1000, 3000] {
-        let report = sa::run(&gpu, &sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20 }, &work);
-        assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}: {}", report.summary());
+    // Carry rounds (the default) and the sequential fall-back (forced by 0 rounds).
+    for max_carry_rounds in [sa::MAX_CARRY_ROUNDS, 0] {
+        for chunk_len in [1, 7, 64, 1000, 3000] {
+            let report = sa::run(&gpu, &sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, max_carry_rounds }, &work);
+            assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}, {max_carry_rounds} rounds: {}", report.summary());
+            assert_eq!(report.sequential_fixup, max_carry_rounds == 0 && chunk_len < 3000);
+        }
     }
     assert!(sa::compile(&sa::parse(&b"ab?c*.".repeat(20)).unwrap()).unwrap().words.len() >= 3);
 }

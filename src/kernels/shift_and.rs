@@ -30,7 +30,7 @@
 //! chunk from its estimate until its run agrees with the scan's, and if it never does, ORs its
 //! end state into the next chunk's estimate and runs on while that adds bits; rounds repeat
 //! until one adds nothing (usually 1-2). `extra` reruns each chunk from its true start state,
-//! adding the matches only the true run has. After MAX_CARRY_ROUNDS without a fixed point,
+//! adding the matches only the true run has. After `max_carry_rounds` without a fixed point,
 //! `fixup` (one thread per pattern, sequential over chunks) does the same job instead. The
 //! result does not depend on the chunking (tests compare chunk lengths 1 byte to the whole
 //! text). Worst case: a pattern whose state never forgets (`x.*` with a rare `x`) makes one
@@ -48,8 +48,8 @@ use crate::kernels::{submit_and_time_all, TimingMs};
 
 /// Words (32-state modules) a pattern may take.
 pub const MAX_WORDS: usize = 8;
-/// Carry rounds tried before the sequential fix-up takes over.
-const MAX_CARRY_ROUNDS: u32 = 8;
+/// Carry rounds tried before the sequential fix-up takes over (the default of `max_carry_rounds`).
+pub const MAX_CARRY_ROUNDS: u32 = 8;
 /// Patterns each scan workgroup runs. Keep in sync with PATTERNS_PER_GROUP in shaders/kernel_shift_and.wgsl.
 const PATTERNS_PER_GROUP: u32 = 64;
 
@@ -358,6 +358,8 @@ pub struct ShiftAndOptions {
     pub iterations: u32,
     /// Match positions kept (counts are always exact).
     pub capacity: u32,
+    /// Carry rounds before the sequential fix-up takes over (MAX_CARRY_ROUNDS; 0 forces it).
+    pub max_carry_rounds: u32,
 }
 
 /// Patterns and text, and where they came from.
@@ -583,7 +585,7 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
         let mut fix_time = 0.0;
         let mut converged = chunks == 1;
         carry_rounds = 0;
-        while !converged && carry_rounds < MAX_CARRY_ROUNDS {
+        while !converged && carry_rounds < options.max_carry_rounds {
             let prepare = |encoder: &mut wgpu::CommandEncoder| {
                 encoder.clear_buffer(&changed, 0, None);
                 if carry_rounds == 0 {
