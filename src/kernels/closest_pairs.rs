@@ -216,7 +216,7 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// About two B per cell over B's bounding box, at most 2^22 cells.
+    /// About two B per cell over B's bounding box (per occupied cell when most are empty), at most 2^22 cells.
     pub fn build(b: &[Point], a: &[Point]) -> Grid {
         let mut lo = [f32::INFINITY; 3];
         let mut hi = [f32::NEG_INFINITY; 3];
@@ -228,16 +228,33 @@ impl Grid {
         }
         let extent: [f64; 3] = std::array::from_fn(|k| (hi[k] as f64 - lo[k] as f64).max(0.0));
         let largest = extent.iter().copied().fold(0.0, f64::max);
-        let target_cells = (b.len() as f64 / 2.0).clamp(1.0, MAX_CELLS as f64);
-        let mut cell = if largest == 0.0 {
-            1.0
-        } else {
-            let volume: f64 = extent.iter().map(|e| e.max(largest * 1e-3)).product();
-            (volume / target_cells).cbrt()
-        };
+        let volume: f64 = extent.iter().map(|e| e.max(largest * 1e-3)).product();
         let dims_for = |cell: f64| -> [u32; 3] { std::array::from_fn(|k| ((extent[k] / cell).floor() as u64 + 1).min(1024) as u32) };
-        while dims_for(cell).iter().map(|&d| d as u64).product::<u64>() > MAX_CELLS {
-            cell *= 1.25;
+        let cell_for = |target_cells: f64| -> f64 {
+            if largest == 0.0 {
+                return 1.0;
+            }
+            let mut cell = (volume / target_cells.clamp(1.0, MAX_CELLS as f64)).cbrt();
+            while dims_for(cell).iter().map(|&d| d as u64).product::<u64>() > MAX_CELLS {
+                cell *= 1.25;
+            }
+            cell
+        };
+        // About two B per cell over the box; where B leaves most cells empty (clusters), as many
+        // more cells as makes about two per occupied cell (at most MAX_CELLS).
+        let mut cell = cell_for(b.len() as f64 / 2.0);
+        let occupied_fraction = {
+            let dims = dims_for(cell);
+            let inv = 1.0 / cell as f32;
+            let mut seen = std::collections::HashSet::new();
+            for p in b {
+                let c: [i64; 3] = std::array::from_fn(|k| cell_coordinate(p[k], lo[k], inv, dims[k]));
+                seen.insert(c);
+            }
+            seen.len() as f64 / dims.iter().map(|&d| d as f64).product::<f64>()
+        };
+        if occupied_fraction < 0.25 {
+            cell = cell_for(b.len() as f64 / 2.0 / occupied_fraction);
         }
         let dims = dims_for(cell);
         let cell_size_m = cell as f32;
