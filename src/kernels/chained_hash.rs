@@ -151,12 +151,10 @@ impl CpuChainedHash {
                 let base = first_node;
                 first_node += count;
                 scope.spawn(move || {
-                    let mut n = 0;
-                    for (k, v) in sorted.iter().flat_map(|t| t[o].iter().copied()) {
+                    for (n, (k, v)) in sorted.iter().flat_map(|t| t[o].iter().copied()).enumerate() {
                         let b = bucket_of(k, bucket_log2) as usize - o * share;
                         mine[n] = ChainNode { key: k, value: v, next: owner_heads[b] };
                         owner_heads[b] = (base + n + 1) as u32;
-                        n += 1;
                     }
                 });
             }
