@@ -1,9 +1,12 @@
 // kernel.shift_and: extended Shift-And (seed 003), many patterns at once. The update per byte
 // and the meaning of the masks are written out in src/kernels/shift_and.rs (the CPU reference,
 // whose `step` this mirrors word for word).
-//   scan:  one thread per (pattern, chunk), 64 patterns per workgroup reading the same chunk
-//          (the text loads are the same address across the workgroup); every chunk starts from
-//          the empty state and records its end state.
+//   scan:  one thread per (one-module pattern, chunk), 64 patterns per workgroup reading the
+//          same chunk (the text loads are the same address across the workgroup); every chunk
+//          starts from the empty state and records its end state.
+//   scan_modules: the same for patterns of several modules, one thread per module (the paper's
+//          distribute/aggregate): per byte every module publishes its state's last bit in
+//          workgroup memory and, after a barrier, takes its predecessor's as the shift's carry.
 //   carry: one thread per (pattern, chunk), rounds until nothing changes. The estimates start as
 //          the scan's end states (chunk c + 1 starts from chunk c's end from empty). A thread
 //          reruns its chunk from its estimate beside the scan's run until the two states agree
@@ -32,7 +35,8 @@ struct ShiftAndParams {
     chunks: u32,
     capacity: u32,
     total_words: u32,
-    pad0: u32,
+    // Patterns of more than one module (listed in module_patterns).
+    module_pattern_count: u32,
     pad1: u32,
 }
 
@@ -67,6 +71,8 @@ struct Word {
 @group(0) @binding(9) var<storage, read_write> starts: array<atomic<u32>>;
 // Set by `carry` when it added a bit to an estimate.
 @group(0) @binding(10) var<storage, read_write> changed: atomic<u32>;
+// The patterns of more than one module, for `scan_modules`.
+@group(0) @binding(11) var<storage, read> module_patterns: array<u32>;
 
 fn text_byte(i: u32) -> u32 {
     return (text[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;
@@ -105,8 +111,9 @@ fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     let start = chunk * params.chunk_len;
     let end = min(start + params.chunk_len, params.text_len);
     var found = 0u;
+    // Patterns of several modules run in scan_modules.
     if (info.y == 1u) {
-        // One module: the state and the masks other than Ch in registers, four bytes per load.
+        // The state and the masks other than Ch in registers, four bytes per load.
         let word = words[base];
         let row = base * 256u;
         var d = 0u;
@@ -126,24 +133,6 @@ fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             }
         }
         end_states[chunk * params.total_words + base] = d;
-    } else {
-        var d: array<u32, MAX_WORDS>;
-        for (var i = start; i < end; i += 1u) {
-            let b = text_byte(i);
-            var carry = 0u;
-            for (var w = 0u; w <= last; w += 1u) {
-                let old = d[w];
-                d[w] = word_step(base + w, old, carry, b);
-                carry = (old >> (words[base + w].len - 1u)) & 1u;
-            }
-            if ((d[last] & info.z) != 0u) {
-                found += 1u;
-                emit(p, i);
-            }
-        }
-        for (var w = 0u; w <= last; w += 1u) {
-            end_states[chunk * params.total_words + base + w] = d[w];
-        }
     }
     if (found != 0u) {
         atomicAdd(&counts[p], found);
@@ -312,6 +301,52 @@ fn extra(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     var found = 0u;
     rerun(p, group.y, &s, true, &found);
     if (found != 0u) {
+        atomicAdd(&counts[p], found);
+    }
+}
+
+const MODULE_PATTERNS: u32 = 8u;
+// The last bit of every module's state before this byte, [pattern slot * MAX_WORDS + module].
+var<workgroup> tops: array<u32, 64>;
+
+@compute @workgroup_size(64)
+fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let slot = group.x * MODULE_PATTERNS + local / MAX_WORDS;
+    let w = local % MAX_WORDS;
+    let p = module_patterns[min(slot, params.module_pattern_count - 1u)];
+    let info = pattern_info[p];
+    // Threads beyond the list or the pattern's modules step a copy of its last module and keep
+    // nothing; every thread takes part in the barriers.
+    let keep = slot < params.module_pattern_count && w < info.y;
+    let word_index = info.x + min(w, info.y - 1u);
+    let word = words[word_index];
+    let row = word_index * 256u;
+    let is_last = keep && w == info.y - 1u;
+    let start = group.y * params.chunk_len;
+    let end = min(start + params.chunk_len, params.text_len);
+    var d = 0u;
+    var found = 0u;
+    for (var i = start; i < end; i += 1u) {
+        tops[local] = (d >> (word.len - 1u)) & 1u;
+        workgroupBarrier();
+        var carry = 0u;
+        if (w > 0u) {
+            carry = tops[local - 1u];
+        }
+        let m = ch[row + text_byte(i)];
+        d = (((d << 1u) | carry | word.first) & m) | (d & word.rep & m);
+        let df = d | word.eend;
+        d |= word.eblk & ((~(df - word.ebeg)) ^ df);
+        if (is_last && (d & info.z) != 0u) {
+            found += 1u;
+            emit(p, i);
+        }
+        workgroupBarrier();
+    }
+    if (keep) {
+        end_states[group.y * params.total_words + word_index] = d;
+    }
+    if (is_last && found != 0u) {
         atomicAdd(&counts[p], found);
     }
 }

@@ -19,8 +19,10 @@
 //! Modules: a pattern takes up to MAX_WORDS 32-bit words ("modules"). States are packed so that
 //! each optional run and its Ebeg state share a word (the closure then stays within a word; a run
 //! longer than 31 states is refused); the shift carries a word's last state into the next word.
-//! The GPU keeps a pattern's modules in one thread's registers (not the paper's per-module
-//! threads with a distribute/aggregate step through workgroup memory).
+//! The GPU scan runs such patterns one thread per module, 8 patterns per workgroup, with the
+//! paper's distribute/aggregate step: per byte each module publishes its state's last bit in
+//! workgroup memory and, after a barrier, takes its predecessor's as the shift's carry. The
+//! carry/extra/fix-up passes keep a pattern's modules in one thread's registers.
 //!
 //! Chunks: the text is cut into chunks, one GPU thread per (pattern, chunk). `scan` runs every
 //! chunk from the empty state and records its end state. The update is monotone (a larger start
@@ -346,7 +348,9 @@ pub struct ShiftAndParams {
     pub chunks: u32,
     pub capacity: u32,
     pub total_words: u32,
-    pub pad: [u32; 2],
+    /// Patterns of more than one module.
+    pub module_pattern_count: u32,
+    pub pad: u32,
 }
 const _: () = assert!(std::mem::size_of::<ShiftAndParams>() == 32);
 
@@ -519,7 +523,17 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
         ch.extend_from_slice(&c.ch);
     }
     let total_words = words.len() as u32;
-    let params = ShiftAndParams { patterns: compiled.len() as u32, text_len: n as u32, chunk_len, chunks, capacity: options.capacity, total_words, pad: [0; 2] };
+    let module_patterns: Vec<u32> = (0..compiled.len() as u32).filter(|&p| compiled[p as usize].words.len() > 1).collect();
+    let params = ShiftAndParams {
+        patterns: compiled.len() as u32,
+        text_len: n as u32,
+        chunk_len,
+        chunks,
+        capacity: options.capacity,
+        total_words,
+        module_pattern_count: module_patterns.len() as u32,
+        pad: 0,
+    };
     let mut text = work.text.clone();
     text.resize(n.div_ceil(4) * 4, 0);
     let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("kernel.shift_and.params"), contents: bytemuck::bytes_of(&params), usage: wgpu::BufferUsages::UNIFORM });
@@ -536,8 +550,9 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
 
     let starts = storage(device, "kernel.shift_and.starts", &vec![0u8; 4 * chunks as usize * total_words as usize]);
     let changed = storage(device, "kernel.shift_and.changed", &[0u8; 4]);
+    let module_list = storage(device, "kernel.shift_and.module_patterns", bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()));
     let pipeline = |entry: &str| shader::compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
-    let (scan, carry, extra, fixup) = (pipeline("scan"), pipeline("carry"), pipeline("extra"), pipeline("fixup"));
+    let (scan, scan_modules, carry, extra, fixup) = (pipeline("scan"), pipeline("scan_modules"), pipeline("carry"), pipeline("extra"), pipeline("fixup"));
     let common = [
         (0, &params_buffer),
         (1, &info_buffer),
@@ -557,6 +572,7 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
         device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("kernel.shift_and"), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
     };
     let (scan_group, fixup_group) = (bind(&scan, &[]), bind(&fixup, &[]));
+    let scan_modules_group = bind(&scan_modules, &[(11, &module_list)]);
     let carry_group = bind(&carry, &[(9, &starts), (10, &changed)]);
     let extra_group = bind(&extra, &[(9, &starts)]);
     let mut profiler = crate::gpu::create_profiler(device);
@@ -564,13 +580,13 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
     let mut carry_rounds = 0;
     let mut sequential_fixup = false;
     let pattern_groups = (compiled.len() as u32).div_ceil(PATTERNS_PER_GROUP);
-    let run_pass = |profiler: &mut wgpu_profiler::GpuProfiler, prepare: &dyn Fn(&mut wgpu::CommandEncoder), label: &str, pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup, y: u32| -> f64 {
+    let run_pass = |profiler: &mut wgpu_profiler::GpuProfiler, prepare: &dyn Fn(&mut wgpu::CommandEncoder), label: &str, pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup, (x, y): (u32, u32)| -> f64 {
         let mut encoder = device.create_command_encoder(&Default::default());
         prepare(&mut encoder);
         profiled_compute_pass(profiler, &mut encoder, label, |pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
-            pass.dispatch_workgroups(pattern_groups, y, 1);
+            pass.dispatch_workgroups(x, y, 1);
         });
         submit_and_time_all(gpu, profiler, encoder).iter().map(|(_, t)| t).sum()
     };
@@ -580,7 +596,10 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
                 encoder.clear_buffer(buffer, 0, None);
             }
         };
-        let scan_time = run_pass(&mut profiler, &clear, "kernel.shift_and.scan", &scan, &scan_group, chunks);
+        let mut scan_time = run_pass(&mut profiler, &clear, "kernel.shift_and.scan", &scan, &scan_group, (pattern_groups, chunks));
+        if !module_patterns.is_empty() {
+            scan_time += run_pass(&mut profiler, &|_| {}, "kernel.shift_and.scan_modules", &scan_modules, &scan_modules_group, ((module_patterns.len() as u32).div_ceil(8), chunks));
+        }
         // Carry rounds until the start states are a fixed point, at most MAX_CARRY_ROUNDS.
         let mut fix_time = 0.0;
         let mut converged = chunks == 1;
@@ -595,15 +614,15 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
                     encoder.copy_buffer_to_buffer(&end_states, 0, &starts, row, row * (chunks as u64 - 1));
                 }
             };
-            fix_time += run_pass(&mut profiler, &prepare, "kernel.shift_and.carry", &carry, &carry_group, chunks);
+            fix_time += run_pass(&mut profiler, &prepare, "kernel.shift_and.carry", &carry, &carry_group, (pattern_groups, chunks));
             carry_rounds += 1;
             converged = read_buffer(device, &gpu.queue, &changed, 0, 4) == [0u8; 4];
         }
         sequential_fixup = !converged;
         fix_time += if converged {
-            run_pass(&mut profiler, &|_| {}, "kernel.shift_and.extra", &extra, &extra_group, chunks)
+            run_pass(&mut profiler, &|_| {}, "kernel.shift_and.extra", &extra, &extra_group, (pattern_groups, chunks))
         } else {
-            run_pass(&mut profiler, &|_| {}, "kernel.shift_and.fixup", &fixup, &fixup_group, 1)
+            run_pass(&mut profiler, &|_| {}, "kernel.shift_and.fixup", &fixup, &fixup_group, (pattern_groups, 1))
         };
         scan_ms.push(scan_time);
         fixup_ms.push(fix_time);
