@@ -13,6 +13,7 @@ use bisector::render::camera::Camera;
 use bisector::render::headless::{render_shot, Shot};
 use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
 use bisector::leb::lod::Criterion;
+use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
@@ -179,6 +180,78 @@ enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Closest 100 pairs between two armies (seed 001): brute force and exact uniform grid.
+    ClosestPairs {
+        /// Points in army A (random armies).
+        #[arg(long, default_value_t = 4096)]
+        m: usize,
+        /// Points in army B (random armies).
+        #[arg(long, default_value_t = 2048)]
+        n: usize,
+        /// How random points are drawn (uniform: in [0, 10^6)^3).
+        #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+        distribution: Distribution,
+        /// Army A from a CSV file (one x,y,z per line; ids are line numbers from 0); needs --b.
+        #[arg(long, requires = "b")]
+        a: Option<PathBuf>,
+        /// Army B from a CSV file; needs --a.
+        #[arg(long, requires = "a")]
+        b: Option<PathBuf>,
+        /// Which GPU version to run.
+        #[arg(long, value_enum, default_value_t = CpVariant::Both)]
+        variant: CpVariant,
+        /// Timed repetitions.
+        #[arg(long, default_value_t = 3)]
+        iterations: u32,
+        /// Seed of the random armies (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the 100 closest pairs as CSV a,b,distance.
+        #[arg(long)]
+        pairs: Option<PathBuf>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Extended Shift-And (seed 003): many patterns over a chunked text, every match end position.
+    ShiftAnd {
+        /// Patterns, one per line (default: random ones).
+        #[arg(long, requires = "text")]
+        patterns: Option<PathBuf>,
+        /// Text to search (default: random bytes).
+        #[arg(long, requires = "patterns")]
+        text: Option<PathBuf>,
+        /// Random patterns generated.
+        #[arg(long, default_value_t = 64)]
+        count: usize,
+        /// Most states of a random pattern (32 per module, up to 256).
+        #[arg(long, default_value_t = 32)]
+        max_states: usize,
+        /// Random text bytes.
+        #[arg(long, default_value_t = 1 << 15)]
+        text_bytes: usize,
+        /// Bytes the random text and patterns use.
+        #[arg(long, default_value = "abcdefghijklmnopqrstuvwxyz")]
+        alphabet: String,
+        /// Bytes per chunk (0: about 1024 chunks).
+        #[arg(long, default_value_t = 0)]
+        chunk: u32,
+        /// Match positions kept (counts are always complete).
+        #[arg(long, default_value_t = 1 << 22)]
+        capacity: u32,
+        /// Timed repetitions.
+        #[arg(long, default_value_t = 3)]
+        iterations: u32,
+        /// Seed of the random workload (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write every match as a line `pattern_index position`, sorted.
+        #[arg(long)]
+        matches: Option<PathBuf>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Every kernel at the seed papers' sizes, in one table beside the papers' figures.
     All,
     /// CBT sum reduction and decode of every leaf on a tree filled to a fraction of 2^D.
@@ -232,6 +305,31 @@ fn kernel_all() -> anyhow::Result<()> {
             println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", build.gpu.median_ms, build.elements_per_s / 1e9, report.verified);
         }
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
+        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU build, {} threads)", "", report.cpu_parallel_build_ms, "", "", report.cpu_threads);
+    }
+    {
+        use bisector::kernels::closest_pairs as cp;
+        let (m, n) = (1_000_000, 400_000);
+        let armies = cp::make_armies(m, n, Distribution::Uniform, 1);
+        let report = cp::run(&closest_pairs_gpu(m, n)?, &ClosestPairsOptions { variant: CpVariant::Both, iterations: 5 }, &armies);
+        for v in &report.variants {
+            let paper = if v.variant == "brute" { "585 ms brute force (RTX 2080 Ti)" } else { "172 ms inexact 27-cell grid (RTX 2080 Ti); target 2 ms" };
+            let name = format!("closest-pairs 1M x 400k ({})", v.variant);
+            println!("{name:<34} {:>12.4} {:>10.1} M/s {:>9}  {paper}", v.total_gpu.median_ms, v.queries_per_s / 1e6, v.verified);
+        }
+        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference: exact grid, {} threads; grid built on the CPU in {:.1} ms)", "", report.cpu_reference_ms, "", "", report.cpu_threads, report.grid_build_cpu_ms);
+    }
+    {
+        use bisector::kernels::shift_and as sa;
+        // The target size: 1,000 patterns of at most 32 states over 64 MB.
+        let work = sa::make_workload(1000, 32, 64 << 20, b"abcdefghijklmnopqrstuvwxyz", 1);
+        let capacity = 1 << 24;
+        let report = sa::run(&shift_and_gpu(work.text.len(), capacity)?, &sa::ShiftAndOptions { chunk_len: 0, iterations: 3, capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS }, &work);
+        println!(
+            "{:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns)",
+            "shift-and 1000 patterns x 64 MB", report.total_gpu.median_ms, report.byte_patterns_per_s / 1e9, report.verified
+        );
+        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, {} threads)", "", report.cpu_reference_ms, "", "", report.cpu_threads);
     }
     for (max_depth, paper) in [(17, "23 us per reduce + decode cycle at 25% (RTX 3080)"), (20, "decode of a full tree 0.128 ms"), (25, "target: reduce within 0.02 ms")] {
         let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill: if max_depth == 17 { 0.25 } else { 1.0 }, iterations: 50 };
@@ -243,12 +341,149 @@ fn kernel_all() -> anyhow::Result<()> {
     Ok(())
 }
 
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+}
+
+fn closest_pairs_gpu(m: usize, n: usize) -> anyhow::Result<Gpu> {
+    let bytes = bisector::kernels::closest_pairs::largest_buffer_bytes(m, n);
+    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for {m} + {n} points; use smaller armies")))?)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn kernel_closest_pairs(
+    m: usize,
+    n: usize,
+    distribution: Distribution,
+    files: (Option<&std::path::Path>, Option<&std::path::Path>),
+    variant: CpVariant,
+    iterations: u32,
+    seed: Option<u64>,
+    pairs: Option<&std::path::Path>,
+    json: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    use bisector::kernels::closest_pairs as cp;
+    if iterations == 0 {
+        anyhow::bail!("--iterations 0: at least one iteration is needed");
+    }
+    for (path, flag) in [(json, "--json"), (pairs, "--pairs")] {
+        if let Some(path) = path {
+            check_output_path(path, flag)?;
+        }
+    }
+    let armies = match files {
+        (Some(a), Some(b)) => {
+            let a_points = cp::read_army(a).map_err(anyhow::Error::msg)?;
+            let b_points = cp::read_army(b).map_err(anyhow::Error::msg)?;
+            cp::Armies { a: a_points, b: b_points, source: format!("files {} {}", a.display(), b.display()) }
+        }
+        _ => {
+            for (count, flag) in [(m, "--m"), (n, "--n")] {
+                if count == 0 {
+                    anyhow::bail!("{flag} 0: the army is empty; an army needs at least one point");
+                }
+                if count > 1 << 26 {
+                    anyhow::bail!("{flag} {count}: at most 2^26 points");
+                }
+            }
+            let seed = seed.unwrap_or_else(clock_seed);
+            cp::make_armies(m, n, distribution, seed)
+        }
+    };
+    let options = ClosestPairsOptions { variant, iterations };
+    let report = cp::run(&closest_pairs_gpu(armies.a.len(), armies.b.len())?, &options, &armies);
+    println!("{}", report.summary());
+    write_json(json, &report)?;
+    if let Some(path) = pairs {
+        cp::write_pairs(path, &report.pairs).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if !report.verified {
+        anyhow::bail!("closest-pairs: the GPU result differs from the CPU reference ({})", report.source);
+    }
+    Ok(())
+}
+
+fn shift_and_gpu(text_len: usize, capacity: u32) -> anyhow::Result<Gpu> {
+    let bytes = bisector::kernels::shift_and::largest_buffer_bytes(text_len, capacity);
+    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for {text_len} text bytes and {capacity} match positions; use a smaller text or --capacity")))?)
+}
+
+fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
+    use bisector::kernels::shift_and as sa;
+    let KernelCommand::ShiftAnd { patterns, text, count, max_states, text_bytes, alphabet, chunk, capacity, iterations, seed, matches, json } = kernel else { unreachable!() };
+    if *iterations == 0 {
+        anyhow::bail!("--iterations 0: at least one iteration is needed");
+    }
+    for (path, flag) in [(json, "--json"), (matches, "--matches")] {
+        if let Some(path) = path {
+            check_output_path(path, flag)?;
+        }
+    }
+    let work = match (patterns, text) {
+        (Some(p), Some(t)) => {
+            let list = sa::read_patterns(p).map_err(anyhow::Error::msg)?;
+            let bytes = std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?;
+            if bytes.is_empty() {
+                anyhow::bail!("{}: the text is empty", t.display());
+            }
+            if bytes.len() >= u32::MAX as usize {
+                anyhow::bail!("{}: texts up to 4 GiB", t.display());
+            }
+            sa::Workload { patterns: list, text: bytes, source: format!("{} on {}", p.display(), t.display()) }
+        }
+        _ => {
+            if *count == 0 || *text_bytes == 0 {
+                anyhow::bail!("--count and --text-bytes must be at least 1");
+            }
+            if !(1..=32 * sa::MAX_WORDS).contains(max_states) {
+                anyhow::bail!("--max-states {max_states}: must be 1..={}", 32 * sa::MAX_WORDS);
+            }
+            if *text_bytes > 1 << 30 {
+                anyhow::bail!("--text-bytes {text_bytes}: at most 2^30");
+            }
+            let mut set: Vec<u8> = alphabet.bytes().filter(|b| !b"\\[]^-.?*+{}".contains(b)).collect();
+            set.sort_unstable();
+            set.dedup();
+            if set.is_empty() {
+                anyhow::bail!("--alphabet '{alphabet}': needs at least one byte that is not pattern syntax");
+            }
+            sa::make_workload(*count, *max_states, *text_bytes, &set, seed.unwrap_or_else(clock_seed))
+        }
+    };
+    let chunks = if *chunk == 0 { 1024 } else { work.text.len().div_ceil(*chunk as usize) };
+    if chunks > 65535 {
+        anyhow::bail!("--chunk {chunk}: makes {chunks} chunks, at most 65535");
+    }
+    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
+    let report = sa::run(&shift_and_gpu(work.text.len(), *capacity)?, &options, &work);
+    println!("{}", report.summary());
+    write_json(json.as_deref(), &report)?;
+    if let Some(path) = matches {
+        if report.positions_overflowed {
+            anyhow::bail!("--matches: {} matches exceed --capacity {capacity}; raise it", report.total_matches);
+        }
+        let mut out = String::new();
+        for (p, i) in &report.matches {
+            out += &format!("{p} {i}\n");
+        }
+        std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if !report.verified {
+        anyhow::bail!("shift-and: the GPU result differs from the CPU reference ({})", report.source);
+    }
+    Ok(())
+}
+
 fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
         KernelCommand::All => kernel_all(),
+        KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
+        KernelCommand::ClosestPairs { m, n, distribution, a, b, variant, iterations, seed, pairs, json } => {
+            kernel_closest_pairs(*m, *n, *distribution, (a.as_deref(), b.as_deref()), *variant, *iterations, *seed, pairs.as_deref(), json.as_deref())
+        }
         KernelCommand::ChainedHash { elements_log2, buckets_log2, keys, variant, iterations, seed, json } => {
-            if !(1..=28).contains(elements_log2) {
-                anyhow::bail!("--elements-log2 {elements_log2}: must be 1..=28");
+            if *elements_log2 > 28 {
+                anyhow::bail!("--elements-log2 {elements_log2}: must be 0..=28 (1 to 2^28 elements)");
             }
             if *buckets_log2 > 30 {
                 anyhow::bail!("--buckets-log2 {buckets_log2}: must be 0..=30");

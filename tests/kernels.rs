@@ -5,6 +5,8 @@ mod common;
 
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::chained_hash::{run, BuildVariant, ChainedHashOptions, KeyDistribution};
+use bisector::kernels::closest_pairs::{self as cp, ClosestPairsOptions, Distribution};
+use bisector::kernels::shift_and as sa;
 use rand::Rng;
 
 fn kernel_gpu() -> Gpu {
@@ -29,11 +31,39 @@ fn chained_hash_gpu_equals_cpu() {
 }
 
 #[test]
+fn closest_pairs_gpu_equals_cpu() {
+    let mut rng = common::rng("closest_pairs_gpu_equals_cpu");
+    let gpu = kernel_gpu();
+    let options = ClosestPairsOptions { variant: cp::Variant::Both, iterations: 1 };
+    // One point each, fewer A than 100, two top-100 rounds (more than 2048 A), B much larger than A.
+    for (m, n) in [(1, 1), (1, 300), (60, 1), (5000, 200), (700, 2500)] {
+        for distribution in [Distribution::Uniform, Distribution::Clustered, Distribution::Equal] {
+            let armies = cp::make_armies(m, n, distribution, rng.random());
+            let report = cp::run(&gpu, &options, &armies);
+            assert!(report.verified, "{m} x {n} {}: {}", armies.source, report.summary());
+            assert_eq!(report.pairs.len(), m.min(100));
+            // The CPU reference itself equals the brute force.
+            if m * n <= 1 << 20 {
+                let brute = cp::nearest_brute_cpu(&armies.a, &armies.b);
+                assert_eq!(cp::top_pairs(&brute, 100), report.pairs, "{}", armies.source);
+            }
+        }
+    }
+    // Near ties at large coordinates: B on a lattice, A at lattice midpoints, shifted by an ulp.
+    let b: Vec<cp::Point> = (0..512).map(|i| [1.0e6 + (i % 8) as f32 * 4.0, 2.0e6 + (i / 8 % 8) as f32 * 4.0, (i / 64) as f32 * 4.0]).collect();
+    let a: Vec<cp::Point> = (0..512).map(|i| [1.0e6 + 2.0 + (i % 8) as f32 * 4.0, 2.0e6 + 2.0 + (i / 8 % 8) as f32 * 4.0 + (i % 3) as f32 * 0.125, (i / 64) as f32 * 4.0 + 2.0]).collect();
+    let report = cp::run(&gpu, &options, &cp::Armies { a, b, source: "lattice".into() });
+    assert!(report.verified, "{}", report.summary());
+}
+
+#[test]
 fn kernels_run_from_the_cli_and_write_json() {
     let dir = tempfile::tempdir().unwrap();
     for (args, name) in [
         (vec!["kernel", "chained-hash", "--elements-log2", "12", "--buckets-log2", "9", "--iterations", "2"], "chained.json"),
+        (vec!["kernel", "chained-hash", "--elements-log2", "0", "--buckets-log2", "0", "--iterations", "1"], "chained-one.json"),
         (vec!["kernel", "cbt", "--max-depth", "12", "--fill", "0.5", "--iterations", "2"], "cbt.json"),
+        (vec!["kernel", "closest-pairs", "--m", "300", "--n", "200", "--distribution", "clustered", "--iterations", "2"], "closest.json"),
     ] {
         let json = dir.path().join(name);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector")).args(&args).arg("--json").arg(&json).output().unwrap();
@@ -44,4 +74,127 @@ fn kernels_run_from_the_cli_and_write_json() {
     let bad = std::process::Command::new(env!("CARGO_BIN_EXE_bisector")).args(["kernel", "chained-hash", "--elements-log2", "40"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--elements-log2 40"));
+}
+
+#[test]
+fn closest_pairs_cli_reads_armies_and_writes_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, pairs, json) = (dir.path().join("a.csv"), dir.path().join("b.csv"), dir.path().join("pairs.csv"), dir.path().join("r.json"));
+    std::fs::write(&a, "0,0,0\n10,0,0\n5,5,5\n").unwrap();
+    std::fs::write(&b, "1,0,0\n9,0,0\n100,100,100\n").unwrap();
+    let bin = env!("CARGO_BIN_EXE_bisector");
+    let out = std::process::Command::new(bin).args(["kernel", "closest-pairs", "--iterations", "1", "--a"]).arg(&a).arg("--b").arg(&b).arg("--pairs").arg(&pairs).arg("--json").arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A 0 and A 1 are 1 from B 0 and B 1 (equal distances: A id orders them); A 2 is sqrt(66)
+    // from both B 0 and B 1: the smaller B id wins.
+    assert_eq!(std::fs::read_to_string(&pairs).unwrap(), format!("a,b,distance\n0,0,1\n1,1,1\n2,0,{}\n", 66f64.sqrt()));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["verified"], true);
+    for (args, expected) in [
+        (vec!["--m", "0"], "--m 0: the army is empty"),
+        (vec!["--n", "0"], "--n 0: the army is empty"),
+    ] {
+        let out = std::process::Command::new(bin).args(["kernel", "closest-pairs"]).args(&args).output().unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected) && stderr.lines().count() == 1, "{stderr}");
+    }
+    std::fs::write(&b, "1,0,0\n9,0\n").unwrap();
+    let out = std::process::Command::new(bin).args(["kernel", "closest-pairs", "--a"]).arg(&a).arg("--b").arg(&b).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("b.csv:2:"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&b, "").unwrap();
+    let out = std::process::Command::new(bin).args(["kernel", "closest-pairs", "--a"]).arg(&a).arg("--b").arg(&b).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no points"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A random pattern of up to `items` items over `alphabet`, using every syntax element.
+fn random_pattern(rng: &mut impl Rng, alphabet: &[u8], items: usize) -> Vec<u8> {
+    let mut p = Vec::new();
+    for _ in 0..rng.random_range(1..=items) {
+        let pick = |rng: &mut dyn rand::RngCore| alphabet[(rng.next_u32() as usize) % alphabet.len()];
+        match rng.random_range(0..8) {
+            0 => p.push(b'.'),
+            1 => {
+                let (a, b) = (pick(rng), pick(rng));
+                p.extend_from_slice(&[b'[', a.min(b), b'-', a.max(b), b']']);
+            }
+            2 => p.extend_from_slice(&[b'[', pick(rng), pick(rng), b']']),
+            3 => p.extend_from_slice(&[b'[', b'^', pick(rng), b']']),
+            _ => p.push(pick(rng)),
+        }
+        match rng.random_range(0..10) {
+            0 => p.push(b'?'),
+            1 => p.push(b'*'),
+            2 => p.push(b'+'),
+            3 => {
+                let x = rng.random_range(0..3);
+                p.extend_from_slice(format!("{{{x},{}}}", x + rng.random_range(1..4)).as_bytes());
+            }
+            4 => p.extend_from_slice(format!("{{{}}}", rng.random_range(1..3)).as_bytes()),
+            _ => {}
+        }
+    }
+    p
+}
+
+#[test]
+fn shift_and_cpu_equals_naive_matcher() {
+    let mut rng = common::rng("shift_and_cpu_equals_naive_matcher");
+    for round in 0..300 {
+        let alphabet: &[u8] = if round % 2 == 0 { b"ab" } else { b"abcd" };
+        let pattern = random_pattern(&mut rng, alphabet, 5);
+        let items = sa::parse(&pattern).unwrap();
+        let Ok(compiled) = sa::compile(&items) else { continue };
+        let text: Vec<u8> = (0..rng.random_range(1..60)).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+        assert_eq!(sa::match_ends(&compiled, &text), sa::naive_match_ends(&items, &text), "pattern {} text {}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&text));
+    }
+}
+
+#[test]
+fn shift_and_gpu_equals_cpu_for_any_chunking() {
+    let mut rng = common::rng("shift_and_gpu_equals_cpu_for_any_chunking");
+    let gpu = kernel_gpu();
+    let alphabet = b"abc";
+    let mut patterns: Vec<Vec<u8>> = (0..40).map(|_| random_pattern(&mut rng, alphabet, 6)).filter(|p| sa::compile(&sa::parse(p).unwrap()).is_ok()).collect();
+    // Unbounded repeats across chunks, the empty-matching ones, and patterns of 2 to 5 modules.
+    patterns.extend([&b"a.*b"[..], b"a*", b"a?b?c?", b"[^c]+c", b"c{3,}"].map(|p| p.to_vec()));
+    patterns.push(b"ab?c*.".repeat(20));
+    patterns.push(b"[ab]{1,3}c?".repeat(20));
+    patterns.push(b"a.{30}b.{30}c.{30}a".to_vec());
+    let text: Vec<u8> = (0..3000).map(|_| alphabet[rng.random_range(0..3)]).collect();
+    let work = sa::Workload { patterns, text, source: "random".into() };
+    // Carry rounds (the default) and the sequential fall-back (forced by 0 rounds).
+    for max_carry_rounds in [sa::MAX_CARRY_ROUNDS, 0] {
+        for chunk_len in [1, 7, 64, 1000, 3000] {
+            let report = sa::run(&gpu, &sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, max_carry_rounds }, &work);
+            assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}, {max_carry_rounds} rounds: {}", report.summary());
+            assert_eq!(report.sequential_fixup, max_carry_rounds == 0 && chunk_len < 3000);
+        }
+    }
+    assert!(sa::compile(&sa::parse(&b"ab?c*.".repeat(20)).unwrap()).unwrap().words.len() >= 3);
+}
+
+#[test]
+fn shift_and_cli_reads_files_and_writes_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (patterns, text, matches, json) = (dir.path().join("p.txt"), dir.path().join("t.txt"), dir.path().join("m.txt"), dir.path().join("r.json"));
+    std::fs::write(&patterns, "ab+\n[xy].?z\r\n").unwrap();
+    std::fs::write(&text, "abbxzab").unwrap();
+    let bin = env!("CARGO_BIN_EXE_bisector");
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--chunk", "2", "--iterations", "1", "--patterns"]).arg(&patterns).arg("--text").arg(&text).arg("--matches").arg(&matches).arg("--json").arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&matches).unwrap(), "0 1\n0 2\n0 6\n1 4\n");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["verified"], true);
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--iterations", "1", "--count", "8", "--text-bytes", "5000", "--json"]).arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&patterns, "ab\na{3,1}\n").unwrap();
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--patterns"]).arg(&patterns).arg("--text").arg(&text).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("p.txt:2:"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&text, "").unwrap();
+    std::fs::write(&patterns, "ab\n").unwrap();
+    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--patterns"]).arg(&patterns).arg("--text").arg(&text).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the text is empty"), "{}", String::from_utf8_lossy(&out.stderr));
 }

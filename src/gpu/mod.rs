@@ -60,6 +60,7 @@ impl Requirements {
                 ("max_storage_buffer_binding_size", storage_bytes, why.clone()),
                 ("max_buffer_size", storage_bytes, why),
                 ("max_compute_workgroups_per_dimension", dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches".into()),
+                ("max_storage_buffers_per_shader_stage", 12, "the shift-and kernel's carry pass binds 11 storage buffers".into()),
             ],
         }
     }
@@ -92,6 +93,7 @@ pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup as u64,
         "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size as u64,
         "max_texture_dimension_2d" => limits.max_texture_dimension_2d as u64,
+        "max_storage_buffers_per_shader_stage" => limits.max_storage_buffers_per_shader_stage as u64,
         other => panic!("unknown limit {other}"),
     }
 }
@@ -104,6 +106,7 @@ fn set_limit(limits: &mut wgpu::Limits, name: &str, value: u64) {
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32),
         "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32),
         "max_texture_dimension_2d" => limits.max_texture_dimension_2d = limits.max_texture_dimension_2d.max(value as u32),
+        "max_storage_buffers_per_shader_stage" => limits.max_storage_buffers_per_shader_stage = limits.max_storage_buffers_per_shader_stage.max(value as u32),
         other => panic!("unknown limit {other}"),
     }
 }

@@ -111,6 +111,57 @@ impl CpuChainedHash {
         CpuChainedHash { bucket_log2, heads, nodes }
     }
 
+    /// The same table built on `threads` threads, every chain holding the same nodes in the same
+    /// order as the one-thread build (node indices differ). Each thread owns a range of buckets:
+    /// first every thread sorts its slice of the input by owner (keeping input order), then
+    /// each owner links, in input order, the elements of its buckets into its own block of nodes.
+    pub fn build_parallel(keys: &[u32], values: &[u32], bucket_log2: u32, threads: usize) -> CpuChainedHash {
+        let buckets = 1usize << bucket_log2;
+        let threads = threads.clamp(1, buckets);
+        let share = buckets.div_ceil(threads);
+        let owners = buckets.div_ceil(share);
+        let slice = keys.len().div_ceil(threads).max(1);
+        // sorted[t][o]: the (key, value) pairs of input slice t whose bucket owner is o.
+        let sorted: Vec<Vec<Vec<(u32, u32)>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = keys
+                .chunks(slice)
+                .zip(values.chunks(slice))
+                .map(|(ks, vs)| {
+                    scope.spawn(move || {
+                        let mut out = vec![Vec::new(); owners];
+                        for (&k, &v) in ks.iter().zip(vs) {
+                            out[bucket_of(k, bucket_log2) as usize / share].push((k, v));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("partition thread")).collect()
+        });
+        let mut heads = vec![0u32; buckets];
+        let mut nodes = vec![ChainNode { key: 0, value: 0, next: 0 }; keys.len()];
+        std::thread::scope(|scope| {
+            let mut rest_nodes: &mut [ChainNode] = &mut nodes;
+            let mut first_node = 0usize;
+            for (o, owner_heads) in heads.chunks_mut(share).enumerate() {
+                let count: usize = sorted.iter().map(|t| t[o].len()).sum();
+                let (mine, rest) = std::mem::take(&mut rest_nodes).split_at_mut(count);
+                rest_nodes = rest;
+                let sorted = &sorted;
+                let base = first_node;
+                first_node += count;
+                scope.spawn(move || {
+                    for (n, (k, v)) in sorted.iter().flat_map(|t| t[o].iter().copied()).enumerate() {
+                        let b = bucket_of(k, bucket_log2) as usize - o * share;
+                        mine[n] = ChainNode { key: k, value: v, next: owner_heads[b] };
+                        owner_heads[b] = (base + n + 1) as u32;
+                    }
+                });
+            }
+        });
+        CpuChainedHash { bucket_log2, heads, nodes }
+    }
+
     /// The value of the first node with `key` on its chain, or NOT_FOUND.
     pub fn lookup(&self, key: u32) -> u32 {
         chain(&self.heads, &self.nodes, bucket_of(key, self.bucket_log2)).find(|n| n.key == key).map_or(NOT_FOUND, |n| n.value)
@@ -197,6 +248,10 @@ pub struct ChainedHashReport {
     pub readback_ms: f64,
     /// The single-threaded CPU reference build.
     pub cpu_build_ms: f64,
+    /// The same build on all cores (`cpu_threads`; partition by bucket range, then one chain
+    /// builder per range), checked equal to the one-thread build.
+    pub cpu_parallel_build_ms: f64,
+    pub cpu_threads: usize,
     pub longest_chain: usize,
     pub empty_buckets: usize,
 }
@@ -233,6 +288,11 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     let cpu_start = Instant::now();
     let cpu = CpuChainedHash::build(&keys, &values, options.bucket_log2);
     let cpu_build_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+    let cpu_threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let parallel_start = Instant::now();
+    let parallel = CpuChainedHash::build_parallel(&keys, &values, options.bucket_log2, cpu_threads);
+    let cpu_parallel_build_ms = parallel_start.elapsed().as_secs_f64() * 1e3;
+    let parallel_equal = bucket_contents(&parallel.heads, &parallel.nodes) == bucket_contents(&cpu.heads, &cpu.nodes);
 
     let upload_start = Instant::now();
     let params = ChainedHashParams { elements: n, bucket_log2: options.bucket_log2, node_capacity: n, queries: n };
@@ -305,12 +365,14 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
         buckets: 1 << options.bucket_log2,
         keys: options.keys,
         seed: options.seed,
-        verified: builds.iter().all(|b| b.verified) && lookups.iter().all(|l| l.verified),
+        verified: parallel_equal && builds.iter().all(|b| b.verified) && lookups.iter().all(|l| l.verified),
         builds,
         lookups,
         upload_ms,
         readback_ms,
         cpu_build_ms,
+        cpu_parallel_build_ms,
+        cpu_threads,
         longest_chain: chain_lengths.iter().copied().max().unwrap_or(0),
         empty_buckets: chain_lengths.iter().filter(|&&l| l == 0).count(),
     }
@@ -376,8 +438,8 @@ impl ChainedHashReport {
             out += &format!("  lookup ({:10}): median {:.4} ms, {:.3} G lookups/s, verified: {}\n", l.queries, l.gpu.median_ms, l.lookups_per_s / 1e9, l.verified);
         }
         out += &format!(
-            "  upload {:.1} ms, read-back {:.1} ms, CPU reference build (1 thread) {:.1} ms; longest chain {}, empty buckets {}",
-            self.upload_ms, self.readback_ms, self.cpu_build_ms, self.longest_chain, self.empty_buckets
+            "  upload {:.1} ms, read-back {:.1} ms, CPU reference build 1 thread {:.1} ms, {} threads {:.1} ms; longest chain {}, empty buckets {}",
+            self.upload_ms, self.readback_ms, self.cpu_build_ms, self.cpu_threads, self.cpu_parallel_build_ms, self.longest_chain, self.empty_buckets
         );
         out
     }
@@ -413,6 +475,23 @@ mod tests {
         assert!(misses.iter().all(|m| table.lookup(*m) == NOT_FOUND));
         let total: usize = (0..256).map(|b| chain(&table.heads, &table.nodes, b).count()).sum();
         assert_eq!(total, keys.len());
+    }
+
+    #[test]
+    fn parallel_build_equals_the_one_thread_build() {
+        for (element_log2, bucket_log2, threads) in [(10, 0, 4), (12, 3, 16), (12, 10, 3), (1, 5, 2)] {
+            let options = ChainedHashOptions { element_log2, bucket_log2, keys: KeyDistribution::Duplicates, variant: BuildVariant::Global, iterations: 1, seed: 11 };
+            let (keys, values, _) = make_inputs(&options);
+            let one = CpuChainedHash::build(&keys, &values, bucket_log2);
+            let many = CpuChainedHash::build_parallel(&keys, &values, bucket_log2, threads);
+            // Same chains in the same order, not just the same multisets.
+            for b in 0..1u32 << bucket_log2 {
+                let a: Vec<_> = chain(&one.heads, &one.nodes, b).map(|n| (n.key, n.value)).collect();
+                let c: Vec<_> = chain(&many.heads, &many.nodes, b).map(|n| (n.key, n.value)).collect();
+                assert_eq!(a, c, "bucket {b}");
+            }
+            assert_eq!(many.nodes.len(), keys.len());
+        }
     }
 
     #[test]

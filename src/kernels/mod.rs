@@ -2,6 +2,8 @@
 
 pub mod cbt;
 pub mod chained_hash;
+pub mod closest_pairs;
+pub mod shift_and;
 
 use serde::Serialize;
 
@@ -26,7 +28,13 @@ impl TimingMs {
 
 /// Submits `encoder` as one profiler frame, waits for the GPU, and returns the GPU milliseconds
 /// of every pass labelled `label` in it.
-pub fn submit_and_time(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, mut encoder: wgpu::CommandEncoder, label: &str) -> Vec<f64> {
+pub fn submit_and_time(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, encoder: wgpu::CommandEncoder, label: &str) -> Vec<f64> {
+    submit_and_time_all(gpu, profiler, encoder).into_iter().filter(|(l, _)| l == label).map(|(_, ms)| ms).collect()
+}
+
+/// Submits `encoder` as one profiler frame, waits for the GPU, and returns (label, GPU
+/// milliseconds) of every timed pass in it, in recording order.
+pub fn submit_and_time_all(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, mut encoder: wgpu::CommandEncoder) -> Vec<(String, f64)> {
     profiler.resolve_queries(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     profiler.end_frame().expect("profiler frame");
@@ -35,7 +43,6 @@ pub fn submit_and_time(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, mut
         .process_finished_frame(gpu.queue.get_timestamp_period())
         .unwrap_or_default()
         .into_iter()
-        .filter(|r| r.label == label)
-        .filter_map(|r| r.time.map(|t| (t.end - t.start) * 1e3))
+        .filter_map(|r| r.time.map(|t| (r.label, (t.end - t.start) * 1e3)))
         .collect()
 }

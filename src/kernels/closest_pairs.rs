@@ -1,0 +1,691 @@
+//! `bisector kernel closest-pairs`: the closest 100 pairs between two armies (seed 001). For
+//! every A (M points) its nearest B (N points), then the 100 nearest (A, B) pairs overall, sorted
+//! by distance, then A id, then B id. Two GPU versions: brute force tiled through workgroup
+//! memory, and an exact uniform grid whose search grows ring by ring until the nearest B is
+//! proven (the seed's grid searches 27 cells and can miss).
+//!
+//! Exactness: a distance is the f32 squared distance (dx² + dy²) + dz², each square correctly
+//! rounded and flushed to 0 below the smallest normal f32, computed with the same f32 operations
+//! in the same order on the GPU (shaders/shared/closest_pairs.wgsl, which also keeps compilers
+//! from fusing them) and on the CPU ([`distance2`]), so both produce the same bits (tested on
+//! lavapipe and the H100); ties between Bs go to the
+//! smaller B id. Every GPU result (each A's nearest B and its distance bits, and the 100 pairs)
+//! is compared for equality with the CPU reference, which is an exact grid search on all cores
+//! (tested equal to the CPU brute force).
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+use wgpu::util::DeviceExt;
+
+use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
+use crate::gpu::readback::read_buffer;
+use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::kernels::{submit_and_time_all, TimingMs};
+
+/// How many closest pairs are reported.
+pub const TOP_PAIRS: usize = 100;
+/// Side of the cube the uniform distribution fills, [0, UNIFORM_RANGE)^3 (the peer figures'
+/// range in DESIGN.md).
+pub const UNIFORM_RANGE: f32 = 1.0e6;
+/// Candidates each workgroup of the top-100 pass sorts. Keep in sync with CHUNK in
+/// shaders/kernel_closest_pairs_top.wgsl.
+const TOP_CHUNK: u32 = 2048;
+/// "No B": above the bits of any squared distance. Keep in sync with NONE in the shaders.
+pub const NONE: u32 = u32::MAX;
+/// Grid cells at most.
+const MAX_CELLS: u64 = 1 << 22;
+
+/// Parameters of the kernels. Keep in sync with ClosestPairsParams in shaders/shared/closest_pairs.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ClosestPairsParams {
+    pub a_count: u32,
+    pub b_count: u32,
+    pub dims: [u32; 3],
+    pub candidates: u32,
+    pub top: u32,
+    /// Always 0 (keeps the shader's compiler from fusing the distance's products and sums).
+    pub zero: u32,
+    pub origin: [f32; 3],
+    pub cell_size_m: f32,
+    pub inv_cell_size: f32,
+    pub slack: f32,
+    pub pad1: [u32; 2],
+}
+const _: () = assert!(std::mem::size_of::<ClosestPairsParams>() == 64);
+
+/// A point in 3-D.
+pub type Point = [f32; 3];
+
+/// The squared distance of `a` and `b` exactly as the shaders compute it (same f32 operations,
+/// same order, no fused multiply-add, squares below f32::MIN_POSITIVE flushed to 0).
+pub fn distance2(a: Point, b: Point) -> f32 {
+    let square = |x: f32| {
+        let s = x * x;
+        if s < f32::MIN_POSITIVE {
+            0.0
+        } else {
+            s
+        }
+    };
+    (square(a[0] - b[0]) + square(a[1] - b[1])) + square(a[2] - b[2])
+}
+
+/// One A's nearest B: the bits of the squared distance and the B id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct Nearest {
+    pub d2_bits: u32,
+    pub b: u32,
+}
+
+impl Nearest {
+    const EMPTY: Nearest = Nearest { d2_bits: NONE, b: NONE };
+
+    fn offer(&mut self, d2: f32, b: u32) {
+        let bits = d2.to_bits();
+        if bits < self.d2_bits || (bits == self.d2_bits && b < self.b) {
+            *self = Nearest { d2_bits: bits, b };
+        }
+    }
+}
+
+/// One of the closest pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Pair {
+    pub a: u32,
+    pub b: u32,
+    /// Euclidean distance: the square root (f64) of the f32 squared distance.
+    pub distance: f64,
+    #[serde(skip)]
+    pub d2_bits: u32,
+}
+
+/// How points are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum Distribution {
+    /// Uniform in the cube [0, 10^6)^3.
+    Uniform,
+    /// 16 clusters (shared by both armies) of about 1% of the cube's side, centres uniform in it.
+    Clustered,
+    /// Every point of both armies at the same place (every distance 0: ties everywhere).
+    Equal,
+}
+
+/// Which GPU version to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum Variant {
+    Brute,
+    Grid,
+    Both,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct ClosestPairsOptions {
+    pub variant: Variant,
+    pub iterations: u32,
+}
+
+/// The two armies, and where they came from.
+#[derive(Clone, Debug)]
+pub struct Armies {
+    pub a: Vec<Point>,
+    pub b: Vec<Point>,
+    /// "uniform seed 5", "files a.csv b.csv", ...
+    pub source: String,
+}
+
+/// Random armies of `m` and `n` points.
+pub fn make_armies(m: usize, n: usize, distribution: Distribution, seed: u64) -> Armies {
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        // 24 random bits as a float in [0, 1).
+        (state >> 40) as f32 / 16_777_216.0
+    };
+    let centres: Vec<Point> = (0..16).map(|_| [next() * UNIFORM_RANGE, next() * UNIFORM_RANGE, next() * UNIFORM_RANGE]).collect();
+    let point = |next: &mut dyn FnMut() -> f32| -> Point {
+        match distribution {
+            Distribution::Uniform => [next() * UNIFORM_RANGE, next() * UNIFORM_RANGE, next() * UNIFORM_RANGE],
+            Distribution::Clustered => {
+                let c = centres[((next() * 16.0) as usize).min(15)];
+                // A sum of three uniforms: a bell of about 1% of the side.
+                let mut offset = || (next() + next() + next() - 1.5) * 0.01 * UNIFORM_RANGE;
+                [c[0] + offset(), c[1] + offset(), c[2] + offset()]
+            }
+            Distribution::Equal => [1234.5, -77.25, 1.0e5],
+        }
+    };
+    let a = (0..m).map(|_| point(&mut next)).collect();
+    let b = (0..n).map(|_| point(&mut next)).collect();
+    Armies { a, b, source: format!("{distribution:?} seed {seed}").to_lowercase() }
+}
+
+/// Reads a CSV army: one `x,y,z` point per line, the id is the line number from 0. A bad line
+/// is an error naming `file:line` (lines counted from 1); an empty file is an error too.
+pub fn read_army(path: &Path) -> Result<Vec<Point>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let mut points = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let values: Option<Vec<f32>> = line.split(',').map(|v| v.trim().parse::<f32>().ok().filter(|x| x.is_finite())).collect();
+        match values {
+            Some(v) if v.len() == 3 => points.push([v[0], v[1], v[2]]),
+            _ => return Err(format!("{}:{}: expected x,y,z (three finite numbers), found '{}'", path.display(), i + 1, line.chars().take(60).collect::<String>())),
+        }
+    }
+    if points.is_empty() {
+        return Err(format!("{}: no points (an army needs at least one)", path.display()));
+    }
+    if points.len() >= NONE as usize {
+        return Err(format!("{}: more than {} points", path.display(), NONE - 1));
+    }
+    Ok(points)
+}
+
+/// Writes the pairs as CSV `a,b,distance`.
+pub fn write_pairs(path: &Path, pairs: &[Pair]) -> std::io::Result<()> {
+    let mut out = String::from("a,b,distance\n");
+    for p in pairs {
+        out += &format!("{},{},{}\n", p.a, p.b, p.distance);
+    }
+    std::fs::write(path, out)
+}
+
+/// The uniform grid over B: points sorted by cell (stable, so by id within a cell).
+#[derive(Clone, Debug)]
+pub struct Grid {
+    pub dims: [u32; 3],
+    pub origin: Point,
+    pub cell_size_m: f32,
+    pub inv_cell_size: f32,
+    /// Absolute margin for the rounding of cell faces and assignments.
+    pub slack: f32,
+    /// Cell c holds points[cell_start[c] .. cell_start[c + 1]].
+    pub cell_start: Vec<u32>,
+    /// (x, y, z, id) in cell order.
+    pub points: Vec<[f32; 4]>,
+}
+
+impl Grid {
+    /// About two B per cell over B's bounding box (per occupied cell when most are empty), at most 2^22 cells.
+    pub fn build(b: &[Point], a: &[Point]) -> Grid {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for p in b {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        let extent: [f64; 3] = std::array::from_fn(|k| (hi[k] as f64 - lo[k] as f64).max(0.0));
+        let largest = extent.iter().copied().fold(0.0, f64::max);
+        let volume: f64 = extent.iter().map(|e| e.max(largest * 1e-3)).product();
+        let dims_for = |cell: f64| -> [u32; 3] { std::array::from_fn(|k| ((extent[k] / cell).floor() as u64 + 1).min(1024) as u32) };
+        let cell_for = |target_cells: f64| -> f64 {
+            if largest == 0.0 {
+                return 1.0;
+            }
+            let mut cell = (volume / target_cells.clamp(1.0, MAX_CELLS as f64)).cbrt();
+            while dims_for(cell).iter().map(|&d| d as u64).product::<u64>() > MAX_CELLS {
+                cell *= 1.25;
+            }
+            cell
+        };
+        // About two B per cell over the box; where B leaves most cells empty (clusters), as many
+        // more cells as makes about two per occupied cell (at most MAX_CELLS).
+        let mut cell = cell_for(b.len() as f64 / 2.0);
+        let occupied_fraction = {
+            let dims = dims_for(cell);
+            let inv = 1.0 / cell as f32;
+            let mut seen = std::collections::HashSet::new();
+            for p in b {
+                let c: [i64; 3] = std::array::from_fn(|k| cell_coordinate(p[k], lo[k], inv, dims[k]));
+                seen.insert(c);
+            }
+            seen.len() as f64 / dims.iter().map(|&d| d as f64).product::<f64>()
+        };
+        if occupied_fraction < 0.25 {
+            cell = cell_for(b.len() as f64 / 2.0 / occupied_fraction);
+        }
+        let dims = dims_for(cell);
+        let cell_size_m = cell as f32;
+        let inv_cell_size = 1.0 / cell_size_m;
+        let magnitude = a.iter().chain(b).flat_map(|p| p.iter()).fold(0.0f32, |m, &x| m.max(x.abs()));
+        let slack = ((magnitude as f64 + largest + 2.0 * cell) * (8.0 / 8_388_608.0)) as f32;
+        let mut grid = Grid { dims, origin: lo, cell_size_m, inv_cell_size, slack, cell_start: Vec::new(), points: Vec::new() };
+        (grid.cell_start, grid.points) = grid.sort_by_cell(b);
+        grid
+    }
+
+    /// `points` as (x, y, z, id) sorted by cell (stable: by id within a cell), and where each
+    /// cell's run starts (cells + 1 entries).
+    pub fn sort_by_cell(&self, points: &[Point]) -> (Vec<u32>, Vec<[f32; 4]>) {
+        let dims = self.dims;
+        let cell_count = dims.iter().map(|&d| d as usize).product::<usize>();
+        let index = |p: &Point| -> usize {
+            let c: [u32; 3] = std::array::from_fn(|k| cell_coordinate(p[k], self.origin[k], self.inv_cell_size, dims[k]) as u32);
+            ((c[2] * dims[1] + c[1]) * dims[0] + c[0]) as usize
+        };
+        let mut cell_start = vec![0u32; cell_count + 1];
+        let cells: Vec<usize> = points.iter().map(index).collect();
+        for &c in &cells {
+            cell_start[c + 1] += 1;
+        }
+        for c in 0..cell_count {
+            cell_start[c + 1] += cell_start[c];
+        }
+        let mut cursor = cell_start.clone();
+        let mut sorted = vec![[0.0f32; 4]; points.len()];
+        for (id, (&c, p)) in cells.iter().zip(points).enumerate() {
+            sorted[cursor[c] as usize] = [p[0], p[1], p[2], f32::from_bits(id as u32)];
+            cursor[c] += 1;
+        }
+        (cell_start, sorted)
+    }
+
+    /// The nearest B of `p`, searched ring by ring until proven (the GPU's algorithm, with the
+    /// bound in f64).
+    pub fn nearest(&self, p: Point) -> Nearest {
+        let dims = self.dims.map(|d| d as i64);
+        let c: [i64; 3] = std::array::from_fn(|k| cell_coordinate(p[k], self.origin[k], self.inv_cell_size, self.dims[k]));
+        let mut best = Nearest::EMPTY;
+        let visit = |x: i64, y: i64, z: i64, best: &mut Nearest| {
+            let cell = ((z * dims[1] + y) * dims[0] + x) as usize;
+            for q in &self.points[self.cell_start[cell] as usize..self.cell_start[cell + 1] as usize] {
+                best.offer(distance2(p, [q[0], q[1], q[2]]), q[3].to_bits());
+            }
+        };
+        for r in 0..dims.iter().copied().max().unwrap_or(1) {
+            let lo: [i64; 3] = std::array::from_fn(|k| (c[k] - r).max(0));
+            let hi: [i64; 3] = std::array::from_fn(|k| (c[k] + r).min(dims[k] - 1));
+            for z in lo[2]..=hi[2] {
+                for y in lo[1]..=hi[1] {
+                    if (z - c[2]).abs() == r || (y - c[1]).abs() == r {
+                        for x in lo[0]..=hi[0] {
+                            visit(x, y, z, &mut best);
+                        }
+                    } else {
+                        if c[0] - r >= 0 {
+                            visit(c[0] - r, y, z, &mut best);
+                        }
+                        if c[0] + r < dims[0] {
+                            visit(c[0] + r, y, z, &mut best);
+                        }
+                    }
+                }
+            }
+            let cell = self.cell_size_m as f64;
+            let mut bound = f64::INFINITY;
+            for k in 0..3 {
+                if c[k] - r > 0 {
+                    bound = bound.min(p[k] as f64 - (self.origin[k] as f64 + (c[k] - r) as f64 * cell));
+                }
+                if c[k] + r + 1 < dims[k] {
+                    bound = bound.min(self.origin[k] as f64 + (c[k] + r + 1) as f64 * cell - p[k] as f64);
+                }
+            }
+            if bound == f64::INFINITY {
+                break;
+            }
+            let safe = bound - self.slack as f64;
+            if best.d2_bits != NONE && safe > 0.0 && safe * safe * (1.0 - 1.0 / 1_048_576.0) > f32::from_bits(best.d2_bits) as f64 {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// The cell of coordinate `x` along one axis, clamped to the grid (as the shader computes it).
+fn cell_coordinate(x: f32, origin: f32, inv_cell_size: f32, dim: u32) -> i64 {
+    ((x - origin) * inv_cell_size).floor().clamp(0.0, (dim - 1) as f32) as i64
+}
+
+/// Every A's nearest B by comparing with every B (the CPU brute force; for tests).
+pub fn nearest_brute_cpu(a: &[Point], b: &[Point]) -> Vec<Nearest> {
+    a.iter()
+        .map(|&p| {
+            let mut best = Nearest::EMPTY;
+            for (id, &q) in b.iter().enumerate() {
+                best.offer(distance2(p, q), id as u32);
+            }
+            best
+        })
+        .collect()
+}
+
+/// Every A's nearest B through `grid`, on `threads` threads.
+pub fn nearest_grid_cpu(a: &[Point], grid: &Grid, threads: usize) -> Vec<Nearest> {
+    let mut out = vec![Nearest::EMPTY; a.len()];
+    let chunk = a.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        for (points, results) in a.chunks(chunk).zip(out.chunks_mut(chunk)) {
+            scope.spawn(move || {
+                for (p, r) in points.iter().zip(results) {
+                    *r = grid.nearest(*p);
+                }
+            });
+        }
+    });
+    out
+}
+
+/// The `k` closest pairs among each A's nearest, sorted by distance, then A id (then B id).
+pub fn top_pairs(nearest: &[Nearest], k: usize) -> Vec<Pair> {
+    let mut order: Vec<(u32, u32)> = nearest.iter().enumerate().map(|(a, n)| (n.d2_bits, a as u32)).collect();
+    let k = k.min(order.len());
+    if k < order.len() {
+        order.select_nth_unstable(k);
+        order.truncate(k);
+    }
+    order.sort_unstable();
+    order.into_iter().map(|(bits, a)| Pair { a, b: nearest[a as usize].b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits }).collect()
+}
+
+/// One GPU version's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantReport {
+    pub variant: &'static str,
+    /// The nearest-B pass.
+    pub nearest_gpu: TimingMs,
+    /// The top-100 passes (summed per iteration).
+    pub top_gpu: TimingMs,
+    /// Nearest + top-100 per iteration.
+    pub total_gpu: TimingMs,
+    /// A points answered per second (total, median).
+    pub queries_per_s: f64,
+    /// Every A's nearest B (id and distance bits) and the 100 pairs equal the CPU reference.
+    pub verified: bool,
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClosestPairsReport {
+    pub kernel: &'static str,
+    pub adapter: String,
+    pub a_points: usize,
+    pub b_points: usize,
+    pub source: String,
+    pub verified: bool,
+    pub variants: Vec<VariantReport>,
+    /// Buffers created and filled (armies, grid).
+    pub upload_ms: f64,
+    /// Reading back every A's nearest and the pairs (last variant).
+    pub readback_ms: f64,
+    /// The grid over B, built on the CPU before upload (not in the GPU times).
+    pub grid_build_cpu_ms: f64,
+    pub grid_dims: [u32; 3],
+    pub grid_cell_size: f32,
+    /// The CPU reference (exact grid search) and its threads.
+    pub cpu_reference_ms: f64,
+    pub cpu_threads: usize,
+    pub pairs: Vec<Pair>,
+    /// On lavapipe, which stops a shader loop after 65535 iterations in all: whether a thread
+    /// of this run may need more (brute force over more B, or a grid cell holding that many).
+    pub lavapipe_loop_limit_exceeded: bool,
+}
+
+/// Storage bytes the largest buffer of a run needs.
+pub fn largest_buffer_bytes(m: usize, n: usize) -> u64 {
+    (16 * m.max(n)) as u64 + 4 * (MAX_CELLS + 1)
+}
+
+fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }
+}
+
+fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    })
+}
+
+/// Runs the kernel on `armies` (both non-empty).
+pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> ClosestPairsReport {
+    let device = &gpu.device;
+    let (m, n) = (armies.a.len(), armies.b.len());
+    assert!(m > 0 && n > 0, "closest pairs need two non-empty armies");
+    let grid_start = Instant::now();
+    let grid = Grid::build(&armies.b, &armies.a);
+    let grid_build_cpu_ms = grid_start.elapsed().as_secs_f64() * 1e3;
+    let cpu_threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let cpu_start = Instant::now();
+    let expected = nearest_grid_cpu(&armies.a, &grid, cpu_threads);
+    let expected_pairs = top_pairs(&expected, TOP_PAIRS);
+    let cpu_reference_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+
+    let upload_start = Instant::now();
+    let top = TOP_PAIRS.min(m) as u32;
+    let params = ClosestPairsParams {
+        a_count: m as u32,
+        b_count: n as u32,
+        dims: grid.dims,
+        candidates: m as u32,
+        top,
+        zero: 0,
+        origin: grid.origin,
+        cell_size_m: grid.cell_size_m,
+        inv_cell_size: grid.inv_cell_size,
+        slack: grid.slack,
+        pad1: [0; 2],
+    };
+    let a4: Vec<[f32; 4]> = armies.a.iter().enumerate().map(|(i, p)| [p[0], p[1], p[2], f32::from_bits(i as u32)]).collect();
+    let b4: Vec<[f32; 4]> = armies.b.iter().enumerate().map(|(i, p)| [p[0], p[1], p[2], f32::from_bits(i as u32)]).collect();
+    let a_buffer = storage(device, "kernel.closest_pairs.a", bytemuck::cast_slice(&a4));
+    let b_buffer = storage(device, "kernel.closest_pairs.b", bytemuck::cast_slice(&b4));
+    // The grid version reads A in cell order (neighbouring threads search neighbouring cells).
+    let a_grid = storage(device, "kernel.closest_pairs.a_grid", bytemuck::cast_slice(&grid.sort_by_cell(&armies.a).1));
+    let b_grid = storage(device, "kernel.closest_pairs.b_grid", bytemuck::cast_slice(&grid.points));
+    let cell_start = storage(device, "kernel.closest_pairs.cell_start", bytemuck::cast_slice(&grid.cell_start));
+    let nearest = storage(device, "kernel.closest_pairs.nearest", &vec![0u8; 8 * m]);
+    let kept_len = (m as u32).div_ceil(TOP_CHUNK) as usize * top as usize;
+    let kept = [storage(device, "kernel.closest_pairs.kept0", &vec![0u8; 4 * kept_len]), storage(device, "kernel.closest_pairs.kept1", &vec![0u8; 4 * kept_len])];
+    let kept_pairs = storage(device, "kernel.closest_pairs.kept_pairs", &vec![0u8; 16 * kept_len]);
+    // One uniform per top-100 round (its candidate count).
+    let mut rounds = Vec::new();
+    let mut candidates = m as u32;
+    loop {
+        let groups = candidates.div_ceil(TOP_CHUNK);
+        rounds.push((device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("kernel.closest_pairs.params"),
+            contents: bytemuck::bytes_of(&ClosestPairsParams { candidates, ..params }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        }), groups));
+        if groups == 1 {
+            break;
+        }
+        candidates = groups * top;
+    }
+    gpu.wait_idle();
+    let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
+
+    let top_first = shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 1.0)]);
+    let top_next = shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 0.0)]);
+    let top_groups: Vec<(wgpu::BindGroup, u32, &wgpu::ComputePipeline)> = rounds
+        .iter()
+        .enumerate()
+        .map(|(r, (uniform, groups))| {
+            let pipeline = if r == 0 { &top_first } else { &top_next };
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("kernel.closest_pairs.top100"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[entry(0, uniform), entry(3, &nearest), entry(5, &kept[(r + 1) % 2]), entry(6, &kept[r % 2]), entry(7, &kept_pairs)],
+            });
+            (group, *groups, pipeline)
+        })
+        .collect();
+    let uniform = &rounds[0].0;
+    let mut profiler = crate::gpu::create_profiler(device);
+    let versions: &[(&'static str, &str, &str)] = match options.variant {
+        Variant::Brute => &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute")],
+        Variant::Grid => &[("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")],
+        Variant::Both => &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute"), ("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")],
+    };
+    let mut variants = Vec::new();
+    let mut readback_ms = 0.0;
+    let mut pairs = Vec::new();
+    for &(variant, file, entry_point) in versions {
+        let label = format!("kernel.closest_pairs.nearest_{variant}");
+        let pipeline = shader::compute_pipeline(device, &label, file, entry_point, &[]);
+        let mut entries = vec![entry(0, uniform), entry(3, &nearest)];
+        if variant == "grid" {
+            entries.push(entry(1, &a_grid));
+            entries.push(entry(2, &b_grid));
+            entries.push(entry(4, &cell_start));
+        } else {
+            entries.push(entry(1, &a_buffer));
+            entries.push(entry(2, &b_buffer));
+        }
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&label), layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+        let (mut near_ms, mut top_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..options.iterations {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(&nearest, 0, None);
+            profiled_compute_pass(&profiler, &mut encoder, &label, |pass| {
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let (x, y) = groups_2d((m as u32).div_ceil(WORKGROUP_SIZE));
+                pass.dispatch_workgroups(x, y, 1);
+            });
+            for (group, groups, pipeline) in &top_groups {
+                profiled_compute_pass(&profiler, &mut encoder, "kernel.closest_pairs.top100", |pass| {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, group, &[]);
+                    let (x, y) = groups_2d(*groups);
+                    pass.dispatch_workgroups(x, y, 1);
+                });
+            }
+            let times = submit_and_time_all(gpu, &mut profiler, encoder);
+            let near: f64 = times.iter().filter(|(l, _)| *l == label).map(|(_, t)| t).sum();
+            let topt: f64 = times.iter().filter(|(l, _)| l == "kernel.closest_pairs.top100").map(|(_, t)| t).sum();
+            if !times.is_empty() {
+                near_ms.push(near);
+                top_ms.push(topt);
+                total_ms.push(near + topt);
+            }
+        }
+        let read_start = Instant::now();
+        let got: Vec<Nearest> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &nearest, 0, 8 * m as u64)).to_vec();
+        let got_pairs: Vec<[u32; 4]> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &kept_pairs, 0, 16 * top as u64)).to_vec();
+        readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
+        pairs = got_pairs.iter().map(|&[bits, a, b, _]| Pair { a, b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits }).collect();
+        let verified = got == expected && pairs == expected_pairs;
+        let total = TimingMs::of(total_ms);
+        variants.push(VariantReport {
+            variant,
+            nearest_gpu: TimingMs::of(near_ms),
+            top_gpu: TimingMs::of(top_ms),
+            queries_per_s: m as f64 / (total.median_ms * 1e-3),
+            total_gpu: total,
+            verified,
+        });
+    }
+    ClosestPairsReport {
+        kernel: "closest-pairs",
+        adapter: gpu.describe(),
+        a_points: m,
+        b_points: n,
+        source: armies.source.clone(),
+        verified: variants.iter().all(|v| v.verified),
+        variants,
+        upload_ms,
+        readback_ms,
+        grid_build_cpu_ms,
+        grid_dims: grid.dims,
+        grid_cell_size: grid.cell_size_m,
+        cpu_reference_ms,
+        cpu_threads,
+        pairs,
+        lavapipe_loop_limit_exceeded: gpu.adapter.get_info().name.contains("llvmpipe")
+            && (n as u64 + n as u64 / 256 > 65535 || grid.cell_start.windows(2).any(|w| w[1] - w[0] > 65535)),
+    }
+}
+
+impl ClosestPairsReport {
+    /// A readable summary.
+    pub fn summary(&self) -> String {
+        let mut out = format!("closest-pairs on {}: A {} points, B {} points ({}), verified: {}\n", self.adapter, self.a_points, self.b_points, self.source, self.verified);
+        for v in &self.variants {
+            out += &format!(
+                "  {:5}: median {:.4} ms (nearest {:.4} + top-100 {:.4}), min {:.4} ms, {:.3} M queries/s, verified: {}\n",
+                v.variant, v.total_gpu.median_ms, v.nearest_gpu.median_ms, v.top_gpu.median_ms, v.total_gpu.min_ms, v.queries_per_s / 1e6, v.verified
+            );
+        }
+        out += &format!(
+            "  upload {:.1} ms, read-back {:.1} ms, grid {:?} cells of {:.4} built on the CPU in {:.1} ms; CPU reference (exact grid, {} threads) {:.1} ms\n",
+            self.upload_ms, self.readback_ms, self.grid_dims, self.grid_cell_size, self.grid_build_cpu_ms, self.cpu_threads, self.cpu_reference_ms
+        );
+        for (rank, p) in self.pairs.iter().enumerate().take(3) {
+            out += &format!("  #{:<3} A {} - B {}: {}\n", rank + 1, p.a, p.b, p.distance);
+        }
+        if let Some(last) = self.pairs.last() {
+            out += &format!("  #{:<3} A {} - B {}: {}", self.pairs.len(), last.a, last.b, last.distance);
+        }
+        if self.lavapipe_loop_limit_exceeded {
+            out += "\n  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more: use B under 65,000 points on lavapipe";
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_grid_equals_brute_force() {
+        for (distribution, seed) in [(Distribution::Uniform, 3), (Distribution::Clustered, 4), (Distribution::Equal, 5)] {
+            let armies = make_armies(700, 300, distribution, seed);
+            let grid = Grid::build(&armies.b, &armies.a);
+            let brute = nearest_brute_cpu(&armies.a, &armies.b);
+            assert_eq!(nearest_grid_cpu(&armies.a, &grid, 3), brute, "{distribution:?}");
+            let pairs = top_pairs(&brute, TOP_PAIRS);
+            assert_eq!(pairs.len(), TOP_PAIRS);
+            assert!(pairs.windows(2).all(|w| (w[0].d2_bits, w[0].a) < (w[1].d2_bits, w[1].a)));
+        }
+    }
+
+    #[test]
+    fn grid_finds_far_and_outside_points() {
+        // A far outside B's box, B on a line (flat box), one B.
+        let b: Vec<Point> = (0..50).map(|i| [i as f32 * 10.0, 0.0, 0.0]).collect();
+        let a: Vec<Point> = vec![[-1e5, 3.0, 0.0], [245.0, 1e4, -1e4], [499.0, 0.0, 0.0], [5.0, 0.0, 0.0]];
+        let grid = Grid::build(&b, &a);
+        assert_eq!(nearest_grid_cpu(&a, &grid, 2), nearest_brute_cpu(&a, &b));
+        // A tie: 5.0 is as near to B 0 as to B 1, the smaller id wins.
+        assert_eq!(nearest_grid_cpu(&a, &grid, 1)[3].b, 0);
+        let one = vec![[1.0, 2.0, 3.0]];
+        let grid = Grid::build(&one, &a);
+        assert!(nearest_grid_cpu(&a, &grid, 1).iter().all(|n| n.b == 0));
+    }
+
+    #[test]
+    fn csv_armies_and_errors() {
+        let dir = std::env::temp_dir().join(format!("bisector-cp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.csv");
+        std::fs::write(&good, "1,2,3\r\n 4.5, -6 ,7e2\n").unwrap();
+        assert_eq!(read_army(&good).unwrap(), vec![[1.0, 2.0, 3.0], [4.5, -6.0, 700.0]]);
+        let bad = dir.join("bad.csv");
+        std::fs::write(&bad, "1,2,3\n1,2\n").unwrap();
+        assert!(read_army(&bad).unwrap_err().contains("bad.csv:2:"));
+        std::fs::write(&bad, "1,2,3\nx,y,z\n").unwrap();
+        assert!(read_army(&bad).unwrap_err().contains("bad.csv:2:"));
+        std::fs::write(&bad, "1,nan,3\n").unwrap();
+        assert!(read_army(&bad).unwrap_err().contains("bad.csv:1:"));
+        std::fs::write(&bad, "").unwrap();
+        assert!(read_army(&bad).unwrap_err().contains("no points"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,750 @@
+//! `bisector kernel shift-and`: extended-string pattern matching with bit-parallel NFAs (seed 003).
+//!
+//! Patterns over bytes: characters (`\` escapes the next byte), classes `[abc]`, `[a-z]`, `[^...]`,
+//! `.`, each optionally followed by one of `?`, `*`, `+`, `{x}`, `{x,}`, `{x,y}`. A bounded repeat
+//! expands to x copies and y - x optional copies (`{x,}`: x copies, the last one repeatable;
+//! `{0,}` is `*`). An occurrence is a non-empty substring the pattern matches; we report, per
+//! pattern, every text position where an occurrence ends (0-based index of its last byte). A
+//! pattern that matches the empty string reports only its non-empty occurrences.
+//!
+//! Extended Shift-And (Navarro and Raffinot): state i is set when the pattern's first i + 1
+//! positions match a suffix of the text read so far. Per byte c:
+//!   D = (((D << 1) | First) & Ch[c]) | (D & Rep & Ch[c])        (shift in, or stay on a repeat)
+//!   Df = D | Eend;  D |= Eblk & ((~(Df - Ebeg)) ^ Df)            (ε-closure: the add trick)
+//! Eblk marks optional positions, Eend the last of each run of them, Ebeg the position before
+//! each run (the run itself for a run at the pattern's start), First the positions the first
+//! byte of an occurrence may take (position 0, or the leading optional run and the position
+//! after it). A match ends here when the last state is set.
+//!
+//! Modules: a pattern takes up to MAX_WORDS 32-bit words ("modules"). States are packed so that
+//! each optional run and its Ebeg state share a word (the closure then stays within a word; a run
+//! longer than 31 states is refused); the shift carries a word's last state into the next word.
+//! The GPU scan runs such patterns one thread per module, 8 patterns per workgroup, with the
+//! paper's distribute/aggregate step: per byte each module publishes its state's last bit in
+//! workgroup memory and, after a barrier, takes its predecessor's as the shift's carry. The
+//! carry/extra/fix-up passes keep a pattern's modules in one thread's registers.
+//!
+//! Chunks: the text is cut into chunks, one GPU thread per (pattern, chunk). `scan` runs every
+//! chunk from the empty state and records its end state. The update is monotone (a larger start
+//! state gives a superset at every later byte), so a chunk's true run contains its scan run and
+//! the two agree for good once their states are equal. `carry` then finds the true start
+//! states as a fixed point: estimates start as the scan's end states, each thread reruns its
+//! chunk from its estimate until its run agrees with the scan's, and if it never does, ORs its
+//! end state into the next chunk's estimate and runs on while that adds bits; rounds repeat
+//! until one adds nothing (usually 1-2). `extra` reruns each chunk from its true start state,
+//! adding the matches only the true run has. After `max_carry_rounds` without a fixed point,
+//! `fixup` (one thread per pattern, sequential over chunks) does the same job instead. The
+//! result does not depend on the chunking (tests compare chunk lengths 1 byte to the whole
+//! text). Worst case: a pattern whose state never forgets (`x.*` with a rare `x`) makes one
+//! thread run from the first `x` to the end of the text.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+use wgpu::util::DeviceExt;
+
+use crate::gpu::readback::read_buffer;
+use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::kernels::{submit_and_time_all, TimingMs};
+
+/// Words (32-state modules) a pattern may take.
+pub const MAX_WORDS: usize = 8;
+/// Carry rounds tried before the sequential fix-up takes over (the default of `max_carry_rounds`).
+pub const MAX_CARRY_ROUNDS: u32 = 8;
+/// Patterns each scan workgroup runs. Keep in sync with PATTERNS_PER_GROUP in shaders/kernel_shift_and.wgsl.
+const PATTERNS_PER_GROUP: u32 = 64;
+
+/// A set of bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteSet(pub [u64; 4]);
+
+impl ByteSet {
+    pub fn contains(&self, b: u8) -> bool {
+        self.0[(b >> 6) as usize] >> (b & 63) & 1 == 1
+    }
+    fn insert(&mut self, b: u8) {
+        self.0[(b >> 6) as usize] |= 1 << (b & 63);
+    }
+}
+
+/// One atom with its repetition: between `min` and `max` (None: unbounded) bytes of `set`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub set: ByteSet,
+    pub min: u32,
+    pub max: Option<u32>,
+}
+
+/// Parses a pattern into items, or says what is wrong.
+pub fn parse(pattern: &[u8]) -> Result<Vec<Item>, String> {
+    let mut items = Vec::new();
+    let mut i = 0;
+    let text = || String::from_utf8_lossy(pattern).into_owned();
+    while i < pattern.len() {
+        let mut set = ByteSet([0; 4]);
+        match pattern[i] {
+            b'.' => set = ByteSet([u64::MAX; 4]),
+            b'\\' => {
+                i += 1;
+                set.insert(*pattern.get(i).ok_or_else(|| format!("'{}': ends with a lone \\", text()))?);
+            }
+            b'[' => {
+                i += 1;
+                let negate = pattern.get(i) == Some(&b'^');
+                if negate {
+                    i += 1;
+                }
+                let start = i;
+                loop {
+                    let Some(&c) = pattern.get(i) else { return Err(format!("'{}': unclosed [", text())) };
+                    if c == b']' && i > start {
+                        break;
+                    }
+                    let c = if c == b'\\' {
+                        i += 1;
+                        *pattern.get(i).ok_or_else(|| format!("'{}': unclosed [", text()))?
+                    } else {
+                        c
+                    };
+                    if pattern.get(i + 1) == Some(&b'-') && pattern.get(i + 2).is_some_and(|&e| e != b']') {
+                        let end = pattern[i + 2];
+                        if end < c {
+                            return Err(format!("'{}': range {}-{} is reversed", text(), c as char, end as char));
+                        }
+                        for b in c..=end {
+                            set.insert(b);
+                        }
+                        i += 3;
+                    } else {
+                        set.insert(c);
+                        i += 1;
+                    }
+                }
+                if negate {
+                    set = ByteSet(set.0.map(|w| !w));
+                }
+            }
+            b'?' | b'*' | b'+' | b'{' => return Err(format!("'{}': {} at byte {i} repeats nothing", text(), pattern[i] as char)),
+            c => set.insert(c),
+        }
+        i += 1;
+        let (mut min, mut max) = (1, Some(1));
+        match pattern.get(i) {
+            Some(b'?') => (min, max, i) = (0, Some(1), i + 1),
+            Some(b'*') => (min, max, i) = (0, None, i + 1),
+            Some(b'+') => (min, max, i) = (1, None, i + 1),
+            Some(b'{') => {
+                let close = pattern[i..].iter().position(|&c| c == b'}').ok_or_else(|| format!("'{}': unclosed {{", text()))? + i;
+                let inner = std::str::from_utf8(&pattern[i + 1..close]).unwrap_or("");
+                let bad = || format!("'{}': bad repeat {{{inner}}} (expected {{x}}, {{x,}} or {{x,y}} with x <= y, y >= 1)", text());
+                let number = |s: &str| s.trim().parse::<u32>().ok().filter(|&n| n <= 256);
+                (min, max) = match inner.split_once(',') {
+                    None => number(inner).map(|n| (n, Some(n))).ok_or_else(bad)?,
+                    Some((x, "")) => (number(x).ok_or_else(bad)?, None),
+                    Some((x, y)) => (number(x).ok_or_else(bad)?, Some(number(y).ok_or_else(bad)?)),
+                };
+                if max.is_some_and(|y| y < min || y == 0) {
+                    return Err(bad());
+                }
+                i = close + 1;
+            }
+            _ => {}
+        }
+        if matches!(pattern.get(i), Some(b'?' | b'*' | b'+' | b'{')) {
+            return Err(format!("'{}': two repeats in a row at byte {i}", text()));
+        }
+        items.push(Item { set, min, max });
+    }
+    if items.is_empty() {
+        return Err("an empty pattern matches nothing".into());
+    }
+    Ok(items)
+}
+
+/// One NFA position: a byte set, optional (may be skipped), repeatable (may take more bytes).
+#[derive(Clone, Copy, Debug)]
+struct Position {
+    set: ByteSet,
+    optional: bool,
+    repeat: bool,
+}
+
+fn positions(items: &[Item]) -> Vec<Position> {
+    let mut out = Vec::new();
+    for item in items {
+        match item.max {
+            None if item.min == 0 => out.push(Position { set: item.set, optional: true, repeat: true }),
+            None => {
+                for k in 0..item.min {
+                    out.push(Position { set: item.set, optional: false, repeat: k + 1 == item.min });
+                }
+            }
+            Some(max) => {
+                for k in 0..max {
+                    out.push(Position { set: item.set, optional: k >= item.min, repeat: false });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One 32-bit module of a compiled pattern. Keep in sync with Word in shaders/kernel_shift_and.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Word {
+    pub rep: u32,
+    pub ebeg: u32,
+    pub eend: u32,
+    pub eblk: u32,
+    pub first: u32,
+    /// States in this word (1..=32): the shift carries bit len - 1 into the next word.
+    pub len: u32,
+    pub pad: [u32; 2],
+}
+
+/// A pattern compiled into modules: masks per byte and word.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub words: Vec<Word>,
+    /// ch[w * 256 + byte]
+    pub ch: Vec<u32>,
+    /// States in all.
+    pub states: usize,
+}
+
+impl Compiled {
+    /// The last state's bit in the last word.
+    pub fn final_bit(&self) -> u32 {
+        1 << (self.words.last().map_or(1, |w| w.len) - 1)
+    }
+}
+
+/// Compiles items into Shift-And modules.
+pub fn compile(items: &[Item]) -> Result<Compiled, String> {
+    let positions = positions(items);
+    // Units: a mandatory position with the optional run after it (or the leading optional run).
+    let mut units: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0;
+    for i in 1..=positions.len() {
+        if i == positions.len() || !positions[i].optional {
+            units.push(start..i);
+            start = i;
+        }
+    }
+    // Pack units into words; a unit must fit in one word.
+    let mut word_of = vec![(0usize, 0u32); positions.len()];
+    let (mut word, mut used) = (0usize, 0u32);
+    for unit in &units {
+        let size = unit.len() as u32;
+        if size > 32 {
+            return Err(format!("an optional run of {} states does not fit a 32-bit module (at most 31 after a mandatory state)", size - 1));
+        }
+        if used + size > 32 {
+            word += 1;
+            used = 0;
+        }
+        for (k, p) in unit.clone().enumerate() {
+            word_of[p] = (word, used + k as u32);
+        }
+        used += size;
+    }
+    let word_count = word + 1;
+    if word_count > MAX_WORDS {
+        return Err(format!("{} states need {word_count} modules; at most {MAX_WORDS} (of 32 states) are supported", positions.len()));
+    }
+    let mut words = vec![Word::default(); word_count];
+    let mut ch = vec![0u32; word_count * 256];
+    for (p, pos) in positions.iter().enumerate() {
+        let (w, bit) = word_of[p];
+        words[w].len = words[w].len.max(bit + 1);
+        for b in 0..=255u8 {
+            if pos.set.contains(b) {
+                ch[w * 256 + b as usize] |= 1 << bit;
+            }
+        }
+        if pos.repeat {
+            words[w].rep |= 1 << bit;
+        }
+        if pos.optional {
+            words[w].eblk |= 1 << bit;
+            if p + 1 == positions.len() || !positions[p + 1].optional {
+                words[w].eend |= 1 << bit;
+            }
+            if p == 0 {
+                words[w].ebeg |= 1 << bit;
+            } else if !positions[p - 1].optional {
+                let (w0, b0) = word_of[p - 1];
+                words[w0].ebeg |= 1 << b0;
+            }
+        }
+    }
+    // First: position 0, and through a leading optional run the position after it.
+    for (p, pos) in positions.iter().enumerate() {
+        let (w, bit) = word_of[p];
+        words[w].first |= 1 << bit;
+        if !pos.optional {
+            break;
+        }
+    }
+    Ok(Compiled { words, ch, states: positions.len() })
+}
+
+/// One Shift-And step of all words of `c` on byte `b` (the GPU's step, word by word).
+pub fn step(c: &Compiled, d: &mut [u32], b: u8) {
+    let mut carry = 0;
+    for (w, word) in c.words.iter().enumerate() {
+        let old = d[w];
+        let m = c.ch[w * 256 + b as usize];
+        let mut x = (((old << 1) | carry | word.first) & m) | (old & word.rep & m);
+        let df = x | word.eend;
+        x |= word.eblk & (!(df.wrapping_sub(word.ebeg)) ^ df);
+        carry = (old >> (word.len - 1)) & 1;
+        d[w] = x;
+    }
+}
+
+/// Every end position of `c` in `text` (the CPU reference: one sequential scan).
+pub fn match_ends(c: &Compiled, text: &[u8]) -> Vec<u32> {
+    let mut d = vec![0u32; c.words.len()];
+    let last = c.words.len() - 1;
+    let fin = c.final_bit();
+    let mut out = Vec::new();
+    for (i, &b) in text.iter().enumerate() {
+        step(c, &mut d, b);
+        if d[last] & fin != 0 {
+            out.push(i as u32);
+        }
+    }
+    out
+}
+
+/// Every end position by backtracking over the items (for tests; slow).
+pub fn naive_match_ends(items: &[Item], text: &[u8]) -> Vec<u32> {
+    fn full(items: &[Item], s: &[u8]) -> bool {
+        let Some((item, rest)) = items.split_first() else { return s.is_empty() };
+        let max = item.max.map_or(s.len(), |m| (m as usize).min(s.len()));
+        for count in 0..=max {
+            if count > 0 && !item.set.contains(s[count - 1]) {
+                return false;
+            }
+            if count >= item.min as usize && full(rest, &s[count..]) {
+                return true;
+            }
+        }
+        false
+    }
+    (0..text.len()).filter(|&j| (0..=j).any(|i| full(items, &text[i..=j]))).map(|j| j as u32).collect()
+}
+
+/// Parameters of the passes. Keep in sync with ShiftAndParams in shaders/kernel_shift_and.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ShiftAndParams {
+    pub patterns: u32,
+    pub text_len: u32,
+    pub chunk_len: u32,
+    pub chunks: u32,
+    pub capacity: u32,
+    pub total_words: u32,
+    /// Patterns of more than one module.
+    pub module_pattern_count: u32,
+    pub pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<ShiftAndParams>() == 32);
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct ShiftAndOptions {
+    /// Bytes per chunk (one GPU thread per pattern and chunk); 0 picks about 1024 chunks.
+    pub chunk_len: u32,
+    pub iterations: u32,
+    /// Match positions kept (counts are always exact).
+    pub capacity: u32,
+    /// Carry rounds before the sequential fix-up takes over (MAX_CARRY_ROUNDS; 0 forces it).
+    pub max_carry_rounds: u32,
+}
+
+/// Patterns and text, and where they came from.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub patterns: Vec<Vec<u8>>,
+    pub text: Vec<u8>,
+    pub source: String,
+}
+
+/// Random patterns over `alphabet` (each up to `max_states` states) and a random text over it.
+pub fn make_workload(patterns: usize, max_states: usize, text_len: usize, alphabet: &[u8], seed: u64) -> Workload {
+    let mut state = seed | 1;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) % n.max(1)
+    };
+    let pick = |next: &mut dyn FnMut(u64) -> u64| alphabet[next(alphabet.len() as u64) as usize];
+    let text = (0..text_len).map(|_| pick(&mut next)).collect();
+    let mut list = Vec::new();
+    while list.len() < patterns {
+        let mut p = Vec::new();
+        for _ in 0..3 + next(6) {
+            match next(10) {
+                0 => p.push(b'.'),
+                1 => {
+                    let (a, b) = (pick(&mut next), pick(&mut next));
+                    p.extend_from_slice(&[b'[', a, b, b']']);
+                }
+                2 => {
+                    let (x, y) = (pick(&mut next), pick(&mut next));
+                    let (a, b) = (x.min(y), x.max(y));
+                    p.extend_from_slice(&[b'[', a, b'-', b, b']']);
+                }
+                _ => p.push(pick(&mut next)),
+            }
+            match next(12) {
+                0 => p.push(b'?'),
+                1 => p.push(b'*'),
+                2 => p.push(b'+'),
+                3 => {
+                    let x = next(3);
+                    p.extend_from_slice(format!("{{{x},{}}}", x + 1 + next(3)).as_bytes());
+                }
+                _ => {}
+            }
+        }
+        if compile(&parse(&p).expect("generated patterns parse")).is_ok_and(|c| c.states <= max_states) {
+            list.push(p);
+        }
+    }
+    Workload { patterns: list, text, source: format!("{patterns} random patterns (<= {max_states} states), {text_len} random bytes over {:?}, seed {seed}", String::from_utf8_lossy(alphabet)) }
+}
+
+/// Reads one pattern per line (a trailing `\r` is dropped; empty lines are refused).
+pub fn read_patterns(path: &Path) -> Result<Vec<Vec<u8>>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    if lines.is_empty() {
+        return Err(format!("{}: no patterns", path.display()));
+    }
+    for (i, line) in lines.iter().enumerate() {
+        parse(line).and_then(|items| compile(&items)).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+    }
+    Ok(lines.into_iter().map(|l| l.to_vec()).collect())
+}
+
+/// One pass's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShiftAndReport {
+    pub kernel: &'static str,
+    pub adapter: String,
+    pub source: String,
+    pub patterns: usize,
+    pub text_bytes: usize,
+    pub chunk_len: u32,
+    pub chunks: u32,
+    pub max_states: usize,
+    /// Every pattern's count, and (when they fit the capacity) every match position, equal the CPU reference.
+    pub verified: bool,
+    pub scan_gpu: TimingMs,
+    /// Carry rounds + extra matches (or the sequential fix-up).
+    pub fixup_gpu: TimingMs,
+    /// Carry rounds of the last iteration (until the chunks' start states stopped changing).
+    pub carry_rounds: u32,
+    /// Whether the carry rounds did not settle and the sequential fix-up ran instead.
+    pub sequential_fixup: bool,
+    pub total_gpu: TimingMs,
+    /// Text bytes x patterns per second (total, median).
+    pub byte_patterns_per_s: f64,
+    pub upload_ms: f64,
+    pub readback_ms: f64,
+    /// The CPU reference: one sequential scan per pattern, patterns spread over threads.
+    pub cpu_reference_ms: f64,
+    pub cpu_threads: usize,
+    pub total_matches: u64,
+    /// Matches beyond the position capacity (counted, not kept).
+    pub positions_overflowed: bool,
+    pub counts: Vec<u32>,
+    /// On lavapipe, which stops a shader loop after 65535 iterations in all: whether a thread
+    /// of this run may need more (then results can be incomplete and `verified` says so).
+    pub lavapipe_loop_limit_exceeded: bool,
+    #[serde(skip)]
+    pub matches: Vec<(u32, u32)>,
+}
+
+fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    })
+}
+
+/// Storage bytes the largest buffer needs.
+pub fn largest_buffer_bytes(text_len: usize, capacity: u32) -> u64 {
+    (text_len as u64 + 4).max(8 * capacity as u64).max(64 << 20)
+}
+
+/// Runs both passes on `work` (at least one pattern, each of which compiles, and a non-empty text).
+pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndReport {
+    let device = &gpu.device;
+    let compiled: Vec<Compiled> = work.patterns.iter().map(|p| compile(&parse(p).expect("pattern parses")).expect("pattern compiles")).collect();
+    let n = work.text.len();
+    assert!(n > 0 && !compiled.is_empty() && n < u32::MAX as usize);
+    let cpu_threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let cpu_start = Instant::now();
+    let mut expected: Vec<Vec<u32>> = vec![Vec::new(); compiled.len()];
+    let per = compiled.len().div_ceil(cpu_threads);
+    std::thread::scope(|scope| {
+        for (cs, out) in compiled.chunks(per).zip(expected.chunks_mut(per)) {
+            let text = &work.text;
+            scope.spawn(move || {
+                for (c, o) in cs.iter().zip(out) {
+                    *o = match_ends(c, text);
+                }
+            });
+        }
+    });
+    let cpu_reference_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+
+    let chunk_len = if options.chunk_len == 0 { (n as u32).div_ceil(1024).next_multiple_of(64) } else { options.chunk_len };
+    let chunks = (n as u32).div_ceil(chunk_len);
+    assert!(chunks <= 65535, "at most 65535 chunks");
+    let upload_start = Instant::now();
+    let mut info: Vec<[u32; 4]> = Vec::new();
+    let mut words: Vec<Word> = Vec::new();
+    let mut ch: Vec<u32> = Vec::new();
+    for c in &compiled {
+        info.push([words.len() as u32, c.words.len() as u32, c.final_bit(), 0]);
+        words.extend_from_slice(&c.words);
+        ch.extend_from_slice(&c.ch);
+    }
+    let total_words = words.len() as u32;
+    let module_patterns: Vec<u32> = (0..compiled.len() as u32).filter(|&p| compiled[p as usize].words.len() > 1).collect();
+    let params = ShiftAndParams {
+        patterns: compiled.len() as u32,
+        text_len: n as u32,
+        chunk_len,
+        chunks,
+        capacity: options.capacity,
+        total_words,
+        module_pattern_count: module_patterns.len() as u32,
+        pad: 0,
+    };
+    let mut text = work.text.clone();
+    text.resize(n.div_ceil(4) * 4, 0);
+    let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("kernel.shift_and.params"), contents: bytemuck::bytes_of(&params), usage: wgpu::BufferUsages::UNIFORM });
+    let info_buffer = storage(device, "kernel.shift_and.patterns", bytemuck::cast_slice(&info));
+    let words_buffer = storage(device, "kernel.shift_and.words", bytemuck::cast_slice(&words));
+    let ch_buffer = storage(device, "kernel.shift_and.ch", bytemuck::cast_slice(&ch));
+    let text_buffer = storage(device, "kernel.shift_and.text", &text);
+    let end_states = storage(device, "kernel.shift_and.end_states", &vec![0u8; 4 * chunks as usize * total_words as usize]);
+    let counts = storage(device, "kernel.shift_and.counts", &vec![0u8; 4 * compiled.len()]);
+    let matches = storage(device, "kernel.shift_and.matches", &vec![0u8; 8 * options.capacity.max(1) as usize]);
+    let counter = storage(device, "kernel.shift_and.counter", &[0u8; 8]);
+    gpu.wait_idle();
+    let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
+
+    let starts = storage(device, "kernel.shift_and.starts", &vec![0u8; 4 * chunks as usize * total_words as usize]);
+    let changed = storage(device, "kernel.shift_and.changed", &[0u8; 4]);
+    let module_list = storage(device, "kernel.shift_and.module_patterns", bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()));
+    let pipeline = |entry: &str| shader::compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
+    let (scan, scan_modules, carry, extra, fixup) = (pipeline("scan"), pipeline("scan_modules"), pipeline("carry"), pipeline("extra"), pipeline("fixup"));
+    let common = [
+        (0, &params_buffer),
+        (1, &info_buffer),
+        (2, &words_buffer),
+        (3, &ch_buffer),
+        (4, &text_buffer),
+        (5, &end_states),
+        (6, &counts),
+        (7, &matches),
+        (8, &counter),
+    ];
+    // The layouts come from the shaders, which bind only what each entry point uses: `carry`
+    // and `extra` read no end states, `carry` keeps no counts.
+    let bind = |pipeline: &wgpu::ComputePipeline, more: &[(u32, &wgpu::Buffer)]| {
+        let unused: &[u32] = if std::ptr::eq(pipeline, &carry) { &[5, 6] } else if std::ptr::eq(pipeline, &extra) { &[5] } else { &[] };
+        let entries: Vec<wgpu::BindGroupEntry> = common.iter().chain(more).filter(|(b, _)| !unused.contains(b)).map(|(b, buf)| wgpu::BindGroupEntry { binding: *b, resource: buf.as_entire_binding() }).collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("kernel.shift_and"), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
+    };
+    let (scan_group, fixup_group) = (bind(&scan, &[]), bind(&fixup, &[]));
+    let scan_modules_group = bind(&scan_modules, &[(11, &module_list)]);
+    let carry_group = bind(&carry, &[(9, &starts), (10, &changed)]);
+    let extra_group = bind(&extra, &[(9, &starts)]);
+    let mut profiler = crate::gpu::create_profiler(device);
+    let (mut scan_ms, mut fixup_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut carry_rounds = 0;
+    let mut sequential_fixup = false;
+    let pattern_groups = (compiled.len() as u32).div_ceil(PATTERNS_PER_GROUP);
+    let run_pass = |profiler: &mut wgpu_profiler::GpuProfiler, prepare: &dyn Fn(&mut wgpu::CommandEncoder), label: &str, pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup, (x, y): (u32, u32)| -> f64 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        prepare(&mut encoder);
+        profiled_compute_pass(profiler, &mut encoder, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        });
+        submit_and_time_all(gpu, profiler, encoder).iter().map(|(_, t)| t).sum()
+    };
+    for _ in 0..options.iterations {
+        let clear = |encoder: &mut wgpu::CommandEncoder| {
+            for buffer in [&counts, &counter] {
+                encoder.clear_buffer(buffer, 0, None);
+            }
+        };
+        let mut scan_time = run_pass(&mut profiler, &clear, "kernel.shift_and.scan", &scan, &scan_group, (pattern_groups, chunks));
+        if !module_patterns.is_empty() {
+            scan_time += run_pass(&mut profiler, &|_| {}, "kernel.shift_and.scan_modules", &scan_modules, &scan_modules_group, ((module_patterns.len() as u32).div_ceil(8), chunks));
+        }
+        // Carry rounds until the start states are a fixed point, at most MAX_CARRY_ROUNDS.
+        let mut fix_time = 0.0;
+        let mut converged = chunks == 1;
+        carry_rounds = 0;
+        while !converged && carry_rounds < options.max_carry_rounds {
+            let prepare = |encoder: &mut wgpu::CommandEncoder| {
+                encoder.clear_buffer(&changed, 0, None);
+                if carry_rounds == 0 {
+                    // First estimates: chunk c + 1 starts where the scan left chunk c.
+                    let row = 4 * total_words as u64;
+                    encoder.clear_buffer(&starts, 0, Some(row));
+                    encoder.copy_buffer_to_buffer(&end_states, 0, &starts, row, row * (chunks as u64 - 1));
+                }
+            };
+            fix_time += run_pass(&mut profiler, &prepare, "kernel.shift_and.carry", &carry, &carry_group, (pattern_groups, chunks));
+            carry_rounds += 1;
+            converged = read_buffer(device, &gpu.queue, &changed, 0, 4) == [0u8; 4];
+        }
+        sequential_fixup = !converged;
+        fix_time += if converged {
+            run_pass(&mut profiler, &|_| {}, "kernel.shift_and.extra", &extra, &extra_group, (pattern_groups, chunks))
+        } else {
+            run_pass(&mut profiler, &|_| {}, "kernel.shift_and.fixup", &fixup, &fixup_group, (pattern_groups, 1))
+        };
+        scan_ms.push(scan_time);
+        fixup_ms.push(fix_time);
+        total_ms.push(scan_time + fix_time);
+    }
+    let read_start = Instant::now();
+    let got_counts: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &counts, 0, 4 * compiled.len() as u64)).to_vec();
+    let counter_value: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &counter, 0, 8)).to_vec();
+    let gpu_total: u64 = got_counts.iter().map(|&c| c as u64).sum();
+    let kept = counter_value[0].min(options.capacity);
+    let mut got: Vec<(u32, u32)> = bytemuck::cast_slice::<u8, [u32; 2]>(&read_buffer(device, &gpu.queue, &matches, 0, 8 * kept.max(1) as u64)).iter().take(kept as usize).map(|&[p, i]| (p, i)).collect();
+    let readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
+    got.sort_unstable();
+    let expected_counts: Vec<u32> = expected.iter().map(|e| e.len() as u32).collect();
+    let total_matches: u64 = expected_counts.iter().map(|&c| c as u64).sum();
+    let overflowed = gpu_total > kept as u64;
+    let expected_list: Vec<(u32, u32)> = expected.iter().enumerate().flat_map(|(p, e)| e.iter().map(move |&i| (p as u32, i))).collect();
+    let verified = got_counts == expected_counts && (overflowed || got == expected_list);
+    let words_max = compiled.iter().map(|c| c.words.len()).max().unwrap_or(1) as u64;
+    let (scan_per_byte, fixup_per_byte) = if words_max == 1 { (2, 1) } else { (1 + words_max, 1 + 2 * words_max) };
+    let loop_iterations = (chunk_len as u64 * scan_per_byte).max(n as u64 * fixup_per_byte + chunks as u64 * (2 + 2 * words_max));
+    let total = TimingMs::of(total_ms);
+    ShiftAndReport {
+        kernel: "shift-and",
+        adapter: gpu.describe(),
+        source: work.source.clone(),
+        patterns: compiled.len(),
+        text_bytes: n,
+        chunk_len,
+        chunks,
+        max_states: compiled.iter().map(|c| c.states).max().unwrap_or(0),
+        verified,
+        scan_gpu: TimingMs::of(scan_ms),
+        fixup_gpu: TimingMs::of(fixup_ms),
+        carry_rounds,
+        sequential_fixup,
+        byte_patterns_per_s: n as f64 * compiled.len() as f64 / (total.median_ms * 1e-3),
+        total_gpu: total,
+        upload_ms,
+        readback_ms,
+        cpu_reference_ms,
+        cpu_threads,
+        total_matches,
+        positions_overflowed: overflowed,
+        counts: got_counts,
+        lavapipe_loop_limit_exceeded: gpu.adapter.get_info().name.contains("llvmpipe") && loop_iterations > 65535,
+        matches: if overflowed { Vec::new() } else { got },
+    }
+}
+
+impl ShiftAndReport {
+    /// A readable summary.
+    pub fn summary(&self) -> String {
+        format!(
+            "shift-and on {}: {} ({} patterns, up to {} states; {} bytes in {} chunks of {}), verified: {}\n  \
+             scan median {:.4} ms + carry and fix-up {:.4} ms ({} carry rounds{}) = {:.4} ms (min {:.4}), {:.3} G byte-patterns/s; {} matches{}\n  \
+             upload {:.1} ms, read-back {:.1} ms; CPU reference ({} threads) {:.1} ms",
+            self.adapter,
+            self.source,
+            self.patterns,
+            self.max_states,
+            self.text_bytes,
+            self.chunks,
+            self.chunk_len,
+            self.verified,
+            self.scan_gpu.median_ms,
+            self.fixup_gpu.median_ms,
+            self.carry_rounds,
+            if self.sequential_fixup { ", then the sequential fix-up" } else { "" },
+            self.total_gpu.median_ms,
+            self.total_gpu.min_ms,
+            self.byte_patterns_per_s / 1e9,
+            self.total_matches,
+            if self.positions_overflowed { " (positions beyond the capacity counted only)" } else { "" },
+            self.upload_ms,
+            self.readback_ms,
+            self.cpu_threads,
+            self.cpu_reference_ms
+        ) + if self.lavapipe_loop_limit_exceeded {
+            "\n  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more (the fix-up of a `.*`-like pattern walks the whole text): use a text under ~30 KB on lavapipe"
+        } else {
+            ""
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ends(pattern: &str, text: &str) -> Vec<u32> {
+        match_ends(&compile(&parse(pattern.as_bytes()).unwrap()).unwrap(), text.as_bytes())
+    }
+
+    #[test]
+    fn extended_patterns() {
+        assert_eq!(ends("abc", "xabcabc"), vec![3, 6]);
+        assert_eq!(ends("ab?c", "acabcabbc"), vec![1, 4]);
+        assert_eq!(ends("ab*c", "acabbbc"), vec![1, 6]);
+        assert_eq!(ends("ab+c", "acabbbc"), vec![6]);
+        assert_eq!(ends("a[xy]{2,3}b", "axbaxybaxyxbaxyxyb"), vec![6, 11]);
+        assert_eq!(ends("[a-c]+", "zabz"), vec![1, 2]);
+        assert_eq!(ends("[^a]", "aab"), vec![2]);
+        assert_eq!(ends("a?b?", "xaby"), vec![1, 2]);
+        assert_eq!(ends("a.c", "abcaXc"), vec![2, 5]);
+        assert_eq!(ends("\\.", "a.b"), vec![1]);
+        assert_eq!(ends("a{2,}", "aaaba"), vec![1, 2]);
+    }
+
+    #[test]
+    fn long_patterns_take_several_modules() {
+        let long: String = "ab?".repeat(30) + "c";
+        let c = compile(&parse(long.as_bytes()).unwrap()).unwrap();
+        assert!(c.words.len() >= 2);
+        let text = "ab".repeat(10) + &"a".repeat(25) + "c" + &"ab".repeat(30) + "c";
+        assert_eq!(match_ends(&c, text.as_bytes()), naive_match_ends(&parse(long.as_bytes()).unwrap(), text.as_bytes()));
+    }
+
+    #[test]
+    fn bad_patterns() {
+        for bad in ["", "*a", "a**", "[ab", "a{3,1}", "a{0}", "a{x}", "[z-a]", "a\\", "a{0,40}"] {
+            assert!(parse(bad.as_bytes()).and_then(|i| compile(&i)).is_err(), "{bad}");
+        }
+    }
+}
