@@ -24,6 +24,9 @@ struct DrawUniforms {
 }
 
 @group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;
+// Height gradient per sample step (terrain.gradients), filtered: normals at full data resolution.
+@group(1) @binding(1) var gradient_texture: texture_2d<f32>;
+@group(1) @binding(2) var gradient_sampler: sampler;
 @group(0) @binding(1) var<uniform> u: DrawUniforms;
 
 struct VertexOut {
@@ -118,7 +121,11 @@ fn terrain_colour(height_m: f32, slope: f32) -> vec3<f32> {
 
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    let gradient = height_gradient_at_uv(in.uv) / u.terrain_size_m;
+    // Texel centres sit at uv = i / (n - 1); the sampler's at (i + 0.5) / n.
+    let size = vec2<f32>(textureDimensions(gradient_texture));
+    let texel_uv = (in.uv * (size - 1.0) + 0.5) / size;
+    let metres_per_sample = u.terrain_size_m / (size.x - 1.0);
+    let gradient = textureSampleLevel(gradient_texture, gradient_sampler, texel_uv, 0.0).xy / metres_per_sample;
     let normal = normalize(vec3<f32>(-gradient, 1.0));
     let slope = length(gradient);
     let albedo = terrain_colour(in.world_m.z, slope);

@@ -22,36 +22,35 @@ fn height_texel(p: vec2<i32>) -> f32 {
     return select(bitcast<f32>(bits), 0.0, is_nodata_bits(bits));
 }
 
-fn texel_is_nodata(p: vec2<i32>) -> bool {
-    let size = vec2<i32>(textureDimensions(height_texture));
-    return is_nodata_bits(bitcast<u32>(textureLoad(height_texture, clamp(p, vec2<i32>(0), size - 1), 0).r));
+fn texel_bits(p: vec2<i32>, size: vec2<i32>) -> u32 {
+    return bitcast<u32>(textureLoad(height_texture, clamp(p, vec2<i32>(0), size - 1), 0).r);
 }
 
 fn height_sample_at_uv(uv: vec2<f32>) -> HeightSample {
-    let size = vec2<f32>(textureDimensions(height_texture));
+    let size_i = vec2<i32>(textureDimensions(height_texture));
+    let size = vec2<f32>(size_i);
     let p = clamp(uv, vec2<f32>(0.0), vec2<f32>(1.0)) * (size - 1.0);
     let p0 = vec2<i32>(floor(p));
     let f = p - floor(p);
-    let h00 = height_texel(p0);
-    let h10 = height_texel(p0 + vec2<i32>(1, 0));
-    let h01 = height_texel(p0 + vec2<i32>(0, 1));
-    let h11 = height_texel(p0 + vec2<i32>(1, 1));
+    let b00 = texel_bits(p0, size_i);
+    let b10 = texel_bits(p0 + vec2<i32>(1, 0), size_i);
+    let b01 = texel_bits(p0 + vec2<i32>(0, 1), size_i);
+    let b11 = texel_bits(p0 + vec2<i32>(1, 1), size_i);
     // A sample on a texel (or an edge between two) only depends on the texels with weight.
-    let nodata = texel_is_nodata(p0)
-        || (f.x > 0.0 && texel_is_nodata(p0 + vec2<i32>(1, 0)))
-        || (f.y > 0.0 && texel_is_nodata(p0 + vec2<i32>(0, 1)))
-        || (f.x > 0.0 && f.y > 0.0 && texel_is_nodata(p0 + vec2<i32>(1, 1)));
-    return HeightSample(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), nodata);
+    let nodata = is_nodata_bits(b00)
+        || (f.x > 0.0 && is_nodata_bits(b10))
+        || (f.y > 0.0 && is_nodata_bits(b01))
+        || (f.x > 0.0 && f.y > 0.0 && is_nodata_bits(b11));
+    let h = vec4<f32>(
+        select(bitcast<f32>(b00), 0.0, is_nodata_bits(b00)),
+        select(bitcast<f32>(b10), 0.0, is_nodata_bits(b10)),
+        select(bitcast<f32>(b01), 0.0, is_nodata_bits(b01)),
+        select(bitcast<f32>(b11), 0.0, is_nodata_bits(b11)),
+    );
+    return HeightSample(mix(mix(h.x, h.y, f.x), mix(h.z, h.w, f.x), f.y), nodata);
 }
 
 fn height_at_uv_m(uv: vec2<f32>) -> f32 {
     return height_sample_at_uv(uv).height_m;
 }
 
-// d(height)/d(uv) by central differences one texel apart (metres per unit uv).
-fn height_gradient_at_uv(uv: vec2<f32>) -> vec2<f32> {
-    let texel = 1.0 / (vec2<f32>(textureDimensions(height_texture)) - 1.0);
-    let dx = height_at_uv_m(uv + vec2<f32>(texel.x, 0.0)) - height_at_uv_m(uv - vec2<f32>(texel.x, 0.0));
-    let dy = height_at_uv_m(uv + vec2<f32>(0.0, texel.y)) - height_at_uv_m(uv - vec2<f32>(0.0, texel.y));
-    return vec2<f32>(dx / (2.0 * texel.x), dy / (2.0 * texel.y));
-}

@@ -17,6 +17,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("leb_split_nodes.wgsl", include_str!("../../shaders/leb_split_nodes.wgsl")),
     ("leb_update.wgsl", include_str!("../../shaders/leb_update.wgsl")),
     ("terrain_draw.wgsl", include_str!("../../shaders/terrain_draw.wgsl")),
+    ("terrain_gradients.wgsl", include_str!("../../shaders/terrain_gradients.wgsl")),
     ("shared/cbt.wgsl", include_str!("../../shaders/shared/cbt.wgsl")),
     ("shared/cbt_heap_atomic.wgsl", include_str!("../../shaders/shared/cbt_heap_atomic.wgsl")),
     ("shared/cbt_heap_read.wgsl", include_str!("../../shaders/shared/cbt_heap_read.wgsl")),

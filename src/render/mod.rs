@@ -6,6 +6,7 @@ pub mod headless;
 pub mod morph;
 pub mod target;
 pub mod terrain_draw;
+pub mod terrain_gradients;
 
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
@@ -133,7 +134,8 @@ impl Renderer {
         let decode = LebDecode::new(device, &cbt, &gpu_bounds, true);
         let update = LebUpdate::new(device, &cbt, &decode, &gpu_bounds);
         let heights = field.create_texture(device, &gpu.queue);
-        let draw = TerrainDraw::new(device, color_format, &decode.leaf_ids, &heights);
+        let gradients = terrain_gradients::compute(device, &gpu.queue, &heights);
+        let draw = TerrainDraw::new(device, color_format, &decode.leaf_ids, &heights, &gradients);
         let profiler = crate::gpu::create_profiler(device);
         let mut renderer = Renderer {
             settings,

@@ -43,7 +43,7 @@ pub struct TerrainDraw {
 
 impl TerrainDraw {
     /// Builds the pipeline for targets of `color_format`, reading leaf ids and heights.
-    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, leaf_ids: &wgpu::Buffer, heights: &wgpu::Texture) -> TerrainDraw {
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, leaf_ids: &wgpu::Buffer, heights: &wgpu::Texture, gradients: &wgpu::Texture) -> TerrainDraw {
         let module = shader::create_module(device, "terrain_draw.wgsl");
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("render.draw"),
@@ -82,10 +82,21 @@ impl TerrainDraw {
             ],
         });
         let height_view = heights.create_view(&Default::default());
+        let gradient_view = gradients.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("render.draw.gradients"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
         let height_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.draw.heights"),
             layout: &pipeline.get_bind_group_layout(1),
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&height_view) }],
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&height_view) },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&gradient_view) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&sampler) },
+            ],
         });
         TerrainDraw { pipeline, uniforms, leaf_group, height_group }
     }
