@@ -82,8 +82,12 @@ fn lod_wants_split(lod: LodParams, id: u32, depth: u32, threshold_sq: f32) -> bo
     return lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq > threshold_sq * lod_distance_sq_m2(lod, b);
 }
 
-// The node's size on screen in pixels, 0 outside the frustum (LodParams::projected_size_px).
+// The node's size on screen in pixels, 0 outside the frustum or at the data's resolution under
+// screen-space error (LodParams::projected_size_px).
 fn lod_projected_size_px(lod: LodParams, id: u32, depth: u32) -> f32 {
+    if (lod.criterion == 0u && depth >= lod.data_depth) {
+        return 0.0;
+    }
     let v = leb_decode_vertices(id, depth);
     let index = node_bounds_index(id, depth, lod.bounds_depth);
     let b = lod_bounding_box(lod, v, index);

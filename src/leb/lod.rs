@@ -128,9 +128,11 @@ impl LodParams {
     }
 
     /// The node's size on screen in pixels (its error or longest edge, projected at its bounding
-    /// box), or 0 when it is outside the frustum.
+    /// box), or 0 when it is outside the frustum or, under screen-space error, at the data's
+    /// resolution (nothing finer to split into; deeper than the stored depth its bound would be
+    /// its ancestor's).
     pub fn projected_size_px(&self, node: Node, bounds: &NodeBounds) -> f32 {
-        if self.is_culled(node, bounds) {
+        if (self.criterion == 0 && node.depth >= self.data_depth) || self.is_culled(node, bounds) {
             return 0.0;
         }
         let d2 = self.distance_sq_m2(node, bounds);
