@@ -94,5 +94,6 @@ fn lod_projected_size_px(lod: LodParams, id: u32, depth: u32) -> f32 {
     if (lod_is_culled(lod, b)) {
         return 0.0;
     }
-    return sqrt(lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq / lod_distance_sq_m2(lod, b));
+    // The camera inside the box: distance 1 mm rather than a division by zero.
+    return sqrt(lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq / max(lod_distance_sq_m2(lod, b), 1e-6));
 }

@@ -136,7 +136,8 @@ impl LodParams {
             return 0.0;
         }
         let d2 = self.distance_sq_m2(node, bounds);
-        (self.size_sq_m2(node, bounds) * self.projection_scale_sq / d2).sqrt()
+        // The camera inside the box: distance 1 mm rather than a division by zero.
+        (self.size_sq_m2(node, bounds) * self.projection_scale_sq / d2.max(1e-6)).sqrt()
     }
 
     /// The squared size in metres the criterion projects: error squared or longest edge squared.
