@@ -125,10 +125,13 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let size = vec2<f32>(textureDimensions(gradient_texture));
     let texel_uv = (in.uv * (size - 1.0) + 0.5) / size;
     let metres_per_sample = u.terrain_size_m / (size.x - 1.0);
-    let gradient = textureSampleLevel(gradient_texture, gradient_sampler, texel_uv, 0.0).xy / metres_per_sample;
+    let data = textureSampleLevel(gradient_texture, gradient_sampler, texel_uv, 0.0);
+    let gradient = data.xy / metres_per_sample;
     let normal = normalize(vec3<f32>(-gradient, 1.0));
     let slope = length(gradient);
-    let albedo = terrain_colour(in.world_m.z, slope);
+    // Colour by the data's height here, not the mesh's: a coarse triangle across a coast must
+    // not paint the sea green.
+    let albedo = terrain_colour(data.z, slope);
     let sun = normalize(u.sun_direction.xyz);
     let diffuse = max(dot(normal, sun), 0.0);
     let sky = 0.5 + 0.5 * normal.z;

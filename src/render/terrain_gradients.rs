@@ -1,6 +1,6 @@
 //! terrain.gradients: computes once, on the GPU, the height gradient of every sample into the
-//! texture "terrain.gradients" (Rgba16Float, metres per sample step) that render.draw filters
-//! for its normals (shaders/terrain_gradients.wgsl).
+//! texture "terrain.gradients" (Rgba16Float: metres per sample step in x and y, the height in z)
+//! that render.draw filters for its normals and colours (shaders/terrain_gradients.wgsl).
 
 use crate::gpu::shader;
 
