@@ -29,6 +29,9 @@ pub struct Requirements {
     pub optional_features: wgpu::Features,
     /// Minimum limits, each with the reason; everything else stays at the WebGPU defaults.
     pub limits: Vec<(&'static str, u64, String)>,
+    /// Limits raised as far as the adapter allows, up to the value (the user adapts to what the
+    /// device gets, e.g. how deep node bounds are stored).
+    pub wanted_limits: Vec<(&'static str, u64)>,
 }
 
 impl Requirements {
@@ -39,6 +42,7 @@ impl Requirements {
         let storage = heap_bytes.max(leaf_bytes);
         let why_heap = format!("for the CBT heap at max depth {max_depth} ({} MiB) and {leaf_capacity} leaf ids; lower --max-depth", heap_bytes >> 20);
         Requirements {
+            wanted_limits: Vec::new(),
             features: Vec::new(),
             optional_features: wgpu::Features::TIMESTAMP_QUERY,
             limits: vec![
@@ -54,6 +58,7 @@ impl Requirements {
     /// Needs of a diagnostic kernel whose largest storage buffer is `storage_bytes`; timestamps required.
     pub fn kernel(storage_bytes: u64, why: String) -> Requirements {
         Requirements {
+            wanted_limits: Vec::new(),
             features: vec![(wgpu::Features::TIMESTAMP_QUERY, "kernels are timed with GPU timestamps")],
             optional_features: wgpu::Features::empty(),
             limits: vec![
@@ -66,8 +71,13 @@ impl Requirements {
     }
 
     /// Also requires 2-D textures of `samples` texels per side, for a height grid that size.
+    /// Also asks, where the adapter allows, for storage buffers large enough for the grid's node
+    /// bounds down to the data's depth (at most render::MAX_BOUNDS_DEPTH).
     pub fn with_height_grid(mut self, samples: u32) -> Requirements {
         self.limits.push(("max_texture_dimension_2d", samples as u64, format!("for the {samples}x{samples} height grid; lower --max-samples")));
+        let data_depth = 2 * (samples.max(3) - 1).ilog2() + 1;
+        let bytes = crate::leb::bounds::NodeBounds::array_bytes(data_depth.min(crate::render::MAX_BOUNDS_DEPTH));
+        self.wanted_limits.extend([("max_storage_buffer_binding_size", bytes), ("max_buffer_size", bytes)]);
         self
     }
 
@@ -186,6 +196,9 @@ impl Gpu {
                 return Err(GpuError::LimitTooLow { adapter: name, limit, needed: *needed, available: have, why: why.clone() });
             }
             set_limit(&mut limits, limit, *needed);
+        }
+        for (limit, wanted) in &requirements.wanted_limits {
+            set_limit(&mut limits, limit, (*wanted).min(limit_value(&adapter_limits, limit)));
         }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("bisector"),

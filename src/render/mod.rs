@@ -70,12 +70,14 @@ impl RenderSettings {
     }
 }
 
-/// Deepest node-bounds depth stored (3 arrays of 64 MiB); deeper nodes share their ancestor's.
-pub const MAX_BOUNDS_DEPTH: u32 = 23;
+/// Deepest node-bounds depth stored (3 arrays of 256 MiB); deeper nodes share their ancestor's.
+pub const MAX_BOUNDS_DEPTH: u32 = 25;
 
-/// The deepest node-bounds depth whose arrays the device can bind, at most MAX_BOUNDS_DEPTH.
+/// The deepest node-bounds depth whose arrays the device can bind, at most MAX_BOUNDS_DEPTH
+/// (23 within WebGPU's default 128 MiB binding; 25 on GPUs that allow 256 MiB).
 pub fn bounds_depth_for(limits: &wgpu::Limits) -> u32 {
-    (1..=MAX_BOUNDS_DEPTH).rev().find(|&d| NodeBounds::array_bytes(d) <= limits.max_storage_buffer_binding_size as u64).unwrap_or(1)
+    let bytes = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    (1..=MAX_BOUNDS_DEPTH).rev().find(|&d| NodeBounds::array_bytes(d) <= bytes).unwrap_or(1)
 }
 
 /// GPU time of one pass in one frame.
