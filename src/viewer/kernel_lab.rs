@@ -176,6 +176,8 @@ pub struct KernelResult {
     pub unit: &'static str,
     /// Sizes, upload and read-back, notes.
     pub detail: String,
+    /// Wall-clock milliseconds of the whole run (inputs, CPU reference, GPU, checks): the frame's stall.
+    pub wall_ms: f64,
 }
 
 /// Per kernel: the last outcome and the throughput of each run of this session.
@@ -232,10 +234,10 @@ impl KernelLabState {
     }
 }
 
-/// A rate with an SI prefix: "12.3 M leaves/s".
+/// A rate with an SI prefix, as the CLI prints it: "12.3 M leaves/s".
 pub fn format_rate(per_s: f64, unit: &str) -> String {
-    let (scale, prefix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")].into_iter().find(|(s, _)| per_s.abs() >= *s).unwrap_or((1.0, ""));
-    format!("{:.3} {prefix}{unit}", per_s / scale)
+    let (scale, prefix) = [(1e12, "T "), (1e9, "G "), (1e6, "M "), (1e3, "k ")].into_iter().find(|(s, _)| per_s.abs() >= *s).unwrap_or((1.0, ""));
+    format!("{:.1} {prefix}{unit}", per_s / scale)
 }
 
 const RUN_HINT: &str = "runs the kernel on the viewer's GPU, verifies it against the CPU reference and times it; the viewer waits (the frame stalls) until it has finished";
@@ -290,15 +292,15 @@ fn cbt_ui(ui: &mut Ui, s: &mut CbtSettings) {
 fn chained_hash_ui(ui: &mut Ui, s: &mut ChainedHashSettings) {
     ui.add(egui::Slider::new(&mut s.element_log2, 0..=22).text("log2 elements"));
     ui.add(egui::Slider::new(&mut s.bucket_log2, 0..=22).text("log2 buckets"));
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("keys");
         ui.radio_value(&mut s.keys, KeyDistribution::Uniform, "uniform");
         ui.radio_value(&mut s.keys, KeyDistribution::Duplicates, "duplicates");
         ui.radio_value(&mut s.keys, KeyDistribution::Sequential, "sequential");
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("build");
-        ui.radio_value(&mut s.variant, BuildVariant::Global, "global counter");
+        ui.radio_value(&mut s.variant, BuildVariant::Global, "global");
         ui.radio_value(&mut s.variant, BuildVariant::Subgroup, "subgroup");
         ui.radio_value(&mut s.variant, BuildVariant::Both, "both");
     });
@@ -308,13 +310,13 @@ fn chained_hash_ui(ui: &mut Ui, s: &mut ChainedHashSettings) {
 fn closest_pairs_ui(ui: &mut Ui, s: &mut ClosestPairsSettings) {
     ui.add(egui::Slider::new(&mut s.m, 1..=1 << 20).logarithmic(true).text("army A points"));
     ui.add(egui::Slider::new(&mut s.n, 1..=1 << 20).logarithmic(true).text("army B points"));
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("points");
         ui.radio_value(&mut s.distribution, Distribution::Uniform, "uniform");
         ui.radio_value(&mut s.distribution, Distribution::Clustered, "clustered");
         ui.radio_value(&mut s.distribution, Distribution::Equal, "all equal");
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("version");
         ui.radio_value(&mut s.variant, Variant::Brute, "brute force");
         ui.radio_value(&mut s.variant, Variant::Grid, "grid");
@@ -357,20 +359,19 @@ fn result_ui(ui: &mut Ui, kernel: KernelName, panel: &KernelPanel) {
                     ui.end_row();
                 }
             });
-            ui.label(RichText::new(&result.detail).small());
+            ui.label(RichText::new(format!("{}; the whole run took {:.0} ms", result.detail, result.wall_ms)).small());
         }
     }
     if panel.runs > 0 {
         let unit = match &panel.last {
             Some(Ok(result)) => result.unit,
-            _ => "per s",
+            _ => "/s",
         };
         Plot::new(("bisector.kernel_lab.history", kernel.label()))
-            .height(90.0)
+            .height(110.0)
             .width((ui.available_width() - 14.0).max(120.0))
-            .legend(Legend::default())
-            .x_axis_label("run")
-            .y_axis_label(format!("M {unit}"))
+            .legend(Legend::default().position(egui_plot::Corner::RightBottom))
+            .x_axis_label(format!("run; y: M {unit}"))
             .include_y(0.0)
             .allow_drag(false)
             .allow_zoom(false)
@@ -399,7 +400,7 @@ pub fn requirements(request: &KernelRequest) -> Requirements {
             if s.variant == BuildVariant::Global {
                 r
             } else {
-                r.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; choose the global counter")
+                r.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; choose the global build")
             }
         }
         KernelRequest::ClosestPairs(s) => {
@@ -490,11 +491,13 @@ fn nonzero(iterations: u32) -> Result<(), String> {
 pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, String> {
     check_settings(request)?;
     check_device(gpu.device.features(), &gpu.device.limits(), &requirements(request))?;
-    let request = request.clone();
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_checked(gpu, &request))).map_err(|panic| {
+    let start = std::time::Instant::now();
+    let mut result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_checked(gpu, request))).map_err(|panic| {
         let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
         format!("the kernel failed: {message}")
-    })
+    })?;
+    result.wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok(result)
 }
 
 fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
@@ -509,6 +512,7 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
                     ResultRow { label: "reduce".into(), gpu_ms: report.reduce.median_ms, per_s: report.leaves as f64 / (report.reduce.median_ms * 1e-3) },
                 ],
                 unit: "leaves/s",
+                wall_ms: 0.0,
                 detail: format!("D={} fill {}: {} leaves, {} KiB heap, {} reduce dispatches; medians of {} iterations", report.max_depth, report.fill, report.leaves, report.heap_bytes >> 10, report.reduce_dispatches, report.iterations),
             }
         }
@@ -520,6 +524,7 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
                 verified: report.verified,
                 rows: report.builds.iter().map(|b| ResultRow { label: format!("build {}", b.variant), gpu_ms: b.gpu.median_ms, per_s: b.elements_per_s }).collect(),
                 unit: "elements/s",
+                wall_ms: 0.0,
                 detail: format!(
                     "{} elements into {} buckets; lookups: {}; upload {:.1} ms, read-back {:.1} ms; CPU build {:.1} ms",
                     report.elements,
@@ -538,6 +543,7 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
                 verified: report.verified,
                 rows: report.variants.iter().map(|v| ResultRow { label: v.variant.to_string(), gpu_ms: v.total_gpu.median_ms, per_s: v.queries_per_s }).collect(),
                 unit: "queries/s",
+                wall_ms: 0.0,
                 detail: format!(
                     "{} x {} points; closest pair {}; upload {:.1} ms, read-back {:.1} ms; CPU reference {:.1} ms{}",
                     report.a_points,
@@ -558,6 +564,7 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
                 verified: report.verified,
                 rows: vec![ResultRow { label: "scan + carries".into(), gpu_ms: report.total_gpu.median_ms, per_s: report.byte_patterns_per_s }],
                 unit: "byte-patterns/s",
+                wall_ms: 0.0,
                 detail: format!(
                     "{} patterns over {} bytes in {} chunks; {} matches; upload {:.1} ms, read-back {:.1} ms; CPU reference {:.1} ms{}",
                     report.patterns,
@@ -585,6 +592,7 @@ mod tests {
             rows: vec![ResultRow { label: "build global".into(), gpu_ms: 1.5, per_s }, ResultRow { label: "build subgroup".into(), gpu_ms: 1.0, per_s: 2.0 * per_s }],
             unit: "elements/s",
             detail: "65536 elements".into(),
+            wall_ms: 20.0,
         }
     }
 
@@ -609,7 +617,7 @@ mod tests {
         assert_eq!(panel.history, vec![("build global".to_string(), vec![[1.0, 3.0e8]]), ("build subgroup".to_string(), vec![[1.0, 6.0e8]])]);
         let labels = result_labels(panel);
         assert!(labels.contains(&"verified".to_string()), "{labels:?}");
-        assert!(labels.contains(&"300.000 Melements/s".to_string()), "{labels:?}");
+        assert!(labels.contains(&"300.0 M elements/s".to_string()), "{labels:?}");
         assert!(labels.contains(&"1.500".to_string()), "{labels:?}");
 
         lab.record(KernelName::ChainedHash, Ok(result(false, 1.0e8)));
@@ -627,15 +635,15 @@ mod tests {
         assert!(lab.panel(KernelName::Cbt).last.is_none());
 
         for run in 0..2 * HISTORY {
-            lab.record(KernelName::Cbt, Ok(KernelResult { verified: true, rows: vec![ResultRow { label: "decode".into(), gpu_ms: 1.0, per_s: run as f64 }], unit: "leaves/s", detail: String::new() }));
+            lab.record(KernelName::Cbt, Ok(KernelResult { verified: true, rows: vec![ResultRow { label: "decode".into(), gpu_ms: 1.0, per_s: run as f64 }], unit: "leaves/s", detail: String::new(), wall_ms: 1.0 }));
         }
         assert_eq!(lab.panel(KernelName::Cbt).history[0].1.len(), HISTORY);
     }
 
     #[test]
     fn rates_get_a_prefix() {
-        assert_eq!(format_rate(2.5e9, "leaves/s"), "2.500 Gleaves/s");
-        assert_eq!(format_rate(12.0, "queries/s"), "12.000 queries/s");
+        assert_eq!(format_rate(2.5e9, "leaves/s"), "2.5 G leaves/s");
+        assert_eq!(format_rate(12.0, "queries/s"), "12.0 queries/s");
     }
 
     #[test]
@@ -650,7 +658,7 @@ mod tests {
         limits.max_storage_buffers_per_shader_stage = 12;
         assert_eq!(check_device(wgpu::Features::TIMESTAMP_QUERY, &limits, &global), Ok(()));
         let err = check_device(wgpu::Features::TIMESTAMP_QUERY, &limits, &both).unwrap_err();
-        assert!(err.contains("SUBGROUP") && err.contains("global counter"), "{err}");
+        assert!(err.contains("SUBGROUP") && err.contains("global"), "{err}");
         // Too large for the device's storage buffers.
         let huge = requirements(&KernelRequest::ShiftAnd(ShiftAndSettings { text_bytes: 1 << 30, ..Default::default() }));
         assert!(check_device(wgpu::Features::TIMESTAMP_QUERY, &limits, &huge).unwrap_err().contains("max_storage_buffer_binding_size"));

@@ -327,6 +327,8 @@ impl State {
             Action::Rebuild => self.rebuild(),
             Action::RunKernel(request) => {
                 let kernel = request.kernel();
+                // The kernel starts on an idle GPU; the frame waits for it (the panel says so).
+                self.gpu.wait_idle();
                 let outcome = kernel_lab::run(&self.gpu, &request);
                 if let Err(why) = &outcome {
                     eprintln!("bisector: kernel {}: {why}", kernel.label());

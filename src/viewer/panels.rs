@@ -484,7 +484,7 @@ mod tests {
         // Open chained-hash, change its keys and build, run it.
         assert!(run("chained-hash").is_empty());
         assert!(run("duplicates").is_empty());
-        assert!(run("global counter").is_empty());
+        assert!(run("global").is_empty());
         let expected = ChainedHashSettings { keys: KeyDistribution::Duplicates, variant: BuildVariant::Global, ..Default::default() };
         assert_eq!(run("Run"), vec![Action::RunKernel(KernelRequest::ChainedHash(expected.clone()))]);
         // Close it, open cbt, pick fill 1/2, run that.
