@@ -58,7 +58,7 @@ pub fn bucket_of(key: u32, bucket_log2: u32) -> u32 {
 }
 
 /// How keys are drawn. Inserted keys are even and miss keys odd, so misses are certain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 pub enum KeyDistribution {
     /// Uniform random 32-bit keys.
     Uniform,
@@ -69,7 +69,7 @@ pub enum KeyDistribution {
 }
 
 /// Which build to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 pub enum BuildVariant {
     /// One atomicAdd on the global counter per element (the paper's).
     Global,

@@ -104,7 +104,7 @@ pub struct Pair {
 }
 
 /// How points are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 pub enum Distribution {
     /// Uniform in the cube [0, 10^6)^3.
     Uniform,
@@ -115,7 +115,7 @@ pub enum Distribution {
 }
 
 /// Which GPU version to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 pub enum Variant {
     Brute,
     Grid,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::kernel_lab::KernelLabSettings;
 use super::rig::CameraMode;
 
 /// Environment variable that overrides the config folder (tests use it).
@@ -38,11 +39,13 @@ pub struct PanelState {
     pub plot_frames: usize,
     /// GPU-time plot: draw the per-pass lines (else only the frame total).
     pub plot_passes: bool,
+    /// Parameters of the Kernel lab's kernels.
+    pub kernel_lab: KernelLabSettings,
 }
 
 impl Default for PanelState {
     fn default() -> Self {
-        PanelState { show_panel: true, camera_mode: CameraMode::Orbit, speed_scale: 1.0, plot_frames: 240, plot_passes: true }
+        PanelState { show_panel: true, camera_mode: CameraMode::Orbit, speed_scale: 1.0, plot_frames: 240, plot_passes: true, kernel_lab: KernelLabSettings::default() }
     }
 }
 
@@ -120,7 +123,12 @@ mod tests {
         let ctx = egui::Context::default();
         let id = egui::Id::unique("bisector.lod");
         ctx.data_mut(|d| d.insert_persisted(id, 42u32));
-        let panels = PanelState { show_panel: false, camera_mode: CameraMode::Fly, speed_scale: 2.5, plot_frames: 100, plot_passes: false };
+        let mut kernel_lab = KernelLabSettings::default();
+        kernel_lab.cbt.max_depth = 12;
+        kernel_lab.chained_hash.keys = crate::kernels::chained_hash::KeyDistribution::Sequential;
+        kernel_lab.closest_pairs.variant = crate::kernels::closest_pairs::Variant::Grid;
+        kernel_lab.shift_and.text_bytes = 4096;
+        let panels = PanelState { show_panel: false, camera_mode: CameraMode::Fly, speed_scale: 2.5, plot_frames: 100, plot_passes: false, kernel_lab };
         save_state(&file, &SavedState { panels: panels.clone(), egui: Some(ctx.memory(|m| m.clone())) }).unwrap();
 
         let (loaded, file) = load_state(Some(path));
@@ -145,8 +153,11 @@ mod tests {
 
     #[test]
     fn unknown_or_missing_fields_take_defaults() {
-        let state: SavedState = ron::from_str("(panels: (speed_scale: 4.0))").unwrap();
+        let state: SavedState = ron::from_str("(panels: (speed_scale: 4.0, kernel_lab: (shift_and: (patterns: 8))))").unwrap();
         assert_eq!(state.panels.speed_scale, 4.0);
         assert!(state.panels.show_panel);
+        assert_eq!(state.panels.kernel_lab.shift_and.patterns, 8);
+        assert_eq!(state.panels.kernel_lab.shift_and.text_bytes, KernelLabSettings::default().shift_and.text_bytes);
+        assert_eq!(state.panels.kernel_lab.cbt, KernelLabSettings::default().cbt);
     }
 }

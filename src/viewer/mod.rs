@@ -1,5 +1,5 @@
 //! `bisector view`: a window that runs the same frame schedule as `shot` and `bench` through the
-//! same `Renderer`, with an egui side panel (Camera, LOD, Stats) drawn on top in the same frame.
+//! same `Renderer`, with an egui side panel (Camera, LOD, Stats, Kernel lab) drawn on top in the same frame.
 //!
 //! Keys: C switches orbit / free flight; orbit: drag to orbit, scroll to zoom, W/A/S/D to move;
 //! flight: W/A/S/D/Q/E to move, drag to look, Shift fast, scroll for speed; F wireframe, L freeze
@@ -8,6 +8,7 @@
 pub mod bookmarks;
 pub mod config;
 pub mod flight;
+pub mod kernel_lab;
 pub mod orbit;
 pub mod panels;
 pub mod recorder;
@@ -160,7 +161,8 @@ impl State {
         let surface = instance.create_surface(window.clone()).context("cannot create a drawing surface for the window")?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let settings = &options.settings;
-        let requirements = Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(options.field.samples_per_side);
+        let mut requirements = Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(options.field.samples_per_side);
+        kernel_lab::request_optional(&mut requirements, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;
         let device_lost = Arc::new(Mutex::new(None));
         let lost = device_lost.clone();
@@ -201,6 +203,7 @@ impl State {
         let [west, south, east, north] = renderer.data_bounds_m().map(f64::from);
         ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
         ui.bookmark_name = format!("view {}", bookmarks.list.len() + 1);
+        ui.kernel_lab = kernel_lab::KernelLabState::new(panels.kernel_lab.clone());
         let now = Instant::now();
         Ok(State {
             depth_view: depth_view(&gpu.device, config.width, config.height),
@@ -245,6 +248,7 @@ impl State {
     fn save_state(&mut self) {
         self.panels.camera_mode = self.rig.mode;
         self.panels.speed_scale = self.rig.speed_scale;
+        self.panels.kernel_lab = self.ui.kernel_lab.settings.clone();
         let saved = SavedState { panels: self.panels.clone(), egui: Some(self.gui.ctx.memory(|m| m.clone())) };
         if let Err(error) = config::save_state(&self.state_file, &saved) {
             eprintln!("warning: {error}");
@@ -321,6 +325,16 @@ impl State {
                 eprintln!("bisector: {}", self.ui.status);
             }
             Action::Rebuild => self.rebuild(),
+            Action::RunKernel(request) => {
+                let kernel = request.kernel();
+                // The kernel starts on an idle GPU; the frame waits for it (the panel says so).
+                self.gpu.wait_idle();
+                let outcome = kernel_lab::run(&self.gpu, &request);
+                if let Err(why) = &outcome {
+                    eprintln!("bisector: kernel {}: {why}", kernel.label());
+                }
+                self.ui.kernel_lab.record(kernel, outcome);
+            }
             Action::SetVsync(vsync) => {
                 self.config.present_mode = if vsync { wgpu::PresentMode::AutoVsync } else { wgpu::PresentMode::AutoNoVsync };
                 self.surface.configure(&self.gpu.device, &self.config);

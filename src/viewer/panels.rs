@@ -1,4 +1,4 @@
-//! The egui side panel: Camera, LOD and Stats sections. The `_ui` functions only change
+//! The egui side panel: Camera, LOD, Stats and Kernel lab (`kernel_lab.rs`) sections. The `_ui` functions only change
 //! `UiState` and return `Action`s; the app applies them (so they are testable without a GPU).
 
 use egui::{CollapsingHeader, Grid, RichText, Ui};
@@ -7,6 +7,7 @@ use winit::keyboard::KeyCode;
 
 use super::bookmarks::Bookmark;
 use super::config::PanelState;
+use super::kernel_lab::{KernelLabState, KernelRequest};
 use super::rig::CameraMode;
 use super::stats::{LeafStats, TimingHistory};
 use crate::cbt::cpu::MIN_MAX_DEPTH;
@@ -94,6 +95,8 @@ pub enum Action {
     SetVsync(bool),
     /// Rebuild the renderer at the LOD panel's max depth.
     Rebuild,
+    /// Run a kernel of the Kernel lab on the viewer's device (the frame waits for it).
+    RunKernel(KernelRequest),
 }
 
 /// Per-session panel state (the persisted part is `PanelState`).
@@ -109,6 +112,8 @@ pub struct UiState {
     pub path_file: String,
     /// Last message for the user (saved files, errors).
     pub status: String,
+    /// Kernel lab parameters (persisted through `PanelState::kernel_lab`) and results.
+    pub kernel_lab: KernelLabState,
 }
 
 impl UiState {
@@ -121,6 +126,7 @@ impl UiState {
             bookmark_name: "view 1".into(),
             path_file: format!("flight-{}.json", super::timestamp_utc()),
             status: String::new(),
+            kernel_lab: KernelLabState::default(),
         }
     }
 
@@ -175,6 +181,10 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
             CollapsingHeader::new("Camera").id_salt("bisector.camera").default_open(true).show(ui, |ui| camera_ui(ui, state, panels, data, &mut actions));
             CollapsingHeader::new("LOD").id_salt("bisector.lod").default_open(true).show(ui, |ui| lod_ui(ui, state, &mut actions));
             CollapsingHeader::new("Stats").id_salt("bisector.stats").default_open(true).show(ui, |ui| stats_ui(ui, panels, data, &mut actions));
+            CollapsingHeader::new("Kernel lab")
+                .id_salt("bisector.kernel_lab")
+                .default_open(false)
+                .show(ui, |ui| actions.extend(super::kernel_lab::kernel_lab_ui(ui, &mut state.kernel_lab)));
             if !state.status.is_empty() {
                 ui.separator();
                 ui.label(&state.status);
@@ -460,6 +470,32 @@ mod tests {
         assert_eq!(run("Record path"), vec![Action::StartRecording]);
         assert_eq!(run("Add"), vec![Action::AddBookmark("view 1".into())]);
         assert_eq!(run("Save bookmarks"), vec![Action::SaveBookmarks]);
+    }
+
+    #[test]
+    fn kernel_lab_run_asks_for_the_kernel_with_its_parameters() {
+        use super::super::kernel_lab::{kernel_lab_ui, CbtSettings, ChainedHashSettings, KernelName};
+        use crate::kernels::chained_hash::{BuildVariant, KeyDistribution};
+        let ctx = egui::Context::default();
+        ctx.enable_accesskit();
+        ctx.global_style_mut(|s| s.animation_time = 0.0);
+        let mut lab = KernelLabState::default();
+        let mut run = |label: &str| click(&ctx, label, |ui| kernel_lab_ui(ui, &mut lab));
+        // Open chained-hash, change its keys and build, run it.
+        assert!(run("chained-hash").is_empty());
+        assert!(run("duplicates").is_empty());
+        assert!(run("global").is_empty());
+        let expected = ChainedHashSettings { keys: KeyDistribution::Duplicates, variant: BuildVariant::Global, ..Default::default() };
+        assert_eq!(run("Run"), vec![Action::RunKernel(KernelRequest::ChainedHash(expected.clone()))]);
+        // Close it, open cbt, pick fill 1/2, run that.
+        run("chained-hash");
+        run("cbt");
+        run("1/2");
+        assert_eq!(run("Run"), vec![Action::RunKernel(KernelRequest::Cbt(CbtSettings { fill_log2: 1, ..Default::default() }))]);
+        // The parameters stay in the state (saved as PanelState::kernel_lab); nothing ran.
+        assert_eq!(lab.settings.chained_hash, expected);
+        assert_eq!(lab.settings.cbt.fill_log2, 1);
+        assert!(KernelName::ALL.iter().all(|k| lab.panel(*k).last.is_none()));
     }
 
     #[test]
