@@ -89,7 +89,12 @@ pub fn run_bench(gpu: &Gpu, field: &HeightField, options: &BenchOptions) -> Benc
 /// Today's date (UTC) as YYYY-MM-DD.
 pub fn today_utc() -> String {
     let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86400) as i64;
-    // Civil-from-days (Howard Hinnant's algorithm).
+    let (year, month, day) = civil_from_days(days);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// (year, month, day) of the day `days` after 1970-01-01 (Howard Hinnant's civil-from-days).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -99,7 +104,7 @@ pub fn today_utc() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    (year, month, day)
 }
 
 #[cfg(test)]

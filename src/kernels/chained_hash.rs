@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
@@ -79,8 +79,9 @@ pub enum BuildVariant {
     Both,
 }
 
-/// What to run.
-#[derive(Clone, Debug)]
+/// What to run (also the viewer's persisted panel parameters).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ChainedHashOptions {
     pub element_log2: u32,
     pub bucket_log2: u32,
@@ -88,6 +89,13 @@ pub struct ChainedHashOptions {
     pub variant: BuildVariant,
     pub iterations: u32,
     pub seed: u64,
+}
+
+impl Default for ChainedHashOptions {
+    /// The CLI's defaults, with a fixed seed.
+    fn default() -> Self {
+        ChainedHashOptions { element_log2: 16, bucket_log2: 15, keys: KeyDistribution::Uniform, variant: BuildVariant::Both, iterations: 10, seed: 1 }
+    }
 }
 
 /// The CPU reference: the same table built one element at a time.

@@ -66,24 +66,8 @@ impl CbtSettings {
     }
 }
 
-/// `bisector kernel chained-hash`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ChainedHashSettings {
-    pub element_log2: u32,
-    pub bucket_log2: u32,
-    pub keys: KeyDistribution,
-    pub variant: BuildVariant,
-    pub iterations: u32,
-    pub seed: u64,
-}
-
-impl Default for ChainedHashSettings {
-    /// The CLI's defaults, with a fixed seed.
-    fn default() -> Self {
-        ChainedHashSettings { element_log2: 16, bucket_log2: 15, keys: KeyDistribution::Uniform, variant: BuildVariant::Both, iterations: 10, seed: 1 }
-    }
-}
+/// `bisector kernel chained-hash`: its options, persisted as they are.
+pub type ChainedHashSettings = crate::kernels::chained_hash::ChainedHashOptions;
 
 /// `bisector kernel closest-pairs` on random armies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -517,7 +501,7 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
             }
         }
         KernelRequest::ChainedHash(s) => {
-            let options = chained_hash::ChainedHashOptions { element_log2: s.element_log2, bucket_log2: s.bucket_log2, keys: s.keys, variant: s.variant, iterations: s.iterations, seed: s.seed };
+            let options = s.clone();
             let report = chained_hash::run(gpu, &options);
             let lookups: Vec<String> = report.lookups.iter().map(|l| format!("{} {}", l.queries.trim(), format_rate(l.lookups_per_s, "lookups/s"))).collect();
             KernelResult {
