@@ -255,6 +255,16 @@ fn rerun(p: u32, chunk: u32, s: ptr<function, array<u32, MAX_WORDS>>, emit_match
     return same;
 }
 
+// Pattern p's start state at chunk `chunk`, as the carry rounds have left it in `starts`.
+fn load_start_state(p: u32, chunk: u32) -> array<u32, MAX_WORDS> {
+    let info = pattern_info[p];
+    var s: array<u32, MAX_WORDS>;
+    for (var w = 0u; w < info.y; w += 1u) {
+        s[w] = atomicLoad(&starts[chunk * params.total_words + info.x + w]);
+    }
+    return s;
+}
+
 @compute @workgroup_size(64)
 fn carry(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let p = group.x * PATTERNS_PER_GROUP + local;
@@ -265,11 +275,8 @@ fn carry(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     let info = pattern_info[p];
     let base = info.x;
     let last = info.y - 1u;
-    var s: array<u32, MAX_WORDS>;
+    var s = load_start_state(p, group.y);
     var found = 0u;
-    for (var w = 0u; w <= last; w += 1u) {
-        s[w] = atomicLoad(&starts[group.y * params.total_words + base + w]);
-    }
     for (var chunk = group.y; chunk + 1u < params.chunks; chunk += 1u) {
         if (rerun(p, chunk, &s, false, &found)) {
             break;
@@ -293,11 +300,7 @@ fn extra(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     if (p >= params.patterns || group.y == 0u) {
         return;
     }
-    let info = pattern_info[p];
-    var s: array<u32, MAX_WORDS>;
-    for (var w = 0u; w <= info.y - 1u; w += 1u) {
-        s[w] = atomicLoad(&starts[group.y * params.total_words + info.x + w]);
-    }
+    var s = load_start_state(p, group.y);
     var found = 0u;
     rerun(p, group.y, &s, true, &found);
     if (found != 0u) {
