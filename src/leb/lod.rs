@@ -70,6 +70,14 @@ pub struct LodParams {
 }
 const _: () = assert!(std::mem::size_of::<LodParams>() == 128);
 
+/// A node decoded once for the criterion: vertices (unit square), error bound, bounding box (metres).
+struct NodeBox {
+    v: [[f32; 2]; 3],
+    error_m: f32,
+    lo: [f32; 3],
+    hi: [f32; 3],
+}
+
 /// The plane that keeps every point inside.
 const NO_PLANE: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
@@ -98,21 +106,32 @@ impl LodParams {
     /// Lower and upper corners in metres of the box that bounds `node`'s triangle: xy of its
     /// vertices, z over the heights under it.
     pub fn bounding_box_m(&self, node: Node, bounds: &NodeBounds) -> ([f32; 3], [f32; 3]) {
+        let n = self.node_box(node, bounds);
+        (n.lo, n.hi)
+    }
+
+    /// Decodes `node` once: its vertices, its bounds and its bounding box (as lod.wgsl does).
+    fn node_box(&self, node: Node, bounds: &NodeBounds) -> NodeBox {
         let v = decode_vertices(node);
-        let b = bounds.get(node);
+        let bound = bounds.get(node);
         let s = self.terrain_size_m;
         let (x0, x1, x2) = (v[0][0] * s, v[1][0] * s, v[2][0] * s);
         let (y0, y1, y2) = (v[0][1] * s, v[1][1] * s, v[2][1] * s);
-        ([x0.min(x1).min(x2), y0.min(y1).min(y2), b.height_min_m], [x0.max(x1).max(x2), y0.max(y1).max(y2), b.height_max_m])
+        let lo = [x0.min(x1).min(x2), y0.min(y1).min(y2), bound.height_min_m];
+        let hi = [x0.max(x1).max(x2), y0.max(y1).max(y2), bound.height_max_m];
+        NodeBox { v, error_m: bound.error_m, lo, hi }
     }
 
     /// Squared distance in metres from the camera to `node`'s bounding box.
     pub fn distance_sq_m2(&self, node: Node, bounds: &NodeBounds) -> f32 {
-        let (lo, hi) = self.bounding_box_m(node, bounds);
+        self.box_distance_sq_m2(&self.node_box(node, bounds))
+    }
+
+    fn box_distance_sq_m2(&self, n: &NodeBox) -> f32 {
         let mut d2 = 0.0f32;
         for axis in 0..3 {
             let c = self.camera_position_m[axis];
-            let d = (lo[axis] - c).max(0.0).max(c - hi[axis]);
+            let d = (n.lo[axis] - c).max(0.0).max(c - n.hi[axis]);
             d2 += d * d;
         }
         d2
@@ -120,9 +139,12 @@ impl LodParams {
 
     /// True when `node`'s bounding box lies entirely outside one frustum plane.
     pub fn is_culled(&self, node: Node, bounds: &NodeBounds) -> bool {
-        let (lo, hi) = self.bounding_box_m(node, bounds);
+        self.box_is_culled(&self.node_box(node, bounds))
+    }
+
+    fn box_is_culled(&self, n: &NodeBox) -> bool {
         self.frustum_planes.iter().any(|p| {
-            let c = [0, 1, 2].map(|a| if p[a] >= 0.0 { hi[a] } else { lo[a] });
+            let c = [0, 1, 2].map(|a| if p[a] >= 0.0 { n.hi[a] } else { n.lo[a] });
             p[0] * c[0] + p[1] * c[1] + p[2] * c[2] + p[3] < 0.0
         })
     }
@@ -132,25 +154,26 @@ impl LodParams {
     /// resolution (nothing finer to split into; deeper than the stored depth its bound would be
     /// its ancestor's).
     pub fn projected_size_px(&self, node: Node, bounds: &NodeBounds) -> f32 {
-        if (self.criterion == 0 && node.depth >= self.data_depth) || self.is_culled(node, bounds) {
+        if self.criterion == 0 && node.depth >= self.data_depth {
             return 0.0;
         }
-        let d2 = self.distance_sq_m2(node, bounds);
+        let n = self.node_box(node, bounds);
+        if self.box_is_culled(&n) {
+            return 0.0;
+        }
         // The camera inside the box: distance 1 mm rather than a division by zero.
-        (self.size_sq_m2(node, bounds) * self.projection_scale_sq / d2.max(1e-6)).sqrt()
+        (self.size_sq_m2(&n) * self.projection_scale_sq / self.box_distance_sq_m2(&n).max(1e-6)).sqrt()
     }
 
     /// The squared size in metres the criterion projects: error squared or longest edge squared.
-    fn size_sq_m2(&self, node: Node, bounds: &NodeBounds) -> f32 {
+    fn size_sq_m2(&self, n: &NodeBox) -> f32 {
         if self.criterion == 1 {
-            let v = decode_vertices(node);
             let s = self.terrain_size_m;
-            let dx = (v[0][0] - v[2][0]) * s;
-            let dy = (v[0][1] - v[2][1]) * s;
+            let dx = (n.v[0][0] - n.v[2][0]) * s;
+            let dy = (n.v[0][1] - n.v[2][1]) * s;
             dx * dx + dy * dy
         } else {
-            let e = bounds.get(node).error_m;
-            e * e
+            n.error_m * n.error_m
         }
     }
 
@@ -161,10 +184,11 @@ impl LodParams {
         if node.depth >= self.max_depth || (self.criterion == 0 && node.depth >= self.data_depth) {
             return false;
         }
-        if self.is_culled(node, bounds) {
+        let n = self.node_box(node, bounds);
+        if self.box_is_culled(&n) {
             return false;
         }
-        self.size_sq_m2(node, bounds) * self.projection_scale_sq > threshold_sq * self.distance_sq_m2(node, bounds)
+        self.size_sq_m2(&n) * self.projection_scale_sq > threshold_sq * self.box_distance_sq_m2(&n)
     }
 
     /// True when leaf `node` should split.
