@@ -42,8 +42,8 @@ const MORPH_END: f32 = 2.0;
 
 // The height at which the vertex at `uv` is drawn: between the midpoint of the edge whose split
 // created it and its own height, by a factor that depends on the vertex alone (no cracks).
-fn morphed_height_m(uv: vec2<f32>) -> f32 {
-    let h = height_at_uv_m(uv);
+// `h` is the vertex's own height (already sampled by the caller).
+fn morphed_height_m(uv: vec2<f32>, h: f32) -> f32 {
     let pq = vec2<u32>(round(uv * f32(1u << MORPH_GRID_BITS)));
     let t = min(countTrailingZeros(pq.x), countTrailingZeros(pq.y));
     if (u.morph_mode == 0u || t >= MORPH_GRID_BITS) {
@@ -89,12 +89,15 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     let vertex = index % 3u;
     let v = leb_decode_vertices(id, firstLeadingBit(id));
     let uv = v[vertex];
-    let world = vec3<f32>(uv * u.terrain_size_m, morphed_height_m(uv));
+    // The triangle's three heights, sampled once: this vertex's feeds the morph, all three the
+    // nodata test.
+    let samples = array<HeightSample, 3>(height_sample_at_uv(v[0]), height_sample_at_uv(v[1]), height_sample_at_uv(v[2]));
+    let world = vec3<f32>(uv * u.terrain_size_m, morphed_height_m(uv, samples[vertex].height_m));
     var out: VertexOut;
     out.clip = u.clip_from_world * vec4<f32>(world, 1.0);
     // A triangle touching a sample without data is not drawn: all three vertices (each invocation
     // decides alike) collapse to one point outside the view.
-    if (height_sample_at_uv(v[0]).nodata || height_sample_at_uv(v[1]).nodata || height_sample_at_uv(v[2]).nodata) {
+    if (samples[0].nodata || samples[1].nodata || samples[2].nodata) {
         out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
     }
     out.uv = uv;
