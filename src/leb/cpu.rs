@@ -233,6 +233,18 @@ mod tests {
         assert_eq!(c1, [v[1], m, v[2]]);
     }
 
+    /// The draw relies on this to wind every triangle the same way (terrain_draw.wgsl).
+    #[test]
+    fn winding_alternates_with_depth_parity() {
+        for depth in 1..16u32 {
+            for id in ((1u32 << depth)..(2u32 << depth)).step_by(5) {
+                let [a, b, c] = decode_vertices(Node { id, depth });
+                let twice_area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+                assert_eq!(twice_area > 0.0, depth % 2 == 1, "node {id}: twice the signed area {twice_area}");
+            }
+        }
+    }
+
     #[test]
     fn vertex_decoding_equals_the_matrix_product() {
         for depth in 1..16u32 {
