@@ -22,7 +22,7 @@
 //! ```
 
 use crate::cbt::cpu::{Cbt, Node};
-use crate::leb::cpu::Neighbours;
+use crate::leb::cpu::{split_neighbours, Neighbours};
 
 /// Base triangles and their neighbour links.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,15 +33,6 @@ pub struct BaseMesh {
     pub vertices: Vec<[[f64; 2]; 3]>,
     /// Neighbours of base triangle i (node ids; 0 = none); `node` is its own id.
     pub neighbours: Vec<Neighbours>,
-}
-
-fn split_neighbours(n: Neighbours, bit: u32) -> Neighbours {
-    let child = |id: u32, b: u32| if id == 0 { 0 } else { (id << 1) | b };
-    if bit == 0 {
-        Neighbours { left: child(n.edge, 1), right: child(n.node, 1), edge: child(n.left, 1), node: n.node << 1 }
-    } else {
-        Neighbours { left: child(n.node, 0), right: child(n.edge, 0), edge: child(n.right, 0), node: (n.node << 1) | 1 }
-    }
 }
 
 impl BaseMesh {

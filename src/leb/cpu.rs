@@ -35,7 +35,8 @@ pub struct Neighbours {
     pub node: u32,
 }
 
-fn split_neighbours(n: Neighbours, bit: u32) -> Neighbours {
+/// The neighbours of child `bit` of a node with neighbours `n` (the rules in the header).
+pub(crate) fn split_neighbours(n: Neighbours, bit: u32) -> Neighbours {
     let child = |id: u32, b: u32| if id == 0 { 0 } else { (id << 1) | b };
     if bit == 0 {
         Neighbours { left: child(n.edge, 1), right: child(n.node, 1), edge: child(n.left, 1), node: n.node << 1 }
