@@ -85,7 +85,7 @@ pub fn random_view(rng: &mut impl rand::Rng, size_m: f32) -> bisector::leb::lod:
     );
     let fov_y_rad = rng.random_range(30.0f32..90.0).to_radians();
     let (width, height) = (rng.random_range(128..1920u32), rng.random_range(128..1080u32));
-    let yaw = rng.random_range(0.0f32..6.283);
+    let yaw = rng.random_range(0.0f32..std::f32::consts::TAU);
     let forward = Vec3::new(yaw.cos(), yaw.sin(), rng.random_range(-0.8..0.1)).normalize();
     let clip = glam::Mat4::perspective_infinite_reverse_rh(fov_y_rad, width as f32 / height as f32, 0.5)
         * glam::Mat4::look_to_rh(position_m, forward, Vec3::Z);
