@@ -252,6 +252,11 @@ impl TileTable {
         self.slots.iter().filter(|s| !s.is_empty()).map(|s| (TileKey::unpack(s.key).expect("a valid key"), s.value))
     }
 
+    /// The displacement (distance from the home slot) of every key present, in slot order.
+    pub fn displacements(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().enumerate().filter(|(_, s)| !s.is_empty()).map(|(i, s)| self.displacement(self.home(s.key), i as u32))
+    }
+
     /// The slot ranges [start, end) changed since the last call, sorted and merged (runs closer
     /// than `merge_gap` slots are joined: one larger write beats many tiny ones).
     pub fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
