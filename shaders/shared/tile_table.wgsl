@@ -1,5 +1,5 @@
-// The tile table (key -> atlas slot), read-only on the GPU: open addressing with linear probing,
-// maintained by the CPU (src/cache/tile_table.rs, whose TileTable::lookup and lookup_ancestor
+// The tile table (key -> atlas slot), read-only on the GPU: open addressing with linear probing
+// in Robin Hood order (each slot stores its entry's displacement), maintained by the CPU (src/cache/tile_table.rs, whose TileTable::lookup and lookup_ancestor
 // this mirrors exactly). The includer binds the table as
 //   var<storage, read> tile_table: TileTable;
 // (one buffer: the header, then the slots). No tombstones: removals shift entries back.
@@ -13,7 +13,8 @@ struct TileTable {
     max_probe: u32,
     len: u32,
     _pad: u32,
-    // x = key lo, y = key hi, z = atlas slot, w = 0; key (0, 0) = empty.
+    // x = key lo, y = key hi, z = atlas slot, w = displacement from the key's home slot;
+    // key (0, 0) = empty.
     slots: array<vec4<u32>>,
 }
 
@@ -21,7 +22,8 @@ struct TileTable {
 const TILE_MISS: u32 = 0xffffffffu;
 
 // The atlas slot of `key`, or TILE_MISS. Probes from the key's home slot until the key, an
-// empty slot, or max_probe + 1 slots (so it ends even in a full table).
+// empty slot, an entry displaced less than the probe distance (Robin Hood order: the key would
+// sit before it), or max_probe + 1 slots (so it ends even in a full table).
 fn tile_table_lookup(key: vec2<u32>) -> u32 {
     let mask = tile_table.capacity - 1u;
     var i = tile_hash(key) & mask;
@@ -30,7 +32,7 @@ fn tile_table_lookup(key: vec2<u32>) -> u32 {
         if (slot.x == key.x && slot.y == key.y) {
             return slot.z;
         }
-        if (slot.x == 0u) {
+        if (slot.x == 0u || slot.w < n) {
             return TILE_MISS;
         }
         i = (i + 1u) & mask;

@@ -1,5 +1,5 @@
-//! The tile table: an open-addressing hash table (linear probing, a power-of-two capacity) from
-//! `TileKey` to an atlas slot. The CPU owns it (`TileTable`, the twin) and mirrors it to the GPU
+//! The tile table: an open-addressing hash table (linear probing with Robin Hood ordering, a
+//! power-of-two capacity) from `TileKey` to an atlas slot. The CPU owns it (`TileTable`, the twin) and mirrors it to the GPU
 //! (`GpuTileTable`) by uploading only the slots an edit changed; shaders only read it
 //! (shaders/shared/tile_table.wgsl: `tile_table_lookup`, `tile_lookup_ancestor`).
 //!
@@ -10,21 +10,29 @@
 //! write the table; what they missed goes to the feedback set (tile_feedback.rs), which is the
 //! GPU-side insert path.
 //!
-//! Removal: **backward-shift deletion** (Knuth 6.4, Algorithm R), not tombstones. After the slot
-//! of a removed key is emptied, the following entries of its cluster that may move back (those
-//! whose home slot is not cyclically inside the gap) move back into it, until an empty slot. The
-//! table never holds tombstones, so lookups and misses cost what they would if the removed keys
-//! had never been inserted: under an LRU cache's steady churn (every frame evicts and inserts)
-//! tombstones would pile up, lengthen every miss to the end of its cluster at load 0.9, and need
-//! periodic rebuilds (a frame-time spike and a full upload). The cost is that a removal may move
-//! a few entries; their slots are marked dirty and uploaded with the rest. Moving entries is safe
-//! because the GPU reads the table only in passes submitted after the upload (`write_buffer` is
-//! ordered before them), never while it changes.
+//! Robin Hood ordering (Celis 1986): along a cluster, entries are sorted by home slot, and
+//! entries of one home by key (`TileKey::to_u64`); an insert walks from its home and takes the
+//! place of the first entry that sorts after it, which moves on the same way. Each slot stores
+//! its entry's displacement (distance from its home slot), so a lookup stops as soon as it meets
+//! an entry displaced less than the probe distance: the key would have been placed before it.
+//! Misses then cost about what hits do, instead of running to the end of the cluster: at load
+//! 0.9, 5-6 slots on average instead of ~50 with plain linear probing (`kernel tile-table`
+//! prints both means), and the ancestor walk is mostly misses. The layout depends only on the set
+//! of keys, not on the order of inserts and removals (tested), which makes the twin easy to check.
 //!
-//! Bounded probes: the header carries `max_probe`, the largest displacement (distance from a
-//! key's home slot) of any key present, kept exact by a histogram of displacements. A lookup
-//! examines at most max_probe + 1 slots (fewer when it meets an empty slot), so it cannot loop
-//! forever even in a full table, and misses in a table of short clusters stay short.
+//! Removal: **backward-shift deletion**, not tombstones. The removed key's slot is emptied and
+//! the following entries of its cluster move back one slot each (their displacement drops by
+//! one) until an empty slot or an entry at its home. The table never holds tombstones, so it is
+//! exactly the table of the keys that remain: under an LRU cache's steady churn (every frame
+//! evicts and inserts) tombstones would pile up, lengthen misses (which cannot stop at a
+//! tombstone) and need periodic rebuilds (a frame-time spike and a full upload). The cost is that
+//! a removal may move a few entries; their slots are marked dirty and uploaded with the rest.
+//! Moving entries is safe because the GPU reads the table only in passes submitted after the
+//! upload (`write_buffer` is ordered before them), never while it changes.
+//!
+//! Bounded probes: the header carries `max_probe`, the largest displacement of any key present,
+//! kept exact by a histogram of displacements. A lookup examines at most max_probe + 1 slots, so
+//! it ends even in a full table.
 //!
 //! Duplicate keys: inserting a present key replaces its value in place (a map, not a multiset).
 
@@ -49,20 +57,21 @@ pub struct TileTableHeader {
 }
 const _: () = assert!(std::mem::size_of::<TileTableHeader>() == 16);
 
-/// One slot: key words (both 0 when empty) and the atlas slot. Keep in sync with the
-/// vec4<u32> slots of TileTable in shaders/shared/tile_table.wgsl (x = key lo, y = key hi,
-/// z = value, w = 0): 16 bytes, so a probe is one aligned 16-byte load.
+/// One slot: key words (both 0 when empty), the atlas slot and the entry's displacement. Keep in
+/// sync with the vec4<u32> slots of TileTable in shaders/shared/tile_table.wgsl (x = key lo,
+/// y = key hi, z = value, w = displacement): 16 bytes, so a probe is one aligned 16-byte load.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TileSlot {
     pub key: [u32; 2],
     pub value: u32,
-    pub _pad: u32,
+    /// Distance from the key's home slot (0 when empty).
+    pub displacement: u32,
 }
 const _: () = assert!(std::mem::size_of::<TileSlot>() == 16);
 
 impl TileSlot {
-    const EMPTY: TileSlot = TileSlot { key: EMPTY, value: 0, _pad: 0 };
+    const EMPTY: TileSlot = TileSlot { key: EMPTY, value: 0, displacement: 0 };
 
     fn is_empty(&self) -> bool {
         self.key == EMPTY
@@ -160,21 +169,35 @@ impl TileTable {
         }
     }
 
-    /// The slot holding `key`, as `tile_table_lookup` probes: from the home slot, at most
-    /// max_probe + 1 slots, stopping at an empty one.
-    fn find(&self, words: [u32; 2]) -> Option<u32> {
+    /// The slot holding `key` (Ok) or the slots examined to learn it is absent (Err), as
+    /// `tile_table_lookup` probes: from the home slot, at most max_probe + 1 slots, stopping at
+    /// an empty slot or an entry displaced less than the probe distance.
+    fn probe(&self, words: [u32; 2]) -> Result<u32, u32> {
         let mut i = self.home(words);
-        for _ in 0..=self.max_probe {
+        for n in 0..=self.max_probe {
             let slot = &self.slots[i as usize];
             if slot.key == words {
-                return Some(i);
+                return Ok(i);
             }
-            if slot.is_empty() {
-                return None;
+            if slot.is_empty() || slot.displacement < n {
+                return Err(n + 1);
             }
             i = (i + 1) & self.mask();
         }
-        None
+        Err(self.max_probe + 1)
+    }
+
+    fn find(&self, words: [u32; 2]) -> Option<u32> {
+        self.probe(words).ok()
+    }
+
+    /// Slots a lookup of `key` examines (statistics).
+    pub fn probes(&self, key: TileKey) -> u32 {
+        let words = key.pack();
+        match self.probe(words) {
+            Ok(i) => self.displacement(self.home(words), i) + 1,
+            Err(n) => n,
+        }
     }
 
     /// The atlas slot of `key`, or None. Mirrors tile_table_lookup exactly.
@@ -194,53 +217,56 @@ impl TileTable {
             return Err(TileTableError::ReservedValue(value));
         }
         let words = key.pack();
-        let home = self.home(words);
-        let mut i = home;
-        // Present keys lie before the first empty slot of their probe sequence.
-        for _ in 0..self.capacity() {
+        if let Some(i) = self.find(words) {
+            let old = std::mem::replace(&mut self.slots[i as usize].value, value);
+            self.dirty.push(i);
+            return Ok(Some(old));
+        }
+        if self.len == self.capacity() {
+            return Err(TileTableError::Full { capacity: self.capacity() });
+        }
+        // Robin Hood: the entry in hand takes the place of the first entry that sorts after it
+        // (displaced less, or as much with a larger key), which is then carried on.
+        let mut entry = TileSlot { key: words, value, displacement: 0 };
+        let mut i = self.home(words);
+        loop {
             let slot = self.slots[i as usize];
-            if slot.key == words {
-                self.slots[i as usize].value = value;
+            let sorts_after = slot.displacement < entry.displacement || (slot.displacement == entry.displacement && key_order(slot.key) > key_order(entry.key));
+            if slot.is_empty() || sorts_after {
+                self.slots[i as usize] = entry;
+                self.count_displacement(entry.displacement, true);
                 self.dirty.push(i);
-                return Ok(Some(slot.value));
-            }
-            if slot.is_empty() {
-                self.slots[i as usize] = TileSlot { key: words, value, _pad: 0 };
-                self.len += 1;
-                let d = self.displacement(home, i);
-                self.count_displacement(d, true);
-                self.dirty.push(i);
-                return Ok(None);
+                if slot.is_empty() {
+                    self.len += 1;
+                    return Ok(None);
+                }
+                self.count_displacement(slot.displacement, false);
+                entry = slot;
             }
             i = (i + 1) & self.mask();
+            entry.displacement += 1;
         }
-        Err(TileTableError::Full { capacity: self.capacity() })
     }
 
     /// Removes `key` by backward shift (see the module comment); returns its value if present.
     pub fn remove(&mut self, key: TileKey) -> Option<u32> {
         let mut gap = self.find(key.pack())?;
         let removed = self.slots[gap as usize];
-        let d = self.displacement(self.home(removed.key), gap);
-        self.count_displacement(d, false);
+        self.count_displacement(removed.displacement, false);
         self.len -= 1;
-        let mut j = gap;
-        loop {
-            j = (j + 1) & self.mask();
-            let slot = self.slots[j as usize];
-            if slot.is_empty() || j == gap {
+        // The entry after an empty slot is at its home, so this ends within a lap.
+        for _ in 0..self.capacity() {
+            let next = (gap + 1) & self.mask();
+            let mut slot = self.slots[next as usize];
+            if slot.is_empty() || slot.displacement == 0 {
                 break;
             }
-            let home = self.home(slot.key);
-            // The entry at j may move back to the gap iff the gap lies cyclically in [home, j).
-            let d = self.displacement(home, j);
-            if d >= self.displacement(gap, j) {
-                self.count_displacement(d, false);
-                self.count_displacement(self.displacement(home, gap), true);
-                self.slots[gap as usize] = slot;
-                self.dirty.push(gap);
-                gap = j;
-            }
+            self.count_displacement(slot.displacement, false);
+            slot.displacement -= 1;
+            self.count_displacement(slot.displacement, true);
+            self.slots[gap as usize] = slot;
+            self.dirty.push(gap);
+            gap = next;
         }
         self.slots[gap as usize] = TileSlot::EMPTY;
         self.dirty.push(gap);
@@ -250,11 +276,6 @@ impl TileTable {
     /// Every (key, value) present, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (TileKey, u32)> + '_ {
         self.slots.iter().filter(|s| !s.is_empty()).map(|s| (TileKey::unpack(s.key).expect("a valid key"), s.value))
-    }
-
-    /// The displacement (distance from the home slot) of every key present, in slot order.
-    pub fn displacements(&self) -> impl Iterator<Item = u32> + '_ {
-        self.slots.iter().enumerate().filter(|(_, s)| !s.is_empty()).map(|(i, s)| self.displacement(self.home(s.key), i as u32))
     }
 
     /// The slot ranges [start, end) changed since the last call, sorted and merged (runs closer
@@ -273,8 +294,9 @@ impl TileTable {
         runs
     }
 
-    /// Checks the invariants (tests): every key is reachable from its home through non-empty
-    /// slots, keys are distinct, len, max_probe and the displacement histogram are exact.
+    /// Checks the invariants (tests): keys are distinct, stored displacements are exact, every
+    /// cluster is in Robin Hood order (by home, then key), len, max_probe and the displacement
+    /// histogram are exact.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen = std::collections::HashSet::new();
         let mut counts = vec![0u32; self.slots.len()];
@@ -288,9 +310,15 @@ impl TileTable {
             }
             let home = self.home(slot.key);
             let d = self.displacement(home, i as u32);
+            if d != slot.displacement {
+                return Err(format!("{key:?} at slot {i}: displacement {} stored, {d} true", slot.displacement));
+            }
             counts[d as usize] += 1;
-            if (0..d).any(|s| self.slots[((home + s) & self.mask()) as usize].is_empty()) {
-                return Err(format!("{key:?} at slot {i} is cut off from its home {home} by an empty slot"));
+            // Robin Hood order: the next entry is displaced at most one more, and by exactly one
+            // more (same home) only with a larger key.
+            let next = &self.slots[(i + 1) & self.mask() as usize];
+            if !next.is_empty() && (next.displacement, key_order(slot.key)) > (d + 1, key_order(next.key)) {
+                return Err(format!("slots {i} and {}: out of Robin Hood order", i + 1));
             }
         }
         let max = counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32;
@@ -299,6 +327,11 @@ impl TileTable {
         }
         Ok(())
     }
+}
+
+/// The order of keys of one home slot along a cluster.
+fn key_order(words: [u32; 2]) -> u64 {
+    (words[1] as u64) << 32 | words[0] as u64
 }
 
 /// The table on the GPU: one storage buffer, the header then the slots (label "cache.tile_table").
@@ -384,6 +417,13 @@ mod tests {
                 }
             }
             assert_eq!(table.len() as usize, map.len());
+            // History independence: the map's pairs inserted in its (arbitrary) order give the
+            // same slots as these thousands of edits.
+            let mut fresh = TileTable::new(capacity_log2);
+            for (&k, &v) in &map {
+                fresh.insert(k, v).unwrap();
+            }
+            assert_eq!(fresh.slots(), table.slots());
             let mut pairs: Vec<_> = table.iter().collect();
             pairs.sort_unstable();
             let mut expected: Vec<_> = map.into_iter().collect();
@@ -394,8 +434,8 @@ mod tests {
 
     #[test]
     fn tile_table_removal_leaves_the_table_as_if_never_inserted() {
-        // Backward shift (Knuth's Algorithm R): after removals, the slots equal those of a table
-        // that only ever saw the remaining keys, inserted in the same order.
+        // Backward shift and Robin Hood order: after removals, the slots equal those of a table
+        // that only ever saw the remaining keys, inserted in any order.
         let mut rng = XorShift::fresh("tile_table_removal_leaves_the_table_as_if_never_inserted");
         for capacity_log2 in [4, 10] {
             let capacity = 1usize << capacity_log2;
@@ -412,11 +452,10 @@ mod tests {
             }
             table.check_invariants().unwrap();
             assert!(table.max_probe() <= full_probe);
+            // The same keys and values inserted in reverse order: the layout is the same.
             let mut fresh = TileTable::new(capacity_log2);
-            for (i, &k) in keys.iter().enumerate() {
-                if !removed.contains(&k) {
-                    fresh.insert(k, i as u32).unwrap();
-                }
+            for (k, v) in table.iter().collect::<Vec<_>>().into_iter().rev() {
+                fresh.insert(k, v).unwrap();
             }
             assert_eq!(fresh.slots(), table.slots());
             assert!(removed.iter().all(|&k| table.lookup(k).is_none()));

@@ -76,6 +76,9 @@ pub struct LoadReport {
     /// Mean slots a hit examines (displacement + 1), and its 99th percentile.
     pub mean_hit_probes: f64,
     pub p99_hit_probes: f64,
+    /// The same for the miss queries.
+    pub mean_miss_probes: f64,
+    pub p99_miss_probes: f64,
     pub cpu_build_ms: f64,
     pub lookups: Vec<TileLookupReport>,
     pub feedback: FeedbackReport,
@@ -307,8 +310,13 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
         let mut work = make_workload(options.capacity_log2, load, options.seed.wrapping_add(index as u64));
         let cpu_build_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
         let table = GpuTileTable::new(&gpu.device, &mut work.table);
-        let mut probes: Vec<f64> = work.table.displacements().map(|d| d as f64 + 1.0).collect();
-        probes.sort_by(f64::total_cmp);
+        let probe_stats = |keys: &[TileKey]| {
+            let mut probes: Vec<f64> = keys.iter().map(|&k| work.table.probes(k) as f64).collect();
+            probes.sort_by(f64::total_cmp);
+            (probes.iter().sum::<f64>() / probes.len().max(1) as f64, percentile(&probes, 99.0))
+        };
+        let (mean_hit_probes, p99_hit_probes) = probe_stats(&work.keys);
+        let (mean_miss_probes, p99_miss_probes) = probe_stats(&work.misses);
         let mut lookups = Vec::new();
         let mut feedback_report = None;
         for (name, pass, queries) in [("hits", Pass::Lookup, &work.hits), ("misses", Pass::Lookup, &work.misses), ("ancestor + feedback", Pass::LookupAncestor, &work.descendants)] {
@@ -338,8 +346,10 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
             load,
             keys: work.table.len(),
             max_probe: work.table.max_probe(),
-            mean_hit_probes: probes.iter().sum::<f64>() / probes.len().max(1) as f64,
-            p99_hit_probes: percentile(&probes, 99.0),
+            mean_hit_probes,
+            p99_hit_probes,
+            mean_miss_probes,
+            p99_miss_probes,
             cpu_build_ms,
             lookups,
             feedback: feedback_report,
@@ -363,8 +373,8 @@ impl TileTableReport {
         let mut out = format!("tile-table on {}: 2^{} slots ({} KiB), verified: {}\n", self.adapter, self.capacity.trailing_zeros(), self.table_bytes >> 10, self.verified);
         for l in &self.loads {
             out += &format!(
-                "  load {:.2}: {} keys, max probe {}, hit probes mean {:.2} p99 {:.0}, CPU build {:.1} ms\n",
-                l.load, l.keys, l.max_probe, l.mean_hit_probes, l.p99_hit_probes, l.cpu_build_ms
+                "  load {:.2}: {} keys, max probe {}, slots examined by a hit: mean {:.2} p99 {:.0}, by a miss: mean {:.2} p99 {:.0}; CPU build {:.1} ms\n",
+                l.load, l.keys, l.max_probe, l.mean_hit_probes, l.p99_hit_probes, l.mean_miss_probes, l.p99_miss_probes, l.cpu_build_ms
             );
             for q in &l.lookups {
                 out += &format!("    {:20} median {:.4} ms, min {:.4} ms, {:.3} G lookups/s, verified: {}\n", q.queries, q.gpu.median_ms, q.gpu.min_ms, q.lookups_per_s / 1e9, q.verified);
