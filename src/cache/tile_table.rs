@@ -399,7 +399,7 @@ mod tests {
             // Small zooms: many duplicate keys. Edits hover around a full table.
             for step in 0..4000u32 {
                 let key = random_key(&mut rng, if capacity_log2 < 4 { 2 } else { 5 });
-                if rng.next_u64() % 3 == 0 {
+                if rng.next_u64().is_multiple_of(3) {
                     assert_eq!(table.remove(key), map.remove(&key), "remove {key:?}");
                 } else {
                     let result = table.insert(key, step);
@@ -445,7 +445,7 @@ mod tests {
                 table.insert(k, i as u32).unwrap();
             }
             let full_probe = table.max_probe();
-            let removed: std::collections::HashSet<TileKey> = keys.iter().copied().filter(|_| rng.next_u64() % 2 == 0).collect();
+            let removed: std::collections::HashSet<TileKey> = keys.iter().copied().filter(|_| rng.next_u64().is_multiple_of(2)).collect();
             for &k in &removed {
                 assert!(table.remove(k).is_some());
                 assert_eq!(table.remove(k), None);
@@ -486,7 +486,7 @@ mod tests {
         for round in 0..50 {
             for _ in 0..(rng.next_u64() % 40) {
                 let key = random_key(&mut rng, 6);
-                if rng.next_u64() % 2 == 0 {
+                if rng.next_u64().is_multiple_of(2) {
                     let _ = table.insert(key, round);
                 } else {
                     table.remove(key);
