@@ -79,9 +79,30 @@ pub struct LoadReport {
     /// The same for the miss queries.
     pub mean_miss_probes: f64,
     pub p99_miss_probes: f64,
+    /// The whole workload (table and query sets) on the CPU.
     pub cpu_build_ms: f64,
+    /// Inserts per second into the CPU twin while filling the table (one thread).
+    pub cpu_inserts_per_s: f64,
     pub lookups: Vec<TileLookupReport>,
     pub feedback: FeedbackReport,
+    pub churn: ChurnReport,
+    pub verified: bool,
+}
+
+/// A cache's steady state at this load: evict some tiles, insert as many new ones, upload.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChurnReport {
+    /// Keys removed, and as many new keys inserted.
+    pub evictions: u32,
+    /// Slots the edits changed (removals shift entries back, inserts displace others).
+    pub dirty_slots: u32,
+    /// `write_buffer` calls of the sync (runs of dirty slots, plus the header).
+    pub writes: usize,
+    /// CPU time of the edits, and of the sync (staging the writes).
+    pub edit_ms: f64,
+    pub sync_ms: f64,
+    /// The GPU table equals the twin byte for byte afterwards, and GPU lookups of the evicted
+    /// and inserted keys give the twin's answers.
     pub verified: bool,
 }
 
@@ -95,6 +116,9 @@ pub struct TileTableReport {
     pub seed: u64,
     pub verified: bool,
     pub loads: Vec<LoadReport>,
+    /// GPU threads inserting keys into the feedback set, each key many times (the frame's misses
+    /// are mostly the same few tiles): capacity / 2 distinct keys over 2^N inserts.
+    pub feedback_inserts: TileLookupReport,
 }
 
 /// Storage bytes the largest buffer of a run with 2^`capacity_log2` slots needs.
@@ -128,6 +152,8 @@ fn random_key(rng: &mut Rng, zoom_low: u8, zoom_high: u8) -> TileKey {
 /// Table contents and query sets of one load factor.
 pub struct Workload {
     pub table: TileTable,
+    /// CPU time of filling the table.
+    pub fill_ms: f64,
     pub keys: Vec<TileKey>,
     pub hits: Vec<TileKey>,
     pub misses: Vec<TileKey>,
@@ -142,6 +168,7 @@ pub fn make_workload(capacity_log2: u32, load: f64, seed: u64) -> Workload {
     let mut table = TileTable::new(capacity_log2);
     let target = ((load * table.capacity() as f64).round() as u32).min(table.capacity());
     let mut keys = Vec::with_capacity(target as usize);
+    let fill_start = Instant::now();
     // Zooms from 6 up: plenty of distinct keys, some with resident ancestors.
     while table.len() < target {
         let key = random_key(&mut rng, 6, 24);
@@ -150,6 +177,7 @@ pub fn make_workload(capacity_log2: u32, load: f64, seed: u64) -> Workload {
             keys.push(key);
         }
     }
+    let fill_ms = fill_start.elapsed().as_secs_f64() * 1e3;
     let n = 1usize << capacity_log2;
     let hits: Vec<TileKey> = if keys.is_empty() { Vec::new() } else { (0..n).map(|_| keys[rng.below(keys.len() as u64) as usize]).collect() };
     let mut misses = Vec::with_capacity(n);
@@ -171,7 +199,7 @@ pub fn make_workload(capacity_log2: u32, load: f64, seed: u64) -> Workload {
             key
         })
         .collect();
-    Workload { table, keys, hits, misses, descendants }
+    Workload { table, fill_ms, keys, hits, misses, descendants }
 }
 
 fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
@@ -341,7 +369,8 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
             lookups.push(TileLookupReport { queries: name, count: queries.len() as u32, lookups_per_s: queries.len() as f64 / (timing.median_ms * 1e-3), gpu: timing, verified });
         }
         let feedback_report = feedback_report.expect("the ancestor pass ran");
-        let verified = lookups.iter().all(|l| l.verified) && feedback_report.verified;
+        let churn = churn(gpu, &mut profiler, &kernel, &mut work, &table, &feedback, options.seed);
+        let verified = lookups.iter().all(|l| l.verified) && feedback_report.verified && churn.verified;
         loads.push(LoadReport {
             load,
             keys: work.table.len(),
@@ -351,20 +380,89 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
             mean_miss_probes,
             p99_miss_probes,
             cpu_build_ms,
+            cpu_inserts_per_s: work.keys.len() as f64 / (work.fill_ms * 1e-3),
             lookups,
             feedback: feedback_report,
+            churn,
             verified,
         });
     }
+    let feedback_inserts = feedback_inserts(gpu, &mut profiler, &kernel, &feedback, options);
     TileTableReport {
         kernel: "tile-table",
         adapter: gpu.describe(),
         capacity: 1 << options.capacity_log2,
         table_bytes: GpuTileTable::buffer_bytes(1 << options.capacity_log2),
         seed: options.seed,
-        verified: loads.iter().all(|l| l.verified),
+        verified: loads.iter().all(|l| l.verified) && feedback_inserts.verified,
         loads,
+        feedback_inserts,
     }
+}
+
+/// Evicts a quarter of the keys (at most 1024), inserts as many new ones, syncs and checks.
+fn churn(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, kernel: &TileTableKernel, work: &mut Workload, table: &GpuTileTable, feedback: &GpuTileFeedback, seed: u64) -> ChurnReport {
+    let mut rng = Rng(seed.wrapping_mul(0xd1b5_4a32_d192_ed03) | 1);
+    let evictions = (work.keys.len() / 4).min(1024);
+    let mut touched = Vec::with_capacity(2 * evictions);
+    for _ in 0..evictions {
+        touched.push(work.keys.swap_remove(rng.below(work.keys.len() as u64) as usize));
+    }
+    let mut new_keys = Vec::with_capacity(evictions);
+    while new_keys.len() < evictions {
+        let key = random_key(&mut rng, 6, 24);
+        if work.table.lookup(key).is_none() && !touched.contains(&key) && !new_keys.contains(&key) {
+            new_keys.push(key);
+        }
+    }
+    let start = Instant::now();
+    for (i, (&old, &new)) in touched.iter().zip(&new_keys).enumerate() {
+        work.table.remove(old).expect("present");
+        work.table.insert(new, i as u32).expect("room left");
+    }
+    let edit_ms = start.elapsed().as_secs_f64() * 1e3;
+    let dirty_slots = work.table.dirty_slots();
+    let start = Instant::now();
+    let writes = table.sync(&gpu.queue, &mut work.table) + 1;
+    let sync_ms = start.elapsed().as_secs_f64() * 1e3;
+    touched.extend(new_keys);
+    let bytes = read_buffer(&gpu.device, &gpu.queue, &table.buffer, 0, table.buffer.size());
+    let mut expected = bytemuck::bytes_of(&work.table.header()).to_vec();
+    expected.extend_from_slice(bytemuck::cast_slice(work.table.slots()));
+    let answers = kernel.run(gpu, profiler, "kernel.tile_table.lookup (churn)", Pass::Lookup, table, feedback, &touched, 1);
+    let lookups_ok = touched.iter().zip(&answers.slots).all(|(k, &s)| work.table.lookup(*k).unwrap_or(TILE_MISS) == s);
+    ChurnReport { evictions: evictions as u32, dirty_slots, writes, edit_ms, sync_ms, verified: bytes == expected && lookups_ok }
+}
+
+/// Times GPU inserts into the feedback set: capacity / 2 distinct keys, 2^N inserts in random
+/// order; checks the set equals the twin's.
+fn feedback_inserts(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, kernel: &TileTableKernel, feedback: &GpuTileFeedback, options: &TileTableOptions) -> TileLookupReport {
+    let mut rng = Rng(options.seed.wrapping_mul(0x94d0_49bb_1331_11eb) | 1);
+    let mut distinct = BTreeSet::new();
+    while distinct.len() < (feedback.capacity as usize / 2).max(1) {
+        distinct.insert(random_key(&mut rng, 0, MAX_ZOOM));
+    }
+    let distinct_keys: Vec<TileKey> = distinct.iter().copied().collect();
+    let inserts: Vec<TileKey> = (0..1usize << options.capacity_log2).map(|_| distinct_keys[rng.below(distinct_keys.len() as u64) as usize]).collect();
+    let mut twin = TileFeedbackSet::new(feedback.capacity);
+    for &k in &inserts {
+        twin.insert(k);
+    }
+    let inserted: BTreeSet<TileKey> = inserts.iter().copied().collect();
+    let answers = kernel.run(gpu, profiler, "kernel.tile_table.feedback_insert", Pass::FeedbackInsert, &empty_table(gpu), feedback, &inserts, options.iterations);
+    let timing = TimingMs::of(answers.times_ms);
+    TileLookupReport {
+        queries: "feedback inserts",
+        count: inserts.len() as u32,
+        lookups_per_s: inserts.len() as f64 / (timing.median_ms * 1e-3),
+        gpu: timing,
+        verified: answers.feedback.equals_twin(&twin, &inserted),
+    }
+}
+
+/// A table of one empty slot (for passes that do not read the table).
+fn empty_table(gpu: &Gpu) -> GpuTileTable {
+    GpuTileTable::new(&gpu.device, &mut TileTable::new(0))
 }
 
 impl TileTableReport {
@@ -381,8 +479,14 @@ impl TileTableReport {
             }
             let f = &l.feedback;
             out += &format!("    feedback: {} distinct missed, {} stored of {}, overflow {}, verified: {}\n", f.distinct_missed, f.stored, f.capacity, f.overflow, f.verified);
+            let c = &l.churn;
+            out += &format!(
+                "    CPU twin: {:.1} M inserts/s; churn: {} evictions + {} inserts changed {} slots in {:.2} ms, synced in {} writes in {:.2} ms, verified: {}\n",
+                l.cpu_inserts_per_s / 1e6, c.evictions, c.evictions, c.dirty_slots, c.edit_ms, c.writes, c.sync_ms, c.verified
+            );
         }
-        out.pop();
+        let f = &self.feedback_inserts;
+        out += &format!("  {} ({} over {} slots): median {:.4} ms, {:.3} G inserts/s, verified: {}", f.queries, f.count, self.loads.first().map_or(0, |l| l.feedback.capacity), f.gpu.median_ms, f.lookups_per_s / 1e9, f.verified);
         out
     }
 }
