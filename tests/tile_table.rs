@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use bisector::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
+use bisector::cache::tile_feedback::{FeedbackReader, GpuTileFeedback, TileFeedbackSet};
 use bisector::cache::tile_key::{TileKey, MAX_SOURCE, MAX_ZOOM};
 use bisector::cache::tile_table::{GpuTileTable, TileSlot, TileTable, TileTableHeader, TILE_MISS};
 use bisector::gpu::readback::read_buffer;
@@ -176,6 +176,45 @@ fn gpu_feedback_set_equals_cpu_twin() {
             }
         }
     }
+}
+
+#[test]
+fn feedback_reader_returns_each_frames_set_without_blocking() {
+    let mut rng = common::rng("feedback_reader_returns_each_frames_set_without_blocking");
+    let gpu = kernel_gpu();
+    let kernel = TileTableKernel::new(&gpu.device);
+    let mut profiler = bisector::gpu::create_profiler(&gpu.device);
+    let table = GpuTileTable::new(&gpu.device, &mut TileTable::new(0));
+    let feedback = GpuTileFeedback::new(&gpu.device, &gpu.queue, 64);
+    let mut reader = FeedbackReader::new(&gpu.device, &feedback);
+    let mut expected = Vec::new();
+    let mut received = Vec::new();
+    // Frames 0..3 fill the three staging buffers; frame 3 finds none free.
+    for frame in 0..4u64 {
+        let keys: Vec<TileKey> = (0..rng.random_range(0..100)).map(|_| random_key(&mut rng, 0..=MAX_ZOOM)).collect();
+        let answers = kernel.run(&gpu, &mut profiler, "kernel.tile_table.feedback_insert", Pass::FeedbackInsert, &table, &feedback, &keys, 1);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let slot = reader.record(&mut encoder, &feedback, frame);
+        gpu.queue.submit([encoder.finish()]);
+        assert_eq!(slot.is_some(), frame < 3, "frame {frame}");
+        if let Some(slot) = slot {
+            reader.map(slot);
+            expected.push((frame, answers.feedback));
+        }
+    }
+    for _ in 0..1000 {
+        gpu.device.poll(wgpu::PollType::Poll).unwrap();
+        received.extend(reader.collect());
+        if received.len() == expected.len() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert_eq!(received, expected);
+    assert!(!reader.failed);
+    // Slots are free again.
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    assert!(reader.record(&mut encoder, &feedback, 4).is_some());
 }
 
 #[test]
