@@ -81,7 +81,8 @@ pub struct LoadReport {
     pub p99_miss_probes: f64,
     /// The whole workload (table and query sets) on the CPU.
     pub cpu_build_ms: f64,
-    /// Inserts per second into the CPU twin while filling the table (one thread).
+    /// Keys per second the CPU twin took while filling the table (one thread; a lookup, to skip
+    /// duplicate random keys, and an insert each).
     pub cpu_inserts_per_s: f64,
     pub lookups: Vec<TileLookupReport>,
     pub feedback: FeedbackReport,
