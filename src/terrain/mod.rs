@@ -171,16 +171,35 @@ impl HeightSource {
             HeightSource::Pyramid(p) => Some(p.zoom_for_step(step_m, ((south + north) / 2.0).to_radians())),
             _ => None,
         };
+        // Rows in parallel bands, one per core; a pyramid's tiles are read once and shared.
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let rows_per_band = n.div_ceil(threads);
+        let bands: Vec<Result<Vec<f32>, TerrainError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..n)
+                .step_by(rows_per_band)
+                .map(|first_row| {
+                    scope.spawn(move || {
+                        let mut tiles = pyramid::TileCache::default();
+                        let mut band = Vec::with_capacity(rows_per_band * n);
+                        for row in first_row..(first_row + rows_per_band).min(n) {
+                            for col in 0..n {
+                                let (x, y) = (west + col as f64 * step_m / mx, south + row as f64 * step_m / my);
+                                let h = match (self, zoom) {
+                                    (HeightSource::Pyramid(p), Some(z)) => p.sample_via(&mut tiles, x, y, z)?,
+                                    _ => self.sample_m(x, y)?,
+                                };
+                                band.push(h.unwrap_or(f32::NAN));
+                            }
+                        }
+                        Ok(band)
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().expect("a terrain sampling thread panicked")).collect()
+        });
         let mut heights_m = Vec::with_capacity(n * n);
-        for row in 0..n {
-            for col in 0..n {
-                let (x, y) = (west + col as f64 * step_m / mx, south + row as f64 * step_m / my);
-                let h = match (self, zoom) {
-                    (HeightSource::Pyramid(p), Some(z)) => p.sample_up_to_zoom_m(x, y, z)?,
-                    _ => self.sample_m(x, y)?,
-                };
-                heights_m.push(h.unwrap_or(f32::NAN));
-            }
+        for band in bands {
+            heights_m.extend(band?);
         }
         let lowest = heights_m.iter().copied().filter(|h| !h.is_nan()).fold(f32::INFINITY, f32::min);
         if !lowest.is_finite() {

@@ -2,10 +2,9 @@
 //! and Web-Mercator PNG tiles of Mapbox Terrain-RGB or Terrarium heights. A height query uses the
 //! finest zoom whose tile is present; missing tiles are nodata, not errors.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::{Arc, RwLock};
 
 use super::TerrainError;
 
@@ -58,9 +57,19 @@ struct TileJson {
     encoding: Option<String>,
 }
 
-type Tile = Option<Rc<Vec<f32>>>;
+/// A tile's heights (row-major, tile_size^2), None where the file is absent.
+pub type Tile = Option<Arc<Vec<f32>>>;
 
-/// An opened pyramid; tiles are read on first use and kept.
+/// A thread's own view of the tiles it has used: the last one of each zoom (most samples fall in
+/// the same tiles as the previous one) and the others by (z, x, y).
+#[derive(Default)]
+pub struct TileCache {
+    /// By zoom (at most 24, as `open` checks).
+    last: [Option<((u32, u32), Tile)>; 25],
+    tiles: HashMap<(u32, u32, u32), Tile>,
+}
+
+/// An opened pyramid; tiles are read on first use and kept (shared between threads).
 pub struct TilePyramid {
     dir: PathBuf,
     template: String,
@@ -71,7 +80,7 @@ pub struct TilePyramid {
     pub bounds: [f64; 4],
     pub encoding: Encoding,
     tile_size: u32,
-    tiles: RefCell<HashMap<(u32, u32, u32), Tile>>,
+    tiles: RwLock<HashMap<(u32, u32, u32), Tile>>,
 }
 
 /// Largest tile side accepted, in pixels.
@@ -110,7 +119,7 @@ impl TilePyramid {
             bounds: json.bounds.unwrap_or([-180.0, -85.051129, 180.0, 85.051129]),
             encoding,
             tile_size: 0,
-            tiles: RefCell::new(HashMap::new()),
+            tiles: RwLock::new(HashMap::new()),
         };
         pyramid.tile_size = pyramid.find_tile_size()?;
         Ok(pyramid)
@@ -140,7 +149,7 @@ impl TilePyramid {
 
     /// Heights of tile (z, x, y), None when the file is absent.
     fn tile(&self, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
-        if let Some(tile) = self.tiles.borrow().get(&(z, x, y)) {
+        if let Some(tile) = self.tiles.read().expect("tile cache lock").get(&(z, x, y)) {
             return Ok(tile.clone());
         }
         let path = self.tile_path(z, x, y);
@@ -150,11 +159,30 @@ impl TilePyramid {
             if image.dimensions() != (self.tile_size, self.tile_size) {
                 return Err(bad(format!("{} x {} px, but the pyramid's tiles are {} px", image.width(), image.height(), self.tile_size)));
             }
-            Some(Rc::new(image.pixels().map(|p| self.encoding.decode(p[0], p[1], p[2])).collect()))
+            Some(Arc::new(image.pixels().map(|p| self.encoding.decode(p[0], p[1], p[2])).collect()))
         } else {
             None
         };
-        self.tiles.borrow_mut().insert((z, x, y), tile.clone());
+        // Another thread may have read it meanwhile: keep the first.
+        Ok(self.tiles.write().expect("tile cache lock").entry((z, x, y)).or_insert(tile).clone())
+    }
+
+    /// As `tile`, through `local`, a cache of the calling thread's own (no lock per sample).
+    pub fn tile_via(&self, local: &mut TileCache, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
+        if let Some((key, tile)) = &local.last[z as usize] {
+            if *key == (x, y) {
+                return Ok(tile.clone());
+            }
+        }
+        let tile = match local.tiles.get(&(z, x, y)) {
+            Some(tile) => tile.clone(),
+            None => {
+                let tile = self.tile(z, x, y)?;
+                local.tiles.insert((z, x, y), tile.clone());
+                tile
+            }
+        };
+        local.last[z as usize] = Some(((x, y), tile.clone()));
         Ok(tile)
     }
 
@@ -178,13 +206,18 @@ impl TilePyramid {
 
     /// As `sample_m`, using zooms up to `max_zoom` only.
     pub fn sample_up_to_zoom_m(&self, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
+        self.sample_via(&mut TileCache::default(), lon, lat, max_zoom)
+    }
+
+    /// As `sample_up_to_zoom_m`, reading tiles through the calling thread's cache `local`.
+    pub fn sample_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
             return Ok(None);
         }
         for z in (self.min_zoom..=max_zoom.min(self.max_zoom)).rev() {
             let (tx, ty) = tile_xy(z, lon, lat);
-            if self.tile(z, tx as u32, ty as u32)?.is_none() {
+            if self.tile_via(local, z, tx as u32, ty as u32)?.is_none() {
                 continue;
             }
             // Global pixel coordinates, pixel centres at integer + 0.5.
@@ -194,10 +227,10 @@ impl TilePyramid {
             let (fx, fy) = (px - x0, py - y0);
             let (mut sum, mut weight) = (0.0f64, 0.0f64);
             for (dx, dy, w) in [(0.0, 0.0, (1.0 - fx) * (1.0 - fy)), (1.0, 0.0, fx * (1.0 - fy)), (0.0, 1.0, (1.0 - fx) * fy), (1.0, 1.0, fx * fy)] {
-                let (gx, gy) = ((x0 + dx).clamp(0.0, n - 1.0), (y0 + dy).clamp(0.0, n - 1.0));
-                let size = self.tile_size as f64;
-                let Some(tile) = self.tile(z, (gx / size) as u32, (gy / size) as u32)? else { continue };
-                let h = tile[((gy % size) as u32 * self.tile_size + (gx % size) as u32) as usize];
+                let (gx, gy) = ((x0 + dx).clamp(0.0, n - 1.0) as u32, (y0 + dy).clamp(0.0, n - 1.0) as u32);
+                let size = self.tile_size;
+                let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };
+                let h = tile[((gy % size) * size + gx % size) as usize];
                 if !h.is_nan() && w > 0.0 {
                     sum += h as f64 * w;
                     weight += w;
