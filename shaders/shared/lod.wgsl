@@ -62,14 +62,17 @@ fn lod_is_culled(lod: LodParams, b: LodBox) -> bool {
     return false;
 }
 
-// Mirrors LodParams::box_is_back_facing: every surface under the node faces away from the camera.
+// Mirrors LodParams::box_is_back_facing: every surface under the node faces away from the camera
+// by at least the margin (squared sine; keep in sync with BACK_FACE_MARGIN_SQ in src/leb/lod.rs).
+const BACK_FACE_MARGIN_SQ: f32 = 0.01;
 fn lod_is_back_facing(lod: LodParams, b: LodBox) -> bool {
     let c = lod.camera_position_m.xyz;
     let dx = vec2<f32>(c.x - b.hi.x, c.x - b.lo.x);
     let dy = vec2<f32>(c.y - b.hi.y, c.y - b.lo.y);
     let along_x = max(max(-b.slope_x.x * dx.x, -b.slope_x.x * dx.y), max(-b.slope_x.y * dx.x, -b.slope_x.y * dx.y));
     let along_y = max(max(-b.slope_y.x * dy.x, -b.slope_y.x * dy.y), max(-b.slope_y.y * dy.x, -b.slope_y.y * dy.y));
-    return (c.z - b.lo.z) + along_x + along_y <= 0.0;
+    let facing = (c.z - b.lo.z) + along_x + along_y;
+    return facing <= 0.0 && facing * facing >= BACK_FACE_MARGIN_SQ * lod_distance_sq_m2(lod, b);
 }
 
 fn lod_is_hidden(lod: LodParams, b: LodBox) -> bool {
