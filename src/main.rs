@@ -14,6 +14,7 @@ use bisector::render::headless::{render_shot, Shot};
 use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
 use bisector::leb::lod::Criterion;
 use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
+use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
@@ -180,6 +181,36 @@ enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Tree-compressed hash table of state vectors (seed 002): findOrPut beside an uncompressed table.
+    CompactHash {
+        /// Words (32-bit) per vector, 1..=8.
+        #[arg(long, default_value_t = 4)]
+        length: u32,
+        /// Slots (64-bit nodes) per bucket: 2, 4, 8, 16 or 32.
+        #[arg(long, default_value_t = 2)]
+        bucket_size: u32,
+        /// log2 of the compressed table's slots (8 bytes each; at most 27).
+        #[arg(long, default_value_t = 16)]
+        table_log2: u32,
+        /// Vectors to insert (default: as many as fill the table to --fill with distinct trees).
+        #[arg(long, conflicts_with = "fill")]
+        vectors: Option<u32>,
+        /// Target fill of the compressed table (nodes / slots) when --vectors is not given.
+        #[arg(long, default_value_t = 0.5)]
+        fill: f64,
+        /// How vectors are drawn (shared: model-checker-like states differing in one word).
+        #[arg(long, value_enum, default_value_t = VectorDistribution::Uniform)]
+        distribution: VectorDistribution,
+        /// Timed repetitions.
+        #[arg(long, default_value_t = 5)]
+        iterations: u32,
+        /// Seed of the random vectors (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Closest 100 pairs between two armies (seed 001): brute force and exact uniform grid.
     ClosestPairs {
         /// Points in army A (random armies).
@@ -280,6 +311,77 @@ fn chained_hash_gpu(options: &ChainedHashOptions) -> anyhow::Result<Gpu> {
     Ok(Gpu::headless(&requirements)?)
 }
 
+fn compact_hash_gpu(options: &CompactHashOptions) -> anyhow::Result<Gpu> {
+    let bytes = bisector::kernels::compact_hash::largest_buffer_bytes(options);
+    let requirements = Requirements::kernel(bytes, format!("for the tables of {} vectors of {} words; lower --table-log2 or --vectors", options.vector_count(), options.length))
+        .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
+        .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap");
+    Ok(Gpu::headless(&requirements)?)
+}
+
+fn kernel_compact_hash(options: &CompactHashOptions, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+    options.check().map_err(anyhow::Error::msg)?;
+    if let Some(json) = json {
+        check_output_path(json, "--json")?;
+    }
+    let report = bisector::kernels::compact_hash::run(&compact_hash_gpu(options)?, options);
+    println!("{} (seed {})", report.summary(), options.seed);
+    write_json(json, &report)?;
+    if let Some(line) = report.overflow_message() {
+        anyhow::bail!("compact-hash: the table is full: {line}");
+    }
+    if !report.verified {
+        anyhow::bail!("compact-hash: the GPU result differs from the CPU reference (seed {})", options.seed);
+    }
+    Ok(())
+}
+
+/// Table 6.12 (bucket size 32) and 6.13 (optimal bucket size) of seed 002, per vector length:
+/// the optimal bucket size, and the only figures the paper gives, which are relative.
+const COMPACT_HASH_PAPER: [(u32, u32, &str, &str); 5] = [
+    (1, 4, "1.97-2.03x its 32-bit version (T6.12)", "1.18-1.33x bucket 32, 1.06-1.31x 32-bit (T6.13)"),
+    (2, 4, "2.03-2.05x its 32-bit version (T6.12)", "1.33-1.38x bucket 32, 1.06-1.11x 32-bit (T6.13)"),
+    (3, 4, "2.52-2.59x its 32-bit version (T6.12)", "1.83-1.86x bucket 32, 1.26-1.27x 32-bit (T6.13)"),
+    (4, 2, "2.42-2.62x its 32-bit version (T6.12)", "1.51-2.04x bucket 32, 1.24-1.29x 32-bit (T6.13)"),
+    (8, 2, "2.84-3.27x its 32-bit version (T6.12)", "1.99-3.08x bucket 32, 1.34-1.41x 32-bit (T6.13)"),
+];
+
+/// `kernel all`'s compact-hash rows: every vector length of the paper's tables at every bucket
+/// size, 2^26 slots at fill 0.5, uniform vectors.
+fn kernel_all_compact_hash() -> anyhow::Result<()> {
+    println!("compact-hash: 2^26 slots, fill 0.5, uniform vectors; the paper (seed 002) gives only speedups, no absolute figures");
+    for (length, optimal, paper_32, paper_optimal) in COMPACT_HASH_PAPER {
+        let mut per_s = Vec::new();
+        for bucket_size in bisector::kernels::compact_hash::BUCKET_SIZES {
+            let options = CompactHashOptions { length, bucket_size, table_log2: 26, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 5, seed: 1 };
+            let report = bisector::kernels::compact_hash::run(&compact_hash_gpu(&options)?, &options);
+            per_s.push(report.compressed.insert_per_s);
+            let paper = match bucket_size {
+                32 => format!("paper: {paper_32}; ours {:.2}x uncompressed", report.compressed.insert_per_s / report.uncompressed.insert_per_s),
+                b if b == optimal => "the paper's optimal bucket size for this length (T6.13)".to_string(),
+                _ => String::new(),
+            };
+            let name = format!("compact-hash n={length} bucket {bucket_size}");
+            println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", report.compressed.insert.median_ms, report.compressed.insert_per_s / 1e9, report.verified && !report.overflow);
+            println!(
+                "{:<34} {:>12.4} {:>10.3} G/s {:>9}  (uncompressed table; compressed: fill {:.2}, compression ratio {:.2}, again {:.3} G/s{})",
+                "",
+                report.uncompressed.insert.median_ms,
+                report.uncompressed.insert_per_s / 1e9,
+                "",
+                report.compressed.fill,
+                report.compression_ratio,
+                report.compressed.again_per_s / 1e9,
+                report.overflow_message().map_or(String::new(), |m| format!("; OVERFLOW: {m}"))
+            );
+            println!("{:<34} {:>12.1} {:>10.3} G/s {:>9}  (CPU twin, {} threads: GPU {:.1}x)", "", report.cpu_parallel_ms, report.vectors as f64 / report.cpu_parallel_ms / 1e6, "", report.cpu_threads, report.gpu_over_cpu);
+        }
+        let optimal_index = bisector::kernels::compact_hash::BUCKET_SIZES.iter().position(|&b| b == optimal).unwrap_or(0);
+        println!("{:<34} {:>12} {:>14} {:>9}  n={length}: ours, bucket {optimal} / bucket 32 = {:.2}x (paper {paper_optimal})", "", "", "", "", per_s[optimal_index] / per_s[4]);
+    }
+    Ok(())
+}
+
 fn write_json(json: Option<&std::path::Path>, value: &impl serde::Serialize) -> anyhow::Result<()> {
     if let Some(json) = json {
         std::fs::write(json, serde_json::to_string_pretty(value)?).with_context(|| format!("cannot write {}", json.display()))?;
@@ -307,6 +409,7 @@ fn kernel_all() -> anyhow::Result<()> {
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU build, {} threads)", "", report.cpu_parallel_build_ms, "", "", report.cpu_threads);
     }
+    kernel_all_compact_hash()?;
     {
         use bisector::kernels::closest_pairs as cp;
         let (m, n) = (1_000_000, 400_000);
@@ -478,6 +581,19 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
         KernelCommand::All => kernel_all(),
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
+        KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {
+            let options = CompactHashOptions {
+                length: *length,
+                bucket_size: *bucket_size,
+                table_log2: *table_log2,
+                vectors: *vectors,
+                fill: *fill,
+                distribution: *distribution,
+                iterations: *iterations,
+                seed: seed.unwrap_or_else(clock_seed),
+            };
+            kernel_compact_hash(&options, json.as_deref())
+        }
         KernelCommand::ClosestPairs { m, n, distribution, a, b, variant, iterations, seed, pairs, json } => {
             kernel_closest_pairs(*m, *n, *distribution, (a.as_deref(), b.as_deref()), *variant, *iterations, *seed, pairs.as_deref(), json.as_deref())
         }
