@@ -16,18 +16,36 @@
 // The all-zero node would look like an empty slot: it is kept out of the table, in status[0],
 // with the reference ZERO_REFERENCE.
 //
-// A vector is new exactly when its root node is (the root identifies a vector of a given length).
+// New vs seen: for lengths 1 and 2 every node is a root, and a vector is new exactly when its one
+// node is. From length 3 on, a root may equal, bit for bit, a node of another role (a pair of
+// words (r, w) equal to a root (reference r, word w)), which then serves both: the root node can
+// be "seen" although its vector is new. So the root's slot is claimed as a root in a bitmap of one
+// bit per slot (root_bits; status[2] for the all-zero node): the thread whose atomicOr sets the
+// bit reports the vector new.
 // Needs Features::SHADER_INT64 | SHADER_INT64_ATOMIC_ALL_OPS.
 //!include shared/dispatch.wgsl
 //!include shared/compact_hash.wgsl
 
-// The reference of the all-zero node (never a slot: tables have at most 2^27 slots).
-const ZERO_REFERENCE: u32 = 0x7fffffffu;
+// The reference of the all-zero node (never a slot: tables have at most 2^27 slots; and
+// ZERO_REFERENCE | NEW_BIT is not FAILED).
+const ZERO_REFERENCE: u32 = 0x7ffffffeu;
 const EMPTY: u64 = 0lu;
 // A weak compare-and-swap may fail spuriously; retry a slot at most this often.
 const MAX_CAS_TRIES: u32 = 64u;
 
 @group(0) @binding(1) var<storage, read_write> table: array<atomic<u64>>;
+// One bit per slot: the slot's node is the root of a stored vector (lengths 3 and more).
+@group(0) @binding(5) var<storage, read_write> root_bits: array<atomic<u32>>;
+
+// Claims `reference` as the root of a stored vector: true for the one call that does.
+fn claim_root(reference: u32) -> bool {
+    if (reference == ZERO_REFERENCE) {
+        return atomicLoad(&status[2]) == 0u && atomicExchange(&status[2], 1u) == 0u;
+    }
+    let word = reference >> 5u;
+    let bit = 1u << (reference & 31u);
+    return (atomicLoad(&root_bits[word]) & bit) == 0u && (atomicOr(&root_bits[word], bit) & bit) == 0u;
+}
 
 fn hash_node(left: u32, right: u32) -> u32 {
     return fmix32(left ^ fmix32(right ^ GOLDEN));
@@ -103,5 +121,10 @@ fn find_or_put(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
         count = pairs + (count & 1u);
     }
     // The last node stored is the root.
-    results[v] = result;
+    let root = result & REFERENCE_MASK;
+    var is_new = result != root;
+    if (n > 2u) {
+        is_new = claim_root(root);
+    }
+    results[v] = select(root, root | NEW_BIT, is_new);
 }

@@ -2,8 +2,8 @@
 // comparison. A slot is 1 + length words: a state word, then the vector. States: EMPTY (0), BUSY
 // (claimed, being written) and READY, which is the vector's hash with the top bit set. Insert:
 // claim an empty slot with a 32-bit compare-and-swap EMPTY -> BUSY, write the words, then store
-// READY. A reader that finds BUSY waits (at most MAX_WAIT reads, then the findOrPut fails and is
-// counted) until READY, then compares the hash and the words. The winner writes its words in the
+// READY. A reader that finds BUSY waits until READY (at most MAX_WAIT_ROUNDS x MAX_WAIT reads: lavapipe cuts a loop at 65535 iterations; then the
+// findOrPut fails and is counted in status[3]), then compares the hash and the words. The winner writes its words in the
 // same loop iteration in which it claimed the slot, before any other thread's wait, so the wait
 // also ends on SIMD CPUs (lavapipe) that run a subgroup's branches one after another.
 // WGSL atomics are relaxed: that the words are visible once READY is relies on the hardware
@@ -15,6 +15,7 @@ const EMPTY: u32 = 0u;
 const BUSY: u32 = 1u;
 const READY_BIT: u32 = 0x80000000u;
 const MAX_WAIT: u32 = 60000u;
+const MAX_WAIT_ROUNDS: u32 = 256u;
 const MAX_CAS_TRIES: u32 = 64u;
 
 @group(0) @binding(1) var<storage, read_write> cells: array<atomic<u32>>;

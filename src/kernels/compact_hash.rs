@@ -23,7 +23,12 @@
 //!
 //! New vs seen. Every thread that looks for one node visits the same slots in the same order,
 //! and slots only go from empty to full, so all of them reach the same slot: exactly one wins the
-//! CAS and reports the node new. A vector is new exactly when its root is. Racing duplicates (one
+//! CAS and reports the node new. For lengths 1 and 2 every node is a root and a vector is new
+//! exactly when its node is. From length 3 on, a root (reference r, word w) may equal bit for bit
+//! a node of another role (the words (r, w) of another vector), and one node then serves both, so
+//! "root node seen" does not mean "vector seen": the root's slot is claimed in a bitmap of one bit
+//! per slot (1/64 of the table), and the findOrPut whose atomicOr sets the bit reports the vector
+//! new. (Words use all 32 bits, so no bit of a node can tell roles apart.) Racing duplicates (one
 //! vector several times in a batch): the thread whose CAS installs the root reports "new", which
 //! of them depends on timing; the one-thread CPU reference reports the first occurrence. So the
 //! verification compares per distinct vector: exactly one "new" among its occurrences in the
@@ -62,8 +67,9 @@ pub const NEW_BIT: u32 = 0x8000_0000;
 pub const REFERENCE_MASK: u32 = 0x7fff_ffff;
 /// The result of a findOrPut that found no free slot (see `Geometry::probe`).
 pub const FAILED: u32 = u32::MAX;
-/// The reference of the all-zero node, which is not stored in the table (never a slot index).
-pub const ZERO_REFERENCE: u32 = 0x7fff_ffff;
+/// The reference of the all-zero node, which is not stored in the table (never a slot index,
+/// and with NEW_BIT not FAILED).
+pub const ZERO_REFERENCE: u32 = 0x7fff_fffe;
 /// Linear probing visits at most this many buckets per hash function.
 pub const MAX_PROBED_BUCKETS: u32 = 8;
 /// Hash functions tried (rehashing) before a findOrPut fails.
@@ -210,27 +216,37 @@ pub fn decode_visiting(root: u32, length: usize, node: impl Fn(u32) -> Option<u6
     Some(items)
 }
 
-/// Checks a compressed table (a plain copy: 0 = empty, and the all-zero node's flag) against the
-/// results of findOrPut of `vectors` into it (and of the second pass, when there was one): every
-/// root decodes to its vector, no node is stored twice, and (without overflow) every stored node
-/// belongs to a stored vector's tree, so the table holds exactly the trees of the distinct vectors.
-/// Slot references depend on the order of the insertions, so this compares meanings, not slots.
+/// Checks a compressed table against the results of findOrPut of `vectors` into it (and of the
+/// second pass, when there was one): every root decodes to its vector, no node is stored twice,
+/// (without overflow) every stored node belongs to a stored vector's tree, so the table holds
+/// exactly the trees of the distinct vectors, and the root bitmap marks exactly the roots. Slot
+/// references depend on the order of the insertions, so this compares meanings, not slots.
 /// Returns the vectors reported new.
-pub fn check_compact_table(table: &[u64], zero: bool, vectors: &[&[u32]], insert: &[u32], again: Option<&[u32]>, distinct: usize, failed_counted: u32) -> Result<u64, String> {
+pub fn check_compact_table(copy: &TableCopy, vectors: &[&[u32]], insert: &[u32], again: Option<&[u32]>, distinct: usize, failed_counted: u32) -> Result<u64, String> {
+    let table = &copy.nodes;
     let length = vectors.first().map_or(1, |v| v.len());
     let mut reached = vec![false; table.len()];
     let mut zero_reached = false;
     let new = check_results(vectors, insert, again, distinct, failed_counted, |root| {
+        if length > 2 && !copy.is_root(root) {
+            return None;
+        }
         decode_visiting(
             root,
             length,
-            |r| table.get(r as usize).copied().filter(|&n| n != 0),
+            |r| copy.node(r),
             |r| match reached.get_mut(r as usize) {
                 Some(seen) => *seen = true,
                 None => zero_reached |= r == ZERO_REFERENCE,
             },
         )
     })?;
+    let roots: HashSet<u32> = insert.iter().filter(|&&r| r != FAILED && length > 2).map(|r| r & REFERENCE_MASK).collect();
+    let marked = copy.root_bits.iter().map(|w| w.count_ones() as usize).sum::<usize>() + copy.zero_root as usize;
+    if marked != roots.len() {
+        return Err(format!("{marked} slots are marked as roots, but {} roots were returned", roots.len()));
+    }
+    let zero = copy.zero;
     let nodes = sorted_nodes(table);
     if let Some(w) = nodes.windows(2).find(|w| w[0] == w[1]) {
         return Err(format!("node {:?} is stored twice", unpack(w[0])));
@@ -253,11 +269,60 @@ pub struct CompactTable {
     pub slots: Vec<AtomicU64>,
     /// The all-zero node is stored.
     pub zero: AtomicBool,
+    /// One bit per slot: its node is the root of a stored vector (lengths 3 and more).
+    pub root_bits: Vec<AtomicU32>,
+    /// The all-zero node is the root of a stored vector.
+    pub zero_root: AtomicBool,
+}
+
+/// A plain copy of a compressed table (read back from the GPU, or of a `CompactTable`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableCopy {
+    /// 0 = empty.
+    pub nodes: Vec<u64>,
+    pub zero: bool,
+    pub root_bits: Vec<u32>,
+    pub zero_root: bool,
+}
+
+impl TableCopy {
+    /// The stored node of `reference` (not the all-zero one), None for an empty or unknown slot.
+    pub fn node(&self, reference: u32) -> Option<u64> {
+        self.nodes.get(reference as usize).copied().filter(|&n| n != 0)
+    }
+
+    fn is_root(&self, reference: u32) -> bool {
+        if reference == ZERO_REFERENCE {
+            self.zero_root
+        } else {
+            self.root_bits.get(reference as usize / 32).is_some_and(|w| w >> (reference % 32) & 1 == 1)
+        }
+    }
+}
+
+/// Words of a root bitmap for 2^`slot_log2` slots.
+pub fn root_bitmap_words(slot_log2: u32) -> usize {
+    (1usize << slot_log2).div_ceil(32)
 }
 
 impl CompactTable {
     pub fn new(geometry: Geometry) -> CompactTable {
-        CompactTable { geometry, slots: (0..geometry.slots()).map(|_| AtomicU64::new(0)).collect(), zero: AtomicBool::new(false) }
+        CompactTable {
+            geometry,
+            slots: (0..geometry.slots()).map(|_| AtomicU64::new(0)).collect(),
+            zero: AtomicBool::new(false),
+            root_bits: (0..root_bitmap_words(geometry.slot_log2)).map(|_| AtomicU32::new(0)).collect(),
+            zero_root: AtomicBool::new(false),
+        }
+    }
+
+    /// Claims `reference` as the root of a stored vector: true for the one call that does.
+    fn claim_root(&self, reference: u32) -> bool {
+        if reference == ZERO_REFERENCE {
+            return !self.zero_root.swap(true, Ordering::Relaxed);
+        }
+        let bit = 1u32 << (reference % 32);
+        self.root_bits[reference as usize / 32].fetch_or(bit, Ordering::Relaxed) & bit == 0
     }
 
     /// findOrPut of one node: its reference, | NEW_BIT when this call stored it, or FAILED.
@@ -278,12 +343,22 @@ impl CompactTable {
 
     /// findOrPut of one vector: its root reference, | NEW_BIT when it was not stored yet, or FAILED.
     pub fn find_or_put(&self, vector: &[u32]) -> u32 {
-        tree_find_or_put(vector, |l, r| self.find_or_put_node(l, r))
+        let result = tree_find_or_put(vector, |l, r| self.find_or_put_node(l, r));
+        if vector.len() <= 2 || result == FAILED {
+            return result;
+        }
+        let root = result & REFERENCE_MASK;
+        if self.claim_root(root) { root | NEW_BIT } else { root }
     }
 
-    /// The stored nodes as a plain table (0 = empty) and the zero flag.
-    pub fn snapshot(&self) -> (Vec<u64>, bool) {
-        (self.slots.iter().map(|s| s.load(Ordering::Relaxed)).collect(), self.zero.load(Ordering::Relaxed))
+    /// A plain copy.
+    pub fn snapshot(&self) -> TableCopy {
+        TableCopy {
+            nodes: self.slots.iter().map(|s| s.load(Ordering::Relaxed)).collect(),
+            zero: self.zero.load(Ordering::Relaxed),
+            root_bits: self.root_bits.iter().map(|s| s.load(Ordering::Relaxed)).collect(),
+            zero_root: self.zero_root.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -483,8 +558,11 @@ pub struct TableReport {
     pub fill: f64,
     /// Vectors reported new by the insert pass.
     pub new_vectors: u64,
-    /// findOrPuts of the insert pass that found no free slot (overflow).
+    /// findOrPuts of the insert pass that failed: no free slot (overflow), or (uncompressed) a
+    /// slot that stayed busy.
     pub failed: u64,
+    /// findOrPuts of both passes that gave up waiting for a slot being written (uncompressed).
+    pub busy_timeouts: u64,
     /// Every result (new/seen, the stored set, each reference decoding to its vector) agrees
     /// with the CPU reference.
     pub verified: bool,
@@ -550,31 +628,35 @@ struct GpuTable {
     table: wgpu::Buffer,
     status: wgpu::Buffer,
     results: [wgpu::Buffer; 2],
+    /// The compressed table's root bitmap.
+    root_bits: Option<wgpu::Buffer>,
     groups: [wgpu::BindGroup; 2],
 }
 
 impl GpuTable {
-    fn new(device: &wgpu::Device, name: &'static str, file: &str, entry: &str, params: &CompactHashParams, table_bytes: u64, words: &wgpu::Buffer) -> GpuTable {
+    #[allow(clippy::too_many_arguments)]
+    fn new(device: &wgpu::Device, name: &'static str, file: &str, entry: &str, params: &CompactHashParams, table_bytes: u64, root_bitmap_bytes: Option<u64>, words: &wgpu::Buffer) -> GpuTable {
         let label = format!("kernel.compact_hash.{name}");
         let pipeline = shader::compute_pipeline(device, &label, file, entry, &[]);
         let params_buffer = uniform(device, &format!("{label}.params"), params);
         let table = storage(device, &format!("{label}.table"), table_bytes);
         let status = storage(device, &format!("{label}.status"), 16);
         let results = ["insert", "again"].map(|pass| storage(device, &format!("{label}.results_{pass}"), 4 * params.vectors as u64));
+        let root_bits = root_bitmap_bytes.map(|bytes| storage(device, &format!("{label}.root_bits"), bytes));
         let groups = [0, 1].map(|r| {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(&label),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry { binding: 0, resource: params_buffer.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 1, resource: table.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 2, resource: words.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 3, resource: results[r].as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 4, resource: status.as_entire_binding() },
-                ],
-            })
+            let mut entries = vec![
+                wgpu::BindGroupEntry { binding: 0, resource: params_buffer.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: table.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: words.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: results[r].as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: status.as_entire_binding() },
+            ];
+            if let Some(bits) = &root_bits {
+                entries.push(wgpu::BindGroupEntry { binding: 5, resource: bits.as_entire_binding() });
+            }
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&label), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
         });
-        GpuTable { name, pipeline, table, status, results, groups }
+        GpuTable { name, pipeline, table, status, results, root_bits, groups }
     }
 }
 
@@ -660,11 +742,10 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
         }
     });
     let cpu_parallel_ms = parallel_start.elapsed().as_secs_f64() * 1e3;
-    let (cpu_table, cpu_zero) = cpu.snapshot();
-    let cpu_nodes = sorted_nodes(&cpu_table).len() as u64 + cpu_zero as u64;
-    let (parallel_table, parallel_zero) = parallel.snapshot();
+    let cpu_copy = cpu.snapshot();
+    let cpu_nodes = sorted_nodes(&cpu_copy.nodes).len() as u64 + cpu_copy.zero as u64;
     let failed_in_parallel = parallel_results.iter().filter(|&&r| r == FAILED).count() as u32;
-    let parallel_check = check_compact_table(&parallel_table, parallel_zero, &vectors, &parallel_results, None, distinct, failed_in_parallel);
+    let parallel_check = check_compact_table(&parallel.snapshot(), &vectors, &parallel_results, None, distinct, failed_in_parallel);
     // The one-thread reference reports the first occurrence of each vector new.
     let mut first_seen = HashSet::new();
     let reference_check = vectors.iter().zip(&cpu_results).all(|(v, &r)| r == FAILED || (r & NEW_BIT != 0) == first_seen.insert(*v));
@@ -681,8 +762,8 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
     let uncompressed_params = CompactHashParams { slot_log2: uncompressed_geometry.slot_log2, ..params };
     let uncompressed_bytes = uncompressed_geometry.slots() as u64 * (length as u64 + 1) * 4;
     let tables = [
-        GpuTable::new(device, "compressed", "kernel_compact_hash.wgsl", "find_or_put", &params, 8 << geometry.slot_log2, &words_buffer),
-        GpuTable::new(device, "uncompressed", "kernel_compact_hash_uncompressed.wgsl", "find_or_put_uncompressed", &uncompressed_params, uncompressed_bytes, &words_buffer),
+        GpuTable::new(device, "compressed", "kernel_compact_hash.wgsl", "find_or_put", &params, 8 << geometry.slot_log2, Some(4 * root_bitmap_words(geometry.slot_log2) as u64), &words_buffer),
+        GpuTable::new(device, "uncompressed", "kernel_compact_hash_uncompressed.wgsl", "find_or_put_uncompressed", &uncompressed_params, uncompressed_bytes, None, &words_buffer),
     ];
     let labels: Vec<[String; 2]> = tables.iter().map(|t| ["insert", "again"].map(|pass| format!("kernel.compact_hash.{}.{pass}", t.name))).collect();
     let mut samples = vec![[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
@@ -693,6 +774,9 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
         for (table, labels) in tables.iter().zip(&labels) {
             encoder.clear_buffer(&table.table, 0, None);
             encoder.clear_buffer(&table.status, 0, None);
+            if let Some(bits) = &table.root_bits {
+                encoder.clear_buffer(bits, 0, None);
+            }
             for (group, label) in table.groups.iter().zip(labels) {
                 profiled_compute_pass(&profiler, &mut encoder, label, |pass| {
                     pass.set_pipeline(&table.pipeline);
@@ -725,10 +809,15 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
 
     // The compressed table: its references decode, and it holds exactly the trees of the vectors.
     let compressed = &outcomes[0];
-    let gpu_table: Vec<u64> = bytemuck::pod_collect_to_vec(&compressed.table);
-    let gpu_zero = compressed.status[0] != 0;
-    let gpu_nodes = sorted_nodes(&gpu_table);
-    let compressed_check = check_compact_table(&gpu_table, gpu_zero, &vectors, &compressed.insert, Some(&compressed.again), distinct, compressed.status[1]);
+    let gpu_copy = TableCopy {
+        nodes: bytemuck::pod_collect_to_vec(&compressed.table),
+        zero: compressed.status[0] != 0,
+        root_bits: bytemuck::pod_collect_to_vec(&read_buffer(device, &gpu.queue, tables[0].root_bits.as_ref().expect("the compressed table's root bitmap"), 0, 4 * root_bitmap_words(geometry.slot_log2) as u64)),
+        zero_root: compressed.status[2] != 0,
+    };
+    let gpu_nodes = sorted_nodes(&gpu_copy.nodes);
+    let gpu_zero = gpu_copy.zero;
+    let compressed_check = check_compact_table(&gpu_copy, &vectors, &compressed.insert, Some(&compressed.again), distinct, compressed.status[1]);
     let nodes = gpu_nodes.len() as u64 + gpu_zero as u64;
 
     // The uncompressed table: every slot in use holds a distinct vector under its hash.
@@ -764,6 +853,7 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
             fill: used as f64 / slots as f64,
             new_vectors: *check.as_ref().unwrap_or(&0),
             failed: outcomes[t].insert.iter().filter(|&&r| r == FAILED).count() as u64,
+            busy_timeouts: outcomes[t].status[3] as u64,
             verified: check.is_ok(),
             problem: check.err(),
         }
@@ -837,7 +927,9 @@ impl CompactHashReport {
         let full: Vec<String> = [&self.compressed, &self.uncompressed]
             .iter()
             .filter(|t| t.failed > 0)
-            .map(|t| format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot in {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions", t.failed, self.vectors, t.table, t.slots.ilog2()))
+            .map(|t| if t.busy_timeouts > 0 {
+                format!("{} findOrPuts into the {} table gave up waiting for a slot being written (a GPU thread stalled; run again)", t.busy_timeouts, t.table)
+            } else { format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot in {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions", t.failed, self.vectors, t.table, t.slots.ilog2()) })
             .collect();
         (!full.is_empty()).then(|| format!("{}; raise --table-log2 or lower --fill / --vectors", full.join("; ")))
     }
@@ -892,12 +984,12 @@ mod tests {
                     model_nodes(v, &mut model);
                     // Every root decodes back to its vector.
                     if i % 500 == 0 {
-                        let (plain, _) = table.snapshot();
-                        assert_eq!(decode(result & REFERENCE_MASK, length, |r| plain.get(r as usize).copied().filter(|&n| n != 0)).as_deref(), Some(*v));
+                        let copy = table.snapshot();
+                        assert_eq!(decode(result & REFERENCE_MASK, length, |r| copy.node(r)).as_deref(), Some(*v));
                     }
                 }
-                let (plain, zero) = table.snapshot();
-                let nodes = sorted_nodes(&plain);
+                let copy = table.snapshot();
+                let (nodes, zero) = (sorted_nodes(&copy.nodes), copy.zero);
                 assert!(nodes.windows(2).all(|w| w[0] < w[1]));
                 // Equal, unless a node of slot references happens to equal a node of two words
                 // (then both are one 64-bit node, stored once: likely only with small words).
@@ -918,13 +1010,13 @@ mod tests {
     fn shapes_are_the_documented_ones() {
         let table = CompactTable::new(Geometry { slot_log2: 8, bucket_log2: 1 });
         let root = table.find_or_put(&[10, 11, 12]);
-        let (plain, _) = table.snapshot();
+        let plain = table.snapshot().nodes;
         let node = |r: u32| unpack(plain[(r & REFERENCE_MASK) as usize]);
         let (left, right) = node(root);
         assert_eq!(right, 12);
         assert_eq!(node(left), (10, 11));
         let root = table.find_or_put(&[1, 2, 3, 4, 5]);
-        let (plain, _) = table.snapshot();
+        let plain = table.snapshot().nodes;
         let node = |r: u32| unpack(plain[(r & REFERENCE_MASK) as usize]);
         let (left, right) = node(root);
         assert_eq!(right, 5);
@@ -932,7 +1024,7 @@ mod tests {
         assert_eq!((node(a), node(b)), ((1, 2), (3, 4)));
         // One word: the node (w, 0).
         let root = table.find_or_put(&[77]);
-        assert_eq!(table.snapshot().0[(root & REFERENCE_MASK) as usize], pack(77, 0));
+        assert_eq!(table.snapshot().nodes[(root & REFERENCE_MASK) as usize], pack(77, 0));
     }
 
     #[test]
@@ -943,10 +1035,9 @@ mod tests {
             let first = table.find_or_put(v);
             assert_ne!(first & NEW_BIT, 0, "{v:?}");
             assert_eq!(table.find_or_put(v), first & REFERENCE_MASK);
-            let (plain, _) = table.snapshot();
-            assert_eq!(decode(first & REFERENCE_MASK, v.len(), |r| plain.get(r as usize).copied().filter(|&n| n != 0)).as_deref(), Some(v));
+            assert_eq!(decode(first & REFERENCE_MASK, v.len(), |r| table.snapshot().node(r)).as_deref(), Some(v));
         }
-        assert!(table.zero.load(Ordering::Relaxed));
+        assert!(table.zero.load(Ordering::Relaxed) && table.zero_root.load(Ordering::Relaxed));
     }
 
     #[test]
@@ -983,7 +1074,7 @@ mod tests {
             let handles: Vec<_> = vectors.chunks(2500).map(|c| s.spawn(|| c.iter().filter(|v| many.find_or_put(v) & NEW_BIT != 0).count() as u64)).collect();
             handles.into_iter().map(|h| h.join().unwrap()).sum()
         });
-        assert_eq!(sorted_nodes(&one.snapshot().0), sorted_nodes(&many.snapshot().0));
+        assert_eq!(sorted_nodes(&one.snapshot().nodes).len(), sorted_nodes(&many.snapshot().nodes).len());
         assert_eq!(news as usize, vectors.iter().collect::<HashSet<_>>().len());
     }
 
@@ -1014,8 +1105,9 @@ mod tests {
         let table = CompactTable::new(Geometry { slot_log2: 4, bucket_log2: 1 });
         let insert: Vec<u32> = vectors.iter().map(|v| table.find_or_put(v)).collect();
         let again: Vec<u32> = insert.iter().map(|r| r & REFERENCE_MASK).collect();
-        let (mut plain, zero) = table.snapshot();
-        let check = |table: &[u64], insert: &[u32]| check_compact_table(table, zero, &vectors, insert, Some(&again), 1, 0);
+        let copy = table.snapshot();
+        let mut plain = copy.nodes.clone();
+        let check = |nodes: &[u64], insert: &[u32]| check_compact_table(&TableCopy { nodes: nodes.to_vec(), ..copy.clone() }, &vectors, insert, Some(&again), 1, 0);
         assert_eq!(check(&plain, &insert), Ok(1));
         // Both duplicates new, none new, a wrong reference, a failure not counted.
         assert!(check(&plain, &[insert[0], insert[0]]).is_err());
@@ -1028,6 +1120,10 @@ mod tests {
         assert!(check(&plain, &insert).unwrap_err().contains("no stored vector"));
         plain[free] = plain[(insert[0] & REFERENCE_MASK) as usize];
         assert!(check(&plain, &insert).unwrap_err().contains("twice"));
+        // A root bit too many.
+        let mut extra = copy.clone();
+        extra.root_bits[0] ^= 1 << 31;
+        assert!(check_compact_table(&extra, &vectors, &insert, None, 1, 0).unwrap_err().contains("marked as roots"));
     }
 
     #[test]
