@@ -1029,15 +1029,43 @@ mod tests {
 
     #[test]
     fn zero_words_and_zero_references_round_trip() {
-        // Node (0, 0) is kept out of the table; a root over two slot-0 children is (0, 0) too.
-        let table = CompactTable::new(Geometry { slot_log2: 6, bucket_log2: 1 });
-        for v in [&[0u32][..], &[0, 0], &[0, 0, 0, 0], &[5, 6, 5, 6], &[0, 0, 0], &[0; 8]] {
+        // Node (0, 0) is kept out of the table. In a table of 2 slots, node (5, 6) lands in slot
+        // 0 and the root of [5, 6, 5, 6], (slot 0, slot 0), is (0, 0) too; likewise [0; 8].
+        for v in [&[0u32][..], &[0, 0], &[0, 0, 0], &[0, 0, 0, 0], &[5, 6, 5, 6], &[0; 8], &[0, 1, 0, 1, 0, 1, 0]] {
+            let table = CompactTable::new(Geometry { slot_log2: 1, bucket_log2: 1 });
             let first = table.find_or_put(v);
             assert_ne!(first & NEW_BIT, 0, "{v:?}");
-            assert_eq!(table.find_or_put(v), first & REFERENCE_MASK);
+            assert_ne!(first, FAILED, "{v:?}");
+            assert_eq!(table.find_or_put(v), first & REFERENCE_MASK, "{v:?}");
             assert_eq!(decode(first & REFERENCE_MASK, v.len(), |r| table.snapshot().node(r)).as_deref(), Some(v));
+            if v == [5, 6, 5, 6] || v == [0; 8] {
+                assert_eq!(first & REFERENCE_MASK, ZERO_REFERENCE, "{v:?}");
+                assert!(table.zero_root.load(Ordering::Relaxed));
+            }
         }
-        assert!(table.zero.load(Ordering::Relaxed) && table.zero_root.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_root_equal_to_a_word_pair_is_still_a_new_vector() {
+        let table = CompactTable::new(Geometry { slot_log2: 10, bucket_log2: 1 });
+        assert_ne!(table.find_or_put(&[5, 6, 7]) & NEW_BIT, 0);
+        let s = table.find_or_put_node(5, 6);
+        // [s, 9, 1] stores the word pair (s, 9) ...
+        assert_ne!(table.find_or_put(&[s, 9, 1]) & NEW_BIT, 0);
+        // ... which is, bit for bit, the root of [5, 6, 9]: that node is seen, the vector is new.
+        assert_eq!(table.find_or_put_node(s, 9) & NEW_BIT, 0);
+        let root = table.find_or_put(&[5, 6, 9]);
+        assert_ne!(root & NEW_BIT, 0);
+        assert_eq!(table.find_or_put(&[5, 6, 9]), root & REFERENCE_MASK);
+        let copy = table.snapshot();
+        assert_eq!(decode(root & REFERENCE_MASK, 3, |r| copy.node(r)), Some(vec![5, 6, 9]));
+        let words = [5, 6, 7, s, 9, 1, 5, 6, 9];
+        let vectors: Vec<&[u32]> = words.chunks(3).collect();
+        let results: Vec<u32> = vectors.iter().map(|v| table.find_or_put(v)).collect();
+        // All seen now, and the table passes the checks (3 roots marked, one node serving two roles).
+        assert!(results.iter().all(|r| r & NEW_BIT == 0));
+        let first: Vec<u32> = results.iter().map(|r| r | NEW_BIT).collect();
+        assert_eq!(check_compact_table(&copy, &vectors, &first, Some(&results), 3, 0), Ok(3));
     }
 
     #[test]
