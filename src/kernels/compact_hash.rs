@@ -766,7 +766,7 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
         GpuTable::new(device, "uncompressed", "kernel_compact_hash_uncompressed.wgsl", "find_or_put_uncompressed", &uncompressed_params, uncompressed_bytes, None, &words_buffer),
     ];
     let labels: Vec<[String; 2]> = tables.iter().map(|t| ["insert", "again"].map(|pass| format!("kernel.compact_hash.{}.{pass}", t.name))).collect();
-    let mut samples = vec![[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
+    let mut samples = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
     let mut profiler = crate::gpu::create_profiler(device);
     let (x, y) = groups_2d(count.div_ceil(WORKGROUP_SIZE));
     for _ in 0..options.iterations {
