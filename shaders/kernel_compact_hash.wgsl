@@ -94,7 +94,7 @@ fn find_or_put(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     if (v >= params.vectors) {
         return;
     }
-    let n = params.length;
+    let n = VECTOR_LENGTH;
     var items: array<u32, MAX_LENGTH>;
     for (var i = 0u; i < n; i += 1u) {
         items[i] = words[v * n + i];

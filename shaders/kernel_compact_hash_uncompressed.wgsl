@@ -22,16 +22,16 @@ const MAX_CAS_TRIES: u32 = 64u;
 
 fn hash_vector(v: u32) -> u32 {
     var h = GOLDEN;
-    for (var i = 0u; i < params.length; i += 1u) {
-        h = fmix32(h ^ words[v * params.length + i]);
+    for (var i = 0u; i < VECTOR_LENGTH; i += 1u) {
+        h = fmix32(h ^ words[v * VECTOR_LENGTH + i]);
     }
     return h;
 }
 
 // Whether slot `at` (its first cell) holds vector `v`.
 fn holds(at: u32, v: u32) -> bool {
-    for (var i = 0u; i < params.length; i += 1u) {
-        if (atomicLoad(&cells[at + 1u + i]) != words[v * params.length + i]) {
+    for (var i = 0u; i < VECTOR_LENGTH; i += 1u) {
+        if (atomicLoad(&cells[at + 1u + i]) != words[v * VECTOR_LENGTH + i]) {
             return false;
         }
     }
@@ -43,7 +43,7 @@ fn find_or_put_vector(v: u32) -> u32 {
     let ready = hash | READY_BIT;
     let buckets = probed_buckets();
     let bucket_slots = 1u << params.bucket_log2;
-    let stride = params.length + 1u;
+    let stride = VECTOR_LENGTH + 1u;
     for (var round = 0u; round < MAX_HASHES; round += 1u) {
         let first = first_bucket(rehash(hash, round));
         for (var p = 0u; p < buckets; p += 1u) {
@@ -54,8 +54,8 @@ fn find_or_put_vector(v: u32) -> u32 {
                 for (var tries = 0u; state == EMPTY && tries < MAX_CAS_TRIES; tries += 1u) {
                     let swapped = atomicCompareExchangeWeak(&cells[at], EMPTY, BUSY);
                     if (swapped.exchanged) {
-                        for (var i = 0u; i < params.length; i += 1u) {
-                            atomicStore(&cells[at + 1u + i], words[v * params.length + i]);
+                        for (var i = 0u; i < VECTOR_LENGTH; i += 1u) {
+                            atomicStore(&cells[at + 1u + i], words[v * VECTOR_LENGTH + i]);
                         }
                         atomicStore(&cells[at], ready);
                         return slot | NEW_BIT;

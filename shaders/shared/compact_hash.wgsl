@@ -30,6 +30,9 @@ const MAX_PROBED_BUCKETS: u32 = 8u;
 // Hash functions tried (rehashing) before a findOrPut fails.
 const MAX_HASHES: u32 = 4u;
 const MAX_LENGTH: u32 = 8u;
+// Words per vector (= params.length), a pipeline constant so that the per-vector loops have a
+// fixed trip count and the driver can keep a vector in registers.
+override VECTOR_LENGTH: u32 = 4u;
 const GOLDEN: u32 = 0x9e3779b9u;
 
 @group(0) @binding(0) var<uniform> params: CompactHashParams;

@@ -639,7 +639,7 @@ impl GpuTable {
     #[allow(clippy::too_many_arguments)]
     fn new(device: &wgpu::Device, name: &'static str, file: &str, entry: &str, params: &CompactHashParams, table_bytes: u64, root_bitmap_bytes: Option<u64>, words: &wgpu::Buffer) -> GpuTable {
         let label = format!("kernel.compact_hash.{name}");
-        let pipeline = shader::compute_pipeline(device, &label, file, entry, &[]);
+        let pipeline = shader::compute_pipeline(device, &label, file, entry, &[("VECTOR_LENGTH", params.length as f64)]);
         let params_buffer = uniform(device, &format!("{label}.params"), params);
         let table = storage(device, &format!("{label}.table"), table_bytes);
         let status = storage(device, &format!("{label}.status"), 16);
