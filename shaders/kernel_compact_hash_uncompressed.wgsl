@@ -1,21 +1,16 @@
 // kernel.compact_hash (uncompressed): the same findOrPut with whole vectors in the slots, for
-// comparison. A slot is 1 + length words: a state word, then the vector. States: EMPTY (0), BUSY
-// (claimed, being written) and READY, which is the vector's hash with the top bit set. Insert:
-// claim an empty slot with a 32-bit compare-and-swap EMPTY -> BUSY, write the words, then store
-// READY. A reader that finds BUSY waits until READY (at most MAX_WAIT_ROUNDS x MAX_WAIT reads: lavapipe cuts a loop at 65535 iterations; then the
-// findOrPut fails and is counted in status[3]), then compares the hash and the words. The winner writes its words in the
-// same loop iteration in which it claimed the slot, before any other thread's wait, so the wait
-// also ends on SIMD CPUs (lavapipe) that run a subgroup's branches one after another.
-// WGSL atomics are relaxed: that the words are visible once READY is relies on the hardware
+// comparison. A slot is 1 + length words: a state word, then the vector. States: EMPTY (0);
+// CLAIMED, the claiming vector's index + 1 (below READY_BIT); READY, the vector's hash with
+// READY_BIT set. Insert: claim an empty slot with a 32-bit compare-and-swap EMPTY -> index + 1,
+// write the words, then store READY. A reader never waits: a CLAIMED slot belongs to a vector of
+// this batch, whose words it compares in the input; a READY slot it compares by hash, then words.
+// WGSL atomics are relaxed: that the words are visible once READY is read relies on the hardware
 // (NVIDIA, lavapipe), and the verification against the CPU would catch a torn read.
 //!include shared/dispatch.wgsl
 //!include shared/compact_hash.wgsl
 
 const EMPTY: u32 = 0u;
-const BUSY: u32 = 1u;
 const READY_BIT: u32 = 0x80000000u;
-const MAX_WAIT: u32 = 60000u;
-const MAX_WAIT_ROUNDS: u32 = 256u;
 const MAX_CAS_TRIES: u32 = 64u;
 
 @group(0) @binding(1) var<storage, read_write> cells: array<atomic<u32>>;
@@ -29,9 +24,19 @@ fn hash_vector(v: u32) -> u32 {
 }
 
 // Whether slot `at` (its first cell) holds vector `v`.
-fn holds(at: u32, v: u32) -> bool {
+fn slot_holds(at: u32, v: u32) -> bool {
     for (var i = 0u; i < VECTOR_LENGTH; i += 1u) {
         if (atomicLoad(&cells[at + 1u + i]) != words[v * VECTOR_LENGTH + i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Whether input vectors `a` and `b` are equal.
+fn same_input(a: u32, b: u32) -> bool {
+    for (var i = 0u; i < VECTOR_LENGTH; i += 1u) {
+        if (words[a * VECTOR_LENGTH + i] != words[b * VECTOR_LENGTH + i]) {
             return false;
         }
     }
@@ -52,7 +57,7 @@ fn find_or_put_vector(v: u32) -> u32 {
                 let at = slot * stride;
                 var state = atomicLoad(&cells[at]);
                 for (var tries = 0u; state == EMPTY && tries < MAX_CAS_TRIES; tries += 1u) {
-                    let swapped = atomicCompareExchangeWeak(&cells[at], EMPTY, BUSY);
+                    let swapped = atomicCompareExchangeWeak(&cells[at], EMPTY, v + 1u);
                     if (swapped.exchanged) {
                         for (var i = 0u; i < VECTOR_LENGTH; i += 1u) {
                             atomicStore(&cells[at + 1u + i], words[v * VECTOR_LENGTH + i]);
@@ -62,13 +67,11 @@ fn find_or_put_vector(v: u32) -> u32 {
                     }
                     state = swapped.old_value;
                 }
-                for (var wait = 0u; state == BUSY && wait < MAX_WAIT; wait += 1u) {
-                    state = atomicLoad(&cells[at]);
-                }
-                if (state == EMPTY || state == BUSY) {
+                if (state == EMPTY) {
                     return fail();
                 }
-                if (state == ready && holds(at, v)) {
+                let claimed = (state & READY_BIT) == 0u;
+                if ((claimed && same_input(state - 1u, v)) || (state == ready && slot_holds(at, v))) {
                     return slot;
                 }
             }

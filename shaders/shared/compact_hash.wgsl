@@ -41,9 +41,8 @@ const GOLDEN: u32 = 0x9e3779b9u;
 // One result per vector.
 @group(0) @binding(3) var<storage, read_write> results: array<u32>;
 // [0] the compressed table's all-zero node is stored (see kernel_compact_hash.wgsl);
-// [1] findOrPuts that failed (no free slot in reach, or a slot that stayed busy);
-// [2] the all-zero node is the root of a stored vector;
-// [3] (uncompressed) findOrPuts that gave up waiting for a slot being written.
+// [1] findOrPuts that failed (no free slot in reach);
+// [2] the all-zero node is the root of a stored vector.
 @group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>, 4>;
 
 // MurmurHash3's 32-bit finaliser: a bijection that mixes every bit into every other.

@@ -35,8 +35,8 @@
 //! batch that stores it, none in a later batch; a vector that occurs once has exactly the CPU's
 //! flag.
 //!
-//! The uncompressed table stores whole vectors: a state word (empty / busy / ready = hash) and
-//! the words; see shaders/kernel_compact_hash_uncompressed.wgsl.
+//! The uncompressed table stores whole vectors: a state word (empty / claimed by vector i /
+//! ready = hash) and the words, wait-free; see shaders/kernel_compact_hash_uncompressed.wgsl.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -83,9 +83,9 @@ pub const BUCKET_SIZES: [u32; 5] = [2, 4, 8, 16, 32];
 /// Most vectors in one run.
 pub const MAX_VECTORS: u32 = 1 << 26;
 const GOLDEN: u32 = 0x9e37_79b9;
-// Uncompressed slot states (the ready state is the hash with READY_BIT).
+// Uncompressed slot states: empty, claimed (the claiming vector's index + 1) or ready (the
+// vector's hash with READY_BIT).
 const EMPTY_STATE: u32 = 0;
-const BUSY_STATE: u32 = 1;
 const READY_BIT: u32 = 0x8000_0000;
 
 /// MurmurHash3's 32-bit finaliser. Keep in sync with fmix32 in shaders/shared/compact_hash.wgsl.
@@ -364,7 +364,9 @@ impl CompactTable {
     }
 }
 
-/// The CPU twin of the uncompressed table: slots of one state word and `length` words.
+/// The CPU twin of the uncompressed table: slots of one state word and `length` words, claimed
+/// by a CAS of the state from empty to the vector's index + 1, then written, then marked ready;
+/// a reader compares a claimed slot's vector in the input, so it never waits.
 pub struct UncompressedTable {
     pub geometry: Geometry,
     pub length: usize,
@@ -376,13 +378,14 @@ impl UncompressedTable {
         UncompressedTable { geometry, length, cells: (0..geometry.slots() * (length + 1)).map(|_| AtomicU32::new(0)).collect() }
     }
 
-    /// findOrPut of one vector: its slot, | NEW_BIT when this call stored it, or FAILED.
-    pub fn find_or_put(&self, vector: &[u32]) -> u32 {
+    /// findOrPut of `vectors[v]` (a batch): its slot, | NEW_BIT when this call stored it, or FAILED.
+    pub fn find_or_put(&self, vectors: &[&[u32]], v: usize) -> u32 {
+        let vector = vectors[v];
         let hash = hash_vector(vector);
         let ready = hash | READY_BIT;
         for slot in self.geometry.probe(hash) {
             let at = slot as usize * (self.length + 1);
-            let state = match self.cells[at].compare_exchange(EMPTY_STATE, BUSY_STATE, Ordering::Acquire, Ordering::Acquire) {
+            let state = match self.cells[at].compare_exchange(EMPTY_STATE, v as u32 + 1, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => {
                     for (cell, &w) in self.cells[at + 1..].iter().zip(vector) {
                         cell.store(w, Ordering::Relaxed);
@@ -390,15 +393,14 @@ impl UncompressedTable {
                     self.cells[at].store(ready, Ordering::Release);
                     return slot | NEW_BIT;
                 }
-                Err(mut state) => {
-                    while state == BUSY_STATE {
-                        std::hint::spin_loop();
-                        state = self.cells[at].load(Ordering::Acquire);
-                    }
-                    state
-                }
+                Err(state) => state,
             };
-            if state == ready && self.cells[at + 1..at + 1 + self.length].iter().zip(vector).all(|(c, &w)| c.load(Ordering::Relaxed) == w) {
+            let holds = if state & READY_BIT == 0 {
+                vectors[state as usize - 1] == vector
+            } else {
+                state == ready && self.cells[at + 1..at + 1 + self.length].iter().zip(vector).all(|(c, &w)| c.load(Ordering::Relaxed) == w)
+            };
+            if holds {
                 return slot;
             }
         }
@@ -407,13 +409,13 @@ impl UncompressedTable {
 }
 
 /// The vectors a plain copy of an uncompressed table's cells holds, in slot order; Err when a
-/// slot is still busy.
+/// slot is not ready or its state does not match its vector's hash.
 pub fn uncompressed_contents(cells: &[u32], length: usize) -> Result<Vec<&[u32]>, String> {
     let mut out = Vec::new();
     for (slot, cell) in cells.chunks(length + 1).enumerate() {
         match cell[0] {
             EMPTY_STATE => {}
-            BUSY_STATE => return Err(format!("uncompressed slot {slot} is still busy")),
+            state if state & READY_BIT == 0 => return Err(format!("uncompressed slot {slot} is claimed but was never marked ready")),
             state if state == hash_vector(&cell[1..]) | READY_BIT => out.push(&cell[1..]),
             _ => return Err(format!("uncompressed slot {slot}: the state word does not match the vector's hash")),
         }
@@ -560,11 +562,8 @@ pub struct TableReport {
     pub fill: f64,
     /// Vectors reported new by the insert pass.
     pub new_vectors: u64,
-    /// findOrPuts of the insert pass that failed: no free slot (overflow), or (uncompressed) a
-    /// slot that stayed busy.
+    /// findOrPuts of the insert pass that found no free slot (overflow).
     pub failed: u64,
-    /// findOrPuts of both passes that gave up waiting for a slot being written (uncompressed).
-    pub busy_timeouts: u64,
     /// Every result (new/seen, the stored set, each reference decoding to its vector) agrees
     /// with the CPU reference.
     pub verified: bool,
@@ -860,7 +859,6 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
             fill: used as f64 / slots as f64,
             new_vectors: *check.as_ref().unwrap_or(&0),
             failed: outcomes[t].insert.iter().filter(|&&r| r == FAILED).count() as u64,
-            busy_timeouts: outcomes[t].status[3] as u64,
             verified: check.is_ok(),
             problem: check.err(),
         }
@@ -934,9 +932,7 @@ impl CompactHashReport {
         let full: Vec<String> = [&self.compressed, &self.uncompressed]
             .iter()
             .filter(|t| t.failed > 0)
-            .map(|t| if t.busy_timeouts > 0 {
-                format!("{} findOrPuts into the {} table gave up waiting for a slot being written (a GPU thread stalled; run again)", t.busy_timeouts, t.table)
-            } else { format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot in {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions", t.failed, self.vectors, t.table, t.slots.ilog2()) })
+            .map(|t| format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot in {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions", t.failed, self.vectors, t.table, t.slots.ilog2()))
             .collect();
         (!full.is_empty()).then(|| format!("{}; raise --table-log2 or lower --fill / --vectors", full.join("; ")))
     }
@@ -1120,9 +1116,13 @@ mod tests {
             let vectors: Vec<&[u32]> = words.chunks(length).collect();
             let table = UncompressedTable::new(Geometry { slot_log2: 12, bucket_log2: 3 }, length);
             let mut seen = HashSet::new();
-            for v in &vectors {
-                let r = table.find_or_put(v);
+            for (i, v) in vectors.iter().enumerate() {
+                let r = table.find_or_put(&vectors, i);
                 assert_eq!(r & NEW_BIT != 0, seen.insert(*v));
+            }
+            // A second batch (the same vectors) finds them all, at the same slots.
+            for i in 0..vectors.len() {
+                assert_eq!(table.find_or_put(&vectors, i) & NEW_BIT, 0);
             }
             let cells: Vec<u32> = table.cells.iter().map(|c| c.load(Ordering::Relaxed)).collect();
             let mut stored = uncompressed_contents(&cells, length).unwrap();
