@@ -585,6 +585,8 @@ pub struct CompactHashReport {
     pub verified: bool,
     /// Some findOrPut found no free slot within 8 buckets (the table is too full).
     pub overflow: bool,
+    /// Vectors the one-thread CPU reference reports new (the distinct vectors); each table's
+    /// `new_vectors` must equal it.
     pub distinct_vectors: u64,
     /// Nodes stored (the all-zero node included).
     pub nodes: u64,
@@ -921,6 +923,9 @@ impl CompactHashReport {
             "  {} distinct vectors in {} nodes: compression ratio {:.2}; upload {:.1} ms, read-back {:.1} ms; CPU reference 1 thread {:.1} ms, {} threads {:.1} ms (GPU {:.1}x)",
             self.distinct_vectors, self.nodes, self.compression_ratio, self.upload_ms, self.readback_ms, self.cpu_ms, self.cpu_threads, self.cpu_parallel_ms, self.gpu_over_cpu
         );
+        if let Some(problem) = &self.cpu_problem {
+            out += &format!("\n  CPU twin on all cores: {problem}");
+        }
         if let Some(line) = self.overflow_message() {
             out += &format!("\n  OVERFLOW: {line}");
         }
