@@ -59,6 +59,25 @@ fn compact_hash_gpu_equals_cpu() {
 }
 
 #[test]
+fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
+    // [s, 9, 1] stores the word pair (s, 9), where s is the slot that node (5, 6) takes in an
+    // empty table; the root of [5, 6, 9] is (reference s, word 9): bit for bit the same node.
+    // All vectors must still be new once, whichever order the threads take.
+    let gpu = compact_hash_gpu();
+    let options = CompactHashOptions { length: 3, bucket_size: 2, table_log2: 12, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 1, seed: 1 };
+    let s = options.geometry().probe(ch::hash_node(5, 6)).next().unwrap();
+    let cpu = ch::CompactTable::new(options.geometry());
+    let words = [5, 6, 7, s, 9, 1, 5, 6, 9, 5, 6, 9, s, 9, 1];
+    for v in words.chunks(3) {
+        cpu.find_or_put(v);
+    }
+    assert_eq!(cpu.snapshot().nodes.iter().filter(|&&n| n != 0).count(), 4, "the root of [5, 6, 9] is the pair (s, 9)");
+    let report = ch::run_on_vectors(&gpu, &options, &words);
+    assert!(report.verified && !report.overflow, "{}", report.summary());
+    assert_eq!((report.distinct_vectors, report.compressed.new_vectors), (3, 3), "{}", report.summary());
+}
+
+#[test]
 fn compact_hash_reports_a_full_table() {
     let gpu = compact_hash_gpu();
     // 1000 distinct vectors of 4 words need about 3000 nodes; the table has 256 slots.

@@ -722,11 +722,17 @@ struct Outcome {
 /// seen), the same for the uncompressed table, `iterations` times; verifies the last iteration.
 /// Needs Features::SHADER_INT64 | SHADER_INT64_ATOMIC_ALL_OPS and TIMESTAMP_QUERY.
 pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
+    let words = make_vectors(options.length as usize, options.vector_count() as usize, options.distribution, options.seed);
+    run_on_vectors(gpu, options, &words)
+}
+
+/// `run` on given vectors (`options.length` words each; `options.vectors` and `distribution`
+/// are ignored).
+pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) -> CompactHashReport {
     let device = &gpu.device;
     let length = options.length as usize;
-    let count = options.vector_count();
-    let words = make_vectors(length, count as usize, options.distribution, options.seed);
-    let vectors: Vec<&[u32]> = words.chunks(length).collect();
+    let count = (words.len() / length) as u32;
+    let vectors: Vec<&[u32]> = words.chunks_exact(length).collect();
     let geometry = options.geometry();
     let uncompressed_geometry = options.uncompressed_geometry();
 
@@ -761,7 +767,7 @@ pub fn run(gpu: &Gpu, options: &CompactHashOptions) -> CompactHashReport {
     let upload_start = Instant::now();
     let words_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("kernel.compact_hash.words"),
-        contents: bytemuck::cast_slice(&words),
+        contents: bytemuck::cast_slice(words),
         usage: wgpu::BufferUsages::STORAGE,
     });
     gpu.wait_idle();
