@@ -8,7 +8,8 @@
 // one word is the node (word, 0): one node with an unused half.
 //
 // findOrPut of a node: hash it to a bucket of 2^bucket_log2 slots, scan the slots in order and
-// probe up to MAX_PROBED_BUCKETS buckets linearly. A slot holding the node: found. An empty slot
+// probe up to MAX_PROBED_BUCKETS buckets linearly, then rehash (shared/compact_hash.wgsl). A slot
+// holding the node: found. An empty slot
 // (0): claim it with a 64-bit compare-and-swap; the winner reports "new", a loser that reads the
 // same node back reports "seen", any other loser goes on scanning. Slots only ever go from empty
 // to a node, so every thread looking for one node visits the same slots in the same order and

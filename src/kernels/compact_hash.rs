@@ -14,12 +14,12 @@
 //!
 //! The table: 2^slot_log2 slots of 64 bits, buckets of 2^bucket_log2 slots (2..=32), the first
 //! bucket from the node's hash, linear probing over at most 8 buckets; when those are full, the
-//! paper's rehashing: another first bucket from the next of MAX_HASHES = 4 hash functions; then the
-//! findOrPut fails and is counted (overflow, reported, never silent). An empty slot is 0 and is claimed with a
-//! 64-bit compare-and-swap (WGSL `atomic<u64>`, wgpu's SHADER_INT64 + SHADER_INT64_ATOMIC_ALL_OPS,
-//! which naga 30 and lavapipe support: no 32-bit state-word protocol is needed). The all-zero
-//! node, which would read as empty, is kept out of the table as one flag with the reference
-//! ZERO_REFERENCE.
+//! paper's rehashing: another first bucket from the next of MAX_HASHES = 4 hash functions; then
+//! the findOrPut fails and is counted (overflow, reported, never silent). An empty slot is 0 and
+//! is claimed with a 64-bit compare-and-swap (WGSL `atomic<u64>`, wgpu's SHADER_INT64 +
+//! SHADER_INT64_ATOMIC_ALL_OPS, which naga 30 and lavapipe support, no `enable` needed; so no
+//! 32-bit state-word protocol with readers waiting for "written"). The all-zero node, which would
+//! read as empty, is kept out of the table as one flag with the reference ZERO_REFERENCE.
 //!
 //! New vs seen. Every thread that looks for one node visits the same slots in the same order,
 //! and slots only go from empty to full, so all of them reach the same slot: exactly one wins the
@@ -29,11 +29,12 @@
 //! "root node seen" does not mean "vector seen": the root's slot is claimed in a bitmap of one bit
 //! per slot (1/64 of the table), and the findOrPut whose atomicOr sets the bit reports the vector
 //! new. (Words use all 32 bits, so no bit of a node can tell roles apart.) Racing duplicates (one
-//! vector several times in a batch): the thread whose CAS installs the root reports "new", which
-//! of them depends on timing; the one-thread CPU reference reports the first occurrence. So the
-//! verification compares per distinct vector: exactly one "new" among its occurrences in the
-//! batch that stores it, none in a later batch; a vector that occurs once has exactly the CPU's
-//! flag.
+//! vector several times in a batch): the thread that installs the root (lengths 1, 2) or sets its
+//! root bit (3 and more) first reports "new"; which of them depends on timing; the one-thread
+//! CPU reference reports the first occurrence. So the verification compares per distinct vector:
+//! exactly one "new" among its occurrences in the batch that stores it, none in a later batch; a
+//! vector that occurs once has exactly the CPU's flag. Slot numbers also depend on timing, so the
+//! stored trees are compared by meaning (`check_compact_table`).
 //!
 //! The uncompressed table stores whole vectors: a state word (empty / claimed by vector i /
 //! ready = hash) and the words, wait-free; see shaders/kernel_compact_hash_uncompressed.wgsl.
