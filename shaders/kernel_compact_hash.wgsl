@@ -11,9 +11,9 @@
 // probe up to MAX_PROBED_BUCKETS buckets linearly, then rehash (shared/compact_hash.wgsl). A slot
 // holding the node: found. An empty slot (0): claim it with a 64-bit compare-and-swap; the winner
 // reports "new", a loser that reads the same node back reports "seen", any other loser goes on
-// scanning. Slots only ever go from empty
-// to a node, so every thread looking for one node visits the same slots in the same order and
-// claims the same one: each node is stored exactly once, and exactly one findOrPut reports it new.
+// scanning. Slots only ever go from empty to a node, so every thread looking for one node visits
+// the same slots in the same order and claims the same one: each node is stored exactly once, and
+// exactly one findOrPut reports it new.
 // The all-zero node would look like an empty slot: it is kept out of the table, in status[0],
 // with the reference ZERO_REFERENCE.
 //
