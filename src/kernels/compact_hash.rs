@@ -944,7 +944,7 @@ impl CompactHashReport {
         let full: Vec<String> = [&self.compressed, &self.uncompressed]
             .iter()
             .filter(|t| t.failed > 0)
-            .map(|t| format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot in {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions", t.failed, self.vectors, t.table, t.slots.ilog2()))
+            .map(|t| format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot (probing up to {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions)", t.failed, self.vectors, t.table, t.slots.ilog2()))
             .collect();
         (!full.is_empty()).then(|| format!("{}; raise --table-log2 or lower --fill / --vectors", full.join("; ")))
     }
