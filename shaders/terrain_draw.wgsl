@@ -86,7 +86,11 @@ fn morphed_height_m(uv: vec2<f32>, h: f32) -> f32 {
 fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     // Three vertices per leaf, one plain (non-instanced) draw.
     let id = leaf_ids[index / 3u];
-    let vertex = index % 3u;
+    // Bisection flips the winding at every level: odd depths run counter-clockwise seen from
+    // above, even depths clockwise. Even depths are drawn in reverse so that every triangle faces
+    // up and the rasterizer culls the ones facing away.
+    let corner = index % 3u;
+    let vertex = select(corner, 2u - corner, (firstLeadingBit(id) & 1u) == 0u);
     let v = leb_decode_vertices(id, firstLeadingBit(id));
     let uv = v[vertex];
     // The triangle's three heights, sampled once: this vertex's feeds the morph, all three the

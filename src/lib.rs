@@ -2,6 +2,7 @@
 //! drives longest-edge bisection (LEB) of the terrain every frame.
 
 pub mod bench;
+pub mod cache;
 pub mod cbt;
 pub mod cli;
 pub mod gpu;

@@ -145,8 +145,7 @@ fn an_existing_file_is_only_replaced_when_named() {
 fn view_runs_in_a_window_under_xvfb() {
     // The windowed path shares the renderer with `shot`: open a window on a virtual display,
     // render a few frames and read the last one back, with egui's panel drawn over the terrain.
-    let xvfb = Command::new("xvfb-run").arg("--help").output();
-    assert!(xvfb.is_ok(), "xvfb-run is missing: the README's test command (scripts/test) installs xvfb");
+    let screen = common::VirtualDisplay::start(640, 480);
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config");
     std::fs::create_dir(&config).unwrap();
@@ -154,9 +153,11 @@ fn view_runs_in_a_window_under_xvfb() {
     let bookmarks = config.join("bookmarks.json");
     std::fs::write(&bookmarks, "{\"bookmarks\": [").unwrap();
     let shot = dir.path().join("view.png");
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 640x480x24", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "16", "--frames", "30", "--screenshot"])
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["view", "--max-depth", "16", "--frames", "30", "--screenshot"])
         .arg(&shot)
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
         .env("BISECTOR_CONFIG_DIR", &config)
         .output()
         .unwrap();
@@ -190,8 +191,11 @@ fn view_reports_a_lost_device_and_exits() {
     // The viewer destroys its own device after 2 frames (fault injection): one clear line, a
     // non-zero exit, no hang.
     let dir = tempfile::tempdir().unwrap();
+    let screen = common::VirtualDisplay::start(640, 480);
     let out = Command::new("timeout")
-        .args(["120", "xvfb-run", "-a", "-s", "-screen 0 640x480x24", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "12", "--frames", "20"])
+        .args(["120", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "12", "--frames", "20"])
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
         .env("BISECTOR_CONFIG_DIR", dir.path())
         .env(bisector::viewer::FAULT_DESTROY_DEVICE_ENV, "2")
         .output()

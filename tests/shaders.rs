@@ -18,6 +18,10 @@ fn includes(name: &str, seen: &mut HashSet<String>) {
     }
 }
 
+/// unpack2x16float (the node bounds' slope ranges): WebGPU core, granted by wgpu on every
+/// backend with DownlevelFlags::SHADER_F16_IN_F32.
+const F16_IN_F32: naga::valid::Capabilities = naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+
 #[test]
 fn every_wgsl_file_validates() {
     let passes: Vec<&str> = SHADER_FILES.iter().map(|(n, _)| *n).filter(|n| !n.starts_with("shared/")).collect();
@@ -31,7 +35,10 @@ fn every_wgsl_file_validates() {
     for name in passes {
         let source = shader_source(name).unwrap_or_else(|| panic!("{name}: an include is missing"));
         let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SHADER_INT64 | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS)
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP | F16_IN_F32 | naga::valid::Capabilities::SHADER_INT64 | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
+        )
             .validate(&module)
             .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
     }

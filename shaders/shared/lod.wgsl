@@ -1,6 +1,6 @@
 // The refinement criterion: split when the node's size on screen (its error bound from the data,
-// or its longest edge) projected at its bounding box exceeds the threshold; never outside the
-// frustum. Mirrors LodParams::wants_split in src/leb/lod.rs operation for operation.
+// or its longest edge) projected at its bounding box exceeds the threshold; never when hidden
+// (outside the frustum, or facing away from the camera). Mirrors LodParams::wants_split in src/leb/lod.rs operation for operation.
 //!include shared/leb.wgsl
 //!include shared/node_bounds.wgsl
 
@@ -22,9 +22,12 @@ struct LodParams {
 struct LodBox {
     lo: vec3<f32>,
     hi: vec3<f32>,
+    // Slope ranges (lowest, highest) along x and y, metres per metre.
+    slope_x: vec2<f32>,
+    slope_y: vec2<f32>,
 }
 
-fn lod_bounding_box(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32) -> LodBox {
+fn lod_bounding_box(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32, slope_index: u32) -> LodBox {
     let s = lod.terrain_size_m;
     let x0 = v[0].x * s;
     let x1 = v[1].x * s;
@@ -34,7 +37,8 @@ fn lod_bounding_box(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32) -
     let y2 = v[2].y * s;
     let lo = vec3<f32>(min(min(x0, x1), x2), min(min(y0, y1), y2), node_height_min_m[bounds_index]);
     let hi = vec3<f32>(max(max(x0, x1), x2), max(max(y0, y1), y2), node_height_max_m[bounds_index]);
-    return LodBox(lo, hi);
+    let slopes = node_slope_range[slope_index];
+    return LodBox(lo, hi, unpack2x16float(slopes.x), unpack2x16float(slopes.y));
 }
 
 fn lod_distance_sq_m2(lod: LodParams, b: LodBox) -> f32 {
@@ -58,6 +62,20 @@ fn lod_is_culled(lod: LodParams, b: LodBox) -> bool {
     return false;
 }
 
+// Mirrors LodParams::box_is_back_facing: every surface under the node faces away from the camera.
+fn lod_is_back_facing(lod: LodParams, b: LodBox) -> bool {
+    let c = lod.camera_position_m.xyz;
+    let dx = vec2<f32>(c.x - b.hi.x, c.x - b.lo.x);
+    let dy = vec2<f32>(c.y - b.hi.y, c.y - b.lo.y);
+    let along_x = max(max(-b.slope_x.x * dx.x, -b.slope_x.x * dx.y), max(-b.slope_x.y * dx.x, -b.slope_x.y * dx.y));
+    let along_y = max(max(-b.slope_y.x * dy.x, -b.slope_y.x * dy.y), max(-b.slope_y.y * dy.x, -b.slope_y.y * dy.y));
+    return (c.z - b.lo.z) + along_x + along_y <= 0.0;
+}
+
+fn lod_is_hidden(lod: LodParams, b: LodBox) -> bool {
+    return lod_is_culled(lod, b) || lod_is_back_facing(lod, b);
+}
+
 fn lod_size_sq_m2(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32) -> f32 {
     if (lod.criterion == 1u) {
         let s = lod.terrain_size_m;
@@ -75,14 +93,14 @@ fn lod_wants_split(lod: LodParams, id: u32, depth: u32, threshold_sq: f32) -> bo
     }
     let v = leb_decode_vertices(id, depth);
     let index = node_bounds_index(id, depth, lod.bounds_depth);
-    let b = lod_bounding_box(lod, v, index);
-    if (lod_is_culled(lod, b)) {
+    let b = lod_bounding_box(lod, v, index, node_slope_index(id, depth, lod.bounds_depth));
+    if (lod_is_hidden(lod, b)) {
         return false;
     }
     return lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq > threshold_sq * lod_distance_sq_m2(lod, b);
 }
 
-// The node's size on screen in pixels, 0 outside the frustum or at the data's resolution under
+// The node's size on screen in pixels, 0 when hidden or at the data's resolution under
 // screen-space error (LodParams::projected_size_px).
 fn lod_projected_size_px(lod: LodParams, id: u32, depth: u32) -> f32 {
     if (lod.criterion == 0u && depth >= lod.data_depth) {
@@ -90,8 +108,8 @@ fn lod_projected_size_px(lod: LodParams, id: u32, depth: u32) -> f32 {
     }
     let v = leb_decode_vertices(id, depth);
     let index = node_bounds_index(id, depth, lod.bounds_depth);
-    let b = lod_bounding_box(lod, v, index);
-    if (lod_is_culled(lod, b)) {
+    let b = lod_bounding_box(lod, v, index, node_slope_index(id, depth, lod.bounds_depth));
+    if (lod_is_hidden(lod, b)) {
         return 0.0;
     }
     // The camera inside the box: distance 1 mm rather than a division by zero.

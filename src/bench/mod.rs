@@ -5,4 +5,4 @@ pub mod quality;
 pub mod report;
 pub mod run;
 #[cfg(test)]
-mod test_rng;
+pub(crate) mod test_rng;

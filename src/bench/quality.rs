@@ -44,7 +44,7 @@ pub fn measure(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: &R
     let (_, last) = view.converge(gpu, camera, convergence_frame_limit(settings.max_depth));
     let params = view.renderer.lod_params(camera, size_px);
     let leaves: Vec<Node> = view.renderer.read_leaf_ids(gpu).into_iter().map(Node::from_id).collect();
-    let visible: Vec<Node> = leaves.iter().copied().filter(|&n| !params.is_culled(n, bounds)).collect();
+    let visible: Vec<Node> = leaves.iter().copied().filter(|&n| !params.is_hidden(n, bounds)).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = visible.len().div_ceil(threads).max(1);
     let measured = std::thread::scope(|scope| {

@@ -15,6 +15,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("kernel_closest_pairs_grid.wgsl", include_str!("../../shaders/kernel_closest_pairs_grid.wgsl")),
     ("kernel_closest_pairs_top.wgsl", include_str!("../../shaders/kernel_closest_pairs_top.wgsl")),
     ("kernel_shift_and.wgsl", include_str!("../../shaders/kernel_shift_and.wgsl")),
+    ("kernel_tile_table.wgsl", include_str!("../../shaders/kernel_tile_table.wgsl")),
     ("leb_decode.wgsl", include_str!("../../shaders/leb_decode.wgsl")),
     ("leb_split_nodes.wgsl", include_str!("../../shaders/leb_split_nodes.wgsl")),
     ("leb_update.wgsl", include_str!("../../shaders/leb_update.wgsl")),
@@ -33,6 +34,9 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/leb_split.wgsl", include_str!("../../shaders/shared/leb_split.wgsl")),
     ("shared/lod.wgsl", include_str!("../../shaders/shared/lod.wgsl")),
     ("shared/node_bounds.wgsl", include_str!("../../shaders/shared/node_bounds.wgsl")),
+    ("shared/tile_feedback.wgsl", include_str!("../../shaders/shared/tile_feedback.wgsl")),
+    ("shared/tile_key.wgsl", include_str!("../../shaders/shared/tile_key.wgsl")),
+    ("shared/tile_table.wgsl", include_str!("../../shaders/shared/tile_table.wgsl")),
 ];
 
 const INCLUDE: &str = "//!include ";

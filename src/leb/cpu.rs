@@ -35,7 +35,8 @@ pub struct Neighbours {
     pub node: u32,
 }
 
-fn split_neighbours(n: Neighbours, bit: u32) -> Neighbours {
+/// The neighbours of child `bit` of a node with neighbours `n` (the rules in the header).
+pub(crate) fn split_neighbours(n: Neighbours, bit: u32) -> Neighbours {
     let child = |id: u32, b: u32| if id == 0 { 0 } else { (id << 1) | b };
     if bit == 0 {
         Neighbours { left: child(n.edge, 1), right: child(n.node, 1), edge: child(n.left, 1), node: n.node << 1 }
@@ -231,6 +232,18 @@ mod tests {
         let m = [(v[0][0] + v[2][0]) / 2.0, (v[0][1] + v[2][1]) / 2.0];
         assert_eq!(c0, [v[0], m, v[1]]);
         assert_eq!(c1, [v[1], m, v[2]]);
+    }
+
+    /// The draw relies on this to wind every triangle the same way (terrain_draw.wgsl).
+    #[test]
+    fn winding_alternates_with_depth_parity() {
+        for depth in 1..16u32 {
+            for id in ((1u32 << depth)..(2u32 << depth)).step_by(5) {
+                let [a, b, c] = decode_vertices(Node { id, depth });
+                let twice_area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+                assert_eq!(twice_area > 0.0, depth % 2 == 1, "node {id}: twice the signed area {twice_area}");
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The refinement criterion shared by the CPU twin and the GPU update pass. A triangle splits
 //! when its size on screen exceeds the pixel target: either its geometric error from the data
 //! (screen-space error, the default) or its longest edge (the foundation's criterion), projected
-//! at the distance from the camera to the box that bounds it. Triangles outside the view frustum
-//! never split. Merging uses a lower threshold than splitting (hysteresis).
+//! at the distance from the camera to the box that bounds it. Hidden triangles never split: those
+//! outside the view frustum, and those whose every possible surface faces away from the camera
+//! (back-facing, from the node's slope ranges). Merging uses a lower threshold than splitting
+//! (hysteresis).
 
 use crate::cbt::cpu::Node;
 use crate::leb::bounds::{BoundsDepths, NodeBounds};
@@ -70,12 +72,15 @@ pub struct LodParams {
 }
 const _: () = assert!(std::mem::size_of::<LodParams>() == 128);
 
-/// A node decoded once for the criterion: vertices (unit square), error bound, bounding box (metres).
+/// A node decoded once for the criterion: vertices (unit square), error bound, bounding box
+/// (metres), slope ranges (metres per metre).
 struct NodeBox {
     v: [[f32; 2]; 3],
     error_m: f32,
     lo: [f32; 3],
     hi: [f32; 3],
+    slope_x: [f32; 2],
+    slope_y: [f32; 2],
 }
 
 /// The plane that keeps every point inside.
@@ -119,7 +124,7 @@ impl LodParams {
         let (y0, y1, y2) = (v[0][1] * s, v[1][1] * s, v[2][1] * s);
         let lo = [x0.min(x1).min(x2), y0.min(y1).min(y2), bound.height_min_m];
         let hi = [x0.max(x1).max(x2), y0.max(y1).max(y2), bound.height_max_m];
-        NodeBox { v, error_m: bound.error_m, lo, hi }
+        NodeBox { v, error_m: bound.error_m, lo, hi, slope_x: bound.slope_x, slope_y: bound.slope_y }
     }
 
     /// Squared distance in metres from the camera to `node`'s bounding box.
@@ -137,9 +142,14 @@ impl LodParams {
         d2
     }
 
-    /// True when `node`'s bounding box lies entirely outside one frustum plane.
-    pub fn is_culled(&self, node: Node, bounds: &NodeBounds) -> bool {
-        self.box_is_culled(&self.node_box(node, bounds))
+    /// True when nothing drawn in `node`'s place can be seen: its bounding box lies entirely
+    /// outside one frustum plane, or every surface under it faces away from the camera.
+    pub fn is_hidden(&self, node: Node, bounds: &NodeBounds) -> bool {
+        self.box_is_hidden(&self.node_box(node, bounds))
+    }
+
+    fn box_is_hidden(&self, n: &NodeBox) -> bool {
+        self.box_is_culled(n) || self.box_is_back_facing(n)
     }
 
     fn box_is_culled(&self, n: &NodeBox) -> bool {
@@ -149,8 +159,20 @@ impl LodParams {
         })
     }
 
+    /// True when every triangle that can be drawn in the node's place faces away from the camera
+    /// c (or is seen edge-on). A surface point p of slope g faces c when
+    /// (c.z - p.z) - g.x (c.x - p.x) - g.y (c.y - p.y) > 0; this bounds that expression from above
+    /// over the node's box and slope ranges (each product by its four corner values).
+    fn box_is_back_facing(&self, n: &NodeBox) -> bool {
+        let c = self.camera_position_m;
+        let largest = |g: [f32; 2], d: [f32; 2]| (-g[0] * d[0]).max(-g[0] * d[1]).max((-g[1] * d[0]).max(-g[1] * d[1]));
+        let along_x = largest(n.slope_x, [c[0] - n.hi[0], c[0] - n.lo[0]]);
+        let along_y = largest(n.slope_y, [c[1] - n.hi[1], c[1] - n.lo[1]]);
+        (c[2] - n.lo[2]) + along_x + along_y <= 0.0
+    }
+
     /// The node's size on screen in pixels (its error or longest edge, projected at its bounding
-    /// box), or 0 when it is outside the frustum or, under screen-space error, at the data's
+    /// box), or 0 when it is hidden or, under screen-space error, at the data's
     /// resolution (nothing finer to split into; deeper than the stored depth its bound would be
     /// its ancestor's).
     pub fn projected_size_px(&self, node: Node, bounds: &NodeBounds) -> f32 {
@@ -158,7 +180,7 @@ impl LodParams {
             return 0.0;
         }
         let n = self.node_box(node, bounds);
-        if self.box_is_culled(&n) {
+        if self.box_is_hidden(&n) {
             return 0.0;
         }
         // The camera inside the box: distance 1 mm rather than a division by zero.
@@ -185,7 +207,7 @@ impl LodParams {
             return false;
         }
         let n = self.node_box(node, bounds);
-        if self.box_is_culled(&n) {
+        if self.box_is_hidden(&n) {
             return false;
         }
         self.size_sq_m2(&n) * self.projection_scale_sq > threshold_sq * self.box_distance_sq_m2(&n)
@@ -240,18 +262,81 @@ mod tests {
         let bounds = NodeBounds::flat(12, (0.0, 50.0));
         let lod = LodParams::new(&view, Criterion::EdgeLength, 8.0, 1000.0, 20, bounds.depths());
         // Node 2 is the lower-left half (x + y <= 1), 3 the upper-right: both straddle x = 500.
-        assert!(!lod.is_culled(Node::from_id(2), &bounds));
+        assert!(!lod.is_hidden(Node::from_id(2), &bounds));
         // Deep nodes wholly at x < 450 are behind; those at x > 800 (the ground within 14 degrees of
         // the view direction, half the field of view) in front.
         for id in (1u32 << 12)..(2u32 << 12) {
             let node = Node::from_id(id);
             let (lo, hi) = lod.bounding_box_m(node, &bounds);
             if hi[0] < 450.0 {
-                assert!(lod.is_culled(node, &bounds), "node {id} behind the camera");
+                assert!(lod.is_hidden(node, &bounds), "node {id} behind the camera");
             }
             if lo[0] > 800.0 && (lo[1] - 500.0).abs() < 10.0 {
-                assert!(!lod.is_culled(node, &bounds), "node {id} ahead of the camera");
+                assert!(!lod.is_hidden(node, &bounds), "node {id} ahead of the camera");
             }
         }
+    }
+
+    fn ramp_bounds(k: u32, f: impl Fn(f32, f32) -> f32) -> NodeBounds {
+        let n = (1u32 << k) + 1;
+        let cell_m = 1000.0 / (n - 1) as f32;
+        let heights_m = (0..n * n).map(|i| f((i % n) as f32 * cell_m, (i / n) as f32 * cell_m)).collect();
+        let field = crate::terrain::HeightField { samples_per_side: n, heights_m, size_m: 1000.0, data_bounds_m: [0.0, 0.0, 1000.0, 1000.0], nodata: Vec::new() };
+        crate::terrain::node_bounds::build(&field, 2 * k + 1)
+    }
+
+    #[test]
+    fn a_slope_seen_from_behind_is_hidden_and_from_the_front_is_not() {
+        // h = x / 2: the surface faces -x and up.
+        let bounds = ramp_bounds(4, |x, _| 0.5 * x);
+        let view = |x: f32| LodView { position_m: glam::Vec3::new(x, 500.0, 300.0), clip_from_world: None, fov_y_rad: 1.0, viewport_height_px: 512 };
+        let behind = LodParams::new(&view(2000.0), Criterion::ScreenSpaceError, 1.0, 1000.0, 20, bounds.depths());
+        let front = LodParams::new(&view(-500.0), Criterion::ScreenSpaceError, 1.0, 1000.0, 20, bounds.depths());
+        for id in 2u32..(2u32 << 8) {
+            let node = Node::from_id(id);
+            assert!(behind.is_hidden(node, &bounds), "node {id} seen from behind");
+            assert!(!front.is_hidden(node, &bounds), "node {id} seen from the front");
+        }
+    }
+
+    /// Conservative: when a node counts as back-facing, every triangle that can be drawn in its
+    /// place (its descendants down to the data's resolution) faces away at each of its vertices.
+    #[test]
+    fn back_facing_nodes_hide_only_back_facing_triangles() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let (a, b) = (rng.random_range(0.002..0.02f32), rng.random_range(0.002..0.02f32));
+        let bounds = ramp_bounds(4, |x, y| 300.0 * (a * x).sin() * (b * y).cos() + 0.2 * x);
+        let height = |p: [f32; 2]| 300.0 * (a * p[0]).sin() * (b * p[1]).cos() + 0.2 * p[0];
+        let mut hidden = 0;
+        for _ in 0..40 {
+            let position = glam::Vec3::new(rng.random_range(-500.0..1500.0), rng.random_range(-500.0..1500.0), rng.random_range(-400.0..700.0));
+            let view = LodView { position_m: position, clip_from_world: None, fov_y_rad: 1.0, viewport_height_px: 512 };
+            let lod = LodParams::new(&view, Criterion::ScreenSpaceError, 1.0, 1000.0, 20, bounds.depths());
+            for id in 2u32..(2u32 << 7) {
+                let node = Node::from_id(id);
+                if !lod.is_hidden(node, &bounds) {
+                    continue;
+                }
+                hidden += 1;
+                let c = position.to_array();
+                for depth in node.depth..=bounds.data_depth {
+                    let shift = depth - node.depth;
+                    for d in (id << shift)..((id + 1) << shift) {
+                        let v = decode_vertices(Node { id: d, depth }).map(|p| [p[0] * 1000.0, p[1] * 1000.0]);
+                        let h = v.map(|p| height([p[0], p[1]]));
+                        let (e0, e2) = ([v[0][0] - v[1][0], v[0][1] - v[1][1]], [v[2][0] - v[1][0], v[2][1] - v[1][1]]);
+                        let leg_sq = e0[0] * e0[0] + e0[1] * e0[1];
+                        let g = [((h[0] - h[1]) * e0[0] + (h[2] - h[1]) * e2[0]) / leg_sq, ((h[0] - h[1]) * e0[1] + (h[2] - h[1]) * e2[1]) / leg_sq];
+                        for (p, hp) in v.iter().zip(h) {
+                            let facing = (c[2] - hp) - g[0] * (c[0] - p[0]) - g[1] * (c[1] - p[1]);
+                            assert!(facing <= 1e-2, "seed {seed}: node {id} hidden but descendant {d} faces the camera at {position} ({facing})");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(hidden > 0, "seed {seed}: no node was back-facing from any of the cameras");
     }
 }

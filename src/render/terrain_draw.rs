@@ -49,7 +49,10 @@ impl TerrainDraw {
             label: Some("render.draw"),
             layout: None,
             vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
-            primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
+            // Every triangle is wound counter-clockwise seen from above (the shader reverses the
+            // even depths): the undersides of slopes, always hidden from a camera above the
+            // terrain, are culled before rasterisation.
+            primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
             depth_stencil: Some(wgpu::DepthStencilState {
                 format: DEPTH_FORMAT,
                 depth_write_enabled: Some(true),

@@ -1,5 +1,6 @@
 //! Builds the LEB node bounds of a height field (see `leb::bounds`): for every triangle down to a
-//! stored depth, the nested error bound, and the lowest and highest height under it.
+//! stored depth, the nested error bound, the lowest and highest height under it, and the range of
+//! slopes of every triangle that can be drawn in its place.
 //!
 //! ```text
 //! On a grid of 2^k cells per side, triangles at depth 2k+1 are half cells whose vertices are
@@ -12,10 +13,21 @@
 //!       heights(P) = heights(c0) U heights(c1)
 //! The children's planes differ from P's by a piecewise-linear function that is 0 at P's
 //! vertices and |h(m) - (h(v0)+h(v2))/2| at m, so the bound holds and is nested.
+//! Slopes (dh/dx, dh/dy ranges):
+//!   half cell: the bilinear cell's, [min, max] of its two edge differences along each axis
+//!       (it contains the half cell's plane and every finer triangle sampled from the cell)
+//!   parent P: slopes(c0) U slopes(c1) U gradient of P's own plane
 //! ```
 
 use super::HeightField;
-use crate::leb::bounds::NodeBounds;
+use crate::leb::bounds::{pack_slope_range, slope_depth, NodeBounds};
+
+/// Ranges of dh/dx and dh/dy in height metres per grid cell: [x lowest, x highest, y lowest, y highest].
+type Slopes = [f32; 4];
+
+fn union(a: Slopes, b: Slopes) -> Slopes {
+    [a[0].min(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].max(b[3])]
+}
 
 /// Vertices (v0, v1, v2) of node `id` at `depth` in grid coordinates (the square is
 /// [0, cells]^2); exact while depth <= 2 log2(cells) + 1. Mirrors `leb::cpu::decode_vertices`.
@@ -40,18 +52,41 @@ impl Grid<'_> {
         self.heights_m[(v[1] * self.samples + v[0]) as usize]
     }
 
-    /// (error, lowest, highest) of the triangle (v0, v1, v2) at `depth`, from the data below it.
-    fn subtree(&self, v: [[i32; 2]; 3], depth: u32) -> (f32, f32, f32) {
+    /// (error, lowest, highest, slopes) of the triangle (v0, v1, v2) at `depth`, from the data
+    /// below it.
+    fn subtree(&self, v: [[i32; 2]; 3], depth: u32) -> (f32, f32, f32, Slopes) {
         let [v0, v1, v2] = v;
         if depth >= self.data_depth {
             let v3 = [v0[0] + v2[0] - v1[0], v0[1] + v2[1] - v1[1]];
             let (h0, h1, h2, h3) = (self.h(v0), self.h(v1), self.h(v2), self.h(v3));
-            return ((h0 + h2 - h1 - h3).abs() / 4.0, h0.min(h1).min(h2).min(h3), h0.max(h1).max(h2).max(h3));
+            let error = (h0 + h2 - h1 - h3).abs() / 4.0;
+            return (error, h0.min(h1).min(h2).min(h3), h0.max(h1).max(h2).max(h3), self.cell_slopes([v0, v1, v2, v3]));
         }
         let m = [(v0[0] + v2[0]) / 2, (v0[1] + v2[1]) / 2];
         let a = self.subtree([v0, m, v1], depth + 1);
         let b = self.subtree([v1, m, v2], depth + 1);
-        (a.0.max(b.0) + self.midpoint_error_m(v), a.1.min(b.1), a.2.max(b.2))
+        (a.0.max(b.0) + self.midpoint_error_m(v), a.1.min(b.1), a.2.max(b.2), union(union(a.3, b.3), self.plane_slopes(v)))
+    }
+
+    /// The slope ranges of the bilinear surface over the cell with these four corners.
+    fn cell_slopes(&self, corners: [[i32; 2]; 4]) -> Slopes {
+        let (x0, x1) = (corners.iter().map(|c| c[0]).min().unwrap(), corners.iter().map(|c| c[0]).max().unwrap());
+        let (y0, y1) = (corners.iter().map(|c| c[1]).min().unwrap(), corners.iter().map(|c| c[1]).max().unwrap());
+        let (h00, h10, h01, h11) = (self.h([x0, y0]), self.h([x1, y0]), self.h([x0, y1]), self.h([x1, y1]));
+        let (dx0, dx1, dy0, dy1) = (h10 - h00, h11 - h01, h01 - h00, h11 - h10);
+        [dx0.min(dx1), dx0.max(dx1), dy0.min(dy1), dy0.max(dy1)]
+    }
+
+    /// The gradient of the triangle's own plane, as a range of one value per axis. v1 is the
+    /// right angle: the legs e0 = v0 - v1 and e2 = v2 - v1 are orthogonal and equally long, so
+    /// gradient = ((h0 - h1) e0 + (h2 - h1) e2) / |e0|^2.
+    fn plane_slopes(&self, v: [[i32; 2]; 3]) -> Slopes {
+        let (e0, e2) = ([v[0][0] - v[1][0], v[0][1] - v[1][1]], [v[2][0] - v[1][0], v[2][1] - v[1][1]]);
+        let leg_sq = (e0[0] * e0[0] + e0[1] * e0[1]) as f32;
+        let (d0, d2) = (self.h(v[0]) - self.h(v[1]), self.h(v[2]) - self.h(v[1]));
+        let gx = (d0 * e0[0] as f32 + d2 * e2[0] as f32) / leg_sq;
+        let gy = (d0 * e0[1] as f32 + d2 * e2[1] as f32) / leg_sq;
+        [gx, gx, gy, gy]
     }
 
     /// |h(m) - (h(v0) + h(v2)) / 2|: how far the new vertex of a split lies from the parent's plane.
@@ -71,6 +106,11 @@ pub fn build(field: &HeightField, max_stored_depth: u32) -> NodeBounds {
     let grid = Grid { heights_m: &field.heights_m, samples: field.samples_per_side as i32, data_depth };
     let len = 2usize << depth;
     let (mut error_m, mut lo_m, mut hi_m) = (vec![0.0f32; len], vec![0.0f32; len], vec![0.0f32; len]);
+    // Slopes of the level below the one being built (per grid cell), and the packed ones (per metre).
+    let stored_slopes = slope_depth(depth);
+    let mut slope_range = vec![[0u32; 2]; 2usize << stored_slopes];
+    let mut child_slopes: Vec<Slopes> = Vec::new();
+    let metres_per_cell = field.size_m / cells as f32;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for d in (1..=depth).rev() {
         let first = 1usize << d;
@@ -79,31 +119,43 @@ pub fn build(field: &HeightField, max_stored_depth: u32) -> NodeBounds {
         let (hi_lower, hi_upper) = hi_m.split_at_mut(2 * first);
         let (e_level, lo_level, hi_level) = (&mut e_lower[first..], &mut lo_lower[first..], &mut hi_lower[first..]);
         let (e_children, lo_children, hi_children) = (&*e_upper, &*lo_upper, &*hi_upper);
+        let mut level_slopes = vec![[0.0f32; 4]; first];
+        let children_slopes = &child_slopes;
         let chunk = first.div_ceil(threads).max(1024);
         std::thread::scope(|scope| {
-            for (c, ((e, lo), hi)) in e_level.chunks_mut(chunk).zip(lo_level.chunks_mut(chunk)).zip(hi_level.chunks_mut(chunk)).enumerate() {
+            let chunks = e_level.chunks_mut(chunk).zip(lo_level.chunks_mut(chunk)).zip(hi_level.chunks_mut(chunk)).zip(level_slopes.chunks_mut(chunk));
+            for (c, (((e, lo), hi), slopes)) in chunks.enumerate() {
                 let grid = &grid;
                 scope.spawn(move || {
                     for i in 0..e.len() {
                         let id = (first + c * chunk + i) as u32;
                         let v = grid_vertices(id, d, cells as i32);
-                        let (error, low, high) = if d == depth {
+                        (e[i], lo[i], hi[i], slopes[i]) = if d == depth {
                             grid.subtree(v, d)
                         } else {
                             // Children of id are 2 id and 2 id + 1, stored in the level below at 2 id - 2 first.
                             let (c0, c1) = (2 * id as usize - 2 * first, 2 * id as usize + 1 - 2 * first);
                             let error = e_children[c0].max(e_children[c1]) + grid.midpoint_error_m(v);
-                            (error, lo_children[c0].min(lo_children[c1]), hi_children[c0].max(hi_children[c1]))
+                            let slopes = union(union(children_slopes[c0], children_slopes[c1]), grid.plane_slopes(v));
+                            (error, lo_children[c0].min(lo_children[c1]), hi_children[c0].max(hi_children[c1]), slopes)
                         };
-                        (e[i], lo[i], hi[i]) = (error, low, high);
                     }
                 });
             }
         });
+        if d <= stored_slopes {
+            for (i, s) in level_slopes.iter().enumerate() {
+                let per_metre = s.map(|g| g / metres_per_cell);
+                slope_range[first + i] = [pack_slope_range([per_metre[0], per_metre[1]]), pack_slope_range([per_metre[2], per_metre[3]])];
+            }
+        }
+        child_slopes = level_slopes;
     }
     // Node 1 (the square) is never a leaf; give it the union of the two base triangles.
     (error_m[1], lo_m[1], hi_m[1]) = (error_m[2].max(error_m[3]), lo_m[2].min(lo_m[3]), hi_m[2].max(hi_m[3]));
-    NodeBounds { depth, data_depth, error_m, height_min_m: lo_m, height_max_m: hi_m }
+    let whole = union(child_slopes[0], child_slopes[1]).map(|g| g / metres_per_cell);
+    slope_range[1] = [pack_slope_range([whole[0], whole[1]]), pack_slope_range([whole[2], whole[3]])];
+    NodeBounds { depth, data_depth, error_m, height_min_m: lo_m, height_max_m: hi_m, slope_range }
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
-//! Shared helpers of the integration tests: the GPU, seeded randomness.
+//! Shared helpers of the integration tests: the GPU, seeded randomness, a virtual display.
 #![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 
 use bisector::cbt::cpu::Cbt;
 use bisector::gpu::{Gpu, Requirements};
@@ -82,7 +85,7 @@ pub fn random_view(rng: &mut impl rand::Rng, size_m: f32) -> bisector::leb::lod:
     );
     let fov_y_rad = rng.random_range(30.0f32..90.0).to_radians();
     let (width, height) = (rng.random_range(128..1920u32), rng.random_range(128..1080u32));
-    let yaw = rng.random_range(0.0f32..6.283);
+    let yaw = rng.random_range(0.0f32..std::f32::consts::TAU);
     let forward = Vec3::new(yaw.cos(), yaw.sin(), rng.random_range(-0.8..0.1)).normalize();
     let clip = glam::Mat4::perspective_infinite_reverse_rh(fov_y_rad, width as f32 / height as f32, 0.5)
         * glam::Mat4::look_to_rh(position_m, forward, Vec3::Z);
@@ -94,4 +97,36 @@ pub fn shared_data(relative: &str) -> std::path::PathBuf {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
     assert!(path.exists(), "{} is missing: these tests need the shared elevation data (../shared/data)", path.display());
     path
+}
+
+/// An Xvfb server of its own for one test, stopped when dropped. Started directly (not through
+/// `xvfb-run`, whose clean-up of its temporary directory can fail and print a line of its own):
+/// `-displayfd` lets the server pick a free display and tell us which.
+pub struct VirtualDisplay {
+    server: Child,
+    /// The value for `DISPLAY`, e.g. ":99".
+    pub display: String,
+}
+
+impl VirtualDisplay {
+    /// Starts a server with one screen of `width`x`height` at 24 bits.
+    pub fn start(width: u32, height: u32) -> VirtualDisplay {
+        let mut server = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", &format!("{width}x{height}x24")])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb is missing: the README's test command (scripts/test) installs xvfb");
+        let mut number = String::new();
+        BufReader::new(server.stdout.take().expect("Xvfb stdout")).read_line(&mut number).expect("read Xvfb's display number");
+        assert!(!number.trim().is_empty(), "Xvfb exited without opening a display");
+        VirtualDisplay { server, display: format!(":{}", number.trim()) }
+    }
+}
+
+impl Drop for VirtualDisplay {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
 }
