@@ -14,6 +14,7 @@ use bisector::render::headless::{render_shot, Shot};
 use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
 use bisector::leb::lod::Criterion;
 use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
+use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
@@ -180,6 +181,36 @@ enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Tree-compressed hash table of state vectors (seed 002): findOrPut beside an uncompressed table.
+    CompactHash {
+        /// Words (32-bit) per vector, 1..=8.
+        #[arg(long, default_value_t = 4)]
+        length: u32,
+        /// Slots (64-bit nodes) per bucket: 2, 4, 8, 16 or 32.
+        #[arg(long, default_value_t = 2)]
+        bucket_size: u32,
+        /// log2 of the compressed table's slots (8 bytes each; at most 27).
+        #[arg(long, default_value_t = 16)]
+        table_log2: u32,
+        /// Vectors to insert (default: as many as fill the table to --fill with distinct trees).
+        #[arg(long, conflicts_with = "fill")]
+        vectors: Option<u32>,
+        /// Target fill of the compressed table (nodes / slots) when --vectors is not given.
+        #[arg(long, default_value_t = 0.5)]
+        fill: f64,
+        /// How vectors are drawn (shared: model-checker-like states differing in one word).
+        #[arg(long, value_enum, default_value_t = VectorDistribution::Uniform)]
+        distribution: VectorDistribution,
+        /// Timed repetitions.
+        #[arg(long, default_value_t = 5)]
+        iterations: u32,
+        /// Seed of the random vectors (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Closest 100 pairs between two armies (seed 001): brute force and exact uniform grid.
     ClosestPairs {
         /// Points in army A (random armies).
@@ -299,6 +330,87 @@ fn chained_hash_gpu(options: &ChainedHashOptions) -> anyhow::Result<Gpu> {
     Ok(Gpu::headless(&requirements)?)
 }
 
+fn compact_hash_gpu(options: &CompactHashOptions) -> anyhow::Result<Gpu> {
+    let bytes = bisector::kernels::compact_hash::largest_buffer_bytes(options);
+    let requirements = Requirements::kernel(bytes, format!("for the tables of {} vectors of {} words; lower --table-log2 or --vectors", options.vector_count(), options.length))
+        .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
+        .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap");
+    Ok(Gpu::headless(&requirements)?)
+}
+
+fn kernel_compact_hash(options: &CompactHashOptions, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+    options.check().map_err(anyhow::Error::msg)?;
+    if let Some(json) = json {
+        check_output_path(json, "--json")?;
+    }
+    let report = bisector::kernels::compact_hash::run(&compact_hash_gpu(options)?, options);
+    println!("{} (seed {})", report.summary(), options.seed);
+    write_json(json, &report)?;
+    if let Some(line) = report.overflow_message() {
+        anyhow::bail!("compact-hash: the table is full: {line}");
+    }
+    if !report.verified {
+        anyhow::bail!("compact-hash: the GPU result differs from the CPU reference (seed {})", options.seed);
+    }
+    Ok(())
+}
+
+/// Table 6.12 (bucket size 32) and 6.13 (optimal bucket size) of seed 002, per vector length:
+/// the optimal bucket size, and the only figures the paper gives, which are relative.
+const COMPACT_HASH_PAPER: [(u32, u32, &str, &str); 5] = [
+    (1, 4, "1.97-2.03x its 32-bit version (T6.12)", "1.18-1.33x bucket 32, 1.06-1.31x 32-bit (T6.13)"),
+    (2, 4, "2.03-2.05x its 32-bit version (T6.12)", "1.33-1.38x bucket 32, 1.06-1.11x 32-bit (T6.13)"),
+    (3, 4, "2.52-2.59x its 32-bit version (T6.12)", "1.83-1.86x bucket 32, 1.26-1.27x 32-bit (T6.13)"),
+    (4, 2, "2.42-2.62x its 32-bit version (T6.12)", "1.51-2.04x bucket 32, 1.24-1.29x 32-bit (T6.13)"),
+    (8, 2, "2.84-3.27x its 32-bit version (T6.12)", "1.99-3.08x bucket 32, 1.34-1.41x 32-bit (T6.13)"),
+];
+
+/// `kernel all`'s compact-hash rows, uniform vectors at fill 0.5: at 2^24 slots every bucket size
+/// for length 4 (the paper's default) and the paper's optimal size and 32 for its other lengths;
+/// then the target's row (length 4, bucket size 2) at 2^26 slots.
+fn kernel_all_compact_hash() -> anyhow::Result<()> {
+    use bisector::kernels::compact_hash::{self as ch, BUCKET_SIZES};
+    println!("compact-hash: uniform vectors at fill 0.5; the paper (seed 002) gives only speedups, no absolute figures; target >= 1 G findOrPut/s at length 4");
+    let mut runs: Vec<(u32, u32, u32)> = Vec::new();
+    for (length, optimal, _, _) in COMPACT_HASH_PAPER {
+        let sizes = if length == 4 { BUCKET_SIZES.to_vec() } else { vec![optimal, 32] };
+        runs.extend(sizes.into_iter().map(|b| (length, b, 24)));
+    }
+    runs.push((4, 2, 26));
+    let mut per_s = Vec::new();
+    for (length, bucket_size, table_log2) in runs {
+        let (_, optimal, paper_32, paper_optimal) = COMPACT_HASH_PAPER.into_iter().find(|p| p.0 == length).unwrap_or(COMPACT_HASH_PAPER[3]);
+        let options = CompactHashOptions { length, bucket_size, table_log2, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 5, seed: 1 };
+        let report = ch::run(&compact_hash_gpu(&options)?, &options);
+        per_s.push(((length, bucket_size, table_log2), report.compressed.insert_per_s));
+        let paper = match bucket_size {
+            _ if table_log2 != 24 => "target: >= 1 G/s".to_string(),
+            32 => format!("paper: {paper_32}"),
+            b if b == optimal => "the paper's optimal bucket size for this length".to_string(),
+            _ => String::new(),
+        };
+        let name = format!("compact-hash n={length} b={bucket_size} 2^{table_log2}");
+        println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", report.compressed.insert.median_ms, report.compressed.insert_per_s / 1e9, report.verified && !report.overflow);
+        println!(
+            "{:<34} {:>12.4} {:>10.3} G/s {:>9}  (uncompressed table; compressed: fill {:.2}, compression ratio {:.2}, all seen {:.3} G/s{})",
+            "",
+            report.uncompressed.insert.median_ms,
+            report.uncompressed.insert_per_s / 1e9,
+            "",
+            report.compressed.fill,
+            report.compression_ratio,
+            report.compressed.again_per_s / 1e9,
+            report.overflow_message().map_or(String::new(), |m| format!("; OVERFLOW: {m}"))
+        );
+        println!("{:<34} {:>12.1} {:>10.3} G/s {:>9}  (CPU twin, {} threads: GPU {:.1}x)", "", report.cpu_parallel_ms, report.vectors as f64 / report.cpu_parallel_ms / 1e6, "", report.cpu_threads, report.gpu_over_cpu);
+        let rate = |b: u32| per_s.iter().find(|(run, _)| *run == (length, b, 24)).map_or(f64::NAN, |(_, r)| *r);
+        if bucket_size == 32 {
+            println!("{:<34} {:>12} {:>14} {:>9}  n={length}: bucket {optimal} / bucket 32 = {:.2}x here; paper {paper_optimal}", "", "", "", "", rate(optimal) / rate(32));
+        }
+    }
+    Ok(())
+}
+
 fn tile_table_gpu(capacity_log2: u32) -> anyhow::Result<Gpu> {
     let bytes = bisector::kernels::tile_table::largest_buffer_bytes(capacity_log2);
     Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for a tile table of 2^{capacity_log2} slots; lower --capacity-log2")))?)
@@ -356,6 +468,7 @@ fn kernel_all() -> anyhow::Result<()> {
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
         println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU build, {} threads)", "", report.cpu_parallel_build_ms, "", "", report.cpu_threads);
     }
+    kernel_all_compact_hash()?;
     {
         use bisector::kernels::closest_pairs as cp;
         let (m, n) = (1_000_000, 400_000);
@@ -549,6 +662,19 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
         KernelCommand::All => kernel_all(),
         KernelCommand::TileTable { capacity_log2, feedback_capacity, iterations, seed, json } => kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, json.as_deref()),
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
+        KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {
+            let options = CompactHashOptions {
+                length: *length,
+                bucket_size: *bucket_size,
+                table_log2: *table_log2,
+                vectors: *vectors,
+                fill: *fill,
+                distribution: *distribution,
+                iterations: *iterations,
+                seed: seed.unwrap_or_else(clock_seed),
+            };
+            kernel_compact_hash(&options, json.as_deref())
+        }
         KernelCommand::ClosestPairs { m, n, distribution, a, b, variant, iterations, seed, pairs, json } => {
             kernel_closest_pairs(*m, *n, *distribution, (a.as_deref(), b.as_deref()), *variant, *iterations, *seed, pairs.as_deref(), json.as_deref())
         }

@@ -6,6 +6,7 @@ mod common;
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::chained_hash::{run, BuildVariant, ChainedHashOptions, KeyDistribution};
 use bisector::kernels::closest_pairs::{self as cp, ClosestPairsOptions, Distribution};
+use bisector::kernels::compact_hash::{self as ch, CompactHashOptions, VectorDistribution};
 use bisector::kernels::shift_and as sa;
 use rand::Rng;
 
@@ -28,6 +29,105 @@ fn chained_hash_gpu_equals_cpu() {
             assert_eq!(report.lookups.len(), 3);
         }
     }
+}
+
+fn compact_hash_gpu() -> Gpu {
+    Gpu::headless(
+        &Requirements::kernel(64 << 20, "tests".into())
+            .with_feature(wgpu::Features::SHADER_INT64, "64-bit nodes")
+            .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "64-bit compare-and-swap"),
+    )
+    .unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
+}
+
+#[test]
+fn compact_hash_gpu_equals_cpu() {
+    let mut rng = common::rng("compact_hash_gpu_equals_cpu");
+    let gpu = compact_hash_gpu();
+    // (length, bucket size, log2 slots, vectors): every length and bucket size, fills 0.05 to 0.7,
+    // one vector, and three copies of one vector racing in one batch (duplicates of 3 vectors).
+    for (length, bucket_size, table_log2, vectors) in [(1, 2, 10, 400), (2, 4, 12, 2000), (3, 8, 12, 1000), (4, 2, 14, 3000), (5, 16, 12, 700), (6, 4, 13, 900), (7, 32, 12, 500), (8, 2, 14, 1100), (4, 4, 6, 1), (8, 8, 6, 3)] {
+        for distribution in [VectorDistribution::Uniform, VectorDistribution::Shared, VectorDistribution::Duplicates] {
+            let options = CompactHashOptions { length, bucket_size, table_log2, vectors: Some(vectors), fill: 0.5, distribution, iterations: 1, seed: rng.random() };
+            let report = ch::run(&gpu, &options);
+            assert!(report.verified && !report.overflow, "{options:?}: {}", report.summary());
+            // Exactly one findOrPut reported each distinct vector new, in both tables.
+            assert_eq!(report.compressed.new_vectors, report.distinct_vectors, "{options:?}");
+            assert_eq!(report.uncompressed.new_vectors, report.distinct_vectors, "{options:?}");
+        }
+    }
+}
+
+#[test]
+fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
+    // [s, 9, 1] stores the word pair (s, 9), where s is the slot that node (5, 6) takes in an
+    // empty table; the root of [5, 6, 9] is (reference s, word 9): bit for bit the same node.
+    // All vectors must still be new once, whichever order the threads take.
+    let gpu = compact_hash_gpu();
+    let options = CompactHashOptions { length: 3, bucket_size: 2, table_log2: 12, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 1, seed: 1 };
+    let s = options.geometry().probe(ch::hash_node(5, 6)).next().unwrap();
+    let cpu = ch::CompactTable::new(options.geometry());
+    let words = [5, 6, 7, s, 9, 1, 5, 6, 9, 5, 6, 9, s, 9, 1];
+    for v in words.chunks(3) {
+        cpu.find_or_put(v);
+    }
+    assert_eq!(cpu.snapshot().nodes.iter().filter(|&&n| n != 0).count(), 4, "the root of [5, 6, 9] is the pair (s, 9)");
+    let report = ch::run_on_vectors(&gpu, &options, &words);
+    assert!(report.verified && !report.overflow, "{}", report.summary());
+    assert_eq!((report.distinct_vectors, report.compressed.new_vectors), (3, 3), "{}", report.summary());
+}
+
+#[test]
+fn compact_hash_reports_a_full_table() {
+    let gpu = compact_hash_gpu();
+    // 1000 distinct vectors of 4 words need about 3000 nodes; the table has 256 slots.
+    let options = CompactHashOptions { length: 4, bucket_size: 4, table_log2: 8, vectors: Some(1000), fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 1, seed: 5 };
+    let report = ch::run(&gpu, &options);
+    assert!(report.overflow && report.compressed.failed > 0 && report.uncompressed.failed == 0, "{}", report.summary());
+    // What was stored is consistent: the vectors that found room decode, none is new twice.
+    assert!(report.compressed.verified, "{}", report.summary());
+    assert!(report.compressed.new_vectors + report.compressed.failed <= 1000);
+    assert!(report.overflow_message().unwrap().contains("compressed table (2^8 slots) found no free slot"));
+}
+
+#[test]
+fn compact_hash_cli_runs_and_refuses_bad_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_bisector");
+    let json = dir.path().join("compact.json");
+    // The default size, then vectors of one word with racing duplicates.
+    for args in [vec![], vec!["--length", "1", "--distribution", "duplicates", "--table-log2", "10", "--iterations", "1"]] {
+        let out = std::process::Command::new(bin).args(["kernel", "compact-hash"]).args(&args).arg("--json").arg(&json).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["verified"], true, "{report}");
+        for key in ["length", "bucket_size", "vectors", "compression_ratio"] {
+            assert!(report[key].is_number(), "{key}: {report}");
+        }
+        assert!(report["compressed"]["insert"]["median_ms"].is_number() && report["compressed"]["insert_per_s"].is_number(), "{report}");
+        assert!(report["compressed"]["slots"].is_number() && report["compressed"]["fill"].is_number(), "{report}");
+    }
+    for (args, expected) in [
+        (vec!["--length", "9"], "--length 9: must be 1..=8"),
+        (vec!["--length", "0"], "--length 0"),
+        (vec!["--bucket-size", "3"], "--bucket-size 3: must be 2, 4, 8, 16 or 32"),
+        (vec!["--bucket-size", "32", "--table-log2", "4"], "--table-log2 4"),
+        (vec!["--table-log2", "28"], "--table-log2 28"),
+        (vec!["--fill", "0"], "--fill 0"),
+        (vec!["--vectors", "0"], "--vectors 0"),
+        (vec!["--iterations", "0"], "--iterations 0"),
+    ] {
+        let out = std::process::Command::new(bin).args(["kernel", "compact-hash"]).args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+    }
+    // A full table: one clear line and a failure, no hang.
+    let out = std::process::Command::new(bin).args(["kernel", "compact-hash", "--table-log2", "6", "--vectors", "500", "--iterations", "1"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("compact-hash")).collect();
+    assert!(lines.len() == 1 && lines[0].contains("the table is full") && lines[0].contains("raise --table-log2"), "{stderr}");
 }
 
 #[test]

@@ -35,7 +35,10 @@ fn every_wgsl_file_validates() {
     for name in passes {
         let source = shader_source(name).unwrap_or_else(|| panic!("{name}: an include is missing"));
         let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP | F16_IN_F32)
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP | F16_IN_F32 | naga::valid::Capabilities::SHADER_INT64 | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
+        )
             .validate(&module)
             .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
     }

@@ -2,6 +2,7 @@
 
 pub mod cbt;
 pub mod chained_hash;
+pub mod compact_hash;
 pub mod closest_pairs;
 pub mod shift_and;
 pub mod tile_table;

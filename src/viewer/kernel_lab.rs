@@ -15,24 +15,27 @@ use super::panels::Action;
 use crate::gpu::{Gpu, Requirements};
 use crate::kernels::chained_hash::{BuildVariant, KeyDistribution};
 use crate::kernels::closest_pairs::{Distribution, Variant};
+use crate::kernels::compact_hash::VectorDistribution;
 
 /// The kernels of the lab, in panel order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelName {
     Cbt,
     ChainedHash,
+    CompactHash,
     ClosestPairs,
     ShiftAnd,
 }
 
 impl KernelName {
-    pub const ALL: [KernelName; 4] = [KernelName::Cbt, KernelName::ChainedHash, KernelName::ClosestPairs, KernelName::ShiftAnd];
+    pub const ALL: [KernelName; 5] = [KernelName::Cbt, KernelName::ChainedHash, KernelName::CompactHash, KernelName::ClosestPairs, KernelName::ShiftAnd];
 
     /// The name of `bisector kernel NAME`.
     pub fn label(self) -> &'static str {
         match self {
             KernelName::Cbt => "cbt",
             KernelName::ChainedHash => "chained-hash",
+            KernelName::CompactHash => "compact-hash",
             KernelName::ClosestPairs => "closest-pairs",
             KernelName::ShiftAnd => "shift-and",
         }
@@ -68,6 +71,10 @@ impl CbtSettings {
 
 /// `bisector kernel chained-hash`: its options, persisted as they are.
 pub type ChainedHashSettings = crate::kernels::chained_hash::ChainedHashOptions;
+
+/// `bisector kernel compact-hash`: its options, persisted as they are (the panel sizes the run by
+/// fill, so `vectors` stays None).
+pub type CompactHashSettings = crate::kernels::compact_hash::CompactHashOptions;
 
 /// `bisector kernel closest-pairs` on random armies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,6 +124,7 @@ pub const SHIFT_AND_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
 pub struct KernelLabSettings {
     pub cbt: CbtSettings,
     pub chained_hash: ChainedHashSettings,
+    pub compact_hash: CompactHashSettings,
     pub closest_pairs: ClosestPairsSettings,
     pub shift_and: ShiftAndSettings,
 }
@@ -126,6 +134,7 @@ pub struct KernelLabSettings {
 pub enum KernelRequest {
     Cbt(CbtSettings),
     ChainedHash(ChainedHashSettings),
+    CompactHash(CompactHashSettings),
     ClosestPairs(ClosestPairsSettings),
     ShiftAnd(ShiftAndSettings),
 }
@@ -135,6 +144,7 @@ impl KernelRequest {
         match self {
             KernelRequest::Cbt(_) => KernelName::Cbt,
             KernelRequest::ChainedHash(_) => KernelName::ChainedHash,
+            KernelRequest::CompactHash(_) => KernelName::CompactHash,
             KernelRequest::ClosestPairs(_) => KernelName::ClosestPairs,
             KernelRequest::ShiftAnd(_) => KernelName::ShiftAnd,
         }
@@ -182,7 +192,7 @@ pub const HISTORY: usize = 100;
 #[derive(Clone, Debug, Default)]
 pub struct KernelLabState {
     pub settings: KernelLabSettings,
-    pub kernels: [KernelPanel; 4],
+    pub kernels: [KernelPanel; 5],
 }
 
 impl KernelLabState {
@@ -236,6 +246,7 @@ pub fn kernel_lab_ui(ui: &mut Ui, state: &mut KernelLabState) -> Vec<Action> {
             match kernel {
                 KernelName::Cbt => cbt_ui(ui, &mut settings.cbt),
                 KernelName::ChainedHash => chained_hash_ui(ui, &mut settings.chained_hash),
+                KernelName::CompactHash => compact_hash_ui(ui, &mut settings.compact_hash),
                 KernelName::ClosestPairs => closest_pairs_ui(ui, &mut settings.closest_pairs),
                 KernelName::ShiftAnd => shift_and_ui(ui, &mut settings.shift_and),
             }
@@ -243,6 +254,7 @@ pub fn kernel_lab_ui(ui: &mut Ui, state: &mut KernelLabState) -> Vec<Action> {
                 actions.push(Action::RunKernel(match kernel {
                     KernelName::Cbt => KernelRequest::Cbt(settings.cbt.clone()),
                     KernelName::ChainedHash => KernelRequest::ChainedHash(settings.chained_hash.clone()),
+                    KernelName::CompactHash => KernelRequest::CompactHash(settings.compact_hash.clone()),
                     KernelName::ClosestPairs => KernelRequest::ClosestPairs(settings.closest_pairs.clone()),
                     KernelName::ShiftAnd => KernelRequest::ShiftAnd(settings.shift_and.clone()),
                 }));
@@ -287,6 +299,26 @@ fn chained_hash_ui(ui: &mut Ui, s: &mut ChainedHashSettings) {
         ui.radio_value(&mut s.variant, BuildVariant::Global, "global");
         ui.radio_value(&mut s.variant, BuildVariant::Subgroup, "subgroup");
         ui.radio_value(&mut s.variant, BuildVariant::Both, "both");
+    });
+    iterations_and_seed(ui, &mut s.iterations, Some(&mut s.seed));
+}
+
+fn compact_hash_ui(ui: &mut Ui, s: &mut CompactHashSettings) {
+    s.vectors = None;
+    ui.add(egui::Slider::new(&mut s.length, 1..=crate::kernels::compact_hash::MAX_LENGTH).text("words per vector"));
+    ui.horizontal(|ui| {
+        ui.label("bucket size");
+        for b in crate::kernels::compact_hash::BUCKET_SIZES {
+            ui.selectable_value(&mut s.bucket_size, b, b.to_string());
+        }
+    });
+    ui.add(egui::Slider::new(&mut s.table_log2, 5..=24).text("log2 slots"));
+    ui.add(egui::Slider::new(&mut s.fill, 0.05..=0.95).text("fill (nodes / slots)"));
+    ui.horizontal_wrapped(|ui| {
+        ui.label("vectors");
+        ui.radio_value(&mut s.distribution, VectorDistribution::Uniform, "uniform");
+        ui.radio_value(&mut s.distribution, VectorDistribution::Shared, "shared (one word changed)");
+        ui.radio_value(&mut s.distribution, VectorDistribution::Duplicates, "duplicates");
     });
     iterations_and_seed(ui, &mut s.iterations, Some(&mut s.seed));
 }
@@ -373,7 +405,7 @@ fn result_ui(ui: &mut Ui, kernel: KernelName, panel: &KernelPanel) {
 
 /// What `request` needs from the device (the same as `bisector kernel NAME` asks for).
 pub fn requirements(request: &KernelRequest) -> Requirements {
-    use crate::kernels::{chained_hash, closest_pairs, shift_and};
+    use crate::kernels::{chained_hash, closest_pairs, compact_hash, shift_and};
     match request {
         KernelRequest::Cbt(s) => {
             let leaves = 1u64 << crate::kernels::cbt::fill_depth(s.max_depth, s.fill()).unwrap_or(0);
@@ -387,6 +419,9 @@ pub fn requirements(request: &KernelRequest) -> Requirements {
                 r.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; choose the global build")
             }
         }
+        KernelRequest::CompactHash(s) => Requirements::kernel(compact_hash::largest_buffer_bytes(s), format!("for the tables of {} vectors; use fewer slots", s.vector_count()))
+            .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
+            .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap"),
         KernelRequest::ClosestPairs(s) => {
             Requirements::kernel(closest_pairs::largest_buffer_bytes(s.m as usize, s.n as usize), format!("for {} + {} points; use smaller armies", s.m, s.n))
         }
@@ -414,9 +449,10 @@ pub fn check_device(features: wgpu::Features, limits: &wgpu::Limits, requirement
 }
 
 /// Asks the viewer's device for what the kernel lab uses where the adapter has it, without
-/// making any of it mandatory: timestamps, subgroups, 12 storage buffers per stage.
+/// making any of it mandatory: timestamps, subgroups, 64-bit integers and atomics, 12 storage
+/// buffers per stage.
 pub fn request_optional(requirements: &mut Requirements, adapter: &wgpu::Adapter) {
-    requirements.optional_features |= wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
+    requirements.optional_features |= wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
     if adapter.limits().max_storage_buffers_per_shader_stage >= 12 {
         requirements.limits.push(("max_storage_buffers_per_shader_stage", 12, "for the kernel lab".into()));
     }
@@ -438,6 +474,7 @@ fn check_settings(request: &KernelRequest) -> Result<(), String> {
             }
             nonzero(s.iterations)
         }
+        KernelRequest::CompactHash(s) => s.check(),
         KernelRequest::ClosestPairs(s) => {
             if s.m == 0 || s.n == 0 {
                 return Err("an army needs at least one point".into());
@@ -485,7 +522,7 @@ pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, String> {
 }
 
 fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
-    use crate::kernels::{cbt, chained_hash, closest_pairs, shift_and};
+    use crate::kernels::{cbt, chained_hash, closest_pairs, compact_hash, shift_and};
     match request {
         KernelRequest::Cbt(s) => {
             let report = cbt::run(gpu, &cbt::CbtKernelOptions { max_depth: s.max_depth, fill: s.fill(), iterations: s.iterations });
@@ -517,6 +554,35 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
                     report.upload_ms,
                     report.readback_ms,
                     report.cpu_build_ms
+                ),
+            }
+        }
+        KernelRequest::CompactHash(s) => {
+            let report = compact_hash::run(gpu, s);
+            let row = |label: &str, t: &compact_hash::TableReport, again: bool| ResultRow {
+                label: format!("{label} {}", if again { "again" } else { "insert" }),
+                gpu_ms: if again { t.again.median_ms } else { t.insert.median_ms },
+                per_s: if again { t.again_per_s } else { t.insert_per_s },
+            };
+            KernelResult {
+                verified: report.verified && !report.overflow,
+                rows: vec![row("compressed", &report.compressed, false), row("compressed", &report.compressed, true), row("uncompressed", &report.uncompressed, false), row("uncompressed", &report.uncompressed, true)],
+                unit: "findOrPut/s",
+                wall_ms: 0.0,
+                detail: format!(
+                    "{} vectors of {} words, {} distinct; {} nodes in 2^{} slots: fill {:.2}, compression ratio {:.2}; upload {:.1} ms, read-back {:.1} ms; CPU twin {} threads {:.1} ms{}",
+                    report.vectors,
+                    report.length,
+                    report.distinct_vectors,
+                    report.nodes,
+                    report.compressed.slots.ilog2(),
+                    report.compressed.fill,
+                    report.compression_ratio,
+                    report.upload_ms,
+                    report.readback_ms,
+                    report.cpu_threads,
+                    report.cpu_parallel_ms,
+                    report.overflow_message().map_or(String::new(), |m| format!("; {m}"))
                 ),
             }
         }
@@ -649,9 +715,14 @@ mod tests {
         // Out-of-range parameters never reach the GPU.
         assert!(check_settings(&KernelRequest::Cbt(CbtSettings { max_depth: 5, fill_log2: 6, iterations: 1 })).is_err());
         assert!(check_settings(&KernelRequest::ClosestPairs(ClosestPairsSettings { m: 0, ..Default::default() })).is_err());
+        assert!(check_settings(&KernelRequest::CompactHash(CompactHashSettings { bucket_size: 3, ..Default::default() })).unwrap_err().contains("bucket"));
+        // The compressed table needs 64-bit atomics.
+        let compact = requirements(&KernelRequest::CompactHash(CompactHashSettings::default()));
+        assert!(check_device(wgpu::Features::TIMESTAMP_QUERY, &limits, &compact).unwrap_err().contains("SHADER_INT64"));
         for kernel in [
             KernelRequest::Cbt(CbtSettings::default()),
             KernelRequest::ChainedHash(ChainedHashSettings::default()),
+            KernelRequest::CompactHash(CompactHashSettings::default()),
             KernelRequest::ClosestPairs(ClosestPairsSettings::default()),
             KernelRequest::ShiftAnd(ShiftAndSettings::default()),
         ] {
@@ -671,6 +742,7 @@ mod tests {
         for request in [
             KernelRequest::Cbt(CbtSettings { max_depth: 8, fill_log2: 1, iterations: 2 }),
             KernelRequest::ChainedHash(ChainedHashSettings { element_log2: 8, bucket_log2: 6, variant: BuildVariant::Global, iterations: 2, ..Default::default() }),
+            KernelRequest::CompactHash(CompactHashSettings { table_log2: 10, iterations: 1, ..Default::default() }),
             KernelRequest::ClosestPairs(ClosestPairsSettings { m: 64, n: 32, iterations: 1, ..Default::default() }),
             KernelRequest::ShiftAnd(ShiftAndSettings { patterns: 4, text_bytes: 512, iterations: 1, ..Default::default() }),
         ] {
