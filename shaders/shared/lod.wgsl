@@ -65,18 +65,20 @@ fn lod_is_culled(lod: LodParams, b: LodBox) -> bool {
 // Mirrors LodParams::box_is_back_facing: every surface under the node faces away from the camera
 // by at least the margin (squared sine; keep in sync with BACK_FACE_MARGIN_SQ in src/leb/lod.rs).
 const BACK_FACE_MARGIN_SQ: f32 = 0.01;
-fn lod_is_back_facing(lod: LodParams, b: LodBox) -> bool {
+fn lod_is_back_facing(lod: LodParams, b: LodBox, margin_sq: f32) -> bool {
     let c = lod.camera_position_m.xyz;
     let dx = vec2<f32>(c.x - b.hi.x, c.x - b.lo.x);
     let dy = vec2<f32>(c.y - b.hi.y, c.y - b.lo.y);
     let along_x = max(max(-b.slope_x.x * dx.x, -b.slope_x.x * dx.y), max(-b.slope_x.y * dx.x, -b.slope_x.y * dx.y));
     let along_y = max(max(-b.slope_y.x * dy.x, -b.slope_y.x * dy.y), max(-b.slope_y.y * dy.x, -b.slope_y.y * dy.y));
     let facing = (c.z - b.lo.z) + along_x + along_y;
-    return facing <= 0.0 && facing * facing >= BACK_FACE_MARGIN_SQ * lod_distance_sq_m2(lod, b);
+    return facing <= 0.0 && facing * facing >= margin_sq * lod_distance_sq_m2(lod, b);
 }
 
-fn lod_is_hidden(lod: LodParams, b: LodBox) -> bool {
-    return lod_is_culled(lod, b) || lod_is_back_facing(lod, b);
+// Outside the frustum, or back-facing by margin_sq (BACK_FACE_MARGIN_SQ for splits, 0 for the
+// statistics: what can be seen).
+fn lod_is_hidden(lod: LodParams, b: LodBox, margin_sq: f32) -> bool {
+    return lod_is_culled(lod, b) || lod_is_back_facing(lod, b, margin_sq);
 }
 
 fn lod_size_sq_m2(lod: LodParams, v: array<vec2<f32>, 3>, bounds_index: u32) -> f32 {
@@ -97,7 +99,7 @@ fn lod_wants_split(lod: LodParams, id: u32, depth: u32, threshold_sq: f32) -> bo
     let v = leb_decode_vertices(id, depth);
     let index = node_bounds_index(id, depth, lod.bounds_depth);
     let b = lod_bounding_box(lod, v, index, node_slope_index(id, depth, lod.bounds_depth));
-    if (lod_is_hidden(lod, b)) {
+    if (lod_is_hidden(lod, b, BACK_FACE_MARGIN_SQ)) {
         return false;
     }
     return lod_size_sq_m2(lod, v, index) * lod.projection_scale_sq > threshold_sq * lod_distance_sq_m2(lod, b);
@@ -112,7 +114,7 @@ fn lod_projected_size_px(lod: LodParams, id: u32, depth: u32) -> f32 {
     let v = leb_decode_vertices(id, depth);
     let index = node_bounds_index(id, depth, lod.bounds_depth);
     let b = lod_bounding_box(lod, v, index, node_slope_index(id, depth, lod.bounds_depth));
-    if (lod_is_hidden(lod, b)) {
+    if (lod_is_hidden(lod, b, 0.0)) {
         return 0.0;
     }
     // The camera inside the box: distance 1 mm rather than a division by zero.

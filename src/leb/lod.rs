@@ -150,13 +150,15 @@ impl LodParams {
     }
 
     /// True when nothing drawn in `node`'s place can be seen: its bounding box lies entirely
-    /// outside one frustum plane, or every surface under it faces away from the camera.
+    /// outside one frustum plane, or every surface under it faces away from the camera (no
+    /// margin: what the statistics and the quality measurement count as visible).
     pub fn is_hidden(&self, node: Node, bounds: &NodeBounds) -> bool {
-        self.box_is_hidden(&self.node_box(node, bounds))
+        self.box_is_hidden(&self.node_box(node, bounds), 0.0)
     }
 
-    fn box_is_hidden(&self, n: &NodeBox) -> bool {
-        self.box_is_culled(n) || self.box_is_back_facing(n)
+    /// Outside the frustum, or back-facing by `margin_sq` (0 or BACK_FACE_MARGIN_SQ).
+    fn box_is_hidden(&self, n: &NodeBox, margin_sq: f32) -> bool {
+        self.box_is_culled(n) || self.box_is_back_facing(n, margin_sq)
     }
 
     fn box_is_culled(&self, n: &NodeBox) -> bool {
@@ -167,24 +169,24 @@ impl LodParams {
     }
 
     /// True when every triangle that can be drawn in the node's place faces away from the camera
-    /// c by at least BACK_FACE_MARGIN. A surface point p of slope g faces c when
+    /// c by at least the margin (squared: `margin_sq`). A surface point p of slope g faces c when
     /// f = (c.z - p.z) - g.x (c.x - p.x) - g.y (c.y - p.y) > 0 (f = n.(c - p) with n = (-g, 1));
     /// this bounds f from above over the node's box and slope ranges (each product by its four
     /// corner values) and asks f <= -margin x (distance to the box), compared squared. f / |c - p|
     /// is about the sine of the angle by which a gentle slope faces away, so a slope that turns
     /// towards an approaching camera counts as visible (and is refined) a few degrees before it
-    /// can be seen; a heuristic lead, not a bound.
-    fn box_is_back_facing(&self, n: &NodeBox) -> bool {
+    /// can be seen (with BACK_FACE_MARGIN_SQ, as splits use it); a heuristic lead, not a bound.
+    fn box_is_back_facing(&self, n: &NodeBox, margin_sq: f32) -> bool {
         let c = self.camera_position_m;
         let largest = |g: [f32; 2], d: [f32; 2]| (-g[0] * d[0]).max(-g[0] * d[1]).max((-g[1] * d[0]).max(-g[1] * d[1]));
         let along_x = largest(n.slope_x, [c[0] - n.hi[0], c[0] - n.lo[0]]);
         let along_y = largest(n.slope_y, [c[1] - n.hi[1], c[1] - n.lo[1]]);
         let facing = (c[2] - n.lo[2]) + along_x + along_y;
-        facing <= 0.0 && facing * facing >= BACK_FACE_MARGIN_SQ * self.box_distance_sq_m2(n)
+        facing <= 0.0 && facing * facing >= margin_sq * self.box_distance_sq_m2(n)
     }
 
     /// The node's size on screen in pixels (its error or longest edge, projected at its bounding
-    /// box), or 0 when it is hidden or, under screen-space error, at the data's
+    /// box), or 0 when it cannot be seen (`is_hidden`) or, under screen-space error, at the data's
     /// resolution (nothing finer to split into; deeper than the stored depth its bound would be
     /// its ancestor's).
     pub fn projected_size_px(&self, node: Node, bounds: &NodeBounds) -> f32 {
@@ -192,7 +194,7 @@ impl LodParams {
             return 0.0;
         }
         let n = self.node_box(node, bounds);
-        if self.box_is_hidden(&n) {
+        if self.box_is_hidden(&n, 0.0) {
             return 0.0;
         }
         // The camera inside the box: distance 1 mm rather than a division by zero.
@@ -219,7 +221,7 @@ impl LodParams {
             return false;
         }
         let n = self.node_box(node, bounds);
-        if self.box_is_hidden(&n) {
+        if self.box_is_hidden(&n, BACK_FACE_MARGIN_SQ) {
             return false;
         }
         self.size_sq_m2(&n) * self.projection_scale_sq > threshold_sq * self.box_distance_sq_m2(&n)
