@@ -6,6 +6,7 @@ pub mod cache;
 pub mod cbt;
 pub mod cli;
 pub mod gpu;
+pub mod hash;
 pub mod kernels;
 pub mod leb;
 pub mod render;

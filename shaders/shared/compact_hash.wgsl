@@ -1,6 +1,7 @@
 // Compact hash (seed 002): what the tree-compressed table and the uncompressed table share: the
 // parameters, the input vectors, the per-vector results, the status words and the hash functions.
 // Mirrors src/kernels/compact_hash.rs (CPU twin).
+//!include shared/hash.wgsl
 //
 // A result is a reference (the root node's slot in the compressed table, the vector's slot in the
 // uncompressed one) with NEW_BIT set when this findOrPut stored the vector, or FAILED when no free
@@ -45,16 +46,6 @@ const GOLDEN: u32 = 0x9e3779b9u;
 // [2] the all-zero node is the root of a stored vector.
 @group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>, 4>;
 
-// MurmurHash3's 32-bit finaliser: a bijection that mixes every bit into every other.
-fn fmix32(x: u32) -> u32 {
-    var h = x;
-    h ^= h >> 16u;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13u;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16u;
-    return h;
-}
 
 // The first bucket of a hash among 2^(slot_log2 - bucket_log2): its top bits.
 fn first_bucket(hash: u32) -> u32 {

@@ -1,6 +1,7 @@
 // Tile keys on the GPU: (source, zoom, x, y) packed into two u32 words vec2<u32>(lo, hi), and
 // their hash. Mirrors src/cache/tile_key.rs (see its bit layout):
 //   lo = x | (zoom + 1) << 27,  hi = y | (source + 1) << 27;  (0, 0) is the empty slot.
+//!include shared/hash.wgsl
 
 const TILE_COORD_BITS: u32 = 27u;
 const TILE_COORD_MASK: u32 = 0x07ffffffu;
@@ -22,18 +23,8 @@ fn tile_key_parent(key: vec2<u32>) -> vec2<u32> {
     );
 }
 
-// murmur3's 32-bit finaliser. Keep in sync with fmix32 in src/cache/tile_key.rs.
-fn tile_fmix32(value: u32) -> u32 {
-    var h = value;
-    h ^= h >> 16u;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13u;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16u;
-    return h;
-}
 
 // Keep in sync with tile_hash in src/cache/tile_key.rs.
 fn tile_hash(key: vec2<u32>) -> u32 {
-    return tile_fmix32(key.x ^ tile_fmix32(key.y));
+    return fmix32(key.x ^ fmix32(key.y));
 }

@@ -95,18 +95,10 @@ impl TileKey {
 /// lo ^ fmix32(hi), so neighbouring tiles (a step in x or y) land far apart. Keep in sync with
 /// tile_hash in shaders/shared/tile_key.wgsl.
 pub fn tile_hash(words: [u32; 2]) -> u32 {
+    use crate::hash::fmix32;
     fmix32(words[0] ^ fmix32(words[1]))
 }
 
-/// murmur3's 32-bit finaliser (a bijection with full avalanche).
-pub fn fmix32(mut h: u32) -> u32 {
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^= h >> 16;
-    h
-}
 
 /// Parent of packed words, computed on the words as the shader does (tile_key_parent); for
 /// tests of the WGSL arithmetic. `words` must be a key of zoom >= 1.

@@ -25,6 +25,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/cbt_heap_atomic.wgsl", include_str!("../../shaders/shared/cbt_heap_atomic.wgsl")),
     ("shared/cbt_heap_read.wgsl", include_str!("../../shaders/shared/cbt_heap_read.wgsl")),
     ("shared/chained_hash.wgsl", include_str!("../../shaders/shared/chained_hash.wgsl")),
+    ("shared/hash.wgsl", include_str!("../../shaders/shared/hash.wgsl")),
     ("shared/compact_hash.wgsl", include_str!("../../shaders/shared/compact_hash.wgsl")),
     ("shared/closest_pairs.wgsl", include_str!("../../shaders/shared/closest_pairs.wgsl")),
     ("shared/dispatch.wgsl", include_str!("../../shaders/shared/dispatch.wgsl")),

@@ -89,14 +89,8 @@ const GOLDEN: u32 = 0x9e37_79b9;
 const EMPTY_STATE: u32 = 0;
 const READY_BIT: u32 = 0x8000_0000;
 
-/// MurmurHash3's 32-bit finaliser. Keep in sync with fmix32 in shaders/shared/compact_hash.wgsl.
-pub fn fmix32(mut h: u32) -> u32 {
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
-}
+pub use crate::hash::fmix32;
+
 
 /// The hash of node (left, right).
 pub fn hash_node(left: u32, right: u32) -> u32 {
