@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cache;
 pub mod cbt;
 pub mod cli;
+pub mod globe;
 pub mod gpu;
 pub mod hash;
 pub mod kernels;

@@ -35,6 +35,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/leb_split.wgsl", include_str!("../../shaders/shared/leb_split.wgsl")),
     ("shared/lod.wgsl", include_str!("../../shaders/shared/lod.wgsl")),
     ("shared/node_bounds.wgsl", include_str!("../../shaders/shared/node_bounds.wgsl")),
+    ("shared/octahedral.wgsl", include_str!("../../shaders/shared/octahedral.wgsl")),
     ("shared/tile_feedback.wgsl", include_str!("../../shaders/shared/tile_feedback.wgsl")),
     ("shared/tile_key.wgsl", include_str!("../../shaders/shared/tile_key.wgsl")),
     ("shared/tile_table.wgsl", include_str!("../../shaders/shared/tile_table.wgsl")),
