@@ -7,6 +7,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("cbt_args.wgsl", include_str!("../../shaders/cbt_args.wgsl")),
     ("cbt_ops.wgsl", include_str!("../../shaders/cbt_ops.wgsl")),
     ("cbt_reduce.wgsl", include_str!("../../shaders/cbt_reduce.wgsl")),
+    ("globe_octahedral_probe.wgsl", include_str!("../../shaders/globe_octahedral_probe.wgsl")),
     ("kernel_chained_hash.wgsl", include_str!("../../shaders/kernel_chained_hash.wgsl")),
     ("kernel_chained_hash_subgroup.wgsl", include_str!("../../shaders/kernel_chained_hash_subgroup.wgsl")),
     ("kernel_compact_hash.wgsl", include_str!("../../shaders/kernel_compact_hash.wgsl")),
