@@ -6,4 +6,5 @@
 pub mod tile_feedback;
 pub mod tile_key;
 pub mod tile_layout;
+pub mod tile_producer;
 pub mod tile_table;

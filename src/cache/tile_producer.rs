@@ -1,0 +1,16 @@
+//! Where tile heights come from when the CPU makes them (on loader threads): a source of real
+//! elevation data resampled onto the tiles of `tile_layout`.
+
+use crate::cache::tile_key::TileKey;
+use crate::terrain::TerrainError;
+
+/// Makes the heights of tiles of one source on the CPU; called from background threads.
+pub trait TileProducer: Send + Sync {
+    /// The `source` field of the keys it answers.
+    fn source(&self) -> u8;
+    /// The deepest zoom worth loading: finer tiles would add no detail.
+    fn max_zoom(&self) -> u8;
+    /// The TILE_TEXELS heights in metres of `key`, row-major (texel (i, j) at
+    /// j * TILE_SIDE + i, laid out as src/cache/tile_layout.rs says); NaN where there is no data.
+    fn produce(&self, key: TileKey) -> Result<Vec<f32>, TerrainError>;
+}
