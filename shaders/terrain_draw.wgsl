@@ -4,6 +4,7 @@
 // Triangles touching samples without data are not drawn.
 //!include shared/leb.wgsl
 //!include shared/heights.wgsl
+//!include shared/shading.wgsl
 
 // Keep in sync with DrawUniforms in src/render/terrain_draw.rs.
 struct DrawUniforms {
@@ -110,22 +111,6 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     return out;
 }
 
-// Hypsometric colours by absolute height in metres: water at or below sea level (darker with
-// depth), then lowland green, upland yellow, brown, grey rock and snow; steep slopes turn to rock.
-fn terrain_colour(height_m: f32, slope: f32) -> vec3<f32> {
-    if (height_m <= 0.0) {
-        return mix(vec3<f32>(0.22, 0.45, 0.64), vec3<f32>(0.04, 0.12, 0.32), sqrt(clamp(-height_m / 5000.0, 0.0, 1.0)));
-    }
-    let rock = vec3<f32>(0.45, 0.43, 0.41);
-    var c = mix(vec3<f32>(0.28, 0.47, 0.24), vec3<f32>(0.47, 0.58, 0.30), smoothstep(0.0, 400.0, height_m));
-    c = mix(c, vec3<f32>(0.66, 0.63, 0.42), smoothstep(400.0, 1000.0, height_m));
-    c = mix(c, vec3<f32>(0.55, 0.45, 0.34), smoothstep(1000.0, 1700.0, height_m));
-    c = mix(c, rock, smoothstep(1700.0, 2400.0, height_m));
-    c = mix(c, rock, smoothstep(0.6, 1.1, slope));
-    let snow_line = smoothstep(2500.0, 3200.0, height_m) * (1.0 - smoothstep(0.7, 1.2, slope));
-    return mix(c, vec3<f32>(0.95, 0.96, 0.98), snow_line);
-}
-
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     // Texel centres sit at uv = i / (n - 1); the sampler's at (i + 0.5) / n.
@@ -147,10 +132,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let haze = 1.0 - exp(-distance_m / u.haze_distance_m);
     colour = mix(colour, vec3<f32>(0.55, 0.66, 0.80), haze * 0.6);
     if (u.wireframe == 1u) {
-        let width = fwidth(in.barycentric);
-        let edge = smoothstep(vec3<f32>(0.0), width * 1.2, in.barycentric);
-        let line = 1.0 - min(min(edge.x, edge.y), edge.z);
-        colour = mix(colour, vec3<f32>(0.05, 0.05, 0.08), line * 0.85);
+        colour = wireframe_overlay(colour, in.barycentric);
     }
     return vec4<f32>(colour, 1.0);
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use crate::globe::camera::GlobeCamera;
 use glam::DVec3;
 
 use crate::render::camera::Camera;
@@ -41,6 +42,31 @@ pub fn parse_camera(text: &str) -> anyhow::Result<Camera> {
         bail!("--camera '{text}': the field of view must be between 1 and 179 degrees");
     }
     Ok(Camera::look_at(position, target, fov))
+}
+
+/// Parses a globe camera: `LON,LAT,ALT_M[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; altitude
+/// above the sphere in metres; heading clockwise from north, pitch negative looking down).
+pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCamera> {
+    let values: Vec<f64> = text
+        .split(',')
+        .map(|v| v.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .ok()
+        .filter(|v: &Vec<f64>| matches!(v.len(), 3 | 5 | 6) && v.iter().all(|x| x.is_finite()))
+        .with_context(|| format!("--camera '{text}': expected LON,LAT,ALT_M[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe"))?;
+    let (lon, lat, altitude) = (values[0], values[1], values[2]);
+    let (heading, pitch) = if values.len() >= 5 { (values[3], values[4]) } else { (0.0, -90.0) };
+    let fov = values.get(5).copied().unwrap_or(50.0);
+    if !(-90.0..=90.0).contains(&lat) || !(-90.0..=90.0).contains(&pitch) {
+        bail!("--camera '{text}': latitude and pitch must lie between -90 and 90 degrees");
+    }
+    if altitude <= 0.0 {
+        bail!("--camera '{text}': the altitude must be above the sphere (positive metres)");
+    }
+    if !(1.0..179.0).contains(&fov) {
+        bail!("--camera '{text}': the field of view must be between 1 and 179 degrees");
+    }
+    Ok(GlobeCamera::at_lon_lat(lon, lat, altitude, heading, pitch, fov))
 }
 
 /// Checks before any work that `path` can be written: its folder exists and it is not a folder.

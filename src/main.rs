@@ -17,6 +17,11 @@ use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Varian
 use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
 use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
+use bisector::globe::camera::GlobeCamera;
+use bisector::globe::headless::GlobeView;
+use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
+use bisector::globe::spec::GlobeSpec;
+use bisector::leb::base_mesh::BaseMesh;
 
 #[derive(Parser)]
 #[command(name = "bisector", version, about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection")]
@@ -32,8 +37,10 @@ struct RenderArgs {
     #[arg(long, default_value = "procedural")]
     terrain: String,
     /// Max depth D of the concurrent binary tree (5..=29; the heap takes 2^(D-1) bytes).
-    #[arg(long, default_value_t = RenderSettings::default().max_depth)]
-    max_depth: u32,
+    /// Default: 24, and 28 for --terrain planet (the globe needs 25 levels below its base
+    /// triangles for triangles under 2 km; 29 needs a GPU that binds 256 MiB).
+    #[arg(long)]
+    max_depth: Option<u32>,
     /// Level-of-detail criterion: "error" splits triangles whose error bound from the data
     /// projects to more than --pixel-error pixels; "edge" splits triangles whose longest edge
     /// projects to more than --pixel-target pixels.
@@ -737,14 +744,15 @@ fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Result<bisecto
 }
 
 fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
-    bisector::cbt::gpu::check_max_depth(args.max_depth).context("--max-depth")?;
+    let max_depth = args.max_depth.unwrap_or(RenderSettings::default().max_depth);
+    bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
     for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
         if !(value.is_finite() && value > 0.0) {
             anyhow::bail!("{flag} {value}: must be a positive number of pixels");
         }
     }
     Ok(RenderSettings {
-        max_depth: args.max_depth,
+        max_depth,
         criterion: match args.lod {
             LodArg::Error => Criterion::ScreenSpaceError,
             LodArg::Edge => Criterion::EdgeLength,
@@ -789,6 +797,9 @@ fn info() -> anyhow::Result<()> {
 }
 
 fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    if let Some(spec) = GlobeSpec::parse(&render.terrain) {
+        return globe_shot(render, &spec?, camera, size, out);
+    }
     let settings = settings(render)?;
     let (width, height) = parse_size(size)?;
     let spec = TerrainSpec::parse(&render.terrain)?;
@@ -807,6 +818,35 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
         gpu.describe(),
         if last.stats.overflow == 1 { " (leaf buffer full: some leaves not drawn)" } else { "" }
     );
+    Ok(())
+}
+
+/// The globe's settings from the render flags (--lod and --pixel-error do not apply: the globe
+/// splits by projected edge length).
+fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
+    let max_depth = args.max_depth.unwrap_or(GlobeSettings::default().max_depth);
+    bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
+    if max_depth <= BaseMesh::octahedron().depth {
+        anyhow::bail!("--max-depth {max_depth}: the globe's base triangles are at depth 3, so it needs at least 4");
+    }
+    if !(args.pixel_target.is_finite() && args.pixel_target > 0.0) {
+        anyhow::bail!("--pixel-target {}: must be a positive number of pixels", args.pixel_target);
+    }
+    Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
+}
+
+fn globe_shot(render: &RenderArgs, _spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    let settings = globe_settings(render)?;
+    let (width, height) = parse_size(size)?;
+    let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?.unwrap_or_else(GlobeCamera::default_orbit);
+    check_output_path(out, "--out")?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64))?;
+    let max_depth = settings.max_depth;
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT);
+    let mut view = GlobeView::new(&gpu, renderer, width, height);
+    let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth));
+    write_png(&view.image(&gpu), out)?;
+    println!("{}: {width}x{height}, {} leaves, max depth {} after {frames} frames on {}", out.display(), last.stats.leaves, last.stats.max_depth, gpu.describe());
     Ok(())
 }
 

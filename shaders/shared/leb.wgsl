@@ -1,23 +1,10 @@
 // Longest-edge bisection on the unit square: same-depth neighbours and vertex decoding from
 // node-id bits. Mirrors src/leb/cpu.rs (see its header for the rules). No bindings.
 
-struct LebNeighbours {
-    left: u32,
-    right: u32,
-    edge: u32,
-    node: u32,
-}
+//!include shared/leb_bits.wgsl
 
-fn leb_child_id(id: u32, bit: u32) -> u32 {
-    return select((id << 1u) | bit, 0u, id == 0u);
-}
-
-fn leb_split_neighbours(n: LebNeighbours, bit: u32) -> LebNeighbours {
-    if (bit == 0u) {
-        return LebNeighbours(leb_child_id(n.edge, 1u), (n.node << 1u) | 1u, leb_child_id(n.left, 1u), n.node << 1u);
-    }
-    return LebNeighbours(n.node << 1u, leb_child_id(n.edge, 0u), leb_child_id(n.right, 0u), (n.node << 1u) | 1u);
-}
+// The unit square's base triangles are the nodes of depth 1.
+const LEB_BASE_DEPTH: u32 = 1u;
 
 // Same-depth neighbours of a node of depth >= 1 (0 = none).
 fn leb_neighbours(id: u32, depth: u32) -> LebNeighbours {

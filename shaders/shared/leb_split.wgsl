@@ -1,6 +1,7 @@
 // The conforming split of LEB: split a node, then walk its edge-neighbour chain.
 // Mirrors leb::cpu::split_conforming. Needs shared/cbt.wgsl with shared/cbt_heap_atomic.wgsl,
-// and shared/leb.wgsl.
+// and shared/leb.wgsl (the unit square) or shared/globe_leb.wgsl (the octahedron): either
+// defines LEB_BASE_DEPTH and leb_edge_neighbour.
 
 // Splits `node` and walks the edge-neighbour chain so the mesh stays conforming.
 fn leb_split_conforming(node: CbtNode) {
@@ -9,12 +10,12 @@ fn leb_split_conforming(node: CbtNode) {
     }
     cbt_split(node);
     var it = leb_edge_neighbour(node.id, node.depth);
-    while (it > 1u) {
+    while (it != 0u) {
         let n = cbt_node_from_id(it);
         cbt_split(n);
         let parent = cbt_parent(n);
         it = 0u;
-        if (parent.id > 1u) {
+        if (parent.depth >= LEB_BASE_DEPTH) {
             cbt_split(parent);
             it = leb_edge_neighbour(parent.id, parent.depth);
         }

@@ -7,6 +7,9 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("cbt_args.wgsl", include_str!("../../shaders/cbt_args.wgsl")),
     ("cbt_ops.wgsl", include_str!("../../shaders/cbt_ops.wgsl")),
     ("cbt_reduce.wgsl", include_str!("../../shaders/cbt_reduce.wgsl")),
+    ("globe_decode.wgsl", include_str!("../../shaders/globe_decode.wgsl")),
+    ("globe_draw.wgsl", include_str!("../../shaders/globe_draw.wgsl")),
+    ("globe_update.wgsl", include_str!("../../shaders/globe_update.wgsl")),
     ("globe_octahedral_probe.wgsl", include_str!("../../shaders/globe_octahedral_probe.wgsl")),
     ("kernel_chained_hash.wgsl", include_str!("../../shaders/kernel_chained_hash.wgsl")),
     ("kernel_chained_hash_subgroup.wgsl", include_str!("../../shaders/kernel_chained_hash_subgroup.wgsl")),
@@ -26,6 +29,11 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/cbt_heap_atomic.wgsl", include_str!("../../shaders/shared/cbt_heap_atomic.wgsl")),
     ("shared/cbt_heap_read.wgsl", include_str!("../../shaders/shared/cbt_heap_read.wgsl")),
     ("shared/chained_hash.wgsl", include_str!("../../shaders/shared/chained_hash.wgsl")),
+    ("shared/globe_frame.wgsl", include_str!("../../shaders/shared/globe_frame.wgsl")),
+    ("shared/globe_heights.wgsl", include_str!("../../shaders/shared/globe_heights.wgsl")),
+    ("shared/globe_leb.wgsl", include_str!("../../shaders/shared/globe_leb.wgsl")),
+    ("shared/globe_lod.wgsl", include_str!("../../shaders/shared/globe_lod.wgsl")),
+    ("shared/shading.wgsl", include_str!("../../shaders/shared/shading.wgsl")),
     ("shared/hash.wgsl", include_str!("../../shaders/shared/hash.wgsl")),
     ("shared/compact_hash.wgsl", include_str!("../../shaders/shared/compact_hash.wgsl")),
     ("shared/closest_pairs.wgsl", include_str!("../../shaders/shared/closest_pairs.wgsl")),
@@ -34,6 +42,8 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/heights.wgsl", include_str!("../../shaders/shared/heights.wgsl")),
     ("shared/leb.wgsl", include_str!("../../shaders/shared/leb.wgsl")),
     ("shared/leb_split.wgsl", include_str!("../../shaders/shared/leb_split.wgsl")),
+    ("shared/leb_bits.wgsl", include_str!("../../shaders/shared/leb_bits.wgsl")),
+    ("shared/leb_update_passes.wgsl", include_str!("../../shaders/shared/leb_update_passes.wgsl")),
     ("shared/lod.wgsl", include_str!("../../shaders/shared/lod.wgsl")),
     ("shared/node_bounds.wgsl", include_str!("../../shaders/shared/node_bounds.wgsl")),
     ("shared/octahedral.wgsl", include_str!("../../shaders/shared/octahedral.wgsl")),
@@ -41,6 +51,9 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/tile_key.wgsl", include_str!("../../shaders/shared/tile_key.wgsl")),
     ("shared/tile_table.wgsl", include_str!("../../shaders/shared/tile_table.wgsl")),
 ];
+
+/// WGSL generated from Rust data at run time, by path as includes name it.
+pub const GENERATED: &[(&str, fn() -> String)] = &[("shared/globe_base_mesh.wgsl", || crate::leb::base_mesh::BaseMesh::octahedron().to_wgsl())];
 
 const INCLUDE: &str = "//!include ";
 
@@ -56,7 +69,10 @@ fn append(name: &str, seen: &mut HashSet<String>, out: &mut String) -> Option<()
     if !seen.insert(name.to_string()) {
         return Some(());
     }
-    let (_, text) = SHADER_FILES.iter().find(|(n, _)| *n == name)?;
+    let text = match GENERATED.iter().find(|(n, _)| *n == name) {
+        Some((_, generate)) => generate(),
+        None => SHADER_FILES.iter().find(|(n, _)| *n == name)?.1.to_string(),
+    };
     for line in text.lines() {
         if let Some(included) = line.strip_prefix(INCLUDE) {
             append(included.trim(), seen, out)?;

@@ -1,0 +1,51 @@
+// globe.decode: one thread per leaf writes the leaf's node id for the draw and the deepest
+// depth, and measures visible leaves and their largest projected hypotenuse (the statistics).
+//!include shared/cbt.wgsl
+//!include shared/cbt_heap_read.wgsl
+//!include shared/dispatch.wgsl
+//!include shared/frame.wgsl
+//!include shared/hash.wgsl
+//!include shared/globe_leb.wgsl
+//!include shared/globe_frame.wgsl
+//!include shared/globe_heights.wgsl
+//!include shared/globe_lod.wgsl
+
+@group(0) @binding(1) var<storage, read_write> leaf_ids: array<u32>;
+@group(0) @binding(2) var<storage, read_write> stats: FrameStats;
+@group(0) @binding(3) var<uniform> globe: GlobeFrame;
+@group(0) @binding(4) var<storage, read_write> lod_stats: GlobeLodStats;
+
+// Keep in sync with LodStats in src/leb/decode.rs.
+struct GlobeLodStats {
+    // Bits of the largest projected hypotenuse in pixels of a visible leaf.
+    max_size_px_bits: atomic<u32>,
+    // Leaves neither outside the frustum nor behind the horizon.
+    visible_leaves: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+var<workgroup> wg_max_depth: atomic<u32>;
+var<workgroup> wg_max_size_bits: atomic<u32>;
+var<workgroup> wg_visible: atomic<u32>;
+
+@compute @workgroup_size(256)
+fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (leaf_index < cbt_node_count() && leaf_index < stats.capacity) {
+        let node = cbt_decode_node(leaf_index);
+        leaf_ids[leaf_index] = node.id;
+        atomicMax(&wg_max_depth, node.depth);
+        let b = globe_bound(node.id, node.depth);
+        if (!globe_is_hidden(b)) {
+            atomicMax(&wg_max_size_bits, bitcast<u32>(globe_projected_px(b)));
+            atomicAdd(&wg_visible, 1u);
+        }
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
+        atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));
+        atomicAdd(&lod_stats.visible_leaves, atomicLoad(&wg_visible));
+    }
+}

@@ -1,0 +1,102 @@
+// globe.draw: one triangle per LEB leaf of the octahedron. The vertex shader decodes the leaf's
+// vertices in fixed-point map coordinates, lifts them to their heights and places them relative
+// to the camera (shared/globe_frame.wgsl); the fragment shader shades with normals from the
+// height data (not the mesh), hypsometric colours, sun light, haze and the wireframe overlay.
+//!include shared/globe_leb.wgsl
+//!include shared/globe_frame.wgsl
+//!include shared/globe_heights.wgsl
+//!include shared/shading.wgsl
+
+@group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;
+@group(0) @binding(1) var<uniform> globe: GlobeFrame;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    // Map coordinates in [0, 1]^2.
+    @location(0) map: vec2<f32>,
+    // Camera-relative position in metres.
+    @location(1) relative_m: vec3<f32>,
+    @location(2) barycentric: vec3<f32>,
+}
+
+const MAP_ONE_F: f32 = 1073741824.0;
+
+@vertex
+fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
+    let id = leaf_ids[index / 3u];
+    let depth = firstLeadingBit(id);
+    // The base triangles run counter-clockwise seen from outside and bisection flips the winding
+    // at every level: odd levels below the base are drawn in reverse, so that every triangle
+    // faces out and the rasterizer culls the far side of the globe.
+    let corner = index % 3u;
+    let vertex = select(corner, 2u - corner, ((depth - LEB_BASE_DEPTH) & 1u) == 1u);
+    let map = globe_decode_map(id, depth)[vertex];
+    let relative = globe_relative_position_m(map, globe_vertex_height_m(map));
+    var out: VertexOut;
+    out.clip = globe.clip_from_relative * vec4<f32>(relative, 1.0);
+    out.map = vec2<f32>(map) / MAP_ONE_F;
+    out.relative_m = relative;
+    out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
+    return out;
+}
+
+struct MapFrame {
+    // Unit vector at the point.
+    up: vec3<f32>,
+    // Its derivatives per map unit.
+    d_du: vec3<f32>,
+    d_dv: vec3<f32>,
+}
+
+// The unit vector at map point `p` and its derivatives along u and v (octahedral map, no fold:
+// `p` inside the square).
+fn globe_map_frame(p: vec2<f32>) -> MapFrame {
+    let q = 2.0 * p - 1.0;
+    let sx = select(-1.0, 1.0, q.x >= 0.0);
+    let sy = select(-1.0, 1.0, q.y >= 0.0);
+    let z = 1.0 - abs(q.x) - abs(q.y);
+    var o: vec3<f32>;
+    var o_du: vec3<f32>;
+    var o_dv: vec3<f32>;
+    if (z >= 0.0) {
+        o = vec3<f32>(q, z);
+        o_du = vec3<f32>(2.0, 0.0, -2.0 * sx);
+        o_dv = vec3<f32>(0.0, 2.0, -2.0 * sy);
+    } else {
+        o = vec3<f32>(sx * (1.0 - abs(q.y)), sy * (1.0 - abs(q.x)), z);
+        o_du = vec3<f32>(0.0, -2.0 * sx * sy, -2.0 * sx);
+        o_dv = vec3<f32>(-2.0 * sx * sy, 0.0, -2.0 * sy);
+    }
+    let len = length(o);
+    let n = o / len;
+    return MapFrame(n, (o_du - n * dot(n, o_du)) / len, (o_dv - n * dot(n, o_dv)) / len);
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    let surface = globe_surface_sample(in.map);
+    let frame = globe_map_frame(clamp(in.map, vec2<f32>(0.0), vec2<f32>(1.0)));
+    // Tangents of the terrain surface per map unit; their cross product is its normal.
+    let t_u = globe.radius_m * frame.d_du + surface.y * frame.up;
+    let t_v = globe.radius_m * frame.d_dv + surface.z * frame.up;
+    var normal = normalize(cross(t_u, t_v));
+    normal = select(normal, -normal, dot(normal, frame.up) < 0.0);
+    // Slope: the tangent of the angle between the terrain normal and the vertical.
+    let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
+    let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
+    let albedo = terrain_colour(surface.x, slope);
+    let sun = globe.sun_direction.xyz;
+    let diffuse = max(dot(normal, sun), 0.0);
+    // Night side: faint, so the globe's shape still reads.
+    let daylight = smoothstep(-0.1, 0.15, dot(frame.up, sun));
+    let sky = 0.5 + 0.5 * dot(normal, frame.up);
+    var colour = albedo * (1.3 * diffuse * vec3<f32>(1.0, 0.96, 0.88) + (0.05 + 0.17 * daylight) * sky * vec3<f32>(0.55, 0.65, 0.85));
+    // Haze over a distance that grows with the camera's height, so orbit views stay clear.
+    let haze_distance_m = max(60000.0, 3.0 * globe.camera_from_anchor_m.w);
+    let haze = 1.0 - exp(-length(in.relative_m) / haze_distance_m);
+    colour = mix(colour, vec3<f32>(0.55, 0.66, 0.80) * (0.2 + 0.8 * daylight), haze * 0.6);
+    if (globe.wireframe == 1u) {
+        colour = wireframe_overlay(colour, in.barycentric);
+    }
+    return vec4<f32>(colour, 1.0);
+}

@@ -1,0 +1,116 @@
+//! The globe's per-frame uniforms (shaders/shared/globe_frame.wgsl), and how vertices are placed
+//! relative to the camera without jitter.
+//!
+//! ```text
+//! f32 holds an Earth-centred coordinate (6.4e6 m) to about 0.5 m, so no shader works in
+//! Earth-centred f32. Vertices are LEB vertices with exact fixed-point map coordinates; their
+//! octahedron points q (|x| + |y| + |z| = 1, units of 2^-29) are exact integers too. The CPU
+//! picks an anchor A: the octahedron point of the camera's direction, rounded to integers, and
+//! sends A, |A| (f64 -> f32) and camera - R A/|A| (f64 -> f32, small near the ground). A vertex
+//! at height h is then, relative to the camera,
+//!   R (q/|q| - A/|A|) + h q/|q| - (camera - R A/|A|)
+//! where d = q - A is exact and q/|q| - A/|A| = d/|q| - A (2 A.d + d.d) / (|q| |A| (|q| + |A|)):
+//! every rounding error is relative to d, so it shrinks with the distance to the camera. At 2 m
+//! above the ground the nearby vertices are placed to well under a millimetre.
+//! ```
+
+use crate::globe::camera::GlobeCamera;
+use crate::globe::octahedral::{from_unit_sphere, to_fixed};
+use crate::globe::EARTH_RADIUS_M;
+use glam::{DVec3, Mat4, Vec4};
+
+/// 1.0 on the octahedron in the fixed point of `octahedron_fixed`.
+pub const FIXED_ONE: i32 = 1 << 29;
+
+/// Closest distance the camera renders, in metres (reverse-Z float depth keeps its precision
+/// relative to distance, so a small near plane costs nothing far away).
+pub const NEAR_M: f32 = 0.1;
+
+/// The lowest terrain anywhere lies above this sphere (the deepest trench is 11 km down):
+/// the occluder of horizon culling.
+pub const OCCLUDER_RADIUS_M: f64 = EARTH_RADIUS_M - 11_000.0;
+
+/// Keep in sync with GlobeFrame in shaders/shared/globe_frame.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GlobeFrame {
+    pub clip_from_relative: [[f32; 4]; 4],
+    pub anchor_fixed: [i32; 4],
+    pub anchor: [f32; 4],
+    pub camera_from_anchor_m: [f32; 4],
+    pub centre_from_camera_m: [f32; 4],
+    pub frustum: [[f32; 4]; 6],
+    pub sun_direction: [f32; 4],
+    pub radius_m: f32,
+    pub occluder_radius_m: f32,
+    pub projection_scale_px: f32,
+    pub split_threshold_px: f32,
+    pub merge_threshold_px: f32,
+    pub wireframe: u32,
+    pub max_zoom: u32,
+    /// 0 = render criterion, 1 = the test criterion (a hash of the node id).
+    pub criterion: u32,
+}
+const _: () = assert!(std::mem::size_of::<GlobeFrame>() == 272);
+
+/// The octahedron point (units of 2^-29) of fixed-point map point `map` (MAP_ONE = 2^30), as the
+/// shaders compute it: exact.
+pub fn octahedron_fixed(map: [u32; 2]) -> [i32; 3] {
+    let q = [map[0] as i32 - FIXED_ONE, map[1] as i32 - FIXED_ONE];
+    let z = FIXED_ONE - q[0].abs() - q[1].abs();
+    if z >= 0 {
+        return [q[0], q[1], z];
+    }
+    let sign = |v: i32| if v >= 0 { 1 } else { -1 };
+    [sign(q[0]) * (FIXED_ONE - q[1].abs()), sign(q[1]) * (FIXED_ONE - q[0].abs()), z]
+}
+
+/// What the frame needs besides the camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameSettings {
+    pub split_threshold_px: f32,
+    pub merge_threshold_px: f32,
+    pub wireframe: bool,
+    pub max_zoom: u32,
+    pub criterion: u32,
+    /// Unit vector towards the sun, earth-fixed.
+    pub sun_direction: DVec3,
+}
+
+/// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
+pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSettings) -> GlobeFrame {
+    let aspect = size_px.0 as f32 / size_px.1 as f32;
+    let up_hint = if camera.forward.cross(camera.up()).length_squared() < 1e-12 { DVec3::Z.cross(camera.up()).normalize_or(DVec3::Y).cross(camera.up()) } else { camera.up() };
+    let view = Mat4::look_to_rh(glam::Vec3::ZERO, camera.forward.as_vec3(), up_hint.as_vec3());
+    let clip_from_relative = Mat4::perspective_infinite_reverse_rh(camera.fov_y_rad(), aspect, NEAR_M) * view;
+    let anchor_fixed = octahedron_fixed(to_fixed(from_unit_sphere(camera.up())));
+    let anchor = DVec3::new(anchor_fixed[0] as f64, anchor_fixed[1] as f64, anchor_fixed[2] as f64);
+    let camera_from_anchor = camera.position_m - EARTH_RADIUS_M * anchor / anchor.length();
+    GlobeFrame {
+        clip_from_relative: clip_from_relative.to_cols_array_2d(),
+        anchor_fixed: [anchor_fixed[0], anchor_fixed[1], anchor_fixed[2], 0],
+        anchor: [anchor.x as f32, anchor.y as f32, anchor.z as f32, anchor.length() as f32],
+        camera_from_anchor_m: camera_from_anchor.as_vec3().extend(camera.altitude_m() as f32).to_array(),
+        centre_from_camera_m: (-camera.position_m).as_vec3().extend(camera.position_m.length() as f32).to_array(),
+        frustum: frustum_planes(clip_from_relative),
+        sun_direction: settings.sun_direction.normalize().as_vec3().extend(0.0).to_array(),
+        radius_m: EARTH_RADIUS_M as f32,
+        occluder_radius_m: OCCLUDER_RADIUS_M as f32,
+        projection_scale_px: size_px.1 as f32 / (2.0 * (camera.fov_y_rad() * 0.5).tan()),
+        split_threshold_px: settings.split_threshold_px,
+        merge_threshold_px: settings.merge_threshold_px,
+        wireframe: settings.wireframe as u32,
+        max_zoom: settings.max_zoom,
+        criterion: settings.criterion,
+    }
+}
+
+/// The planes of a reverse-Z infinite frustum (left, right, bottom, top, near, and near again
+/// for the missing far plane): dot(xyz, p) + w >= 0 inside, xyz unit.
+pub fn frustum_planes(clip_from_relative: Mat4) -> [[f32; 4]; 6] {
+    let m = clip_from_relative.transpose();
+    let (r0, r1, r2, r3) = (m.x_axis, m.y_axis, m.z_axis, m.w_axis);
+    let near = r3 - r2;
+    let planes: [Vec4; 6] = [r3 + r0, r3 - r0, r3 + r1, r3 - r1, near, near];
+    planes.map(|p| (p / p.truncate().length()).to_array())
+}

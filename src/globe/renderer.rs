@@ -1,0 +1,270 @@
+//! The globe's frame schedule:
+//! globe.split | globe.merge -> cbt.reduce -> cbt.args -> globe.decode -> globe.draw,
+//! over a CBT whose base is the octahedron's 8 triangles (depth 3).
+
+use crate::cbt::args::CbtArgs;
+use crate::cbt::cpu::Cbt;
+use crate::cbt::gpu::{FrameStats, GpuCbt, DRAW_ARGS_OFFSET};
+use crate::cbt::reduce::CbtReduce;
+use crate::globe::camera::GlobeCamera;
+use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
+use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu};
+use crate::leb::base_mesh::BaseMesh;
+use crate::leb::cpu::UpdateKind;
+use crate::leb::decode::LodStats;
+use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::render::terrain_draw::DEPTH_FORMAT;
+use crate::render::FrameTimings;
+use glam::DVec3;
+
+/// Colour of space behind the globe.
+pub const SPACE_COLOR: wgpu::Color = wgpu::Color { r: 0.005, g: 0.007, b: 0.018, a: 1.0 };
+
+/// What the globe renderer is asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobeSettings {
+    /// Max depth D of the CBT (the octahedron's triangles are depth 3).
+    pub max_depth: u32,
+    /// Projected hypotenuse length in pixels above which a triangle splits.
+    pub pixel_target_px: f32,
+    pub wireframe: bool,
+    /// Leaves the leaf-id buffer (and so the draw) holds at most.
+    pub leaf_capacity: u32,
+    /// Unit vector towards the sun, earth-fixed.
+    pub sun_direction: DVec3,
+}
+
+impl Default for GlobeSettings {
+    fn default() -> Self {
+        GlobeSettings {
+            // The deepest tree within WebGPU's default 128 MiB storage binding.
+            max_depth: 28,
+            pixel_target_px: 12.0,
+            wireframe: false,
+            leaf_capacity: 1 << 22,
+            // Above 10N 100E: the morning side of Asia lit from the south-east.
+            sun_direction: crate::globe::octahedral::from_lon_lat_deg(125.0, 10.0),
+        }
+    }
+}
+
+/// Everything the globe's frame schedule needs on the GPU.
+pub struct GlobeRenderer {
+    pub settings: GlobeSettings,
+    pub cbt: GpuCbt,
+    reduce: CbtReduce,
+    args: CbtArgs,
+    frame: wgpu::Buffer,
+    split: (wgpu::ComputePipeline, wgpu::BindGroup),
+    merge: (wgpu::ComputePipeline, wgpu::BindGroup),
+    decode: (wgpu::ComputePipeline, wgpu::BindGroup),
+    draw: (wgpu::RenderPipeline, wgpu::BindGroup),
+    /// One u32 node id per leaf, written by globe.decode.
+    pub leaf_ids: wgpu::Buffer,
+    lod_stats: wgpu::Buffer,
+    pub profiler: wgpu_profiler::GpuProfiler,
+    /// The test criterion (a hash of node ids) instead of the render criterion (tests only).
+    pub test_criterion: bool,
+    frame_index: u64,
+}
+
+impl GlobeRenderer {
+    /// Builds the passes and a tree made of the octahedron's 8 triangles.
+    pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat) -> GlobeRenderer {
+        let device = &gpu.device;
+        let mesh = BaseMesh::octahedron();
+        let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)));
+        let reduce = CbtReduce::new(device, &cbt);
+        let args = CbtArgs::new(device, &cbt);
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+        let frame = buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+        let leaf_ids = buffer("globe.leaf_ids", cbt.leaf_capacity as u64 * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+        let lod_stats = buffer("globe.lod_stats", 16, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
+        let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[(u32, &wgpu::Buffer)]| {
+            let entries: Vec<wgpu::BindGroupEntry> = buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+        };
+        let update = |label: &str, entry: &str| {
+            let pipeline = shader::compute_pipeline(device, label, "globe_update.wgsl", entry, &cbt.pipeline_constants());
+            let bind_group = group(label, &pipeline.get_bind_group_layout(0), &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats)]);
+            (pipeline, bind_group)
+        };
+        let split = update("globe.split", "split_pass");
+        let merge = update("globe.merge", "merge_pass");
+        let decode_pipeline = shader::compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &cbt.pipeline_constants());
+        let decode_group = group("globe.decode", &decode_pipeline.get_bind_group_layout(0), &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
+        let draw_pipeline = draw_pipeline(device, color_format);
+        let draw_group = group("globe.draw", &draw_pipeline.get_bind_group_layout(0), &[(0, &leaf_ids), (1, &frame)]);
+        let profiler = crate::gpu::create_profiler(device);
+        let mut renderer = GlobeRenderer {
+            settings,
+            cbt,
+            reduce,
+            args,
+            frame,
+            split,
+            merge,
+            decode: (decode_pipeline, decode_group),
+            draw: (draw_pipeline, draw_group),
+            leaf_ids,
+            lod_stats,
+            profiler,
+            test_criterion: false,
+            frame_index: 0,
+        };
+        // The first update dispatches over the leaves counted by cbt.args and decoded by globe.decode.
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("globe.init") });
+        renderer.args.record(&mut encoder, &renderer.profiler);
+        renderer.record_decode(&mut encoder);
+        renderer.profiler.resolve_queries(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        renderer
+    }
+
+    /// Frames recorded so far.
+    pub fn frame_index(&self) -> u64 {
+        self.frame_index
+    }
+
+    /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
+    pub fn frame_uniforms(&self, camera: &GlobeCamera, size_px: (u32, u32)) -> GlobeFrame {
+        let s = &self.settings;
+        let settings = FrameSettings {
+            split_threshold_px: s.pixel_target_px,
+            merge_threshold_px: s.pixel_target_px * MERGE_HYSTERESIS,
+            wireframe: s.wireframe,
+            max_zoom: 0,
+            criterion: self.test_criterion as u32,
+            sun_direction: s.sun_direction,
+        };
+        globe_frame(camera, size_px, &settings)
+    }
+
+    /// Sets the uniforms of the next recorded passes (tests set the test criterion's shares here).
+    pub fn set_frame(&self, queue: &wgpu::Queue, frame: &GlobeFrame) {
+        queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(frame));
+    }
+
+    /// Records one update pass ("globe.split" or "globe.merge") over every leaf.
+    pub fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
+        let (label, (pipeline, bind_group)) = match kind {
+            UpdateKind::Split => ("globe.split", &self.split),
+            UpdateKind::Merge => ("globe.merge", &self.merge),
+        };
+        profiled_compute_pass(&self.profiler, encoder, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups_indirect(&self.cbt.args, 0);
+        });
+    }
+
+    /// Records cbt.reduce, cbt.args and globe.decode: the tree's counts, the dispatch and draw
+    /// arguments and the leaf list after an update.
+    pub fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.reduce.record(encoder, &self.profiler);
+        self.args.record(encoder, &self.profiler);
+        self.record_decode(encoder);
+    }
+
+    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.lod_stats, 0, None);
+        let (pipeline, bind_group) = &self.decode;
+        profiled_compute_pass(&self.profiler, encoder, "globe.decode", |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups_indirect(&self.cbt.args, 0);
+        });
+    }
+
+    /// Records one frame into `encoder` and advances the split/merge alternation. After
+    /// submitting the encoder, call `end_frame`.
+    pub fn record_frame(&mut self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, camera: &GlobeCamera, size_px: (u32, u32), color: &wgpu::TextureView, depth: &wgpu::TextureView) {
+        self.set_frame(queue, &self.frame_uniforms(camera, size_px));
+        self.record_update(encoder, UpdateKind::for_frame(self.frame_index));
+        self.record_rebuild(encoder);
+        self.record_draw(encoder, color, depth);
+        self.profiler.resolve_queries(encoder);
+        self.frame_index += 1;
+    }
+
+    /// Records "globe.draw": clears `color` to space and `depth`, and draws every leaf.
+    pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
+        let query = self.profiler.begin_pass_query("globe.draw", encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("globe.draw"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: color,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(SPACE_COLOR), store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&self.draw.0);
+            pass.set_bind_group(0, &self.draw.1, &[]);
+            pass.draw_indirect(&self.cbt.args, DRAW_ARGS_OFFSET);
+        }
+        self.profiler.end_query(encoder, query);
+    }
+
+    /// Closes the profiler frame after the frame's encoder was submitted.
+    pub fn end_frame(&mut self) {
+        self.profiler.end_frame().expect("profiler frame bookkeeping");
+    }
+
+    /// GPU times of the oldest finished frame, if its timestamps are available.
+    pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
+        crate::render::take_timings(&mut self.profiler, queue)
+    }
+
+    /// Statistics of the last submitted frame (blocks on the GPU).
+    pub fn read_stats(&self, gpu: &Gpu) -> FrameStats {
+        self.cbt.read_stats(&gpu.device, &gpu.queue)
+    }
+
+    /// The node ids of the leaves globe.decode wrote last (blocks on the GPU).
+    pub fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
+        let stats = self.read_stats(gpu);
+        let count = stats.leaves.min(stats.capacity) as u64;
+        if count == 0 {
+            return Vec::new();
+        }
+        bytemuck::pod_collect_to_vec(&read_buffer(&gpu.device, &gpu.queue, &self.leaf_ids, 0, count * 4))
+    }
+
+    /// Visible leaves and the largest projected hypotenuse of one, as globe.decode measured them last.
+    pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
+        bytemuck::pod_read_unaligned(&read_buffer(&gpu.device, &gpu.queue, &self.lod_stats, 0, 16))
+    }
+}
+
+fn draw_pipeline(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> wgpu::RenderPipeline {
+    let module = shader::create_module(device, "globe_draw.wgsl");
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("globe.draw"),
+        layout: None,
+        vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+        // Every triangle faces out (the shader reverses odd levels): the far side of the globe
+        // and the backs of slopes are culled before rasterisation.
+        primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Greater),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState { module: &module, entry_point: Some("fs_main"), compilation_options: Default::default(), targets: &[Some(color_format.into())] }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
