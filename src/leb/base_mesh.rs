@@ -22,7 +22,7 @@
 //! ```
 
 use crate::cbt::cpu::{Cbt, Node};
-use crate::leb::cpu::{split_neighbours, Neighbours};
+use crate::leb::cpu::{split_neighbours, Neighbours, UpdateKind};
 
 /// Base triangles and their neighbour links.
 #[derive(Clone, Debug, PartialEq)]
@@ -125,6 +125,44 @@ impl BaseMesh {
                 it = self.neighbours(parent).edge;
             }
         }
+    }
+}
+
+impl BaseMesh {
+    /// One update frame over every leaf, deciding on the tree as it was at the start of the frame
+    /// as the GPU's passes do (shared/leb_update_passes.wgsl): split frames split each leaf that
+    /// `wants_split` with conforming splits; merge frames merge each diamond (parent P and its
+    /// edge neighbour Q, both with two leaf children) unless `keeps_split` holds for P or Q. The
+    /// tree is then reduced; returns true if it changed.
+    pub fn update(&self, cbt: &mut Cbt, kind: UpdateKind, wants_split: impl Fn(Node) -> bool, keeps_split: impl Fn(Node) -> bool) -> bool {
+        let leaves = cbt.leaves();
+        let before = cbt.heap().to_vec();
+        match kind {
+            UpdateKind::Split => {
+                for node in leaves.into_iter().filter(|&n| wants_split(n)) {
+                    self.split_conforming(cbt, node);
+                }
+            }
+            UpdateKind::Merge => {
+                let mut diamonds = Vec::new();
+                for node in leaves {
+                    if node.depth <= self.depth || node.id & 1 == 1 || !cbt.is_leaf(node.sibling()) {
+                        continue;
+                    }
+                    let parent = node.parent();
+                    let top = Node::from_id(self.neighbours(parent).edge);
+                    if cbt.is_leaf(top.left_child()) && cbt.is_leaf(top.right_child()) && !keeps_split(top) && !keeps_split(parent) {
+                        diamonds.push((parent, top));
+                    }
+                }
+                for (parent, top) in diamonds {
+                    cbt.merge(parent);
+                    cbt.merge(top);
+                }
+            }
+        }
+        cbt.reduce();
+        cbt.heap() != before
     }
 }
 
