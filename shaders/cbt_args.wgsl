@@ -9,6 +9,10 @@
 @group(0) @binding(1) var<storage, read_write> args: FrameArgs;
 @group(0) @binding(2) var<storage, read_write> stats: FrameStats;
 
+// Instances of the draw: 1 (one triangle per leaf), or 2^s when every leaf is drawn as 2^s
+// sub-triangles (the globe).
+override DRAW_INSTANCES: u32 = 1u;
+
 @compute @workgroup_size(1)
 fn write_args() {
     let leaves = cbt_node_count();
@@ -17,7 +21,7 @@ fn write_args() {
     args.dispatch_y = (groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
     args.dispatch_z = 1u;
     args.draw_vertex_count = 3u * min(leaves, stats.capacity);
-    args.draw_instance_count = 1u;
+    args.draw_instance_count = DRAW_INSTANCES;
     args.draw_first_vertex = 0u;
     args.draw_first_instance = 0u;
     stats.leaves = leaves;

@@ -21,16 +21,31 @@ struct VertexOut {
 
 const MAP_ONE_F: f32 = 1073741824.0;
 
+// Every leaf is drawn as 2^SUB_LEVELS sub-triangles (instances): its bisection continued by the
+// instance index's bits. SUB_LEVELS is even, so every edge of a leaf is cut into equal parts and
+// neighbouring leaves meet vertex to vertex.
+override SUB_LEVELS: u32 = 0u;
+
 @vertex
-fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
+fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) sub: u32) -> VertexOut {
     let id = leaf_ids[index / 3u];
     let depth = firstLeadingBit(id);
+    var v = globe_decode_map(id, depth);
+    for (var bit_index = i32(SUB_LEVELS) - 1; bit_index >= 0; bit_index -= 1) {
+        let m = (v[0] + v[2]) >> vec2<u32>(1u);
+        if (((sub >> u32(bit_index)) & 1u) == 0u) {
+            v[2] = v[1];
+        } else {
+            v[0] = v[1];
+        }
+        v[1] = m;
+    }
     // The base triangles run counter-clockwise seen from outside and bisection flips the winding
     // at every level: odd levels below the base are drawn in reverse, so that every triangle
     // faces out and the rasterizer culls the far side of the globe.
     let corner = index % 3u;
-    let vertex = select(corner, 2u - corner, ((depth - LEB_BASE_DEPTH) & 1u) == 1u);
-    let map = globe_decode_map(id, depth)[vertex];
+    let vertex = select(corner, 2u - corner, ((depth + SUB_LEVELS - LEB_BASE_DEPTH) & 1u) == 1u);
+    let map = v[vertex];
     let relative = globe_relative_position_m(map, globe_vertex_height_m(map));
     var out: VertexOut;
     out.clip = globe.clip_from_relative * vec4<f32>(relative, 1.0);

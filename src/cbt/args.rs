@@ -11,9 +11,16 @@ pub struct CbtArgs {
 }
 
 impl CbtArgs {
-    /// Builds the pass for `cbt`.
+    /// Builds the pass for `cbt`: one triangle per leaf.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtArgs {
-        let pipeline = shader::compute_pipeline(device, "cbt.args", "cbt_args.wgsl", "write_args", &cbt.pipeline_constants());
+        CbtArgs::with_draw_instances(device, cbt, 1)
+    }
+
+    /// Builds the pass for `cbt`, drawing `instances` instances of every leaf's vertices.
+    pub fn with_draw_instances(device: &wgpu::Device, cbt: &GpuCbt, instances: u32) -> CbtArgs {
+        let [depth] = cbt.pipeline_constants();
+        let constants = [depth, ("DRAW_INSTANCES", instances as f64)];
+        let pipeline = shader::compute_pipeline(device, "cbt.args", "cbt_args.wgsl", "write_args", &constants);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("cbt.args"),
             layout: &pipeline.get_bind_group_layout(0),

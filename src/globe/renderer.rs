@@ -28,6 +28,10 @@ pub struct GlobeSettings {
     /// Projected hypotenuse length in pixels above which a triangle splits.
     pub pixel_target_px: f32,
     pub wireframe: bool,
+    /// Every leaf is drawn as 2^sub_levels sub-triangles, its bisections continued in the
+    /// vertex shader (even, so every edge is cut into 2^(sub_levels/2) equal parts and
+    /// neighbouring leaves still meet vertex to vertex): finer geometry from the same tree.
+    pub sub_levels: u32,
     /// Leaves the leaf-id buffer (and so the draw) holds at most.
     pub leaf_capacity: u32,
     /// Unit vector towards the sun, earth-fixed.
@@ -41,6 +45,7 @@ impl Default for GlobeSettings {
             max_depth: 28,
             pixel_target_px: 12.0,
             wireframe: false,
+            sub_levels: 4,
             leaf_capacity: 1 << 22,
             // Above 10N 100E: the morning side of Asia lit from the south-east.
             sun_direction: crate::globe::octahedral::from_lon_lat_deg(125.0, 10.0),
@@ -75,7 +80,8 @@ impl GlobeRenderer {
         let mesh = BaseMesh::octahedron();
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)));
         let reduce = CbtReduce::new(device, &cbt);
-        let args = CbtArgs::new(device, &cbt);
+        assert!(settings.sub_levels % 2 == 0 && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
+        let args = CbtArgs::with_draw_instances(device, &cbt, 1 << settings.sub_levels);
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
         let frame = buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         let leaf_ids = buffer("globe.leaf_ids", cbt.leaf_capacity as u64 * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
@@ -93,7 +99,7 @@ impl GlobeRenderer {
         let merge = update("globe.merge", "merge_pass");
         let decode_pipeline = shader::compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &cbt.pipeline_constants());
         let decode_group = group("globe.decode", &decode_pipeline.get_bind_group_layout(0), &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
-        let draw_pipeline = draw_pipeline(device, color_format);
+        let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels);
         let draw_group = group("globe.draw", &draw_pipeline.get_bind_group_layout(0), &[(0, &leaf_ids), (1, &frame)]);
         let profiler = crate::gpu::create_profiler(device);
         let mut renderer = GlobeRenderer {
@@ -129,15 +135,22 @@ impl GlobeRenderer {
     /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
     pub fn frame_uniforms(&self, camera: &GlobeCamera, size_px: (u32, u32)) -> GlobeFrame {
         let s = &self.settings;
+        // A leaf's sub-triangles are 2^(sub_levels/2) times smaller than it across.
+        let leaf_target_px = s.pixel_target_px * self.sub_triangle_scale();
         let settings = FrameSettings {
-            split_threshold_px: s.pixel_target_px,
-            merge_threshold_px: s.pixel_target_px * MERGE_HYSTERESIS,
+            split_threshold_px: leaf_target_px,
+            merge_threshold_px: leaf_target_px * MERGE_HYSTERESIS,
             wireframe: s.wireframe,
             max_zoom: 0,
             criterion: self.test_criterion as u32,
             sun_direction: s.sun_direction,
         };
         globe_frame(camera, size_px, &settings)
+    }
+
+    /// How many times longer a leaf's hypotenuse is than its drawn sub-triangles'.
+    pub fn sub_triangle_scale(&self) -> f32 {
+        (1u32 << (self.settings.sub_levels / 2)) as f32
     }
 
     /// Sets the uniforms of the next recorded passes (tests set the test criterion's shares here).
@@ -246,12 +259,14 @@ impl GlobeRenderer {
     }
 }
 
-fn draw_pipeline(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> wgpu::RenderPipeline {
+fn draw_pipeline(device: &wgpu::Device, color_format: wgpu::TextureFormat, sub_levels: u32) -> wgpu::RenderPipeline {
     let module = shader::create_module(device, "globe_draw.wgsl");
+    let constants = [("SUB_LEVELS", sub_levels as f64)];
+    let compilation_options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("globe.draw"),
         layout: None,
-        vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+        vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: compilation_options.clone(), buffers: &[] },
         // Every triangle faces out (the shader reverses odd levels): the far side of the globe
         // and the backs of slopes are culled before rasterisation.
         primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
@@ -263,7 +278,7 @@ fn draw_pipeline(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> wg
             bias: Default::default(),
         }),
         multisample: Default::default(),
-        fragment: Some(wgpu::FragmentState { module: &module, entry_point: Some("fs_main"), compilation_options: Default::default(), targets: &[Some(color_format.into())] }),
+        fragment: Some(wgpu::FragmentState { module: &module, entry_point: Some("fs_main"), compilation_options, targets: &[Some(color_format.into())] }),
         multiview_mask: None,
         cache: None,
     })
