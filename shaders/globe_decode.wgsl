@@ -1,5 +1,7 @@
 // globe.decode: one thread per leaf writes the leaf's node id for the draw and the deepest
-// depth, and measures visible leaves and their largest projected hypotenuse (the statistics).
+// depth, measures visible leaves and their largest projected hypotenuse (the statistics), and
+// tells the tile cache which tiles the visible leaves use and miss (at their vertices and
+// centre, at the zoom each point wants).
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_read.wgsl
 //!include shared/dispatch.wgsl
@@ -8,6 +10,7 @@
 //!include shared/globe_leb.wgsl
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl
+//!include shared/tile_cache_record.wgsl
 //!include shared/globe_lod.wgsl
 
 @group(0) @binding(1) var<storage, read_write> leaf_ids: array<u32>;
@@ -38,6 +41,13 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         atomicMax(&wg_max_depth, node.depth);
         let b = globe_bound(node.id, node.depth);
         if (!globe_is_hidden(b)) {
+            let v = globe_decode_map(node.id, node.depth);
+            let centre = v[0] / 4u + v[2] / 4u + v[1] / 2u;
+            let points = array<vec2<u32>, 4>(v[0], v[1], v[2], centre);
+            for (var i = 0; i < 4; i += 1) {
+                let zoom = globe_vertex_zoom(points[i]);
+                tile_cache_record(points[i], zoom, tile_cache_find(points[i], zoom));
+            }
             atomicMax(&wg_max_size_bits, bitcast<u32>(globe_projected_px(b)));
             atomicAdd(&wg_visible, 1u);
         }

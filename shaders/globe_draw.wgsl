@@ -19,8 +19,6 @@ struct VertexOut {
     @location(2) barycentric: vec3<f32>,
 }
 
-const MAP_ONE_F: f32 = 1073741824.0;
-
 // Every leaf is drawn as 2^SUB_LEVELS sub-triangles (instances): its bisection continued by the
 // instance index's bits. SUB_LEVELS is even, so every edge of a leaf is cut into equal parts and
 // neighbouring leaves meet vertex to vertex.
@@ -49,7 +47,7 @@ fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) sub: u32)
     let relative = globe_relative_position_m(map, globe_vertex_height_m(map));
     var out: VertexOut;
     out.clip = globe.clip_from_relative * vec4<f32>(relative, 1.0);
-    out.map = vec2<f32>(map) / MAP_ONE_F;
+    out.map = vec2<f32>(map) / GLOBE_MAP_ONE_F;
     out.relative_m = relative;
     out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
     return out;
@@ -89,7 +87,7 @@ fn globe_map_frame(p: vec2<f32>) -> MapFrame {
 
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    let surface = globe_surface_sample(in.map);
+    let surface = globe_surface_sample(in.map, length(in.relative_m));
     let frame = globe_map_frame(clamp(in.map, vec2<f32>(0.0), vec2<f32>(1.0)));
     // Tangents of the terrain surface per map unit; their cross product is its normal.
     let t_u = globe.radius_m * frame.d_du + surface.y * frame.up;

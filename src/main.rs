@@ -21,6 +21,7 @@ use bisector::globe::camera::GlobeCamera;
 use bisector::globe::headless::GlobeView;
 use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::spec::GlobeSpec;
+use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use bisector::leb::base_mesh::BaseMesh;
 
 #[derive(Parser)]
@@ -62,6 +63,10 @@ struct RenderArgs {
     /// Overlay the triangle edges.
     #[arg(long)]
     wireframe: bool,
+    /// Tiles the globe's tile cache holds (--terrain planet): atlas layers of 131 x 131 heights
+    /// (67 KiB each), evicted least recently used.
+    #[arg(long, default_value_t = TileCacheConfig::default().tiles)]
+    cache_tiles: u32,
 }
 
 /// The --lod values.
@@ -835,18 +840,40 @@ fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
     Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
 }
 
-fn globe_shot(render: &RenderArgs, _spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+/// The tile cache of a globe: the procedural planet generated on the GPU, or real data loaded
+/// on background threads.
+fn globe_cache(gpu: &Gpu, spec: &GlobeSpec, tiles: u32) -> anyhow::Result<TileCache> {
+    let producer = match spec {
+        GlobeSpec::Procedural { seed } => Producer::Procedural { seed: *seed },
+        GlobeSpec::Earth { .. } => anyhow::bail!("--terrain planet:FILES: real elevation data on the globe is not wired in yet; use --terrain planet"),
+    };
+    let config = TileCacheConfig { tiles, ..Default::default() };
+    Ok(TileCache::new(gpu, config, producer)?)
+}
+
+fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
     let settings = globe_settings(render)?;
     let (width, height) = parse_size(size)?;
     let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?.unwrap_or_else(GlobeCamera::default_orbit);
     check_output_path(out, "--out")?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64))?;
     let max_depth = settings.max_depth;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT);
-    let mut view = GlobeView::new(&gpu, renderer, width, height);
+    let cache = globe_cache(&gpu, spec, render.cache_tiles)?;
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
     let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth));
     write_png(&view.image(&gpu), out)?;
-    println!("{}: {width}x{height}, {} leaves, max depth {} after {frames} frames on {}", out.display(), last.stats.leaves, last.stats.max_depth, gpu.describe());
+    let c = &last.cache;
+    println!(
+        "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed) on {}",
+        out.display(),
+        last.stats.leaves,
+        last.stats.max_depth,
+        c.resident_tiles,
+        c.capacity_tiles,
+        c.misses,
+        gpu.describe()
+    );
     Ok(())
 }
 

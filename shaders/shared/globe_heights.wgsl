@@ -1,13 +1,37 @@
-// Heights of the globe's vertices. For now the bare sphere; the tile cache (issue 4) answers here.
+// Heights of the globe from the tile cache (shared/tile_cache.wgsl, @group(2)). Needs
+// shared/globe_frame.wgsl with `globe` bound.
+//!include shared/tile_cache.wgsl
 
-// The height in metres above the sphere of the vertex at fixed-point map point `map`: a function
-// of the vertex alone, so every triangle sharing it agrees (no cracks).
-fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
-    return 0.0;
+// Samples of a tile along its side, and the map's side in metres (half the equator: the
+// octahedral map's square spans it from corner to corner through a side's midpoint).
+const GLOBE_TILE_INTERVALS: f32 = 128.0;
+const GLOBE_MAP_SIDE_M: f32 = 20015087.0;
+
+// The tile zoom whose samples are about one pixel apart at `distance_m` from the camera.
+fn globe_wanted_zoom(distance_m: f32) -> u32 {
+    let pixel_m = max(distance_m, 0.1) / globe.projection_scale_px;
+    let zoom = ceil(log2(GLOBE_MAP_SIDE_M / (GLOBE_TILE_INTERVALS * pixel_m)));
+    return u32(clamp(zoom, 0.0, f32(TILE_CACHE_MAX_ZOOM)));
 }
 
-// The terrain at map point `map` (map coordinates as floats, [0, 1]^2) for shading: x = height in
-// metres, yz = its derivatives per map unit (d/du, d/dv).
-fn globe_surface_sample(map: vec2<f32>) -> vec3<f32> {
-    return vec3<f32>(0.0);
+// The zoom a vertex at fixed-point map point `map` samples: a function of the vertex and the
+// camera alone (its distance at sea level), so every triangle sharing the vertex agrees.
+fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
+    return globe_wanted_zoom(length(globe_relative_position_m(map, 0.0)));
+}
+
+// The height in metres above the sphere of the vertex at fixed-point map point `map`, from the
+// finest resident tile up to the zoom it wants (no cracks: the same for every triangle).
+fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
+    return tile_cache_height(tile_cache_find(map, globe_vertex_zoom(map)), map);
+}
+
+const GLOBE_MAP_ONE_F: f32 = 1073741824.0;
+
+// The terrain at map point `map_f` ([0, 1]^2, floats) seen from `distance_m`, for shading: x =
+// height in metres, yz = its derivatives per map unit (d/du, d/dv).
+fn globe_surface_sample(map_f: vec2<f32>, distance_m: f32) -> vec3<f32> {
+    let map = vec2<u32>(clamp(map_f, vec2<f32>(0.0), vec2<f32>(1.0)) * GLOBE_MAP_ONE_F);
+    let found = tile_cache_find(map, globe_wanted_zoom(distance_m));
+    return vec3<f32>(tile_cache_height(found, map), tile_cache_gradient(found, map));
 }

@@ -5,6 +5,7 @@
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::{FrameStats, GpuCbt, DRAW_ARGS_OFFSET};
+use crate::cache::tile_cache::TileCache;
 use crate::cbt::reduce::CbtReduce;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
@@ -74,8 +75,9 @@ pub struct GlobeRenderer {
 }
 
 impl GlobeRenderer {
-    /// Builds the passes and a tree made of the octahedron's 8 triangles.
-    pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat) -> GlobeRenderer {
+    /// Builds the passes, sampling heights from `cache` (bound at @group(2) by every pass), and a
+    /// tree made of the octahedron's 8 triangles.
+    pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat, cache: &TileCache) -> GlobeRenderer {
         let device = &gpu.device;
         let mesh = BaseMesh::octahedron();
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)));
@@ -90,17 +92,29 @@ impl GlobeRenderer {
             let entries: Vec<wgpu::BindGroupEntry> = buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
         };
+        let [depth] = cbt.pipeline_constants();
+        let [source, max_zoom] = cache.pipeline_constants();
+        let constants = [depth, source, max_zoom];
+        let cache_layout = cache.bind_group_layout();
+        let update_layout = layout(device, "globe.update", &[(0, Binding::StorageWrite), (1, Binding::Uniform), (2, Binding::StorageRead), (3, Binding::StorageRead)], wgpu::ShaderStages::COMPUTE);
         let update = |label: &str, entry: &str| {
-            let pipeline = shader::compute_pipeline(device, label, "globe_update.wgsl", entry, &cbt.pipeline_constants());
-            let bind_group = group(label, &pipeline.get_bind_group_layout(0), &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats)]);
+            let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &constants, &update_layout, cache_layout);
+            let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats)]);
             (pipeline, bind_group)
         };
         let split = update("globe.split", "split_pass");
         let merge = update("globe.merge", "merge_pass");
-        let decode_pipeline = shader::compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &cbt.pipeline_constants());
-        let decode_group = group("globe.decode", &decode_pipeline.get_bind_group_layout(0), &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
-        let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels);
-        let draw_group = group("globe.draw", &draw_pipeline.get_bind_group_layout(0), &[(0, &leaf_ids), (1, &frame)]);
+        let decode_layout = layout(
+            device,
+            "globe.decode",
+            &[(0, Binding::StorageRead), (1, Binding::StorageWrite), (2, Binding::StorageWrite), (3, Binding::Uniform), (4, Binding::StorageWrite)],
+            wgpu::ShaderStages::COMPUTE,
+        );
+        let decode_pipeline = compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &constants, &decode_layout, cache_layout);
+        let decode_group = group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
+        let draw_layout = layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
+        let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
+        let draw_group = group("globe.draw", &draw_layout, &[(0, &leaf_ids), (1, &frame)]);
         let profiler = crate::gpu::create_profiler(device);
         let mut renderer = GlobeRenderer {
             settings,
@@ -121,7 +135,7 @@ impl GlobeRenderer {
         // The first update dispatches over the leaves counted by cbt.args and decoded by globe.decode.
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("globe.init") });
         renderer.args.record(&mut encoder, &renderer.profiler);
-        renderer.record_decode(&mut encoder);
+        renderer.record_decode(&mut encoder, cache);
         renderer.profiler.resolve_queries(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         renderer
@@ -159,7 +173,7 @@ impl GlobeRenderer {
     }
 
     /// Records one update pass ("globe.split" or "globe.merge") over every leaf.
-    pub fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
+    pub fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind, cache: &TileCache) {
         let (label, (pipeline, bind_group)) = match kind {
             UpdateKind::Split => ("globe.split", &self.split),
             UpdateKind::Merge => ("globe.merge", &self.merge),
@@ -167,41 +181,53 @@ impl GlobeRenderer {
         profiled_compute_pass(&self.profiler, encoder, label, |pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(2, cache.bind_group(), &[]);
             pass.dispatch_workgroups_indirect(&self.cbt.args, 0);
         });
     }
 
     /// Records cbt.reduce, cbt.args and globe.decode: the tree's counts, the dispatch and draw
     /// arguments and the leaf list after an update.
-    pub fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache) {
         self.reduce.record(encoder, &self.profiler);
         self.args.record(encoder, &self.profiler);
-        self.record_decode(encoder);
+        self.record_decode(encoder, cache);
     }
 
-    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
+    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache) {
         encoder.clear_buffer(&self.lod_stats, 0, None);
         let (pipeline, bind_group) = &self.decode;
         profiled_compute_pass(&self.profiler, encoder, "globe.decode", |pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(2, cache.bind_group(), &[]);
             pass.dispatch_workgroups_indirect(&self.cbt.args, 0);
         });
     }
 
-    /// Records one frame into `encoder` and advances the split/merge alternation. After
-    /// submitting the encoder, call `end_frame`.
-    pub fn record_frame(&mut self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, camera: &GlobeCamera, size_px: (u32, u32), color: &wgpu::TextureView, depth: &wgpu::TextureView) {
+    /// Records one frame into `encoder` (between the cache's begin_frame and end_frame) and
+    /// advances the split/merge alternation. After submitting the encoder, call `end_frame`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_frame(
+        &mut self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        cache: &TileCache,
+        camera: &GlobeCamera,
+        size_px: (u32, u32),
+        color: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+    ) {
         self.set_frame(queue, &self.frame_uniforms(camera, size_px));
-        self.record_update(encoder, UpdateKind::for_frame(self.frame_index));
-        self.record_rebuild(encoder);
-        self.record_draw(encoder, color, depth);
+        self.record_update(encoder, UpdateKind::for_frame(self.frame_index), cache);
+        self.record_rebuild(encoder, cache);
+        self.record_draw(encoder, cache, color, depth);
         self.profiler.resolve_queries(encoder);
         self.frame_index += 1;
     }
 
     /// Records "globe.draw": clears `color` to space and `depth`, and draws every leaf.
-    pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
+    pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
         let query = self.profiler.begin_pass_query("globe.draw", encoder);
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -223,6 +249,7 @@ impl GlobeRenderer {
             });
             pass.set_pipeline(&self.draw.0);
             pass.set_bind_group(0, &self.draw.1, &[]);
+            pass.set_bind_group(2, cache.bind_group(), &[]);
             pass.draw_indirect(&self.cbt.args, DRAW_ARGS_OFFSET);
         }
         self.profiler.end_query(encoder, query);
@@ -259,13 +286,77 @@ impl GlobeRenderer {
     }
 }
 
-fn draw_pipeline(device: &wgpu::Device, color_format: wgpu::TextureFormat, sub_levels: u32) -> wgpu::RenderPipeline {
+/// What a binding of @group(0) holds.
+#[derive(Clone, Copy)]
+enum Binding {
+    Uniform,
+    StorageRead,
+    StorageWrite,
+}
+
+/// An explicit @group(0) layout (the passes share @group(2) with the tile cache, whose bind
+/// group has its own explicit layout, so no pass can use a derived layout).
+fn layout(device: &wgpu::Device, label: &str, bindings: &[(u32, Binding)], visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
+        .iter()
+        .map(|&(binding, kind)| wgpu::BindGroupLayoutEntry {
+            binding,
+            // Storage written by the draw would need VERTEX_WRITABLE_STORAGE: the draw only reads.
+            visibility,
+            ty: wgpu::BindingType::Buffer {
+                ty: match kind {
+                    Binding::Uniform => wgpu::BufferBindingType::Uniform,
+                    Binding::StorageRead => wgpu::BufferBindingType::Storage { read_only: true },
+                    Binding::StorageWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &entries })
+}
+
+fn pipeline_layout(device: &wgpu::Device, group0: &wgpu::BindGroupLayout, cache: &wgpu::BindGroupLayout) -> wgpu::PipelineLayout {
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: None, bind_group_layouts: &[Some(group0), None, Some(cache)], immediate_size: 0 })
+}
+
+fn compute_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    shader_name: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+    group0: &wgpu::BindGroupLayout,
+    cache: &wgpu::BindGroupLayout,
+) -> wgpu::ComputePipeline {
+    let module = shader::create_module(device, shader_name);
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(&pipeline_layout(device, group0, cache)),
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
+        cache: None,
+    })
+}
+
+fn draw_pipeline(
+    device: &wgpu::Device,
+    color_format: wgpu::TextureFormat,
+    sub_levels: u32,
+    cache_constants: &[(&str, f64)],
+    group0: &wgpu::BindGroupLayout,
+    cache: &wgpu::BindGroupLayout,
+) -> wgpu::RenderPipeline {
     let module = shader::create_module(device, "globe_draw.wgsl");
-    let constants = [("SUB_LEVELS", sub_levels as f64)];
+    let mut constants = vec![("SUB_LEVELS", sub_levels as f64)];
+    constants.extend_from_slice(cache_constants);
     let compilation_options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("globe.draw"),
-        layout: None,
+        layout: Some(&pipeline_layout(device, group0, cache)),
         vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: compilation_options.clone(), buffers: &[] },
         // Every triangle faces out (the shader reverses odd levels): the far side of the globe
         // and the backs of slopes are culled before rasterisation.
