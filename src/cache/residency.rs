@@ -314,7 +314,7 @@ mod tests {
         let mut evicted_ever = 0u64;
         for frame in 1..400u64 {
             // Random used bits for a frame two back, random missed keys all over.
-            let used: Vec<u32> = (0..slots).filter(|_| rng.next_u64() % 3 == 0).collect();
+            let used: Vec<u32> = (0..slots).filter(|_| rng.next_u64().is_multiple_of(3)).collect();
             r.mark_used(frame.saturating_sub(2), &bits(&used, slots as usize));
             let missed: Vec<TileKey> = (0..rng.next_u64() % 50)
                 .map(|_| {
