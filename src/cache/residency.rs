@@ -7,8 +7,9 @@
 //!                                   and failed ones, sorted coarse-first, capped
 //! used bits read back (frame f)  -> mark_used: last_used[slot] = f for every slot sampled in f
 //! a tile is ready (loaded/made)  -> place: a free slot, else the least recently used unpinned
-//!                                   slot not seen used in the latest read-back; the evicted key
-//!                                   leaves the table
+//!                                   slot not seen used in the latest read-back (when all are
+//!                                   in use: the LRU tile finer than the new one); the evicted
+//!                                   key leaves the table
 //! ```
 //!
 //! **Why used bits for LRU.** Shaders set one bit per atlas slot they sample (`atomicOr` into a
@@ -166,13 +167,15 @@ impl Residency {
         }
     }
 
-    /// Takes up to `n` requests, coarsest first, and marks them in flight.
+    /// Takes up to `n` requests, coarsest first, and marks them in flight. Requests no slot
+    /// could take now (see `victim`) stay queued: loading them would be wasted work.
     pub fn take_requests(&mut self, n: usize) -> Vec<TileKey> {
         let mut out = Vec::with_capacity(n.min(self.queue.len()));
-        while out.len() < n {
-            let Some((_, key)) = self.queue.pop_first() else { break };
-            self.in_flight.insert(key);
-            out.push(key);
+        let placeable: Vec<(u8, TileKey)> = self.queue.iter().copied().filter(|&(zoom, _)| self.victim(zoom).is_some()).take(n).collect();
+        for entry in placeable {
+            self.queue.remove(&entry);
+            self.in_flight.insert(entry.1);
+            out.push(entry.1);
         }
         out
     }
@@ -194,28 +197,34 @@ impl Residency {
         self.in_flight.remove(&key);
     }
 
-    /// The slot an unpinned tile would evict now: free first, else the least recently used
-    /// unpinned slot not seen used in the latest read-back (ties: the finer tile), else None.
-    fn victim(&self) -> Option<u32> {
+    /// The slot a tile of zoom `zoom` takes now: a free one; else the least recently used
+    /// unpinned slot not seen used in the latest read-back (ties: the finer tile); else, when every
+    /// slot is in use, the least recently used unpinned tile finer than `zoom` (a coarser tile
+    /// serves more of the screen, and this only ever trades fine for coarse, so an overfull
+    /// cache still improves its fallback and cannot thrash); else None.
+    fn victim(&self, zoom: u8) -> Option<u32> {
         if let Some(free) = self.slots.iter().position(|s| s.key.is_none()) {
             return Some(free as u32);
         }
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.pinned && s.last_used_frame < self.latest_used_frame)
-            .min_by_key(|(_, s)| (s.last_used_frame, std::cmp::Reverse(s.key.map_or(0, |k| k.zoom))))
-            .map(|(i, _)| i as u32)
+        let lru = |allowed: &dyn Fn(&SlotState) -> bool| {
+            self.slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.pinned && allowed(s))
+                .min_by_key(|(_, s)| (s.last_used_frame, std::cmp::Reverse(s.key.map_or(0, |k| k.zoom))))
+                .map(|(i, _)| i as u32)
+        };
+        lru(&|s| s.last_used_frame < self.latest_used_frame).or_else(|| lru(&|s| s.key.is_some_and(|k| k.zoom > zoom)))
     }
 
-    /// Places the ready tile `key` (filled in `frame`), evicting if needed; None when every slot
-    /// is pinned or in use (the load is then cancelled and may be requested again).
+    /// Places the ready tile `key` (filled in `frame`), evicting if needed (see `victim`); None
+    /// when no slot may take it (the load is then cancelled and may be requested again).
     pub fn place(&mut self, key: TileKey, frame: u64, pinned: bool) -> Result<Option<Placement>, TileTableError> {
         self.in_flight.remove(&key);
         if let Some(slot) = self.table.lookup(key) {
             return Ok(Some(Placement { slot, evicted: None }));
         }
-        let Some(slot) = self.victim() else { return Ok(None) };
+        let Some(slot) = self.victim(key.zoom) else { return Ok(None) };
         let state = &mut self.slots[slot as usize];
         let evicted = state.key.take();
         if let Some(old) = evicted {
@@ -269,6 +278,10 @@ mod tests {
         r.mark_used(12, &bits(&[slot(&r, a[0])], 8));
         // a[2] (last used 11) and key(5, 0, 0) (filled 11): equal age, the finer goes.
         assert_eq!(r.place(key(5, 1, 0), 13, false).unwrap().unwrap().evicted, Some(key(5, 0, 0)));
+        // Every slot in use: a coarser tile still gets in, in place of the finer one.
+        r.mark_used(20, &bits(&(0..8).collect::<Vec<_>>(), 8));
+        assert_eq!(r.place(key(6, 0, 0), 21, false).unwrap(), None);
+        assert_eq!(r.place(key(2, 1, 1), 21, false).unwrap().unwrap().evicted, Some(key(5, 1, 0)));
         r.table().check_invariants().unwrap();
     }
 
@@ -301,7 +314,7 @@ mod tests {
         let mut evicted_ever = 0u64;
         for frame in 1..400u64 {
             // Random used bits for a frame two back, random missed keys all over.
-            let used: Vec<u32> = (0..slots).filter(|_| rng.next_u64() % 3 == 0).collect();
+            let used: Vec<u32> = (0..slots).filter(|_| rng.next_u64().is_multiple_of(3)).collect();
             r.mark_used(frame.saturating_sub(2), &bits(&used, slots as usize));
             let missed: Vec<TileKey> = (0..rng.next_u64() % 50)
                 .map(|_| {
@@ -321,15 +334,22 @@ mod tests {
                         assert!(!old.pinned);
                         if let Some(e) = p.evicted {
                             evicted_ever += 1;
-                            assert!(old.last_used_frame < frame.saturating_sub(2), "evicted a slot used in the latest read-back");
-                            // It was the least recently used unpinned slot.
-                            assert!(before.iter().filter(|s| !s.pinned && s.key.is_some()).all(|s| s.last_used_frame >= old.last_used_frame));
+                            let latest = frame.saturating_sub(2);
+                            if old.last_used_frame < latest {
+                                // The least recently used unpinned slot.
+                                assert!(before.iter().filter(|s| !s.pinned).all(|s| s.last_used_frame >= old.last_used_frame));
+                            } else {
+                                // Everything was in use: a finer tile, the LRU of those.
+                                assert!(before.iter().all(|s| s.pinned || s.last_used_frame >= latest));
+                                assert!(e.zoom > k.zoom, "evicted {e:?} in use for the coarser-or-equal {k:?}");
+                                assert!(before.iter().filter(|s| !s.pinned && s.key.unwrap().zoom > k.zoom).all(|s| s.last_used_frame >= old.last_used_frame));
+                            }
                             assert!(r.table().lookup(e).is_none(), "evicted key still in the table");
                         }
                     }
                     None => {
                         r.cancel(k);
-                        assert!(r.slots().iter().all(|s| s.key.is_some() && (s.pinned || s.last_used_frame >= frame.saturating_sub(2))));
+                        assert!(r.slots().iter().all(|s| s.key.is_some() && (s.pinned || (s.last_used_frame >= frame.saturating_sub(2) && s.key.unwrap().zoom <= k.zoom))));
                     }
                 }
             }

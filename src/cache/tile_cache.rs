@@ -14,8 +14,8 @@
 //! end_frame       copy the feedback set and the used bits into a free read-back buffer
 //! after_submit    map it; a later begin_frame collects it (typically 1-3 frames late)
 //! ```
-//! Settling: loop frames until `is_settled()` (a read-back taken after the last change, with no
-//! miss, nothing queued or in flight); `settle` does that for tests and shots.
+//! Settling: loop frames until `is_settled()` (a read-back taken after the last change asked for
+//! nothing new, nothing queued or in flight); `settle` does that for tests and shots.
 //!
 //! The source index and the producer's deepest zoom reach the shaders as pipeline-overridable
 //! constants (`pipeline_constants`), so the WGSL API needs no uniform of its own. Pipelines using
@@ -333,11 +333,23 @@ impl TileCache {
         self.frame
     }
 
-    /// True when a read-back taken after the last upload or eviction saw no miss, and nothing
-    /// is queued or in flight: sampling at the same places gives the same heights from now on.
+    /// True when a read-back taken after the last upload or eviction asked for nothing new (its
+    /// misses, if any, are failed loads or beyond the producer's zoom), its feedback set did not
+    /// overflow, and nothing is queued or in flight: sampling at the same places gives the same
+    /// heights from now on.
     pub fn is_settled(&self) -> bool {
         let s = &self.stats;
-        s.readback_frame >= self.last_change_frame.max(1) && s.misses == 0 && !s.feedback_overflow && s.load_queue == 0 && s.in_flight == 0
+        s.readback_frame >= self.last_change_frame.max(1) && !s.feedback_overflow && s.load_queue == 0 && s.in_flight == 0
+    }
+
+    /// The feedback set (tests read it back directly).
+    pub fn feedback(&self) -> &GpuTileFeedback {
+        &self.feedback
+    }
+
+    /// The used-slot bits buffer (one bit per atlas slot).
+    pub fn used_buffer(&self) -> &wgpu::Buffer {
+        &self.used
     }
 
     /// Collects the finished read-backs (oldest first) into the residency, without waiting.
