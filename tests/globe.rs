@@ -1,5 +1,8 @@
 //! The globe on the GPU against its CPU twins (src/globe): the octahedral map.
 mod common;
+#[path = "support/golden.rs"]
+#[allow(dead_code)]
+mod golden;
 
 use bisector::globe::octahedral;
 use glam::{DVec2, Vec2};
@@ -68,7 +71,8 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
     let max_depth = rng.random_range(10..=15u32);
     let gpu = common::gpu(max_depth);
     let settings = GlobeSettings { max_depth, leaf_capacity: 1 << max_depth, ..Default::default() };
-    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT);
+    let cache = bisector::cache::tile_cache::TileCache::new(&gpu, Default::default(), bisector::cache::tile_cache::Producer::Procedural { seed: 1 }).unwrap();
+    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
     renderer.test_criterion = true;
     let mesh = BaseMesh::octahedron();
     let mut cpu = Cbt::new(max_depth, mesh.depth);
@@ -84,8 +88,8 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
         uniforms.merge_threshold_px = merge_share;
         renderer.set_frame(&gpu.queue, &uniforms);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer.record_update(&mut encoder, kind);
-        renderer.record_rebuild(&mut encoder);
+        renderer.record_update(&mut encoder, kind, &cache);
+        renderer.record_rebuild(&mut encoder, &cache);
         gpu.queue.submit([encoder.finish()]);
         let share = |n: Node| (fmix32(n.id) % 1000) as f32;
         mesh.update(&mut cpu, kind, |n| share(n) < split_share, |n| share(n) < merge_share);
@@ -108,4 +112,80 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
         }
     }
     assert!(edges.values().all(|&n| n == 2), "an edge of the GPU's leaves is not shared by exactly two leaves");
+}
+
+mod planet {
+    use super::{common, golden};
+    use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+    use bisector::globe::camera::GlobeCamera;
+    use bisector::globe::headless::GlobeView;
+    use bisector::globe::renderer::{GlobeRenderer, GlobeSettings, SPACE_COLOR};
+    use bisector::gpu::Gpu;
+    use rand::Rng;
+
+    pub fn view(gpu: &Gpu, tiles: u32, size_px: u32, wireframe: bool) -> GlobeView {
+        let cache = TileCache::new(gpu, TileCacheConfig { tiles, ..Default::default() }, Producer::Procedural { seed: 1 }).unwrap_or_else(|e| panic!("{e}"));
+        let settings = GlobeSettings { max_depth: 18, leaf_capacity: 1 << 18, wireframe, ..Default::default() };
+        let renderer = GlobeRenderer::new(gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+        GlobeView::new(gpu, renderer, cache, size_px, size_px)
+    }
+
+    /// Pixels showing space (the clear colour) in an image that should show only ground.
+    fn space_pixels(image: &image::RgbaImage) -> usize {
+        let space = [SPACE_COLOR.r, SPACE_COLOR.g, SPACE_COLOR.b].map(|c| (255.0 * if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }).round() as i32);
+        image.pixels().filter(|p| (0..3).all(|i| (p[i] as i32 - space[i]).abs() <= 1)).count()
+    }
+
+    /// A 16-tile cache while the camera jumps across the globe, looking straight down from 150 to
+    /// 1500 km: every frame, every pixel is terrain (missing tiles fall back to resident
+    /// ancestors, never to holes). Once the camera stops (at 4000 km, where the view's tiles fit),
+    /// the image converges to the render of a cache big enough to hold everything (mean FLIP
+    /// below 0.02).
+    #[test]
+    fn a_tiny_cache_never_shows_holes_and_converges() {
+        let gpu = common::gpu(18);
+        let mut rng = common::rng("a_tiny_cache_never_shows_holes_and_converges");
+        let mut tiny = view(&gpu, 16, 96, false);
+        let mut camera = GlobeCamera::default_orbit();
+        for jump in 0..6 {
+            camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), rng.random_range(150e3..1500e3), 0.0, -90.0, 50.0);
+            for frame in 0..3 {
+                tiny.frame(&gpu, &camera);
+                let holes = space_pixels(&tiny.image(&gpu));
+                assert_eq!(holes, 0, "jump {jump} frame {frame}: {holes} pixels show no terrain ({camera:?})");
+            }
+        }
+        // The last stop's working set must fit in the 11 unpinned tiles: a high view.
+        camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-60.0..60.0), 4000e3, 0.0, -90.0, 50.0);
+        let (_, last) = tiny.converge(&gpu, &camera, 200);
+        assert!(tiny.cache.is_settled(), "the tiny cache did not settle: {:?}", last.cache);
+        assert!(last.cache.evictions_total > 0, "the camera's jumps evicted nothing from 16 tiles: {:?}", last.cache);
+        let mut full = view(&gpu, 256, 96, false);
+        full.converge(&gpu, &camera, 200);
+        let flip = mean_flip(&full.image(&gpu), &tiny.image(&gpu));
+        assert!(flip < 0.02, "the tiny cache's settled image differs from the full cache's: mean FLIP {flip}");
+    }
+
+    fn mean_flip(a: &image::RgbaImage, b: &image::RgbaImage) -> f32 {
+        let rgb = |i: &image::RgbaImage| image::DynamicImage::ImageRgba8(i.clone()).to_rgb8();
+        let (ra, rb) = (rgb(a), rgb(b));
+        let map = nv_flip::flip(
+            nv_flip::FlipImageRgb8::with_data(a.width(), a.height(), ra.as_raw()),
+            nv_flip::FlipImageRgb8::with_data(b.width(), b.height(), rb.as_raw()),
+            nv_flip::DEFAULT_PIXELS_PER_DEGREE,
+        );
+        nv_flip::FlipPool::from_image(&map).mean()
+    }
+
+    /// Golden: the procedural planet from orbit (shaded), as `shot --terrain planet` draws it.
+    #[test]
+    fn planet_from_orbit() {
+        let gpu = common::gpu(18);
+        let mut view = view(&gpu, 256, 256, false);
+        let (_, last) = view.converge(&gpu, &GlobeCamera::default_orbit(), 120);
+        assert!(last.stats.leaves > 200, "only {} leaves", last.stats.leaves);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+        let outcome = golden::compare_golden(&dir, "planet_orbit", &view.image(&gpu), 0.005).unwrap_or_else(|e| panic!("{e}"));
+        assert!(outcome.passed, "planet_orbit: mean FLIP {:.4} > 0.005; see tests/golden/planet_orbit-actual.png", outcome.mean_flip);
+    }
 }
