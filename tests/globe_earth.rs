@@ -293,7 +293,7 @@ fn bad_inputs_give_one_line_naming_the_file() {
     let broken = dir.path().join("broken");
     std::fs::create_dir_all(&broken).unwrap();
     std::fs::write(broken.join("tiles.json"), "{ not json").unwrap();
-    check(&etopo_path, &[broken.clone()], "tiles.json", "not valid TileJSON");
+    check(&etopo_path, std::slice::from_ref(&broken), "tiles.json", "not valid TileJSON");
 }
 
 /// Produce time per tile: `cargo test --test globe_earth -- --ignored --nocapture produce_time`
