@@ -2,6 +2,7 @@
 //! `EARTH_RADIUS_M`, drawn relative to the camera.
 
 pub mod camera;
+pub mod earth;
 pub mod frame;
 pub mod headless;
 pub mod octahedral;

@@ -211,6 +211,13 @@ impl TilePyramid {
 
     /// As `sample_up_to_zoom_m`, reading tiles through the calling thread's cache `local`.
     pub fn sample_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
+        Ok(self.sample_coverage_via(local, lon, lat, max_zoom)?.map(|(h, _)| h))
+    }
+
+    /// As `sample_via`, with the sample's coverage in (0, 1]: the share of the bilinear weight on
+    /// pixels with data among the pixels of present tiles (1 inside the data, falling
+    /// continuously to 0 across a nodata edge; pixels of absent tiles count for neither).
+    pub fn sample_coverage_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<(f32, f64)>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
             return Ok(None);
@@ -225,18 +232,19 @@ impl TilePyramid {
             let (px, py) = (tx.fract() * self.tile_size as f64 + tx.floor() * self.tile_size as f64 - 0.5, ty.fract() * self.tile_size as f64 + ty.floor() * self.tile_size as f64 - 0.5);
             let (x0, y0) = (px.floor(), py.floor());
             let (fx, fy) = (px - x0, py - y0);
-            let (mut sum, mut weight) = (0.0f64, 0.0f64);
+            let (mut sum, mut weight, mut present) = (0.0f64, 0.0f64, 0.0f64);
             for (dx, dy, w) in [(0.0, 0.0, (1.0 - fx) * (1.0 - fy)), (1.0, 0.0, fx * (1.0 - fy)), (0.0, 1.0, (1.0 - fx) * fy), (1.0, 1.0, fx * fy)] {
                 let (gx, gy) = ((x0 + dx).clamp(0.0, n - 1.0) as u32, (y0 + dy).clamp(0.0, n - 1.0) as u32);
                 let size = self.tile_size;
                 let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };
                 let h = tile[((gy % size) * size + gx % size) as usize];
+                present += w;
                 if !h.is_nan() && w > 0.0 {
                     sum += h as f64 * w;
                     weight += w;
                 }
             }
-            return Ok((weight > 0.0).then(|| (sum / weight) as f32));
+            return Ok((weight > 0.0).then(|| ((sum / weight) as f32, weight / present)));
         }
         Ok(None)
     }

@@ -60,6 +60,31 @@ impl Raster {
         }
     }
 
+    /// As `sample_m`, with the sample's coverage in (0, 1]: the share of the bilinear weight on
+    /// samples with data (1 inside the data, falling continuously to 0 across a nodata edge).
+    /// None outside the raster or where no weighted sample has data.
+    pub fn sample_coverage_m(&self, x: f64, y: f64) -> Option<(f32, f64)> {
+        let col = (x - self.origin.0) / self.step.0;
+        let row = (self.origin.1 - y) / self.step.1;
+        let (max_col, max_row) = ((self.width - 1) as f64, (self.height - 1) as f64);
+        if !(-0.5..=max_col + 0.5).contains(&col) || !(-0.5..=max_row + 0.5).contains(&row) {
+            return None;
+        }
+        let (col, row) = (col.clamp(0.0, max_col), row.clamp(0.0, max_row));
+        let (c0, r0) = (col.floor() as u32, row.floor() as u32);
+        let (c1, r1) = ((c0 + 1).min(self.width - 1), (r0 + 1).min(self.height - 1));
+        let (fc, fr) = (col - c0 as f64, row - r0 as f64);
+        let (mut sum, mut weight) = (0.0f64, 0.0f64);
+        for (c, r, w) in [(c0, r0, (1.0 - fc) * (1.0 - fr)), (c1, r0, fc * (1.0 - fr)), (c0, r1, (1.0 - fc) * fr), (c1, r1, fc * fr)] {
+            let h = self.heights_m[(r * self.width + c) as usize];
+            if !h.is_nan() && w > 0.0 {
+                sum += h as f64 * w;
+                weight += w;
+            }
+        }
+        (weight > 0.0).then(|| ((sum / weight) as f32, weight))
+    }
+
     /// Lowest and highest height with data, and where the highest is (x, y in the CRS).
     pub fn stats(&self) -> Option<(f32, f32, (f64, f64))> {
         let mut best: Option<(f32, f32, usize)> = None;
@@ -101,6 +126,16 @@ mod tests {
         assert_eq!(r.sample_m(11.0, 49.0), Some(10.0));
         assert_eq!(r.sample_m(9.0, 50.0), None);
         assert_eq!(r.sample_m(10.0, 53.0), None);
+    }
+
+    #[test]
+    fn coverage_falls_across_a_nodata_edge() {
+        let r = grid();
+        assert_eq!(r.sample_coverage_m(10.5, 50.0), Some((5.0, 1.0)));
+        // Half the weight on the missing sample (11, 48).
+        assert_eq!(r.sample_coverage_m(11.0, 49.0), Some((10.0, 0.5)));
+        assert_eq!(r.sample_coverage_m(11.0, 48.0), None);
+        assert_eq!(r.sample_coverage_m(9.0, 50.0), None);
     }
 
     #[test]
