@@ -845,7 +845,7 @@ fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
 fn globe_cache(gpu: &Gpu, spec: &GlobeSpec, tiles: u32) -> anyhow::Result<TileCache> {
     let producer = match spec {
         GlobeSpec::Procedural { seed } => Producer::Procedural { seed: *seed },
-        GlobeSpec::Earth { .. } => anyhow::bail!("--terrain planet:FILES: real elevation data on the globe is not wired in yet; use --terrain planet"),
+        GlobeSpec::Earth { base, regions } => Producer::Cpu(std::sync::Arc::new(bisector::globe::earth::LayeredEarth::open(base, regions)?)),
     };
     let config = TileCacheConfig { tiles, ..Default::default() };
     Ok(TileCache::new(gpu, config, producer)?)
@@ -854,6 +854,10 @@ fn globe_cache(gpu: &Gpu, spec: &GlobeSpec, tiles: u32) -> anyhow::Result<TileCa
 fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
     let settings = globe_settings(render)?;
     let (width, height) = parse_size(size)?;
+    if let GlobeSpec::Earth { base, regions } = spec {
+        // Fail on bad files before any GPU work.
+        bisector::globe::earth::LayeredEarth::open(base, regions)?;
+    }
     let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?.unwrap_or_else(GlobeCamera::default_orbit);
     check_output_path(out, "--out")?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64))?;
