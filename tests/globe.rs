@@ -146,9 +146,8 @@ mod planet {
         let gpu = common::gpu(18);
         let mut rng = common::rng("a_tiny_cache_never_shows_holes_and_converges");
         let mut tiny = view(&gpu, 16, 96, false);
-        let mut camera = GlobeCamera::default_orbit();
         for jump in 0..6 {
-            camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), rng.random_range(150e3..1500e3), 0.0, -90.0, 50.0);
+            let camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), rng.random_range(150e3..1500e3), 0.0, -90.0, 50.0);
             for frame in 0..3 {
                 tiny.frame(&gpu, &camera);
                 let holes = space_pixels(&tiny.image(&gpu));
@@ -156,7 +155,7 @@ mod planet {
             }
         }
         // The last stop's working set must fit in the 11 unpinned tiles: a high view.
-        camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-60.0..60.0), 4000e3, 0.0, -90.0, 50.0);
+        let camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-60.0..60.0), 4000e3, 0.0, -90.0, 50.0);
         let (_, last) = tiny.converge(&gpu, &camera, 200);
         assert!(tiny.cache.is_settled(), "the tiny cache did not settle: {:?}", last.cache);
         assert!(last.cache.evictions_total > 0, "the camera's jumps evicted nothing from 16 tiles: {:?}", last.cache);

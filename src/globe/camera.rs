@@ -20,7 +20,7 @@ impl GlobeCamera {
     pub fn at_lon_lat(lon_deg: f64, lat_deg: f64, altitude_m: f64, heading_deg: f64, pitch_deg: f64, fov_y_deg: f64) -> GlobeCamera {
         let up = from_lon_lat_deg(lon_deg, lat_deg);
         let (east, north) = local_east_north(up);
-        let (heading, pitch) = (heading_deg.to_radians(), pitch_deg.to_radians().clamp(-1.5707, 1.5707));
+        let (heading, pitch) = (heading_deg.to_radians(), pitch_deg.to_radians().clamp(-0.9999 * std::f64::consts::FRAC_PI_2, 0.9999 * std::f64::consts::FRAC_PI_2));
         let forward = pitch.cos() * (heading.cos() * north + heading.sin() * east) + pitch.sin() * up;
         GlobeCamera { position_m: up * (EARTH_RADIUS_M + altitude_m), forward: forward.normalize(), fov_y_deg }
     }

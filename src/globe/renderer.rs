@@ -82,7 +82,7 @@ impl GlobeRenderer {
         let mesh = BaseMesh::octahedron();
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)));
         let reduce = CbtReduce::new(device, &cbt);
-        assert!(settings.sub_levels % 2 == 0 && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
+        assert!(settings.sub_levels.is_multiple_of(2) && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
         let args = CbtArgs::with_draw_instances(device, &cbt, 1 << settings.sub_levels);
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
         let frame = buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);

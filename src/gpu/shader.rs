@@ -57,8 +57,11 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/tile_table.wgsl", include_str!("../../shaders/shared/tile_table.wgsl")),
 ];
 
+/// Makes the text of a generated WGSL file.
+pub type GenerateWgsl = fn() -> String;
+
 /// WGSL generated from Rust data at run time, by path as includes name it.
-pub const GENERATED: &[(&str, fn() -> String)] = &[("shared/globe_base_mesh.wgsl", || crate::leb::base_mesh::BaseMesh::octahedron().to_wgsl())];
+pub const GENERATED: &[(&str, GenerateWgsl)] = &[("shared/globe_base_mesh.wgsl", || crate::leb::base_mesh::BaseMesh::octahedron().to_wgsl())];
 
 const INCLUDE: &str = "//!include ";
 
