@@ -65,7 +65,7 @@ struct RenderArgs {
     wireframe: bool,
     /// Tiles the globe's tile cache holds (--terrain planet): atlas layers of 131 x 131 heights
     /// (67 KiB each), evicted least recently used.
-    #[arg(long, default_value_t = TileCacheConfig::default().tiles)]
+    #[arg(long, default_value_t = 1024)]
     cache_tiles: u32,
 }
 
@@ -847,9 +847,13 @@ fn globe_cache(gpu: &Gpu, spec: &GlobeSpec, tiles: u32) -> anyhow::Result<TileCa
         GlobeSpec::Procedural { seed } => Producer::Procedural { seed: *seed },
         GlobeSpec::Earth { base, regions } => Producer::Cpu(std::sync::Arc::new(bisector::globe::earth::LayeredEarth::open(base, regions)?)),
     };
-    let config = TileCacheConfig { tiles, ..Default::default() };
+    let loader_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let config = TileCacheConfig { tiles, loader_threads, ..Default::default() };
     Ok(TileCache::new(gpu, config, producer)?)
 }
+
+/// Frames `shot` allows the globe's tile cache to settle in, beyond the tree's convergence.
+const GLOBE_LOADING_FRAMES: u32 = 3000;
 
 fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
     let settings = globe_settings(render)?;
@@ -860,22 +864,24 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     }
     let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?.unwrap_or_else(GlobeCamera::default_orbit);
     check_output_path(out, "--out")?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64))?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles))?;
     let max_depth = settings.max_depth;
     let cache = globe_cache(&gpu, spec, render.cache_tiles)?;
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
-    let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth));
+    // Frames for the tree to converge, and then for the tile cache to load what the view needs.
+    let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
     write_png(&view.image(&gpu), out)?;
     let c = &last.cache;
     println!(
-        "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed) on {}",
+        "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
         out.display(),
         last.stats.leaves,
         last.stats.max_depth,
         c.resident_tiles,
         c.capacity_tiles,
         c.misses,
+        if view.cache.is_settled() { "" } else { ", not settled: tiles still missing" },
         gpu.describe()
     );
     Ok(())

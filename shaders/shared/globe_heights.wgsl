@@ -7,10 +7,11 @@
 const GLOBE_TILE_INTERVALS: f32 = 128.0;
 const GLOBE_MAP_SIDE_M: f32 = 20015087.0;
 
-// The tile zoom whose samples are about one pixel apart at `distance_m` from the camera.
+// The tile zoom whose samples are one to two pixels apart at `distance_m` from the camera (a
+// quarter of the tiles that one sample per pixel would need).
 fn globe_wanted_zoom(distance_m: f32) -> u32 {
     let pixel_m = max(distance_m, 0.1) / globe.projection_scale_px;
-    let zoom = ceil(log2(GLOBE_MAP_SIDE_M / (GLOBE_TILE_INTERVALS * pixel_m)));
+    let zoom = floor(log2(GLOBE_MAP_SIDE_M / (GLOBE_TILE_INTERVALS * pixel_m)));
     return u32(clamp(zoom, 0.0, f32(TILE_CACHE_MAX_ZOOM)));
 }
 

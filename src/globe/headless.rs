@@ -50,16 +50,21 @@ impl GlobeView {
 
     /// Renders frames until the leaf count stays the same for two consecutive frames and the
     /// tile cache has settled (nothing missed, nothing loading), or `max_frames` is reached;
-    /// returns the frames run and the last outcome.
+    /// returns the frames run and the last outcome. While tiles load on background threads it
+    /// waits a little between frames rather than spinning.
     pub fn converge(&mut self, gpu: &Gpu, camera: &GlobeCamera, max_frames: u32) -> (u32, GlobeFrameOutcome) {
         let mut last = self.frame(gpu, camera);
         let mut quiet = 0;
         for frame in 1..max_frames {
             let outcome = self.frame(gpu, camera);
             quiet = if outcome.stats.leaves == last.stats.leaves && self.cache.is_settled() { quiet + 1 } else { 0 };
+            let loading = outcome.cache.in_flight > 0;
             last = outcome;
             if quiet == 2 {
                 return (frame + 1, last);
+            }
+            if loading {
+                std::thread::sleep(std::time::Duration::from_millis(2));
             }
         }
         (max_frames, last)

@@ -70,6 +70,12 @@ impl Requirements {
         }
     }
 
+    /// Also requires texture arrays of `tiles` layers: the globe's tile-cache atlas.
+    pub fn with_cache_tiles(mut self, tiles: u32) -> Requirements {
+        self.limits.push(("max_texture_array_layers", tiles as u64, format!("for {tiles} tile-cache layers; lower --cache-tiles")));
+        self
+    }
+
     /// Also requires 2-D textures of `samples` texels per side, for a height grid that size.
     /// Also asks, where the adapter allows, for storage buffers large enough for the grid's node
     /// bounds down to the data's depth (at most render::MAX_BOUNDS_DEPTH).
@@ -103,6 +109,7 @@ pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup as u64,
         "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size as u64,
         "max_texture_dimension_2d" => limits.max_texture_dimension_2d as u64,
+        "max_texture_array_layers" => limits.max_texture_array_layers as u64,
         "max_storage_buffers_per_shader_stage" => limits.max_storage_buffers_per_shader_stage as u64,
         other => panic!("unknown limit {other}"),
     }
@@ -116,6 +123,7 @@ fn set_limit(limits: &mut wgpu::Limits, name: &str, value: u64) {
         "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32),
         "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32),
         "max_texture_dimension_2d" => limits.max_texture_dimension_2d = limits.max_texture_dimension_2d.max(value as u32),
+        "max_texture_array_layers" => limits.max_texture_array_layers = limits.max_texture_array_layers.max(value as u32),
         "max_storage_buffers_per_shader_stage" => limits.max_storage_buffers_per_shader_stage = limits.max_storage_buffers_per_shader_stage.max(value as u32),
         other => panic!("unknown limit {other}"),
     }
