@@ -840,13 +840,17 @@ fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
     Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
 }
 
-/// The tile cache of a globe: the procedural planet generated on the GPU, or real data loaded
-/// on background threads.
-fn globe_cache(gpu: &Gpu, spec: &GlobeSpec, tiles: u32) -> anyhow::Result<TileCache> {
-    let producer = match spec {
+/// Where a globe's tiles come from: the procedural planet generated on the GPU, or real data
+/// (opened here, so bad files fail before any GPU work) loaded on background threads.
+fn globe_producer(spec: &GlobeSpec) -> anyhow::Result<Producer> {
+    Ok(match spec {
         GlobeSpec::Procedural { seed } => Producer::Procedural { seed: *seed },
         GlobeSpec::Earth { base, regions } => Producer::Cpu(std::sync::Arc::new(bisector::globe::earth::LayeredEarth::open(base, regions)?)),
-    };
+    })
+}
+
+/// The tile cache of a globe, holding `tiles` tiles of `producer`.
+fn globe_cache(gpu: &Gpu, producer: Producer, tiles: u32) -> anyhow::Result<TileCache> {
     let loader_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let config = TileCacheConfig { tiles, loader_threads, ..Default::default() };
     Ok(TileCache::new(gpu, config, producer)?)
@@ -858,15 +862,12 @@ const GLOBE_LOADING_FRAMES: u32 = 3000;
 fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
     let settings = globe_settings(render)?;
     let (width, height) = parse_size(size)?;
-    if let GlobeSpec::Earth { base, regions } = spec {
-        // Fail on bad files before any GPU work.
-        bisector::globe::earth::LayeredEarth::open(base, regions)?;
-    }
+    let producer = globe_producer(spec)?;
     let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?.unwrap_or_else(GlobeCamera::default_orbit);
     check_output_path(out, "--out")?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles))?;
     let max_depth = settings.max_depth;
-    let cache = globe_cache(&gpu, spec, render.cache_tiles)?;
+    let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
     // Frames for the tree to converge, and then for the tile cache to load what the view needs.
