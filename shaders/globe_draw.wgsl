@@ -30,13 +30,7 @@ fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) sub: u32)
     let depth = firstLeadingBit(id);
     var v = globe_decode_map(id, depth);
     for (var bit_index = i32(SUB_LEVELS) - 1; bit_index >= 0; bit_index -= 1) {
-        let m = (v[0] + v[2]) >> vec2<u32>(1u);
-        if (((sub >> u32(bit_index)) & 1u) == 0u) {
-            v[2] = v[1];
-        } else {
-            v[0] = v[1];
-        }
-        v[1] = m;
+        v = globe_bisect(v, (sub >> u32(bit_index)) & 1u);
     }
     // The base triangles run counter-clockwise seen from outside and bisection flips the winding
     // at every level: odd levels below the base are drawn in reverse, so that every triangle

@@ -25,22 +25,23 @@ fn leb_edge_neighbour(id: u32, depth: u32) -> u32 {
     return leb_neighbours(id, depth).edge;
 }
 
+// The vertices of child `bit` of the triangle `v` in fixed-point map coordinates (exact):
+// child 0 = (v0, m, v1), child 1 = (v1, m, v2), m the midpoint of v0-v2.
+fn globe_bisect(v: array<vec2<u32>, 3>, bit: u32) -> array<vec2<u32>, 3> {
+    let m = (v[0] + v[2]) >> vec2<u32>(1u);
+    if (bit == 0u) {
+        return array<vec2<u32>, 3>(v[0], m, v[1]);
+    }
+    return array<vec2<u32>, 3>(v[1], m, v[2]);
+}
+
 // Vertices (v0, v1, v2) of a node in fixed-point map coordinates: the base triangle's, bisected
-// bit by bit (child 0 = (v0, m, v1), child 1 = (v1, m, v2), m the midpoint of v0-v2).
+// bit by bit.
 fn globe_decode_map(id: u32, depth: u32) -> array<vec2<u32>, 3> {
     var table = LEB_BASE_VERTICES;
-    let base = table[globe_base_index(id, depth)];
-    var v0 = base[0];
-    var v1 = base[1];
-    var v2 = base[2];
+    var v = table[globe_base_index(id, depth)];
     for (var bit_index = i32(depth - LEB_BASE_DEPTH) - 1; bit_index >= 0; bit_index -= 1) {
-        let m = (v0 + v2) >> vec2<u32>(1u);
-        if (((id >> u32(bit_index)) & 1u) == 0u) {
-            v2 = v1;
-        } else {
-            v0 = v1;
-        }
-        v1 = m;
+        v = globe_bisect(v, (id >> u32(bit_index)) & 1u);
     }
-    return array<vec2<u32>, 3>(v0, v1, v2);
+    return v;
 }

@@ -104,4 +104,15 @@ impl GpuCbt {
     pub fn read_stats(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> FrameStats {
         bytemuck::pod_read_unaligned(&read_buffer(device, queue, &self.stats, 0, 16))
     }
+
+    /// Reads the node ids a decode pass wrote into `leaf_ids` in the last frame: one per leaf, as
+    /// many as the statistics count and the buffer holds.
+    pub fn read_leaf_ids(&self, device: &wgpu::Device, queue: &wgpu::Queue, leaf_ids: &wgpu::Buffer) -> Vec<u32> {
+        let stats = self.read_stats(device, queue);
+        let count = stats.leaves.min(stats.capacity) as u64;
+        if count == 0 {
+            return Vec::new();
+        }
+        bytemuck::pod_collect_to_vec(&read_buffer(device, queue, leaf_ids, 0, count * 4))
+    }
 }

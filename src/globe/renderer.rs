@@ -48,7 +48,7 @@ impl Default for GlobeSettings {
             wireframe: false,
             sub_levels: 4,
             leaf_capacity: 1 << 22,
-            // Above 10N 100E: the morning side of Asia lit from the south-east.
+            // Overhead at 10N 125E: Asia lit from the south-east.
             sun_direction: crate::globe::octahedral::from_lon_lat_deg(125.0, 10.0),
         }
     }
@@ -230,23 +230,7 @@ impl GlobeRenderer {
     pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
         let query = self.profiler.begin_pass_query("globe.draw", encoder);
         {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("globe.draw"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: color,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(SPACE_COLOR), store: wgpu::StoreOp::Store },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: query.render_pass_timestamp_writes(),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = crate::render::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.draw.0);
             pass.set_bind_group(0, &self.draw.1, &[]);
             pass.set_bind_group(2, cache.bind_group(), &[]);
@@ -272,12 +256,7 @@ impl GlobeRenderer {
 
     /// The node ids of the leaves globe.decode wrote last (blocks on the GPU).
     pub fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
-        let stats = self.read_stats(gpu);
-        let count = stats.leaves.min(stats.capacity) as u64;
-        if count == 0 {
-            return Vec::new();
-        }
-        bytemuck::pod_collect_to_vec(&read_buffer(&gpu.device, &gpu.queue, &self.leaf_ids, 0, count * 4))
+        self.cbt.read_leaf_ids(&gpu.device, &gpu.queue, &self.leaf_ids)
     }
 
     /// Visible leaves and the largest projected hypotenuse of one, as globe.decode measured them last.

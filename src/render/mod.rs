@@ -267,13 +267,7 @@ impl Renderer {
 
     /// The node ids of the leaves leb.decode wrote in the last submitted frame (blocks on the GPU).
     pub fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
-        let stats = self.read_stats(gpu);
-        let count = stats.leaves.min(stats.capacity) as u64;
-        if count == 0 {
-            return Vec::new();
-        }
-        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.decode.leaf_ids, 0, count * 4);
-        bytemuck::pod_collect_to_vec(&bytes)
+        self.cbt.read_leaf_ids(&gpu.device, &gpu.queue, &self.decode.leaf_ids)
     }
 
     /// What leb.decode measured in the last submitted frame: the largest remaining size on screen

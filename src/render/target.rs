@@ -45,3 +45,32 @@ impl OffscreenTarget {
         image::RgbaImage::from_raw(self.width_px, self.height_px, pixels).expect("read-back size matches")
     }
 }
+
+/// Begins the pass that draws terrain into `color` and `depth`: colour cleared to `clear` and
+/// kept, depth cleared to 0 (reverse Z: far) and discarded after the pass.
+pub fn begin_draw_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    color: &wgpu::TextureView,
+    depth: &wgpu::TextureView,
+    clear: wgpu::Color,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: color,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: depth,
+            depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+            stencil_ops: None,
+        }),
+        timestamp_writes,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}

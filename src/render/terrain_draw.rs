@@ -120,23 +120,7 @@ impl TerrainDraw {
     ) {
         let query = profiler.begin_pass_query("render.draw", encoder);
         {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("render.draw"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: color,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(SKY_COLOR), store: wgpu::StoreOp::Store },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: query.render_pass_timestamp_writes(),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = crate::render::target::begin_draw_pass(encoder, "render.draw", color, depth, SKY_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.leaf_group, &[]);
             pass.set_bind_group(1, &self.height_group, &[]);
