@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 use bisector::cli::{check_output_path, parse_camera, parse_size, write_png};
 use bisector::gpu::{Gpu, Requirements};
+use bisector::bench::globe_path::GlobePath;
 use bisector::bench::path::CameraPath;
 use bisector::bench::run::{run_bench, BenchOptions};
 use bisector::render::camera::Camera;
@@ -121,9 +122,14 @@ enum Command {
         /// Frames to render along the path.
         #[arg(long, default_value_t = 300)]
         frames: u32,
-        /// Frames rendered at the path's start before measuring.
+        /// Frames rendered at the path's start before measuring (the globe stops early once its
+        /// tree has converged and its tile cache has settled).
         #[arg(long, default_value_t = 60)]
         warmup: u32,
+        /// Start frames no faster than this many per second (0: as fast as the GPU goes). Tiles
+        /// stream on background threads in real time, so this sets the time they get per frame.
+        #[arg(long, default_value_t = 60.0)]
+        fps: f64,
         /// JSON report to write.
         #[arg(long)]
         json: PathBuf,
@@ -888,38 +894,47 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn bench(render: &RenderArgs, path: &std::path::Path, size: &str, frames: u32, warmup: u32, json: &std::path::Path, plot: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let settings = settings(render)?;
-    let size_px = parse_size(size)?;
-    let spec = TerrainSpec::parse(&render.terrain)?;
-    let camera_path = CameraPath::load(path)?;
-    if frames == 0 {
+fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, json: &std::path::Path, plot: Option<&std::path::Path>) -> anyhow::Result<()> {
+    if options.frames == 0 {
         anyhow::bail!("--frames 0: at least one frame is needed");
     }
+    if !(options.pace_fps.is_finite() && options.pace_fps >= 0.0) {
+        anyhow::bail!("--fps {}: must be a number of frames per second, or 0 for unpaced", options.pace_fps);
+    }
+    let globe = GlobeSpec::parse(&render.terrain).transpose()?;
     check_output_path(json, "--json")?;
     if let Some(plot) = plot {
         check_output_path(plot, "--plot")?;
     }
-    let field = load_terrain(&spec, render)?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_timestamps())?;
-    let options = BenchOptions {
-        terrain_name: render.terrain.clone(),
-        path_name: path.display().to_string(),
-        path: camera_path,
-        size_px,
-        frames,
-        settings,
-        warmup_frames: warmup,
-        progress: true,
+    let report = match globe {
+        Some(spec) => globe_bench(render, &spec, path, &options)?,
+        None => {
+            let settings = settings(render)?;
+            let spec = TerrainSpec::parse(&render.terrain)?;
+            let camera_path = CameraPath::load(path)?;
+            let field = load_terrain(&spec, render)?;
+            let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_timestamps())?;
+            run_bench(&gpu, &field, &settings, &camera_path, &options)
+        }
     };
-    let report = run_bench(&gpu, &field, &options);
     println!("{}", report.summary_table());
     std::fs::write(json, report.to_json()).with_context(|| format!("cannot write {}", json.display()))?;
     if let Some(plot) = plot {
         report.write_plot_png(plot, PLOT_FONT_TTF)?;
     }
     Ok(())
+}
+
+/// `bench --terrain planet...`: the globe along a lon/lat camera path.
+fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, options: &BenchOptions) -> anyhow::Result<bisector::bench::report::BenchReport> {
+    let settings = globe_settings(render)?;
+    let camera_path = GlobePath::load(path)?;
+    let producer = globe_producer(spec)?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_timestamps())?;
+    let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let mut view = GlobeView::new(&gpu, renderer, cache, options.size_px.0, options.size_px.1);
+    Ok(bisector::bench::run::run_globe_bench(&gpu, &mut view, &camera_path, options))
 }
 
 fn quality(render: &RenderArgs, camera: Option<&str>, size: &str, json: Option<&std::path::Path>) -> anyhow::Result<()> {
@@ -976,7 +991,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::View { render, frames, screenshot, no_vsync } => view(render, *frames, screenshot.as_deref(), *no_vsync),
         Command::Info => info(),
         Command::Shot { render, camera, size, out } => shot(render, camera.as_deref(), size, out),
-        Command::Bench { render, path, size, frames, warmup, json, plot } => bench(render, path, size, *frames, *warmup, json, plot.as_deref()),
+        Command::Bench { render, path, size, frames, warmup, fps, json, plot } => {
+            let options = BenchOptions {
+                terrain_name: render.terrain.clone(),
+                path_name: path.display().to_string(),
+                size_px: parse_size(size)?,
+                frames: *frames,
+                warmup_frames: *warmup,
+                pace_fps: *fps,
+                progress: true,
+            };
+            bench(render, path, options, json, plot.as_deref())
+        }
         Command::Probe { terrain, at } => probe(terrain, at),
         Command::Quality { render, camera, size, json } => quality(render, camera.as_deref(), size, json.as_deref()),
         Command::Kernel { kernel: k } => kernel(k),

@@ -76,6 +76,52 @@ fn bench_writes_json_and_plot() {
     assert!(chart.width() > 600 && chart.height() > 300);
 }
 
+/// The globe's bench flies the shipped descent (lon/lat keyframes) and reports per-pass GPU times
+/// and the tile cache: every frame's camera and cache counters, and the run's summary.
+#[test]
+fn globe_bench_reports_passes_and_the_tile_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("globe.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/globe-taiwan-descent.json");
+    let out = bisector(&[
+        "bench", "--terrain", "planet", "--path", path, "--size", "96x64", "--frames", "6", "--warmup", "40", "--max-depth", "20",
+        "--fps", "0", "--json", json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("tile cache:") && stdout.contains("globe.draw"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for pass in ["globe.split", "globe.merge", "cbt.reduce", "cbt.args", "globe.decode", "globe.draw"] {
+        assert!(names.contains(&pass), "pass {pass} missing from {names:?}");
+    }
+    assert_eq!(report["meta"]["criterion"], "edge-length");
+    let cache = &report["cache"];
+    assert!(cache["tiles_streamed"].as_u64().unwrap() > 0, "{cache}");
+    assert!((0.0..=1.0).contains(&cache["hit_rate"].as_f64().unwrap()), "{cache}");
+    assert_eq!(cache["capacity_tiles"], 1024);
+    let frames = report["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 6);
+    // The path descends from 20,000 km to 150 m: the first and last frames are at its ends.
+    let altitude = |f: &serde_json::Value| f["globe"]["altitude_m"].as_f64().unwrap();
+    assert!((altitude(&frames[0]) - 2e7).abs() < 1.0 && (altitude(&frames[5]) - 150.0).abs() < 1e-6, "{}", frames[5]["globe"]);
+    for frame in frames {
+        let c = &frame["globe"]["cache"];
+        assert!(c["resident_tiles"].as_u64().unwrap() >= 5, "the pinned tiles are always resident: {c}");
+        assert!(c["feedback_capacity"].as_u64().unwrap() > 0 && frame["globe"]["cpu_submit_ms"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn a_flat_path_on_the_globe_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("globe.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/high-pan.json");
+    let out = bisector(&["bench", "--terrain", "planet", "--path", path, "--size", "64x64", "--json", json.to_str().unwrap()]);
+    assert_clean_failure(&out, "high-pan.json:3: keyframes[0]: unknown field `position_m`");
+    assert!(!json.exists());
+}
+
 #[test]
 fn probe_reads_the_procedural_height() {
     let out = bisector(&["probe", "--at", "10240,10240"]);

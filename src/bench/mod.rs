@@ -1,5 +1,6 @@
 //! Benchmarks: camera paths, the headless runner and reports.
 
+pub mod globe_path;
 pub mod path;
 pub mod quality;
 pub mod report;

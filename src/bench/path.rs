@@ -192,96 +192,10 @@ impl CameraPath {
 
     /// Parses a camera path from JSON text; `source_name` names the file in error messages.
     pub fn parse(text: &str, source_name: &str) -> Result<CameraPath, PathError> {
-        let lines = LineIndex::new(text);
-        let invalid = |offset: usize, problem: String| PathError::Invalid {
-            file: source_name.to_string(),
-            line: lines.line_of(offset),
-            problem,
-        };
-
-        if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
-            return Err(PathError::Syntax {
-                file: source_name.to_string(),
-                line: err.line().max(1),
-                column: err.column(),
-                message: serde_message(&err),
-            });
-        }
-
-        let root_offset = text.len() - text.trim_start().len();
-        let not_object = || {
-            invalid(
-                root_offset,
-                "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
-                    .to_string(),
-            )
-        };
-        let mut scanner = Scanner::new(text);
-        let members = scanner.object_members().ok_or_else(not_object)?;
-
-        let mut keyframes_value: Option<Span> = None;
-        for member in &members {
-            let name = serde_json::from_str::<String>(&text[member.key.start..member.key.end])
-                .unwrap_or_default();
-            if name != "keyframes" {
-                return Err(invalid(
-                    member.key.start,
-                    format!(
-                        "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
-                    ),
-                ));
-            }
-            if keyframes_value.is_some() {
-                return Err(invalid(
-                    member.key.start,
-                    "\"keyframes\" appears more than once; keep a single keyframes array"
-                        .to_string(),
-                ));
-            }
-            keyframes_value = Some(member.value);
-        }
-        let keyframes_value = keyframes_value.ok_or_else(|| {
-            invalid(
-                root_offset,
-                "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
-                    .to_string(),
-            )
+        let keyframes = parse_keyframes(text, source_name, KEYFRAME_FIELDS, |element, mut raw: RawKeyframe, previous| {
+            reread_numbers_exactly(text, element, &mut raw);
+            validate_keyframe(&raw, previous)
         })?;
-
-        let mut scanner = Scanner::at(text, keyframes_value.start);
-        let elements = scanner.array_elements().ok_or_else(|| {
-            invalid(
-                keyframes_value.start,
-                "\"keyframes\" must be an array of keyframe objects".to_string(),
-            )
-        })?;
-        if elements.is_empty() {
-            return Err(invalid(
-                keyframes_value.start,
-                "\"keyframes\" is empty; add at least one keyframe".to_string(),
-            ));
-        }
-
-        let mut keyframes: Vec<Keyframe> = Vec::with_capacity(elements.len());
-        for (index, element) in elements.iter().enumerate() {
-            let mut raw: RawKeyframe = serde_json::from_str(&text[element.start..element.end])
-                .map_err(|err| {
-                    let problem = if text.as_bytes().get(element.start) == Some(&b'{') {
-                        format!(
-                            "keyframes[{index}]: {}; a keyframe has {KEYFRAME_FIELDS}",
-                            serde_message(&err)
-                        )
-                    } else {
-                        format!("keyframes[{index}] must be an object with {KEYFRAME_FIELDS}")
-                    };
-                    invalid(element.start, problem)
-                })?;
-            reread_numbers_exactly(text, *element, &mut raw);
-            let keyframe = validate_keyframe(&raw, keyframes.last()).map_err(|problem| {
-                invalid(element.start, format!("keyframes[{index}]: {problem}"))
-            })?;
-            keyframes.push(keyframe);
-        }
         Ok(CameraPath { keyframes })
     }
 
@@ -408,6 +322,102 @@ impl CameraPath {
             .collect();
         format!("{{\n  \"keyframes\": [\n{}\n  ]\n}}\n", lines.join(",\n"))
     }
+}
+
+/// Parses the keyframes of a camera path file's text, `{"keyframes": [ ... ]}` (non-empty):
+/// each keyframe object is deserialised as `R` (`fields` lists its fields for error messages) and
+/// turned into a `K` by `validate` (given the object's span and the previous keyframe). Every
+/// error names `source_name` and the line of the problem.
+pub(super) fn parse_keyframes<R: serde::de::DeserializeOwned, K>(
+    text: &str,
+    source_name: &str,
+    fields: &str,
+    mut validate: impl FnMut(Span, R, Option<&K>) -> Result<K, String>,
+) -> Result<Vec<K>, PathError> {
+    let lines = LineIndex::new(text);
+    let invalid = |offset: usize, problem: String| PathError::Invalid {
+        file: source_name.to_string(),
+        line: lines.line_of(offset),
+        problem,
+    };
+    if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
+        return Err(PathError::Syntax {
+            file: source_name.to_string(),
+            line: err.line().max(1),
+            column: err.column(),
+            message: serde_message(&err),
+        });
+    }
+
+    let root_offset = text.len() - text.trim_start().len();
+    let not_object = || {
+        invalid(
+            root_offset,
+            "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
+                .to_string(),
+        )
+    };
+    let mut scanner = Scanner::new(text);
+    let members = scanner.object_members().ok_or_else(not_object)?;
+
+    let mut keyframes_value: Option<Span> = None;
+    for member in &members {
+        let name = serde_json::from_str::<String>(&text[member.key.start..member.key.end])
+            .unwrap_or_default();
+        if name != "keyframes" {
+            return Err(invalid(
+                member.key.start,
+                format!(
+                    "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
+                ),
+            ));
+        }
+        if keyframes_value.is_some() {
+            return Err(invalid(
+                member.key.start,
+                "\"keyframes\" appears more than once; keep a single keyframes array"
+                    .to_string(),
+            ));
+        }
+        keyframes_value = Some(member.value);
+    }
+    let keyframes_value = keyframes_value.ok_or_else(|| {
+        invalid(
+            root_offset,
+            "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
+                .to_string(),
+        )
+    })?;
+
+    let mut scanner = Scanner::at(text, keyframes_value.start);
+    let elements = scanner.array_elements().ok_or_else(|| {
+        invalid(
+            keyframes_value.start,
+            "\"keyframes\" must be an array of keyframe objects".to_string(),
+        )
+    })?;
+    if elements.is_empty() {
+        return Err(invalid(
+            keyframes_value.start,
+            "\"keyframes\" is empty; add at least one keyframe".to_string(),
+        ));
+    }
+
+    let mut keyframes: Vec<K> = Vec::with_capacity(elements.len());
+    for (index, element) in elements.iter().enumerate() {
+        let raw: R = serde_json::from_str(&text[element.start..element.end]).map_err(|err| {
+            let problem = if text.as_bytes().get(element.start) == Some(&b'{') {
+                format!("keyframes[{index}]: {}; a keyframe has {fields}", serde_message(&err))
+            } else {
+                format!("keyframes[{index}] must be an object with {fields}")
+            };
+            invalid(element.start, problem)
+        })?;
+        let keyframe = validate(*element, raw, keyframes.last())
+            .map_err(|problem| invalid(element.start, format!("keyframes[{index}]: {problem}")))?;
+        keyframes.push(keyframe);
+    }
+    Ok(keyframes)
 }
 
 /// The pose exactly at a keyframe.
@@ -542,30 +552,41 @@ fn validate_keyframe(raw: &RawKeyframe, previous: Option<&Keyframe>) -> Result<K
 ///
 /// The phantom keyframe before the first (after the last) repeats the first (last) value
 /// one keyframe interval earlier (later). Requires at least two keyframes.
-fn tangent<T>(keyframes: &[Keyframe], index: usize, value: impl Fn(&Keyframe) -> T) -> T
+pub(super) fn tangent<K: Timed, T>(keyframes: &[K], index: usize, value: impl Fn(&K) -> T) -> T
 where
     T: Copy + Sub<Output = T> + Mul<f64, Output = T>,
 {
     let last = keyframes.len() - 1;
     let (before_value, before_time_s) = if index == 0 {
         let k = &keyframes[0];
-        (value(k), k.time_s - (keyframes[1].time_s - k.time_s))
+        (value(k), k.time_s() - (keyframes[1].time_s() - k.time_s()))
     } else {
         let k = &keyframes[index - 1];
-        (value(k), k.time_s)
+        (value(k), k.time_s())
     };
     let (after_value, after_time_s) = if index == last {
         let k = &keyframes[last];
-        (value(k), k.time_s + (k.time_s - keyframes[last - 1].time_s))
+        (value(k), k.time_s() + (k.time_s() - keyframes[last - 1].time_s()))
     } else {
         let k = &keyframes[index + 1];
-        (value(k), k.time_s)
+        (value(k), k.time_s())
     };
     (after_value - before_value) * (1.0 / (after_time_s - before_time_s))
 }
 
+/// A keyframe: something at a time along a path.
+pub(super) trait Timed {
+    fn time_s(&self) -> f64;
+}
+
+impl Timed for Keyframe {
+    fn time_s(&self) -> f64 {
+        self.time_s
+    }
+}
+
 /// Cubic Hermite interpolation at `s` in [0, 1] of a segment `interval_s` seconds long.
-fn hermite<T>(start: T, start_tangent: T, end: T, end_tangent: T, interval_s: f64, s: f64) -> T
+pub(super) fn hermite<T>(start: T, start_tangent: T, end: T, end_tangent: T, interval_s: f64, s: f64) -> T
 where
     T: Copy + Add<Output = T> + Mul<f64, Output = T>,
 {
@@ -657,7 +678,7 @@ impl LineIndex {
 
 /// Byte range `[start, end)` in the text.
 #[derive(Debug, Clone, Copy)]
-struct Span {
+pub(super) struct Span {
     start: usize,
     end: usize,
 }

@@ -89,6 +89,81 @@ pub struct FrameRecord {
     pub pass_gpu_ms: Vec<(String, f64)>,
     /// GPU time of the whole frame in milliseconds.
     pub frame_gpu_ms: f64,
+    /// On the globe: where the camera was and what the tile cache did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub globe: Option<GlobeFrameRecord>,
+}
+
+/// What a globe benchmark frame adds: the camera and the tile cache.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GlobeFrameRecord {
+    pub lon_deg: f64,
+    pub lat_deg: f64,
+    /// Camera height above the sphere in metres.
+    pub altitude_m: f64,
+    /// CPU wall time of the frame's cache work (read-backs, residency, uploads), recording and
+    /// submission, in milliseconds: where a read-back or an upload would stall the frame.
+    pub cpu_submit_ms: f64,
+    /// The tile cache after the frame's uploads; hits and misses are those of the latest
+    /// read-back (`cache.readback_frame`), which may be a frame or two old.
+    pub cache: crate::cache::tile_cache::TileCacheStats,
+}
+
+/// A globe benchmark's tile cache over the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheSummary {
+    /// Tiles uploaded (or generated) into the atlas, and their bytes.
+    pub tiles_streamed: u64,
+    pub bytes_streamed: u64,
+    /// Tiles evicted.
+    pub evictions: u64,
+    /// Over every read-back: resident tiles sampled / (resident tiles sampled + distinct keys
+    /// missed). Distinct tiles per frame, not texel fetches.
+    pub hit_rate: f64,
+    /// Frames read back, and those whose feedback set overflowed.
+    pub readback_frames: u32,
+    pub overflow_frames: u32,
+    /// The longest load queue, and the most tiles in flight.
+    pub max_load_queue: u32,
+    pub max_in_flight: u32,
+    /// Loads that failed, at the end.
+    pub failed_loads: u32,
+    /// Resident tiles at the end, of the capacity.
+    pub resident_tiles: u32,
+    pub capacity_tiles: u32,
+    /// CPU submit time per frame: median and maximum in milliseconds.
+    pub cpu_submit_median_ms: f64,
+    pub cpu_submit_max_ms: f64,
+}
+
+impl CacheSummary {
+    /// The summary of the globe frames among `frames` (None: no globe frames).
+    pub fn from_frames(frames: &[FrameRecord]) -> Option<CacheSummary> {
+        let globe: Vec<&GlobeFrameRecord> = frames.iter().filter_map(|f| f.globe.as_ref()).collect();
+        let last = globe.last()?;
+        let mut readbacks = globe.clone();
+        readbacks.dedup_by_key(|g| g.cache.readback_frame);
+        readbacks.retain(|g| g.cache.readback_frame > 0);
+        let hits: u64 = readbacks.iter().map(|g| u64::from(g.cache.hits)).sum();
+        let misses: u64 = readbacks.iter().map(|g| u64::from(g.cache.misses)).sum();
+        let mut cpu_ms: Vec<f64> = globe.iter().map(|g| g.cpu_submit_ms).collect();
+        cpu_ms.sort_by(f64::total_cmp);
+        Some(CacheSummary {
+            tiles_streamed: globe.iter().map(|g| u64::from(g.cache.uploaded_tiles)).sum(),
+            bytes_streamed: globe.iter().map(|g| g.cache.uploaded_bytes).sum(),
+            evictions: globe.iter().map(|g| u64::from(g.cache.evictions)).sum(),
+            hit_rate: if hits + misses == 0 { 1.0 } else { hits as f64 / (hits + misses) as f64 },
+            readback_frames: readbacks.len() as u32,
+            overflow_frames: readbacks.iter().filter(|g| g.cache.feedback_overflow).count() as u32,
+            max_load_queue: globe.iter().map(|g| g.cache.load_queue).max().unwrap_or(0),
+            max_in_flight: globe.iter().map(|g| g.cache.in_flight).max().unwrap_or(0),
+            failed_loads: last.cache.failed_loads,
+            resident_tiles: last.cache.resident_tiles,
+            capacity_tiles: last.cache.capacity_tiles,
+            cpu_submit_median_ms: percentile(&cpu_ms, 50.0),
+            cpu_submit_max_ms: cpu_ms[cpu_ms.len() - 1],
+        })
+    }
 }
 
 /// Description of a benchmark run.
@@ -127,6 +202,8 @@ pub struct PassStats {
     pub median_ms: f64,
     /// 95th percentile in milliseconds.
     pub p95_ms: f64,
+    /// 99th percentile in milliseconds.
+    pub p99_ms: f64,
     /// Maximum in milliseconds.
     pub max_ms: f64,
     /// Arithmetic mean in milliseconds.
@@ -142,6 +219,11 @@ pub struct BenchReport {
     pub passes: Vec<PassStats>,
     /// Whole-frame GPU time statistics.
     pub frame: PassStats,
+    /// Frames whose GPU time is more than twice the median frame's.
+    pub long_frames: Vec<u32>,
+    /// On the globe: the tile cache over the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSummary>,
     /// Per-frame measurements.
     pub frames: Vec<FrameRecord>,
 }
@@ -175,6 +257,7 @@ fn stats(name: &str, samples_ms: &[f64]) -> PassStats {
             name: name.to_string(),
             median_ms: 0.0,
             p95_ms: 0.0,
+            p99_ms: 0.0,
             max_ms: 0.0,
             mean_ms: 0.0,
         };
@@ -184,6 +267,7 @@ fn stats(name: &str, samples_ms: &[f64]) -> PassStats {
         name: name.to_string(),
         median_ms: percentile(&sorted, 50.0),
         p95_ms: percentile(&sorted, 95.0),
+        p99_ms: percentile(&sorted, 99.0),
         max_ms: sorted[sorted.len() - 1],
         mean_ms: sorted.iter().sum::<f64>() / sorted.len() as f64,
     }
@@ -249,11 +333,19 @@ impl BenchReport {
             .collect();
         let frame_samples_ms: Vec<f64> = frames.iter().map(|f| f.frame_gpu_ms).collect();
         let frame = stats("frame", &frame_samples_ms);
+        let long_frames = frames
+            .iter()
+            .filter(|f| f.frame_gpu_ms > 2.0 * frame.median_ms)
+            .map(|f| f.frame)
+            .collect();
+        let cache = CacheSummary::from_frames(&frames);
 
         BenchReport {
             meta,
             passes,
             frame,
+            long_frames,
+            cache,
             frames,
         }
     }
@@ -262,7 +354,7 @@ impl BenchReport {
     pub fn summary_table(&self) -> String {
         let meta = &self.meta;
         let mut out = format!(
-            "bisector benchmark: {} along {}, {}x{} px, {} frames, {} ({}), max depth {}, pixel error {} px, {}\n\n",
+            "bisector benchmark: {} along {}, {}x{} px, {} frames, {} ({}), max depth {}, {} {} px, {}\n\n",
             meta.terrain,
             meta.path,
             meta.width_px,
@@ -271,6 +363,7 @@ impl BenchReport {
             meta.adapter,
             meta.backend,
             meta.max_depth,
+            meta.criterion,
             meta.pixel_error_px,
             meta.date,
         );
@@ -284,15 +377,15 @@ impl BenchReport {
             .max()
             .unwrap_or(0);
         out.push_str(&format!(
-            "{:<name_width$}  {:>10}  {:>10}  {:>10}\n",
-            "pass", "median ms", "p95 ms", "max ms"
+            "{:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}\n",
+            "pass", "median ms", "p95 ms", "p99 ms", "max ms"
         ));
-        out.push_str(&format!("{}\n", "-".repeat(name_width + 36)));
+        out.push_str(&format!("{}\n", "-".repeat(name_width + 48)));
         let rows = self.passes.iter().map(|pass| (pass.name.as_str(), pass));
         for (label, pass) in rows.chain([(total_label, &self.frame)]) {
             out.push_str(&format!(
-                "{:<name_width$}  {:>10.3}  {:>10.3}  {:>10.3}\n",
-                label, pass.median_ms, pass.p95_ms, pass.max_ms
+                "{:<name_width$}  {:>10.3}  {:>10.3}  {:>10.3}  {:>10.3}\n",
+                label, pass.median_ms, pass.p95_ms, pass.p99_ms, pass.max_ms
             ));
         }
 
@@ -323,6 +416,28 @@ impl BenchReport {
             };
             out.push_str(&format!(
                 "{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"
+            ));
+        }
+        out.push_str(&format!(
+            "\nframes over twice the median GPU time: {} of {}\n",
+            self.long_frames.len(),
+            self.frames.len()
+        ));
+        if let Some(c) = &self.cache {
+            out.push_str(&format!(
+                "tile cache: {} tiles streamed ({:.1} MiB), {} evicted, hit rate {:.1}% over {} read-backs ({} overflowed), load queue up to {}, {} failed, {} of {} resident at the end; CPU submit median {:.2} ms, max {:.2} ms\n",
+                c.tiles_streamed,
+                c.bytes_streamed as f64 / (1 << 20) as f64,
+                c.evictions,
+                100.0 * c.hit_rate,
+                c.readback_frames,
+                c.overflow_frames,
+                c.max_load_queue,
+                c.failed_loads,
+                c.resident_tiles,
+                c.capacity_tiles,
+                c.cpu_submit_median_ms,
+                c.cpu_submit_max_ms,
             ));
         }
         out
@@ -512,6 +627,7 @@ mod tests {
                     cache_misses: rng.next_u64() % 100,
                     pass_gpu_ms,
                     frame_gpu_ms,
+                    globe: None,
                 }
             })
             .collect()
@@ -531,6 +647,39 @@ mod tests {
         assert_eq!(percentile(&data, -5.0), 1.0);
         assert!(percentile(&[], 50.0).is_nan());
         assert!(percentile(&data, f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn cache_summary_counts_each_readback_once_and_long_frames_are_flagged() {
+        use crate::cache::tile_cache::TileCacheStats;
+        let mut rng = XorShift::fresh("cache_summary");
+        let mut frames = random_frames(&mut rng, 40);
+        let (mut hits, mut misses, mut uploaded) = (0u64, 0u64, 0u64);
+        let mut previous = TileCacheStats::default();
+        for (i, frame) in frames.iter_mut().enumerate() {
+            let mut cache = TileCacheStats { uploaded_tiles: (rng.next_u64() % 8) as u32, capacity_tiles: 64, ..Default::default() };
+            if i % 3 == 2 {
+                // No new read-back this frame: the cache repeats the previous one's counts.
+                (cache.readback_frame, cache.hits, cache.misses) = (previous.readback_frame, previous.hits, previous.misses);
+            } else {
+                (cache.readback_frame, cache.hits, cache.misses) = (previous.readback_frame + 1, (rng.next_u64() % 50) as u32, (rng.next_u64() % 20) as u32);
+                hits += u64::from(cache.hits);
+                misses += u64::from(cache.misses);
+            }
+            uploaded += u64::from(cache.uploaded_tiles);
+            previous = cache.clone();
+            frame.globe = Some(GlobeFrameRecord { lon_deg: 0.0, lat_deg: 0.0, altitude_m: 1.0, cpu_submit_ms: i as f64, cache });
+        }
+        frames[7].frame_gpu_ms = 1e3;
+        let report = BenchReport::from_frames(meta(), frames);
+        let c = report.cache.as_ref().expect("globe frames give a cache summary");
+        assert_eq!(u64::from(c.readback_frames), previous.readback_frame);
+        assert_eq!(c.tiles_streamed, uploaded);
+        assert!((c.hit_rate - hits as f64 / (hits + misses) as f64).abs() < 1e-12);
+        assert_eq!(c.cpu_submit_max_ms, 39.0);
+        assert!(report.long_frames.contains(&7));
+        assert!(report.long_frames.iter().all(|&f| report.frames[f as usize].frame_gpu_ms > 2.0 * report.frame.median_ms));
+        assert!(BenchReport::from_frames(meta(), random_frames(&mut rng, 5)).cache.is_none());
     }
 
     #[test]
@@ -595,6 +744,7 @@ mod tests {
     #[test]
     fn duplicate_and_non_finite_times() {
         let frame = |pass_gpu_ms: Vec<(&str, f64)>, frame_gpu_ms: f64| FrameRecord {
+            globe: None,
             frame: 0,
             time_s: 0.0,
             leaves: 1,

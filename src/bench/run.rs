@@ -1,8 +1,10 @@
 //! The headless benchmark runner: flies a camera path for N frames and collects per-frame
 //! statistics and per-pass GPU times into a report.
 
+use crate::bench::globe_path::GlobePath;
 use crate::bench::path::CameraPath;
-use crate::bench::report::{BenchMeta, BenchReport, FrameRecord};
+use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord};
+use crate::globe::headless::GlobeView;
 use crate::gpu::Gpu;
 use crate::render::camera::Camera;
 use crate::render::headless::HeadlessView;
@@ -10,26 +12,29 @@ use crate::render::terrain_draw::COLOR_FORMAT;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 
-/// What to benchmark.
+/// What to benchmark, for either renderer.
 pub struct BenchOptions {
     pub terrain_name: String,
     pub path_name: String,
-    pub path: CameraPath,
     pub size_px: (u32, u32),
     pub frames: u32,
-    pub settings: RenderSettings,
-    /// Frames rendered from the path's first pose before measuring, so the tree starts converged.
+    /// Frames rendered from the path's first pose before measuring, so the tree starts converged
+    /// (the globe stops early once its tree has converged and its tile cache has settled).
     pub warmup_frames: u32,
+    /// Frames start no faster than this many per second (0: as fast as the GPU goes), so that
+    /// tiles streaming on background threads see the time a real-time viewer would give them.
+    pub pace_fps: f64,
     /// Show a progress bar on stderr.
     pub progress: bool,
 }
 
-/// The time along the path of frame `frame` of `frames` (first and last frames at the ends).
-pub fn frame_time_s(path: &CameraPath, frame: u32, frames: u32) -> f64 {
+/// The time along a path `duration_s` long of frame `frame` of `frames` (first and last frames
+/// at the ends).
+pub fn frame_time_s(duration_s: f64, frame: u32, frames: u32) -> f64 {
     if frames <= 1 {
         0.0
     } else {
-        path.duration_s() * frame as f64 / (frames - 1) as f64
+        duration_s * frame as f64 / (frames - 1) as f64
     }
 }
 
@@ -38,22 +43,55 @@ fn camera_at(path: &CameraPath, time_s: f64) -> Camera {
     Camera { position_m: pose.position_m, forward: pose.forward, fov_y_deg: pose.fov_y_deg }
 }
 
-/// Runs the benchmark and returns its report.
-pub fn run_bench(gpu: &Gpu, field: &HeightField, options: &BenchOptions) -> BenchReport {
-    let settings = options.settings.clone();
+/// Runs `frame(frame_index, path_time_s)` for every measured frame along a path `duration_s`
+/// long, paced at `options.pace_fps`, with a progress bar; returns the records.
+fn fly(options: &BenchOptions, duration_s: f64, mut frame: impl FnMut(u32, f64) -> FrameRecord) -> Vec<FrameRecord> {
+    let bar = if options.progress { indicatif::ProgressBar::new(options.frames as u64) } else { indicatif::ProgressBar::hidden() };
+    bar.set_style(indicatif::ProgressStyle::with_template("bench {bar:40} {pos}/{len} frames, {eta} left").expect("valid template"));
+    let period = (options.pace_fps > 0.0).then(|| std::time::Duration::from_secs_f64(1.0 / options.pace_fps));
+    let start = std::time::Instant::now();
+    let mut records = Vec::with_capacity(options.frames as usize);
+    for index in 0..options.frames {
+        if let Some(period) = period {
+            let due = start + period * index;
+            std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+        }
+        records.push(frame(index, frame_time_s(duration_s, index, options.frames)));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    records
+}
+
+/// The report's description of a run.
+fn meta(gpu: &Gpu, options: &BenchOptions, max_depth: u32, criterion: &str, pixel_error_px: f64) -> BenchMeta {
+    let info = gpu.adapter.get_info();
+    BenchMeta {
+        terrain: options.terrain_name.clone(),
+        path: options.path_name.clone(),
+        width_px: options.size_px.0,
+        height_px: options.size_px.1,
+        frames: options.frames,
+        adapter: info.name,
+        backend: format!("{:?}", info.backend),
+        max_depth,
+        criterion: criterion.to_string(),
+        pixel_error_px,
+        date: today_utc(),
+    }
+}
+
+/// Benchmarks the heightfield renderer along `path`.
+pub fn run_bench(gpu: &Gpu, field: &HeightField, settings: &RenderSettings, path: &CameraPath, options: &BenchOptions) -> BenchReport {
     let renderer = Renderer::new(gpu, field, settings.clone(), COLOR_FORMAT);
     let mut view = HeadlessView::new(gpu, renderer, options.size_px.0, options.size_px.1);
-    let first = camera_at(&options.path, 0.0);
+    let first = camera_at(path, 0.0);
     for _ in 0..options.warmup_frames {
         view.frame(gpu, &first);
     }
-    let bar = if options.progress { indicatif::ProgressBar::new(options.frames as u64) } else { indicatif::ProgressBar::hidden() };
-    bar.set_style(indicatif::ProgressStyle::with_template("bench {bar:40} {pos}/{len} frames, {eta} left").expect("valid template"));
-    let mut records = Vec::with_capacity(options.frames as usize);
-    for frame in 0..options.frames {
-        let time_s = frame_time_s(&options.path, frame, options.frames);
-        let outcome = view.frame(gpu, &camera_at(&options.path, time_s));
-        records.push(FrameRecord {
+    let records = fly(options, path.duration_s(), |frame, time_s| {
+        let outcome = view.frame(gpu, &camera_at(path, time_s));
+        FrameRecord {
             frame,
             time_s,
             leaves: outcome.stats.leaves,
@@ -65,24 +103,43 @@ pub fn run_bench(gpu: &Gpu, field: &HeightField, options: &BenchOptions) -> Benc
             cache_misses: 0,
             pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
             frame_gpu_ms: outcome.timings.frame_gpu_ms,
-        });
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    let info = gpu.adapter.get_info();
-    let meta = BenchMeta {
-        terrain: options.terrain_name.clone(),
-        path: options.path_name.clone(),
-        width_px: options.size_px.0,
-        height_px: options.size_px.1,
-        frames: options.frames,
-        adapter: info.name,
-        backend: format!("{:?}", info.backend),
-        max_depth: settings.max_depth,
-        criterion: settings.criterion.name().to_string(),
-        pixel_error_px: settings.threshold_px() as f64,
-        date: today_utc(),
-    };
+            globe: None,
+        }
+    });
+    let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.threshold_px() as f64);
+    BenchReport::from_frames(meta, records)
+}
+
+/// Benchmarks the globe along `path`: `view` holds the renderer and its tile cache.
+pub fn run_globe_bench(gpu: &Gpu, view: &mut GlobeView, path: &GlobePath, options: &BenchOptions) -> BenchReport {
+    view.converge(gpu, &path.sample(0.0).camera(), options.warmup_frames.max(1));
+    let triangles_per_leaf = 1u64 << view.renderer.settings.sub_levels;
+    let records = fly(options, path.duration_s(), |frame, time_s| {
+        let pose = path.sample(time_s);
+        let outcome = view.frame(gpu, &pose.camera());
+        FrameRecord {
+            frame,
+            time_s,
+            leaves: outcome.stats.leaves,
+            triangles: outcome.stats.leaves.min(outcome.stats.capacity) as u64 * triangles_per_leaf,
+            visible_leaves: outcome.lod.visible_leaves,
+            max_error_px: outcome.lod.max_size_px as f64,
+            max_depth: outcome.stats.max_depth,
+            cache_hits: u64::from(outcome.cache.hits),
+            cache_misses: u64::from(outcome.cache.misses),
+            pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
+            frame_gpu_ms: outcome.timings.frame_gpu_ms,
+            globe: Some(GlobeFrameRecord {
+                lon_deg: pose.lon_deg,
+                lat_deg: pose.lat_deg,
+                altitude_m: pose.altitude_m,
+                cpu_submit_ms: outcome.cpu_submit_ms,
+                cache: outcome.cache,
+            }),
+        }
+    });
+    let settings = &view.renderer.settings;
+    let meta = meta(gpu, options, settings.max_depth, "edge-length", settings.pixel_target_px as f64);
     BenchReport::from_frames(meta, records)
 }
 

@@ -23,6 +23,8 @@ pub struct GlobeFrameOutcome {
     pub lod: LodStats,
     pub cache: TileCacheStats,
     pub timings: FrameTimings,
+    /// CPU wall time of the cache's frame work, recording and submission, in milliseconds.
+    pub cpu_submit_ms: f64,
 }
 
 impl GlobeView {
@@ -33,6 +35,7 @@ impl GlobeView {
 
     /// Renders one frame, waits for it and returns its statistics and timings.
     pub fn frame(&mut self, gpu: &Gpu, camera: &GlobeCamera) -> GlobeFrameOutcome {
+        let start = std::time::Instant::now();
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("globe.frame") });
         let size = (self.target.width_px, self.target.height_px);
         self.cache.begin_frame(gpu, &mut encoder, self.renderer.frame_index() + 1);
@@ -41,11 +44,12 @@ impl GlobeView {
         gpu.queue.submit([encoder.finish()]);
         self.cache.after_submit();
         self.renderer.end_frame();
+        let cpu_submit_ms = start.elapsed().as_secs_f64() * 1e3;
         let stats = self.renderer.read_stats(gpu);
         let lod = self.renderer.read_lod_stats(gpu);
         gpu.wait_idle();
         let timings = self.renderer.take_timings(&gpu.queue).unwrap_or_default();
-        GlobeFrameOutcome { stats, lod, cache: self.cache.stats(), timings }
+        GlobeFrameOutcome { stats, lod, cache: self.cache.stats(), timings, cpu_submit_ms }
     }
 
     /// Renders frames until the leaf count stays the same for two consecutive frames and the
