@@ -8,6 +8,7 @@
 pub mod bookmarks;
 pub mod config;
 pub mod flight;
+pub mod globe_rig;
 pub mod kernel_lab;
 pub mod orbit;
 pub mod panels;
