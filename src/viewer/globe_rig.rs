@@ -514,8 +514,9 @@ mod tests {
         rig.go_to(f64::NAN, 0.0, 1.0);
         assert_eq!(rig.camera(), camera);
         // Q/E turn the heading, T/G the tilt.
+        let (heading_deg, tilt_deg) = (rig.orbit.heading_deg, rig.orbit.tilt_deg);
         rig.step(Move::default(), Turn { heading: 1.0, tilt: 1.0 }, 0.5);
-        assert!(close(rig.orbit.heading_deg, 30.0, 1e-9) && close(rig.orbit.tilt_deg, MIN_TILT_DEG + 15.0, 1e-9), "{:?}", rig.orbit);
+        assert!(close(rig.orbit.heading_deg, heading_deg + 30.0, 1e-9) && close(rig.orbit.tilt_deg, tilt_deg + 15.0, 1e-9), "{:?}", rig.orbit);
         rig.set_mode(CameraMode::Fly);
         rig.go_to(0.0, 0.0, 1.0);
         assert!(close(rig.camera().altitude_m(), MIN_ALTITUDE_M, 1e-6));
