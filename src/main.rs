@@ -24,6 +24,7 @@ use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::spec::GlobeSpec;
 use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use bisector::leb::base_mesh::BaseMesh;
+use bisector::viewer::SceneOptions;
 
 #[derive(Parser)]
 #[command(name = "bisector", version, about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection")]
@@ -35,7 +36,8 @@ struct Cli {
 /// Options every rendering command shares.
 #[derive(clap::Args, Clone)]
 struct RenderArgs {
-    /// Terrain: procedural[:SEED] (the built-in default).
+    /// Terrain: procedural[:SEED] (the built-in default), a GeoTIFF, PNG or tile-pyramid folder,
+    /// or the globe: planet[:SEED] (procedural) or planet:BASE.tif[,REGION...].
     #[arg(long, default_value = "procedural")]
     terrain: String,
     /// Max depth D of the concurrent binary tree (5..=29; the heap takes 2^(D-1) bytes).
@@ -79,7 +81,7 @@ enum LodArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Open the interactive viewer with its egui panel (C: orbit/fly, drag, scroll, WASD/QE, F wireframe, L freeze, F12 screenshot).
+    /// Open the interactive viewer with its egui panel (C: orbit/fly, drag, scroll, WASD/QE, F wireframe, L freeze, F12 screenshot; --terrain planet: the globe, right drag or Q/E/T/G to turn and tilt).
     View {
         #[command(flatten)]
         render: RenderArgs,
@@ -855,11 +857,15 @@ fn globe_producer(spec: &GlobeSpec) -> anyhow::Result<Producer> {
     })
 }
 
+/// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).
+fn globe_cache_config(tiles: u32) -> TileCacheConfig {
+    let loader_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    TileCacheConfig { tiles, loader_threads, ..Default::default() }
+}
+
 /// The tile cache of a globe, holding `tiles` tiles of `producer`.
 fn globe_cache(gpu: &Gpu, producer: Producer, tiles: u32) -> anyhow::Result<TileCache> {
-    let loader_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let config = TileCacheConfig { tiles, loader_threads, ..Default::default() };
-    Ok(TileCache::new(gpu, config, producer)?)
+    Ok(TileCache::new(gpu, globe_cache_config(tiles), producer)?)
 }
 
 /// Frames `shot` allows the globe's tile cache to settle in, beyond the tree's convergence.
@@ -972,14 +978,26 @@ fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
 }
 
 fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path::Path>, no_vsync: bool) -> anyhow::Result<()> {
-    let settings = settings(render)?;
-    let spec = TerrainSpec::parse(&render.terrain)?;
-    if let Some(path) = screenshot {
-        check_output_path(path, "--screenshot")?;
-    }
+    let scene = match GlobeSpec::parse(&render.terrain) {
+        Some(spec) => {
+            let spec = spec?;
+            let settings = globe_settings(render)?;
+            if let Some(path) = screenshot {
+                check_output_path(path, "--screenshot")?;
+            }
+            SceneOptions::Globe { settings, producer: globe_producer(&spec)?, cache: globe_cache_config(render.cache_tiles) }
+        }
+        None => {
+            let settings = settings(render)?;
+            let spec = TerrainSpec::parse(&render.terrain)?;
+            if let Some(path) = screenshot {
+                check_output_path(path, "--screenshot")?;
+            }
+            SceneOptions::Heightfield { field: load_terrain(&spec, render)?, settings }
+        }
+    };
     bisector::viewer::run(bisector::viewer::ViewerOptions {
-        field: load_terrain(&spec, render)?,
-        settings,
+        scene,
         frames,
         screenshot: screenshot.map(|p| p.to_path_buf()),
         vsync: !no_vsync,

@@ -233,6 +233,47 @@ fn view_runs_in_a_window_under_xvfb() {
 }
 
 #[test]
+fn view_shows_the_globe_under_xvfb() {
+    // `view --terrain planet`: the globe renderer and its tile cache in the window, at the
+    // default orbit (the whole planet in the middle of the window), the panel beside it.
+    let screen = common::VirtualDisplay::start(640, 480);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("globe.png");
+    let out = Command::new("timeout")
+        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view", "--terrain", "planet", "--max-depth", "16", "--cache-tiles", "64", "--frames", "40", "--screenshot"])
+        .arg(&shot)
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("BISECTOR_CONFIG_DIR", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let image = image::open(&shot).unwrap().to_rgba8();
+    let (width, height) = image.dimensions();
+    let region = |x0: u32, x1: u32, y0: u32, y1: u32| (x0..x1).flat_map(move |x| (y0..y1).map(move |y| (x, y)));
+    // Space in the corner: dark and blue-black.
+    let space = *image.get_pixel(4, 4);
+    assert!(space[0] < 40 && space[1] < 40 && space[2] < 60, "the corner is not space: {space:?}");
+    // The planet in the middle: lit terrain, not space, many colours, some sea (blue over red)
+    // and some land (green or red over blue).
+    let (cx, cy) = (width / 2, height / 2);
+    let planet: Vec<image::Rgba<u8>> = region(cx - 60, cx + 60, cy - 60, cy + 60).map(|(x, y)| *image.get_pixel(x, y)).collect();
+    let lit = planet.iter().filter(|p| p.0.iter().take(3).map(|&c| c as u32).sum::<u32>() > 90).count();
+    assert!(lit > planet.len() * 9 / 10, "the middle of the window is mostly dark: {lit} of {} lit", planet.len());
+    let colours: std::collections::HashSet<_> = planet.iter().map(|p| p.0).collect();
+    assert!(colours.len() > 100, "the planet shows only {} colours", colours.len());
+    let sea = planet.iter().filter(|p| p[2] as i32 > p[0] as i32 + 20).count();
+    let land = planet.iter().filter(|p| p[1].max(p[0]) as i32 > p[2] as i32 + 10).count();
+    assert!(sea + land > planet.len() / 2, "few terrain colours in the middle: {sea} sea, {land} land");
+    // The panel on the right, with its Tile cache section (light text on the dark fill).
+    let panel: Vec<_> = region(width - 250, width - 10, 0, height).map(|(x, y)| *image.get_pixel(x, y)).collect();
+    let fill = panel.iter().filter(|p| p[0].abs_diff(27) <= 3 && p[1].abs_diff(27) <= 3 && p[2].abs_diff(27) <= 3).count() as f64 / panel.len() as f64;
+    assert!(fill > 0.5, "the panel region is only {:.0}% panel colour", fill * 100.0);
+    assert!(panel.iter().filter(|p| p[0] > 150 && p[1] > 150 && p[2] > 150).count() > 500, "the panel shows little text");
+}
+
+#[test]
 fn view_reports_a_lost_device_and_exits() {
     // The viewer destroys its own device after 2 frames (fault injection): one clear line, a
     // non-zero exit, no hang.

@@ -259,6 +259,11 @@ impl GlobeRenderer {
         self.cbt.read_leaf_ids(&gpu.device, &gpu.queue, &self.leaf_ids)
     }
 
+    /// The 16-byte `LodStats` globe.decode writes each frame (for asynchronous read-backs).
+    pub fn lod_stats_buffer(&self) -> &wgpu::Buffer {
+        &self.lod_stats
+    }
+
     /// Visible leaves and the largest projected hypotenuse of one, as globe.decode measured them last.
     pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
         bytemuck::pod_read_unaligned(&read_buffer(&gpu.device, &gpu.queue, &self.lod_stats, 0, 16))

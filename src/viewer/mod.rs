@@ -1,18 +1,24 @@
 //! `bisector view`: a window that runs the same frame schedule as `shot` and `bench` through the
-//! same `Renderer`, with an egui side panel (Camera, LOD, Stats, Kernel lab) drawn on top in the same frame.
+//! same `Renderer` (or, for `--terrain planet...`, the same `GlobeRenderer` and `TileCache`; see
+//! `scene.rs`), with an egui side panel (Camera, LOD, Stats, Kernel lab, and Tile cache on the
+//! globe) drawn on top in the same frame.
 //!
 //! Keys: C switches orbit / free flight; orbit: drag to orbit, scroll to zoom, W/A/S/D to move;
 //! flight: W/A/S/D/Q/E to move, drag to look, Shift fast, scroll for speed; F wireframe, L freeze
-//! LOD, R reset, F1 panel, F12 screenshot, Esc quit.
+//! LOD, R reset, F1 panel, F12 screenshot, Esc quit. On the globe's orbit (`globe_rig.rs`) drag
+//! moves the planet, right drag or Shift drag turns and tilts, Q/E turn, T/G tilt.
 
 pub mod bookmarks;
 pub mod config;
 pub mod flight;
+pub mod globe_panels;
+pub mod globe_rig;
 pub mod kernel_lab;
 pub mod orbit;
 pub mod panels;
 pub mod recorder;
 pub mod rig;
+pub mod scene;
 pub mod stats;
 
 use std::collections::HashSet;
@@ -27,23 +33,33 @@ use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use crate::globe::renderer::GlobeSettings;
 use crate::gpu::{Gpu, Requirements};
 use crate::render::terrain_draw::DEPTH_FORMAT;
-use crate::render::{RenderSettings, Renderer};
+use crate::render::RenderSettings;
 use crate::terrain::HeightField;
 use bookmarks::{Bookmark, Bookmarks};
 use config::{PanelState, SavedState, StateFile};
 use flight::Move;
-use orbit::Orbit;
-use panels::{Action, PanelData, UiState};
+use globe_panels::GlobeData;
+use globe_rig::Turn;
+use panels::{Action, HeightfieldData, LodSettings, PanelData, SceneData, UiState};
 use recorder::PathRecorder;
-use rig::{CameraMode, CameraRig};
+use scene::{FrameTarget, GlobeScene, HeightfieldScene, Scene};
 use stats::{StatsReadback, TimingHistory};
+
+/// What the viewer draws.
+pub enum SceneOptions {
+    /// A flat height field.
+    Heightfield { field: HeightField, settings: RenderSettings },
+    /// The globe, its heights served by a tile cache of `cache` sizes filled by `producer`.
+    Globe { settings: GlobeSettings, producer: Producer, cache: TileCacheConfig },
+}
 
 /// What the viewer shows and how long it runs.
 pub struct ViewerOptions {
-    pub field: HeightField,
-    pub settings: RenderSettings,
+    pub scene: SceneOptions,
     /// Quit after this many frames (for automation).
     pub frames: Option<u32>,
     /// Write the last frame (with the panel) to this PNG before quitting.
@@ -99,9 +115,7 @@ struct State {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     depth_view: wgpu::TextureView,
-    renderer: Renderer,
-    field: HeightField,
-    rig: CameraRig,
+    scene: Scene,
     gui: Gui,
     ui: UiState,
     panels: PanelState,
@@ -111,7 +125,8 @@ struct State {
     readback: StatsReadback,
     history: TimingHistory,
     keys: HashSet<KeyCode>,
-    dragging: bool,
+    /// The mouse button dragging the view, if any.
+    dragging: Option<MouseButton>,
     last_cursor: Option<(f64, f64)>,
     frames_shown: u32,
     start: Instant,
@@ -151,8 +166,10 @@ impl State {
         let instance = crate::gpu::create_instance();
         let surface = instance.create_surface(window.clone()).context("cannot create a drawing surface for the window")?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
-        let settings = &options.settings;
-        let mut requirements = Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(options.field.samples_per_side);
+        let mut requirements = match &options.scene {
+            SceneOptions::Heightfield { field, settings } => Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side),
+            SceneOptions::Globe { settings, cache, .. } => Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(cache.tiles),
+        };
         kernel_lab::request_optional(&mut requirements, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;
         let device_lost = Arc::new(Mutex::new(None));
@@ -174,8 +191,23 @@ impl State {
             config.usage |= wgpu::TextureUsages::COPY_SRC;
         }
         surface.configure(&gpu.device, &config);
-        let renderer = Renderer::new(&gpu, &options.field, settings.clone(), config.format);
-        let mut rig = CameraRig::new(Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64));
+        let (mut scene, mut ui) = match &options.scene {
+            SceneOptions::Heightfield { field, settings } => {
+                let scene = HeightfieldScene::new(&gpu, field, settings.clone(), config.format);
+                let mut ui = UiState::new(settings);
+                let [west, south, east, north] = scene.renderer.data_bounds_m().map(f64::from);
+                ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
+                (Scene::Heightfield(Box::new(scene)), ui)
+            }
+            SceneOptions::Globe { settings, producer, cache } => {
+                let cache = TileCache::new(&gpu, cache.clone(), producer.clone())?;
+                let scene = GlobeScene::new(&gpu, settings.clone(), cache, config.format);
+                let mut ui = UiState::with_lod(LodSettings::from_globe(settings));
+                let (lon_deg, lat_deg) = scene.rig.orbit.target_lon_lat_deg();
+                ui.goto = [(lon_deg * 100.0).round() / 100.0, (lat_deg * 100.0).round() / 100.0, 10_000.0];
+                (Scene::Globe(Box::new(scene)), ui)
+            }
+        };
 
         let dir = config::config_dir();
         let (saved, state_file) = config::load_state(dir.as_ref().map(|d| d.join(config::STATE_FILE)));
@@ -188,11 +220,8 @@ impl State {
         let input = egui_winit::State::new(ctx.clone(), egui::ViewportId::ROOT, &window, Some(window.scale_factor() as f32), window.theme(), Some(max_texture_side));
         let gui = Gui { ctx, input, renderer: egui_wgpu::Renderer::new(&gpu.device, config.format.remove_srgb_suffix(), egui_wgpu::RendererOptions::default()) };
         let panels = saved.panels;
-        rig.speed_scale = panels.speed_scale;
-        rig.set_mode(panels.camera_mode, &options.field);
-        let mut ui = UiState::new(settings);
-        let [west, south, east, north] = renderer.data_bounds_m().map(f64::from);
-        ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
+        scene.set_speed_scale(panels.speed_scale);
+        scene.set_mode(panels.camera_mode);
         ui.bookmark_name = format!("view {}", bookmarks.list.len() + 1);
         ui.kernel_lab = kernel_lab::KernelLabState::new(panels.kernel_lab.clone());
         let now = Instant::now();
@@ -202,9 +231,7 @@ impl State {
             gpu,
             surface,
             config,
-            renderer,
-            field: options.field.clone(),
-            rig,
+            scene,
             gui,
             ui,
             history: TimingHistory::new(panels.plot_frames),
@@ -214,7 +241,7 @@ impl State {
             recorder: PathRecorder::default(),
             readback: StatsReadback::default(),
             keys: HashSet::new(),
-            dragging: false,
+            dragging: None,
             last_cursor: None,
             frames_shown: 0,
             start: now,
@@ -237,17 +264,13 @@ impl State {
 
     /// Writes the panel state (not over a malformed file).
     fn save_state(&mut self) {
-        self.panels.camera_mode = self.rig.mode;
-        self.panels.speed_scale = self.rig.speed_scale;
+        self.panels.camera_mode = self.scene.mode();
+        self.panels.speed_scale = self.scene.speed_scale();
         self.panels.kernel_lab = self.ui.kernel_lab.settings.clone();
         let saved = SavedState { panels: self.panels.clone(), egui: Some(self.gui.ctx.memory(|m| m.clone())) };
         if let Err(error) = config::save_state(&self.state_file, &saved) {
             eprintln!("warning: {error}");
         }
-    }
-
-    fn ground_m(&self, x_m: f64, y_m: f64) -> f64 {
-        rig::ground_m(&self.field, x_m, y_m)
     }
 
     /// Movement from the keys held (ignored while egui has the keyboard).
@@ -261,22 +284,16 @@ impl State {
         }
     }
 
+    /// The globe orbit's heading (Q/E) and tilt (T/G) keys held.
+    fn held_turn(&self) -> Turn {
+        let held = |k| self.keys.contains(&k) as i32 as f64;
+        Turn { heading: held(KeyCode::KeyE) - held(KeyCode::KeyQ), tilt: held(KeyCode::KeyT) - held(KeyCode::KeyG) }
+    }
+
     /// Moves the camera by the keys held for `dt_s` seconds.
     fn move_camera(&mut self, dt_s: f64) {
-        let input = self.held_move();
-        match self.rig.mode {
-            CameraMode::Fly => {
-                self.rig.fly(input, dt_s, &self.field);
-            }
-            CameraMode::Orbit => {
-                let step = 0.8 * self.rig.orbit.distance_m * dt_s * if input.fast { 4.0 } else { 1.0 };
-                self.rig.orbit.pan(input.forward * step, -input.right * step);
-                let ground = self.ground_m(self.rig.orbit.centre_m.x, self.rig.orbit.centre_m.y);
-                if !input.is_idle() {
-                    self.rig.orbit.centre_m.z = ground;
-                }
-            }
-        }
+        let (input, turn) = (self.held_move(), self.held_turn());
+        self.scene.step(input, turn, dt_s);
     }
 
     /// Applies one action; returns false when the viewer should quit.
@@ -285,18 +302,29 @@ impl State {
             Action::Quit => return false,
             Action::Screenshot => self.screenshot_requested = true,
             Action::TogglePanel => self.panels.show_panel = !self.panels.show_panel,
-            Action::Reset => self.rig.reset(),
-            Action::SetMode(mode) => self.rig.set_mode(mode, &self.field),
-            Action::GoTo { x_m, y_m, height_m } => self.rig.go_to(x_m, y_m, height_m, &self.field),
+            Action::Reset => self.scene.reset(),
+            Action::SetMode(mode) => self.scene.set_mode(mode),
+            Action::GoTo { x_m, y_m, height_m } => {
+                if let Scene::Heightfield(s) = &mut self.scene {
+                    s.rig.go_to(x_m, y_m, height_m, &s.field);
+                }
+            }
+            Action::GoToLonLat { lon_deg, lat_deg, altitude_m } => {
+                if let Scene::Globe(s) = &mut self.scene {
+                    s.rig.go_to(lon_deg, lat_deg, altitude_m);
+                }
+            }
             Action::AddBookmark(name) => {
-                let name = if name.trim().is_empty() { format!("view {}", self.bookmarks.list.len() + 1) } else { name };
-                self.bookmarks.list.push(Bookmark::of_camera(&name, &self.rig.camera()));
-                self.ui.bookmark_name = format!("view {}", self.bookmarks.list.len() + 1);
-                self.ui.status = format!("added bookmark \"{name}\"; Save bookmarks keeps it");
+                if let Scene::Heightfield(s) = &self.scene {
+                    let name = if name.trim().is_empty() { format!("view {}", self.bookmarks.list.len() + 1) } else { name };
+                    self.bookmarks.list.push(Bookmark::of_camera(&name, &s.rig.camera()));
+                    self.ui.bookmark_name = format!("view {}", self.bookmarks.list.len() + 1);
+                    self.ui.status = format!("added bookmark \"{name}\"; Save bookmarks keeps it");
+                }
             }
             Action::ApplyBookmark(i) => {
-                if let Some(mark) = self.bookmarks.list.get(i) {
-                    self.rig.fly_to(&mark.camera());
+                if let (Some(mark), Scene::Heightfield(s)) = (self.bookmarks.list.get(i), &mut self.scene) {
+                    s.rig.fly_to(&mark.camera());
                 }
             }
             Action::DeleteBookmark(i) => {
@@ -337,8 +365,7 @@ impl State {
     /// Rebuilds the renderer at the LOD panel's max depth (the tree starts over).
     fn rebuild(&mut self) {
         let depth = self.ui.lod.max_depth.clamp(crate::cbt::cpu::MIN_MAX_DEPTH, self.ui.max_depth_limit);
-        let settings = RenderSettings { max_depth: depth, ..self.renderer.settings.clone() };
-        self.renderer = Renderer::new(&self.gpu, &self.field, settings, self.config.format);
+        self.scene.rebuild(&self.gpu, depth, self.config.format);
         self.ui.lod.max_depth = depth;
         self.ui.renderer_max_depth = depth;
         self.readback = StatsReadback::default();
@@ -349,22 +376,30 @@ impl State {
     /// Runs the panel; returns false when an action asks to quit.
     fn run_ui(&mut self) -> (egui::FullOutput, bool) {
         let raw = self.gui.input.take_egui_input(&self.window);
-        let camera = self.rig.camera();
-        let height_above_ground_m = camera.position_m.z - self.ground_m(camera.position_m.x, camera.position_m.y);
         let timestamps = self.gpu.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut actions = Vec::new();
         let output = {
             let (ui, panels) = (&mut self.ui, &mut self.panels);
+            let (scene, triangles_per_leaf) = match &self.scene {
+                Scene::Heightfield(s) => (
+                    SceneData::Heightfield(HeightfieldData {
+                        camera: s.rig.camera(),
+                        height_above_ground_m: s.height_above_ground_m(),
+                        bookmarks: &self.bookmarks.list,
+                        recording: self.recorder.recording,
+                        recorded_poses: self.recorder.len(),
+                        recorded_s: self.recorder.duration_s(),
+                    }),
+                    1,
+                ),
+                Scene::Globe(s) => (SceneData::Globe(GlobeData { camera: s.rig.camera(), orbit: s.rig.orbit, cache: s.cache.stats() }), 1 << s.renderer.settings.sub_levels),
+            };
             let data = PanelData {
-                camera,
-                mode: self.rig.mode,
-                height_above_ground_m,
-                bookmarks: &self.bookmarks.list,
-                recording: self.recorder.recording,
-                recorded_poses: self.recorder.len(),
-                recorded_s: self.recorder.duration_s(),
+                mode: self.scene.mode(),
+                scene,
                 stats: self.readback.latest.as_ref(),
                 history: &self.history,
+                triangles_per_leaf,
                 timestamps,
                 vsync: matches!(self.config.present_mode, wgpu::PresentMode::AutoVsync | wgpu::PresentMode::Fifo),
             };
@@ -374,13 +409,13 @@ impl State {
                 }
             })
         };
-        self.rig.speed_scale = self.panels.speed_scale;
+        self.scene.set_speed_scale(self.panels.speed_scale);
         self.history.capacity = self.panels.plot_frames.max(2);
         let mut go_on = true;
         for action in actions {
             go_on &= self.apply(action);
         }
-        self.panels.speed_scale = self.rig.speed_scale;
+        self.panels.speed_scale = self.scene.speed_scale();
         (output, go_on)
     }
 
@@ -399,7 +434,7 @@ impl State {
         }
         let now = Instant::now();
         let dt_s = (now - self.last_frame).as_secs_f64().min(0.25);
-        self.history.add_cpu(self.renderer.frame_index(), (now - self.last_frame).as_secs_f64() * 1e3);
+        self.history.add_cpu(self.scene.frame_index(), (now - self.last_frame).as_secs_f64() * 1e3);
         self.last_frame = now;
 
         let frame = match self.surface.get_current_texture() {
@@ -420,24 +455,24 @@ impl State {
 
         self.move_camera(dt_s);
         let (output, go_on) = self.run_ui();
-        self.ui.lod.apply(&mut self.renderer);
-        let camera = self.rig.camera();
-        self.recorder.push((now - self.start).as_secs_f64(), &camera);
+        self.scene.apply_lod(&self.ui.lod);
+        if let Scene::Heightfield(s) = &self.scene {
+            self.recorder.push((now - self.start).as_secs_f64(), &s.rig.camera());
+        }
 
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format), ..Default::default() });
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("viewer.frame") });
         let size = (self.config.width, self.config.height);
-        let frame_index = self.renderer.frame_index();
-        self.renderer.record_frame(&self.gpu.queue, &mut encoder, &camera, size, &view, &self.depth_view);
-        let slot = self.readback.record(&self.gpu.device, &mut encoder, &self.renderer, frame_index);
+        let target = FrameTarget { size_px: size, color: &view, depth: &self.depth_view };
+        let slot = self.scene.record_frame(&self.gpu, &mut encoder, &target, &mut self.readback);
         let gui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format.remove_srgb_suffix()), ..Default::default() });
         self.record_gui(&mut encoder, &gui_view, output);
         self.gpu.queue.submit([encoder.finish()]);
         if let Some(slot) = slot {
             self.readback.map(slot);
         }
-        self.renderer.end_frame();
-        while let Some(timings) = self.renderer.take_timings(&self.gpu.queue) {
+        self.scene.after_submit();
+        while let Some(timings) = self.scene.take_timings(&self.gpu.queue) {
             self.history.add_gpu(&timings);
         }
         let _ = self.gpu.device.poll(wgpu::PollType::Poll);
@@ -536,23 +571,22 @@ impl ApplicationHandler for App {
                 if event.repeat {
                     return;
                 }
-                if let Some(action) = state.ui.key(code, state.rig.mode) {
+                if let Some(action) = state.ui.key(code, state.scene.mode()) {
                     if !state.apply(action) {
                         event_loop.exit();
                     }
                 }
             }
-            WindowEvent::MouseInput { button: MouseButton::Left | MouseButton::Right, state: pressed, .. } => {
-                state.dragging = pressed == ElementState::Pressed && !consumed && !state.gui.ctx.egui_wants_pointer_input();
+            WindowEvent::MouseInput { button: button @ (MouseButton::Left | MouseButton::Right), state: pressed, .. } => {
+                let grab = pressed == ElementState::Pressed && !consumed && !state.gui.ctx.egui_wants_pointer_input();
+                state.dragging = grab.then_some(button);
                 state.last_cursor = None;
             }
-            WindowEvent::CursorMoved { position, .. } if state.dragging => {
+            WindowEvent::CursorMoved { position, .. } if state.dragging.is_some() => {
                 if let Some((x, y)) = state.last_cursor {
-                    let (dx, dy) = ((position.x - x) * 0.005, (position.y - y) * 0.005);
-                    match state.rig.mode {
-                        CameraMode::Orbit => state.rig.orbit.rotate(dx, dy),
-                        CameraMode::Fly => state.rig.flight.look(dx * 0.6, -dy * 0.6),
-                    }
+                    let shift = state.keys.contains(&KeyCode::ShiftLeft) || state.keys.contains(&KeyCode::ShiftRight);
+                    let turning = state.dragging == Some(MouseButton::Right) || shift;
+                    state.scene.drag(position.x - x, position.y - y, state.config.height, turning);
                 }
                 state.last_cursor = Some((position.x, position.y));
             }
@@ -561,13 +595,8 @@ impl ApplicationHandler for App {
                     MouseScrollDelta::LineDelta(_, y) => y as f64,
                     MouseScrollDelta::PixelDelta(p) => p.y / 40.0,
                 };
-                match state.rig.mode {
-                    CameraMode::Orbit => state.rig.orbit.zoom(0.9f64.powf(lines)),
-                    CameraMode::Fly => {
-                        state.rig.speed_scale = (state.rig.speed_scale * 1.15f64.powf(lines)).clamp(0.05, 20.0);
-                        state.panels.speed_scale = state.rig.speed_scale;
-                    }
-                }
+                state.scene.scroll(lines);
+                state.panels.speed_scale = state.scene.speed_scale();
             }
             WindowEvent::RedrawRequested => {
                 let last = self.options.frames.is_some_and(|n| state.frames_shown + 1 >= n);

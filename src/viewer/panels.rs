@@ -1,5 +1,7 @@
-//! The egui side panel: Camera, LOD, Stats and Kernel lab (`kernel_lab.rs`) sections. The `_ui` functions only change
-//! `UiState` and return `Action`s; the app applies them (so they are testable without a GPU).
+//! The egui side panel: Camera, LOD, Stats and Kernel lab (`kernel_lab.rs`) sections, and on the
+//! globe its own Camera and LOD sections and the tile cache's (`globe_panels.rs`). The `_ui`
+//! functions only change `UiState` and return `Action`s; the app applies them (so they are
+//! testable without a GPU).
 
 use egui::{CollapsingHeader, Grid, RichText, Ui};
 use egui_plot::{Bar, BarChart, Legend, Line, Plot};
@@ -7,10 +9,12 @@ use winit::keyboard::KeyCode;
 
 use super::bookmarks::Bookmark;
 use super::config::PanelState;
+use super::globe_panels::{self, GlobeData};
 use super::kernel_lab::{KernelLabState, KernelRequest};
 use super::rig::CameraMode;
 use super::stats::{LeafStats, TimingHistory};
 use crate::cbt::cpu::MIN_MAX_DEPTH;
+use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::leb::lod::Criterion;
 use crate::render::camera::Camera;
 use crate::render::{RenderSettings, Renderer};
@@ -53,6 +57,29 @@ impl LodSettings {
         }
     }
 
+    /// The controls as the globe renderer starts with `settings` (the globe splits by projected
+    /// edge length, without morphing; freeze, split and merge do not reach it).
+    pub fn from_globe(settings: &GlobeSettings) -> LodSettings {
+        LodSettings {
+            max_depth: settings.max_depth,
+            criterion: Criterion::EdgeLength,
+            pixel_error_px: RenderSettings::default().pixel_error_px,
+            pixel_target_px: settings.pixel_target_px,
+            morph: false,
+            freeze: false,
+            split: true,
+            merge: true,
+            wireframe: settings.wireframe,
+        }
+    }
+
+    /// Sets the globe renderer's fields from the controls: the pixel target and the wireframe,
+    /// both read every frame (the max depth needs a rebuild).
+    pub fn apply_to_globe(&self, renderer: &mut GlobeRenderer) {
+        renderer.settings.pixel_target_px = self.pixel_target_px;
+        renderer.settings.wireframe = self.wireframe;
+    }
+
     /// Whether leb.split and leb.merge run (freeze stops both).
     pub fn update_passes(&self) -> (bool, bool) {
         (self.split && !self.freeze, self.merge && !self.freeze)
@@ -84,6 +111,8 @@ pub enum Action {
     SetMode(CameraMode),
     /// x, y in metres, height above the ground in metres.
     GoTo { x_m: f64, y_m: f64, height_m: f64 },
+    /// On the globe: longitude and latitude in degrees, altitude above the sphere in metres.
+    GoToLonLat { lon_deg: f64, lat_deg: f64, altitude_m: f64 },
     AddBookmark(String),
     ApplyBookmark(usize),
     DeleteBookmark(usize),
@@ -118,10 +147,16 @@ pub struct UiState {
 
 impl UiState {
     pub fn new(settings: &RenderSettings) -> UiState {
+        UiState::with_lod(LodSettings::from_settings(settings))
+    }
+
+    /// The state for a renderer whose controls start as `lod` (its max depth is the deepest the
+    /// device was set up for).
+    pub fn with_lod(lod: LodSettings) -> UiState {
         UiState {
-            lod: LodSettings::from_settings(settings),
-            max_depth_limit: settings.max_depth,
-            renderer_max_depth: settings.max_depth,
+            max_depth_limit: lod.max_depth,
+            renderer_max_depth: lod.max_depth,
+            lod,
             goto: [0.0, 0.0, 500.0],
             bookmark_name: "view 1".into(),
             path_file: format!("flight-{}.json", super::timestamp_utc()),
@@ -157,18 +192,31 @@ impl UiState {
 
 /// What the panel shows besides its own state.
 pub struct PanelData<'a> {
-    pub camera: Camera,
     pub mode: CameraMode,
+    pub scene: SceneData<'a>,
+    pub stats: Option<&'a LeafStats>,
+    pub history: &'a TimingHistory,
+    /// Triangles drawn per leaf (the globe draws each leaf as 2^sub_levels sub-triangles).
+    pub triangles_per_leaf: u32,
+    pub timestamps: bool,
+    pub vsync: bool,
+}
+
+/// What the panel shows of the scene.
+pub enum SceneData<'a> {
+    Heightfield(HeightfieldData<'a>),
+    Globe(GlobeData),
+}
+
+/// The flat height field's camera, bookmarks and path recording.
+pub struct HeightfieldData<'a> {
+    pub camera: Camera,
     /// Metres above the ground.
     pub height_above_ground_m: f64,
     pub bookmarks: &'a [Bookmark],
     pub recording: bool,
     pub recorded_poses: usize,
     pub recorded_s: f64,
-    pub stats: Option<&'a LeafStats>,
-    pub history: &'a TimingHistory,
-    pub timestamps: bool,
-    pub vsync: bool,
 }
 
 /// The whole side panel; returns the actions asked for.
@@ -178,9 +226,18 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.label(RichText::new("bisector").strong());
             ui.label("F1 hides this panel, F12 saves a screenshot");
-            CollapsingHeader::new("Camera").id_salt("bisector.camera").default_open(true).show(ui, |ui| camera_ui(ui, state, panels, data, &mut actions));
-            CollapsingHeader::new("LOD").id_salt("bisector.lod").default_open(true).show(ui, |ui| lod_ui(ui, state, &mut actions));
+            CollapsingHeader::new("Camera").id_salt("bisector.camera").default_open(true).show(ui, |ui| match &data.scene {
+                SceneData::Heightfield(flat) => camera_ui(ui, state, panels, data.mode, flat, &mut actions),
+                SceneData::Globe(globe) => globe_panels::globe_camera_ui(ui, state, panels, data.mode, globe, &mut actions),
+            });
+            CollapsingHeader::new("LOD").id_salt("bisector.lod").default_open(true).show(ui, |ui| match &data.scene {
+                SceneData::Heightfield(_) => lod_ui(ui, state, &mut actions),
+                SceneData::Globe(_) => globe_panels::globe_lod_ui(ui, state, &mut actions),
+            });
             CollapsingHeader::new("Stats").id_salt("bisector.stats").default_open(true).show(ui, |ui| stats_ui(ui, panels, data, &mut actions));
+            if let SceneData::Globe(globe) = &data.scene {
+                CollapsingHeader::new("Tile cache").id_salt("bisector.tile_cache").default_open(true).show(ui, |ui| globe_panels::tile_cache_ui(ui, &globe.cache));
+            }
             CollapsingHeader::new("Kernel lab")
                 .id_salt("bisector.kernel_lab")
                 .default_open(false)
@@ -195,19 +252,9 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
 }
 
 /// Camera mode, speed, go-to, reset, bookmarks and path recording.
-pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data: &PanelData, actions: &mut Vec<Action>) {
-    ui.horizontal(|ui| {
-        let mut mode = data.mode;
-        ui.selectable_value(&mut mode, CameraMode::Orbit, "Orbit");
-        ui.selectable_value(&mut mode, CameraMode::Fly, "Fly");
-        if mode != data.mode {
-            actions.push(Action::SetMode(mode));
-        }
-        if ui.button("Reset").clicked() {
-            actions.push(Action::Reset);
-        }
-    });
-    ui.label(match data.mode {
+pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, mode: CameraMode, data: &HeightfieldData, actions: &mut Vec<Action>) {
+    mode_ui(ui, mode, actions);
+    ui.label(match mode {
         CameraMode::Orbit => "drag: orbit, scroll: zoom, WASD: move, C: fly",
         CameraMode::Fly => "WASD/QE: move, drag: look, Shift: fast, scroll: speed, C: orbit",
     });
@@ -271,8 +318,23 @@ pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data
     }
 }
 
-/// Max depth, criterion and its pixel target, morphing, freeze, split/merge, wireframe.
-pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
+/// Orbit / Fly and Reset.
+pub fn mode_ui(ui: &mut Ui, mode: CameraMode, actions: &mut Vec<Action>) {
+    ui.horizontal(|ui| {
+        let mut chosen = mode;
+        ui.selectable_value(&mut chosen, CameraMode::Orbit, "Orbit");
+        ui.selectable_value(&mut chosen, CameraMode::Fly, "Fly");
+        if chosen != mode {
+            actions.push(Action::SetMode(chosen));
+        }
+        if ui.button("Reset").clicked() {
+            actions.push(Action::Reset);
+        }
+    });
+}
+
+/// The max depth slider and its Rebuild button.
+pub fn max_depth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
     let lod = &mut state.lod;
     ui.horizontal(|ui| {
         ui.add(egui::Slider::new(&mut lod.max_depth, MIN_MAX_DEPTH..=state.max_depth_limit.max(MIN_MAX_DEPTH)).text("max depth"));
@@ -280,6 +342,12 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
             actions.push(Action::Rebuild);
         }
     });
+}
+
+/// Max depth, criterion and its pixel target, morphing, freeze, split/merge, wireframe.
+pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
+    max_depth_ui(ui, state, actions);
+    let lod = &mut state.lod;
     ui.horizontal(|ui| {
         ui.radio_value(&mut lod.criterion, Criterion::ScreenSpaceError, "screen-space error");
         ui.radio_value(&mut lod.criterion, Criterion::EdgeLength, "edge length");
@@ -310,8 +378,13 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
                 ui.label("leaves");
                 ui.label(stats.stats.leaves.to_string());
                 ui.end_row();
+                if let Some(lod) = &stats.lod {
+                    ui.label("visible leaves");
+                    ui.label(lod.visible_leaves.to_string());
+                    ui.end_row();
+                }
                 ui.label("triangles");
-                ui.label(stats.triangles().to_string());
+                ui.label((stats.triangles() as u64 * data.triangles_per_leaf as u64).to_string());
                 ui.end_row();
                 ui.label("max depth reached");
                 ui.label(stats.stats.max_depth.to_string());
@@ -442,26 +515,13 @@ mod tests {
         ctx.enable_accesskit();
         let mut state = UiState::new(&settings());
         let mut panels = PanelState::default();
-        let history = TimingHistory::new(10);
         let marks = vec![Bookmark::of_camera("peak", &Camera::look_at(glam::DVec3::Z * 900.0, glam::DVec3::X * 100.0, 60.0))];
-        let data = PanelData {
-            camera: marks[0].camera(),
-            mode: CameraMode::Orbit,
-            height_above_ground_m: 900.0,
-            bookmarks: &marks,
-            recording: false,
-            recorded_poses: 0,
-            recorded_s: 0.0,
-            stats: None,
-            history: &history,
-            timestamps: true,
-            vsync: true,
-        };
+        let data = HeightfieldData { camera: marks[0].camera(), height_above_ground_m: 900.0, bookmarks: &marks, recording: false, recorded_poses: 0, recorded_s: 0.0 };
         state.goto = [100.0, 200.0, 300.0];
         let mut run = |label: &str| {
             click(&ctx, label, |ui| {
                 let mut actions = Vec::new();
-                camera_ui(ui, &mut state, &mut panels, &data, &mut actions);
+                camera_ui(ui, &mut state, &mut panels, CameraMode::Orbit, &data, &mut actions);
                 actions
             })
         };
@@ -517,21 +577,10 @@ mod tests {
         let mut panels = PanelState::default();
         let mut history = TimingHistory::new(50);
         history.add_gpu(&crate::render::FrameTimings { passes: vec![crate::render::PassTiming { label: "render.draw".into(), gpu_ms: 1.0 }], frame_gpu_ms: 1.5 });
-        let stats = LeafStats { frame: 8, stats: crate::cbt::gpu::FrameStats { leaves: 4, max_depth: 3, overflow: 1, capacity: 4 }, depth_histogram: vec![0, 0, 2, 2], sampled: 4 };
+        let stats = LeafStats { frame: 8, stats: crate::cbt::gpu::FrameStats { leaves: 4, max_depth: 3, overflow: 1, capacity: 4 }, depth_histogram: vec![0, 0, 2, 2], sampled: 4, lod: None };
         for stats in [None, Some(&stats)] {
-            let data = PanelData {
-                camera: Camera::look_at(glam::DVec3::Z, glam::DVec3::X, 60.0),
-                mode: CameraMode::Fly,
-                height_above_ground_m: 1.0,
-                bookmarks: &[],
-                recording: true,
-                recorded_poses: 3,
-                recorded_s: 0.2,
-                stats,
-                history: &history,
-                timestamps: false,
-                vsync: false,
-            };
+            let scene = SceneData::Heightfield(HeightfieldData { camera: Camera::look_at(glam::DVec3::Z, glam::DVec3::X, 60.0), height_above_ground_m: 1.0, bookmarks: &[], recording: true, recorded_poses: 3, recorded_s: 0.2 });
+            let data = PanelData { mode: CameraMode::Fly, scene, stats, history: &history, triangles_per_leaf: 1, timestamps: false, vsync: false };
             ctx.run_ui(egui::RawInput::default(), |ui| stats_ui(ui, &mut panels, &data, &mut Vec::new())).textures_delta.clear();
         }
     }

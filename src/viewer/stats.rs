@@ -1,14 +1,16 @@
 //! Statistics for the Stats panel, gathered without stalling the frame: the leaf count, deepest
-//! leaf and leaf-depth histogram come from "cbt.stats" and "leb.leaf_ids" copied into staging
-//! buffers that are mapped asynchronously and read a few frames later; GPU pass times come from
-//! wgpu-profiler's finished frames (also a few frames late).
+//! leaf and leaf-depth histogram come from "cbt.stats" and the leaf ids ("leb.leaf_ids",
+//! "globe.leaf_ids"), and the visible leaves from the decode pass's LOD statistics where given,
+//! copied into staging buffers that are mapped asynchronously and read a few frames later; GPU
+//! pass times come from wgpu-profiler's finished frames (also a few frames late).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-use crate::cbt::gpu::FrameStats;
-use crate::render::{FrameTimings, Renderer};
+use crate::cbt::gpu::{FrameStats, GpuCbt};
+use crate::leb::decode::LodStats;
+use crate::render::FrameTimings;
 
 /// Staging buffers in flight at most; when all are busy a frame simply copies nothing.
 const SLOTS: usize = 3;
@@ -32,6 +34,8 @@ pub struct LeafStats {
     pub depth_histogram: Vec<u32>,
     /// Leaves the histogram counts (all of them unless the tree grew since the copy was sized).
     pub sampled: u32,
+    /// Visible leaves and the largest projected size, when the scene's decode pass measures them.
+    pub lod: Option<LodStats>,
 }
 
 impl LeafStats {
@@ -59,6 +63,8 @@ struct Slot {
     state: Arc<AtomicU8>,
     frame: u64,
     leaves_copied: u32,
+    /// Bytes before the leaf ids: `FrameStats`, then `LodStats` when copied.
+    header_bytes: u64,
 }
 
 /// Asynchronous read-back of the tree statistics.
@@ -72,7 +78,7 @@ pub struct StatsReadback {
 impl Default for StatsReadback {
     fn default() -> Self {
         StatsReadback {
-            slots: (0..SLOTS).map(|_| Slot { buffer: None, state: Arc::new(AtomicU8::new(FREE)), frame: 0, leaves_copied: 0 }).collect(),
+            slots: (0..SLOTS).map(|_| Slot { buffer: None, state: Arc::new(AtomicU8::new(FREE)), frame: 0, leaves_copied: 0, header_bytes: 16 }).collect(),
             latest: None,
             failed: false,
         }
@@ -80,17 +86,19 @@ impl Default for StatsReadback {
 }
 
 impl StatsReadback {
-    /// Records copies of this frame's statistics into a free staging buffer (every
+    /// Records copies of this frame's statistics (`cbt.stats`, the first leaf ids of `leaf_ids`
+    /// and the 16-byte `LodStats` in `lod_stats` when given) into a free staging buffer (every
     /// `READBACK_INTERVAL_FRAMES` frames). Returns the slot to map after submitting.
-    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, renderer: &Renderer, frame: u64) -> Option<usize> {
+    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, cbt: &GpuCbt, leaf_ids: &wgpu::Buffer, lod_stats: Option<&wgpu::Buffer>, frame: u64) -> Option<usize> {
         if !frame.is_multiple_of(READBACK_INTERVAL_FRAMES) {
             return None;
         }
         let index = self.slots.iter().position(|s| s.state.load(Ordering::Acquire) == FREE)?;
         // Size the leaf copy from the last count we know (with room to grow).
         let wanted = self.latest.as_ref().map_or(1 << 18, |l| l.stats.leaves.saturating_mul(2).saturating_add(4096));
-        let leaves = wanted.min(renderer.cbt.leaf_capacity).min(MAX_HISTOGRAM_LEAVES);
-        let size = 16 + leaves as u64 * 4;
+        let leaves = wanted.min(cbt.leaf_capacity).min(MAX_HISTOGRAM_LEAVES);
+        let header_bytes = if lod_stats.is_some() { 32 } else { 16 };
+        let size = header_bytes + leaves as u64 * 4;
         let slot = &mut self.slots[index];
         if slot.buffer.as_ref().is_none_or(|b| b.size() < size) {
             slot.buffer = Some(device.create_buffer(&wgpu::BufferDescriptor {
@@ -101,10 +109,14 @@ impl StatsReadback {
             }));
         }
         let buffer = slot.buffer.as_ref().expect("staging buffer");
-        encoder.copy_buffer_to_buffer(&renderer.cbt.stats, 0, buffer, 0, 16);
-        encoder.copy_buffer_to_buffer(renderer.leaf_ids(), 0, buffer, 16, leaves as u64 * 4);
+        encoder.copy_buffer_to_buffer(&cbt.stats, 0, buffer, 0, 16);
+        if let Some(lod_stats) = lod_stats {
+            encoder.copy_buffer_to_buffer(lod_stats, 0, buffer, 16, 16);
+        }
+        encoder.copy_buffer_to_buffer(leaf_ids, 0, buffer, header_bytes, leaves as u64 * 4);
         slot.frame = frame;
         slot.leaves_copied = leaves;
+        slot.header_bytes = header_bytes;
         Some(index)
     }
 
@@ -113,7 +125,7 @@ impl StatsReadback {
         let slot = &self.slots[index];
         let state = slot.state.clone();
         state.store(PENDING, Ordering::Release);
-        let size = 16 + slot.leaves_copied as u64 * 4;
+        let size = slot.header_bytes + slot.leaves_copied as u64 * 4;
         slot.buffer.as_ref().expect("staging buffer").slice(..size).map_async(wgpu::MapMode::Read, move |result| {
             state.store(if result.is_ok() { READY } else { FAILED }, Ordering::Release);
         });
@@ -125,12 +137,14 @@ impl StatsReadback {
             match slot.state.load(Ordering::Acquire) {
                 READY => {
                     let buffer = slot.buffer.as_ref().expect("staging buffer");
-                    let size = 16 + slot.leaves_copied as u64 * 4;
+                    let header = slot.header_bytes as usize;
+                    let size = slot.header_bytes + slot.leaves_copied as u64 * 4;
                     let parsed = buffer.slice(..size).get_mapped_range().map(|bytes| {
                         let stats: FrameStats = bytemuck::pod_read_unaligned(&bytes[..16]);
+                        let lod = (header == 32).then(|| bytemuck::pod_read_unaligned::<LodStats>(&bytes[16..32]));
                         let valid = stats.leaves.min(stats.capacity).min(slot.leaves_copied) as usize;
-                        let ids: &[u32] = bytemuck::cast_slice(&bytes[16..16 + valid * 4]);
-                        LeafStats { frame: slot.frame, stats, depth_histogram: depth_histogram(ids), sampled: valid as u32 }
+                        let ids: &[u32] = bytemuck::cast_slice(&bytes[header..header + valid * 4]);
+                        LeafStats { frame: slot.frame, stats, depth_histogram: depth_histogram(ids), sampled: valid as u32, lod }
                     });
                     buffer.unmap();
                     match parsed {

@@ -1,0 +1,232 @@
+//! What the viewer's window shows: a flat height field (`Renderer`) or the globe
+//! (`GlobeRenderer` over its `TileCache`), each with its camera rig. The app drives both through
+//! `Scene`: input, one frame's passes, read-backs and rebuilds; the window, egui, screenshots and
+//! the panel are shared.
+
+use super::flight::Move;
+use super::globe_rig::{GlobeOrbit, GlobeRig, Turn};
+use super::panels::LodSettings;
+use super::rig::{self, CameraMode, CameraRig};
+use super::stats::StatsReadback;
+use crate::cache::tile_cache::TileCache;
+use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
+use crate::gpu::Gpu;
+use crate::render::{FrameTimings, RenderSettings, Renderer};
+use crate::terrain::HeightField;
+
+/// The flat height field and its orbit / free-flight rig.
+pub struct HeightfieldScene {
+    pub renderer: Renderer,
+    pub field: HeightField,
+    pub rig: CameraRig,
+}
+
+/// The globe, its tile cache and its orbit / free-flight rig.
+pub struct GlobeScene {
+    pub renderer: GlobeRenderer,
+    pub cache: TileCache,
+    pub rig: GlobeRig,
+}
+
+/// One of the two scenes.
+pub enum Scene {
+    Heightfield(Box<HeightfieldScene>),
+    Globe(Box<GlobeScene>),
+}
+
+/// Where the render passes of one frame draw.
+pub struct FrameTarget<'a> {
+    pub size_px: (u32, u32),
+    pub color: &'a wgpu::TextureView,
+    pub depth: &'a wgpu::TextureView,
+}
+
+impl HeightfieldScene {
+    /// The renderer for `field`, with the orbit framing its data.
+    pub fn new(gpu: &Gpu, field: &HeightField, settings: RenderSettings, color_format: wgpu::TextureFormat) -> HeightfieldScene {
+        let renderer = Renderer::new(gpu, field, settings, color_format);
+        let rig = CameraRig::new(super::orbit::Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64));
+        HeightfieldScene { renderer, field: field.clone(), rig }
+    }
+
+    /// Metres above the ground of the camera shown.
+    pub fn height_above_ground_m(&self) -> f64 {
+        let p = self.rig.camera().position_m;
+        p.z - rig::ground_m(&self.field, p.x, p.y)
+    }
+}
+
+impl GlobeScene {
+    /// The globe renderer sampling `cache`, with the rig at `GlobeOrbit::home`.
+    pub fn new(gpu: &Gpu, settings: GlobeSettings, cache: TileCache, color_format: wgpu::TextureFormat) -> GlobeScene {
+        let renderer = GlobeRenderer::new(gpu, settings, color_format, &cache);
+        GlobeScene { renderer, cache, rig: GlobeRig::new(GlobeOrbit::home()) }
+    }
+}
+
+impl Scene {
+    /// The camera mode shown.
+    pub fn mode(&self) -> CameraMode {
+        match self {
+            Scene::Heightfield(s) => s.rig.mode,
+            Scene::Globe(s) => s.rig.mode,
+        }
+    }
+
+    /// Switches between orbit and free flight without a jump.
+    pub fn set_mode(&mut self, mode: CameraMode) {
+        match self {
+            Scene::Heightfield(s) => s.rig.set_mode(mode, &s.field),
+            Scene::Globe(s) => s.rig.set_mode(mode),
+        }
+    }
+
+    /// Back to the starting view.
+    pub fn reset(&mut self) {
+        match self {
+            Scene::Heightfield(s) => s.rig.reset(),
+            Scene::Globe(s) => s.rig.reset(),
+        }
+    }
+
+    /// The flight speed multiplier.
+    pub fn speed_scale(&self) -> f64 {
+        match self {
+            Scene::Heightfield(s) => s.rig.speed_scale,
+            Scene::Globe(s) => s.rig.speed_scale,
+        }
+    }
+
+    pub fn set_speed_scale(&mut self, scale: f64) {
+        match self {
+            Scene::Heightfield(s) => s.rig.speed_scale = scale,
+            Scene::Globe(s) => s.rig.speed_scale = scale,
+        }
+    }
+
+    /// Frames recorded so far.
+    pub fn frame_index(&self) -> u64 {
+        match self {
+            Scene::Heightfield(s) => s.renderer.frame_index(),
+            Scene::Globe(s) => s.renderer.frame_index(),
+        }
+    }
+
+    /// Moves the camera by the keys held for `dt_s` seconds (`turn`: the globe orbit's heading
+    /// and tilt keys).
+    pub fn step(&mut self, input: Move, turn: Turn, dt_s: f64) {
+        match self {
+            Scene::Heightfield(s) => match s.rig.mode {
+                CameraMode::Fly => {
+                    s.rig.fly(input, dt_s, &s.field);
+                }
+                CameraMode::Orbit => {
+                    let step = 0.8 * s.rig.orbit.distance_m * dt_s * if input.fast { 4.0 } else { 1.0 };
+                    s.rig.orbit.pan(input.forward * step, -input.right * step);
+                    let ground = rig::ground_m(&s.field, s.rig.orbit.centre_m.x, s.rig.orbit.centre_m.y);
+                    if !input.is_idle() {
+                        s.rig.orbit.centre_m.z = ground;
+                    }
+                }
+            },
+            Scene::Globe(s) => s.rig.step(input, turn, dt_s),
+        }
+    }
+
+    /// A mouse drag of (`dx_px`, `dy_px`) on a viewport `height_px` tall; `turning`: the right
+    /// button (or Shift), which turns and tilts the globe's orbit.
+    pub fn drag(&mut self, dx_px: f64, dy_px: f64, height_px: u32, turning: bool) {
+        match self {
+            Scene::Heightfield(s) => {
+                let (dx, dy) = (dx_px * 0.005, dy_px * 0.005);
+                match s.rig.mode {
+                    CameraMode::Orbit => s.rig.orbit.rotate(dx, dy),
+                    CameraMode::Fly => s.rig.flight.look(dx * 0.6, -dy * 0.6),
+                }
+            }
+            Scene::Globe(s) => s.rig.drag(dx_px, dy_px, height_px, turning),
+        }
+    }
+
+    /// The mouse wheel turned by `lines` (positive: away from the user): orbits zoom in (the
+    /// globe's by 20% a line: 4.5 Earth radii to 2 m in about 75 lines), flights change their speed.
+    pub fn scroll(&mut self, lines: f64) {
+        match (self.mode(), self) {
+            (CameraMode::Orbit, Scene::Heightfield(s)) => s.rig.orbit.zoom(0.9f64.powf(lines)),
+            (CameraMode::Orbit, Scene::Globe(s)) => s.rig.orbit.zoom(0.8f64.powf(lines)),
+            (CameraMode::Fly, scene) => scene.set_speed_scale((scene.speed_scale() * 1.15f64.powf(lines)).clamp(0.05, 20.0)),
+        }
+    }
+
+    /// Sets the renderer's LOD fields from the panel's controls.
+    pub fn apply_lod(&mut self, lod: &LodSettings) {
+        match self {
+            Scene::Heightfield(s) => lod.apply(&mut s.renderer),
+            Scene::Globe(s) => lod.apply_to_globe(&mut s.renderer),
+        }
+    }
+
+    /// Records one frame's passes into `encoder` (the globe: between its cache's begin_frame and
+    /// end_frame) and a copy of the tree statistics into `readback`; returns the read-back slot
+    /// to map after submitting. Then submit and call `after_submit`.
+    pub fn record_frame(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget, readback: &mut StatsReadback) -> Option<usize> {
+        let frame_index = self.frame_index();
+        match self {
+            Scene::Heightfield(s) => {
+                let camera = s.rig.camera();
+                s.renderer.record_frame(&gpu.queue, encoder, &camera, target.size_px, target.color, target.depth);
+                readback.record(&gpu.device, encoder, &s.renderer.cbt, s.renderer.leaf_ids(), None, frame_index)
+            }
+            Scene::Globe(s) => {
+                let camera = s.rig.camera();
+                s.cache.begin_frame(gpu, encoder, frame_index + 1);
+                s.renderer.record_frame(&gpu.queue, encoder, &s.cache, &camera, target.size_px, target.color, target.depth);
+                let slot = readback.record(&gpu.device, encoder, &s.renderer.cbt, &s.renderer.leaf_ids, Some(s.renderer.lod_stats_buffer()), frame_index);
+                s.cache.end_frame(encoder);
+                slot
+            }
+        }
+    }
+
+    /// After the frame's encoder was submitted: starts the cache's read-back, closes the
+    /// profiler frame.
+    pub fn after_submit(&mut self) {
+        match self {
+            Scene::Heightfield(s) => s.renderer.end_frame(),
+            Scene::Globe(s) => {
+                s.cache.after_submit();
+                s.renderer.end_frame();
+            }
+        }
+    }
+
+    /// GPU times of the oldest finished frame, if its timestamps are available.
+    pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
+        match self {
+            Scene::Heightfield(s) => s.renderer.take_timings(queue),
+            Scene::Globe(s) => s.renderer.take_timings(queue),
+        }
+    }
+
+    /// The renderer's max depth now.
+    pub fn max_depth(&self) -> u32 {
+        match self {
+            Scene::Heightfield(s) => s.renderer.settings.max_depth,
+            Scene::Globe(s) => s.renderer.settings.max_depth,
+        }
+    }
+
+    /// Rebuilds the renderer at max depth `depth` (the tree starts over; the globe keeps its cache).
+    pub fn rebuild(&mut self, gpu: &Gpu, depth: u32, color_format: wgpu::TextureFormat) {
+        match self {
+            Scene::Heightfield(s) => {
+                let settings = RenderSettings { max_depth: depth, ..s.renderer.settings.clone() };
+                s.renderer = Renderer::new(gpu, &s.field, settings, color_format);
+            }
+            Scene::Globe(s) => {
+                let settings = GlobeSettings { max_depth: depth, ..s.renderer.settings.clone() };
+                s.renderer = GlobeRenderer::new(gpu, settings, color_format, &s.cache);
+            }
+        }
+    }
+}
