@@ -9,7 +9,8 @@ struct GlobeFrame {
     anchor_fixed: vec4<i32>,
     // xyz = A as floats, w = |A| (computed in f64).
     anchor: vec4<f32>,
-    // xyz = camera - R A/|A| in metres, w = the camera's height above the sphere in metres.
+    // w = h_c, the camera's height above the sphere in metres (f32); xyz = camera - (R + h_c) A/|A|
+    // in metres (computed in f64: small).
     camera_from_anchor_m: vec4<f32>,
     // xyz = planet centre - camera in metres, w = distance from the centre to the camera.
     centre_from_camera_m: vec4<f32>,
@@ -51,10 +52,12 @@ fn globe_unit_vector(map: vec2<u32>) -> vec3<f32> {
 }
 
 // The point at map point `map` and `height_m` above the sphere, relative to the camera, in
-// metres. With q the octahedron point and A the anchor, q/|q| - A/|A| is evaluated as
+// metres: (R + h) (q/|q| - A/|A|) + (h - h_c) A/|A| - (camera - (R + h_c) A/|A|), with q the
+// octahedron point and A the anchor. q/|q| - A/|A| is evaluated as
 //   d/|q| - A (2 A.d + d.d) / (|q| |A| (|q| + |A|)),   d = q - A (exact integers),
-// whose rounding error is relative to d, so it vanishes near the camera: no jitter at 2 m above
-// the ground anywhere on Earth, though f32 cannot hold the Earth-centred coordinates themselves.
+// whose rounding error is relative to d, and h - h_c is exact near the camera, so errors vanish
+// near the camera: no jitter at 2 m above the ground anywhere on Earth, though f32 cannot hold
+// the Earth-centred coordinates themselves (src/globe/frame.rs).
 fn globe_relative_position_m(map: vec2<u32>, height_m: f32) -> vec3<f32> {
     let q_fixed = globe_octahedron_fixed(map);
     let d = vec3<f32>(q_fixed - globe.anchor_fixed.xyz);
@@ -63,5 +66,5 @@ fn globe_relative_position_m(map: vec2<u32>, height_m: f32) -> vec3<f32> {
     let a = globe.anchor.xyz;
     let a_len = globe.anchor.w;
     let direction_change = d / q_len - a * ((2.0 * dot(a, d) + dot(d, d)) / (q_len * a_len * (q_len + a_len)));
-    return globe.radius_m * direction_change + height_m * (q / q_len) - globe.camera_from_anchor_m.xyz;
+    return (globe.radius_m + height_m) * direction_change + (height_m - globe.camera_from_anchor_m.w) * (a / a_len) - globe.camera_from_anchor_m.xyz;
 }

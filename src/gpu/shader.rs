@@ -11,6 +11,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("globe_draw.wgsl", include_str!("../../shaders/globe_draw.wgsl")),
     ("globe_update.wgsl", include_str!("../../shaders/globe_update.wgsl")),
     ("globe_octahedral_probe.wgsl", include_str!("../../shaders/globe_octahedral_probe.wgsl")),
+    ("globe_relative_probe.wgsl", include_str!("../../shaders/globe_relative_probe.wgsl")),
     ("kernel_chained_hash.wgsl", include_str!("../../shaders/kernel_chained_hash.wgsl")),
     ("kernel_chained_hash_subgroup.wgsl", include_str!("../../shaders/kernel_chained_hash_subgroup.wgsl")),
     ("kernel_compact_hash.wgsl", include_str!("../../shaders/kernel_compact_hash.wgsl")),
