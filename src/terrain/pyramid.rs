@@ -241,7 +241,8 @@ impl TilePyramid {
                 let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };
                 let h = tile[((gy % size) * size + gx % size) as usize];
                 present += w;
-                if !h.is_nan() && !(zero_is_nodata && h == 0.0) && w > 0.0 {
+                let nodata = h.is_nan() || (zero_is_nodata && h == 0.0);
+                if !nodata && w > 0.0 {
                     sum += h as f64 * w;
                     weight += w;
                 }

@@ -78,7 +78,8 @@ impl Raster {
         let (mut sum, mut weight) = (0.0f64, 0.0f64);
         for (c, r, w) in [(c0, r0, (1.0 - fc) * (1.0 - fr)), (c1, r0, fc * (1.0 - fr)), (c0, r1, (1.0 - fc) * fr), (c1, r1, fc * fr)] {
             let h = self.heights_m[(r * self.width + c) as usize];
-            if !h.is_nan() && !(zero_is_nodata && h == 0.0) && w > 0.0 {
+            let nodata = h.is_nan() || (zero_is_nodata && h == 0.0);
+            if !nodata && w > 0.0 {
                 sum += h as f64 * w;
                 weight += w;
             }
