@@ -44,29 +44,88 @@ pub fn parse_camera(text: &str) -> anyhow::Result<Camera> {
     Ok(Camera::look_at(position, target, fov))
 }
 
-/// Parses a globe camera: `LON,LAT,ALT_M[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; altitude
-/// above the sphere in metres; heading clockwise from north, pitch negative looking down).
-pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCamera> {
-    let values: Vec<f64> = text
-        .split(',')
-        .map(|v| v.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .ok()
-        .filter(|v: &Vec<f64>| matches!(v.len(), 3 | 5 | 6) && v.iter().all(|x| x.is_finite()))
-        .with_context(|| format!("--camera '{text}': expected LON,LAT,ALT_M[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe"))?;
+/// How high a globe camera is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GlobeAltitude {
+    /// Metres above the sphere of radius EARTH_RADIUS_M.
+    AboveSphereM(f64),
+    /// Metres above the ground under the camera (`100agl`).
+    AboveGroundM(f64),
+}
+
+/// A parsed globe `--camera`, before the ground under it is known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GlobeCameraSpec {
+    pub lon_deg: f64,
+    pub lat_deg: f64,
+    pub altitude: GlobeAltitude,
+    pub heading_deg: f64,
+    pub pitch_deg: f64,
+    pub fov_y_deg: f64,
+}
+
+impl GlobeCameraSpec {
+    /// The camera; `ground_m(lon, lat)` gives the ground height in metres for an altitude above
+    /// the ground (it is not called otherwise).
+    pub fn resolve(&self, ground_m: impl FnOnce(f64, f64) -> anyhow::Result<f64>) -> anyhow::Result<GlobeCamera> {
+        let altitude_m = match self.altitude {
+            GlobeAltitude::AboveSphereM(m) => m,
+            GlobeAltitude::AboveGroundM(m) => ground_m(self.lon_deg, self.lat_deg)? + m,
+        };
+        Ok(GlobeCamera::at_lon_lat(self.lon_deg, self.lat_deg, altitude_m, self.heading_deg, self.pitch_deg, self.fov_y_deg))
+    }
+}
+
+/// Parses a globe camera: `LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; ALT in
+/// metres above the sphere, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
+/// clockwise from north, pitch negative looking down).
+pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCameraSpec> {
+    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the sphere (30000) or above the ground (100agl)";
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    if !matches!(fields.len(), 3 | 5 | 6) {
+        bail!("--camera '{text}': {SYNTAX}");
+    }
+    let number = |field: &str| field.parse::<f64>().ok().filter(|x| x.is_finite());
+    let (altitude_text, above_ground) = match fields[2].strip_suffix("agl") {
+        Some(metres) => (metres.trim(), true),
+        None => (fields[2], false),
+    };
+    let mut values = Vec::new();
+    for (k, field) in fields.iter().enumerate() {
+        let value = if k == 2 { number(altitude_text) } else { number(field) };
+        values.push(value.with_context(|| format!("--camera '{text}': '{field}' is not a number; {SYNTAX}"))?);
+    }
     let (lon, lat, altitude) = (values[0], values[1], values[2]);
     let (heading, pitch) = if values.len() >= 5 { (values[3], values[4]) } else { (0.0, -90.0) };
     let fov = values.get(5).copied().unwrap_or(50.0);
+    if !(-180.0..=180.0).contains(&lon) {
+        bail!("--camera '{text}': longitude must lie between -180 and 180 degrees");
+    }
     if !(-90.0..=90.0).contains(&lat) || !(-90.0..=90.0).contains(&pitch) {
         bail!("--camera '{text}': latitude and pitch must lie between -90 and 90 degrees");
     }
     if altitude <= 0.0 {
-        bail!("--camera '{text}': the altitude must be above the sphere (positive metres)");
+        let what = if above_ground { "above the ground" } else { "above the sphere" };
+        bail!("--camera '{text}': the altitude must be {what} (positive metres)");
     }
     if !(1.0..179.0).contains(&fov) {
         bail!("--camera '{text}': the field of view must be between 1 and 179 degrees");
     }
-    Ok(GlobeCamera::at_lon_lat(lon, lat, altitude, heading, pitch, fov))
+    let altitude = if above_ground { GlobeAltitude::AboveGroundM(altitude) } else { GlobeAltitude::AboveSphereM(altitude) };
+    Ok(GlobeCameraSpec { lon_deg: lon, lat_deg: lat, altitude, heading_deg: heading, pitch_deg: pitch, fov_y_deg: fov })
+}
+
+/// Parses `--at LON,LAT` on the globe (degrees).
+pub fn parse_lon_lat(text: &str) -> anyhow::Result<(f64, f64)> {
+    let (lon, lat) = text
+        .split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?)))
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .with_context(|| format!("--at '{text}': expected LON,LAT in degrees on the globe, e.g. 120.9572,23.47"))?;
+    if !(-180.0..=180.0).contains(&lon) || !(-90.0..=90.0).contains(&lat) {
+        bail!("--at '{text}': longitude must lie between -180 and 180 degrees and latitude between -90 and 90");
+    }
+    Ok((lon, lat))
 }
 
 /// Checks before any work that `path` can be written: its folder exists and it is not a folder.
@@ -108,5 +167,25 @@ mod tests {
         assert_eq!(camera.fov_y_deg, 40.0);
         assert!(parse_camera("1,2,3").is_err());
         assert!(parse_camera("1,1,1,1,1,1").is_err());
+    }
+
+    #[test]
+    fn globe_cameras_above_the_sphere_or_the_ground() {
+        let spec = parse_globe_camera("121.5,24.1,100agl,90,-5").unwrap();
+        assert_eq!(spec.altitude, GlobeAltitude::AboveGroundM(100.0));
+        let camera = spec.resolve(|lon, lat| {
+            assert_eq!((lon, lat), (121.5, 24.1));
+            Ok(250.0)
+        });
+        assert!((camera.unwrap().altitude_m() - 350.0).abs() < 1e-6);
+        let spec = parse_globe_camera("121.5,24.1,30000").unwrap();
+        assert_eq!(spec.altitude, GlobeAltitude::AboveSphereM(30000.0));
+        assert!((spec.resolve(|_, _| panic!("no ground needed")).unwrap().altitude_m() - 30000.0).abs() < 1e-6);
+        for bad in ["121,24", "121,24,100m", "121,24,agl", "121,24,-5agl", "121,24,0", "200,24,100", "121,24,100,0", "121,24,100agl,0,-100"] {
+            let error = parse_globe_camera(bad).unwrap_err().to_string();
+            assert!(error.starts_with(&format!("--camera '{bad}': ")) && !error.contains('\n'), "{error}");
+        }
+        assert_eq!(parse_lon_lat(" 120.9572, 23.47").unwrap(), (120.9572, 23.47));
+        assert!(parse_lon_lat("120.9572").is_err() && parse_lon_lat("121,95").is_err() && parse_lon_lat("x,1").is_err());
     }
 }

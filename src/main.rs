@@ -23,6 +23,7 @@ use bisector::globe::headless::GlobeView;
 use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::spec::GlobeSpec;
 use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use bisector::globe::ground::Ground;
 use bisector::leb::base_mesh::BaseMesh;
 use bisector::viewer::SceneOptions;
 
@@ -102,6 +103,8 @@ enum Command {
         #[command(flatten)]
         render: RenderArgs,
         /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
+        /// On a globe: LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]], ALT in metres above the
+        /// sphere (R = 6,371,000 m), e.g. 30000, or above the ground with agl, e.g. 100agl.
         #[arg(long)]
         camera: Option<String>,
         /// Image size WIDTHxHEIGHT.
@@ -162,11 +165,12 @@ enum Command {
     },
     /// Print the height in metres the renderer samples at a point.
     Probe {
-        /// Terrain: procedural[:SEED], a GeoTIFF file or a tile-pyramid folder.
+        /// Terrain: procedural[:SEED], a GeoTIFF file, a tile-pyramid folder, or a globe:
+        /// planet[:SEED] or planet:BASE.tif[,REGION...] (the ground from the finest data).
         #[arg(long, default_value = "procedural")]
         terrain: String,
         /// X,Y in the source's coordinates: metres for the procedural terrain and projected
-        /// rasters, lon,lat in degrees for geographic rasters and tile pyramids.
+        /// rasters, lon,lat in degrees for geographic rasters, tile pyramids and globes.
         #[arg(long)]
         at: String,
     },
@@ -848,13 +852,9 @@ fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
     Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
 }
 
-/// Where a globe's tiles come from: the procedural planet generated on the GPU, or real data
-/// (opened here, so bad files fail before any GPU work) loaded on background threads.
-fn globe_producer(spec: &GlobeSpec) -> anyhow::Result<Producer> {
-    Ok(match spec {
-        GlobeSpec::Procedural { seed } => Producer::Procedural { seed: *seed },
-        GlobeSpec::Earth { base, regions } => Producer::Cpu(std::sync::Arc::new(bisector::globe::earth::LayeredEarth::open(base, regions)?)),
-    })
+/// The ground height at (lon, lat), or an error naming the point where no layer has data.
+fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Result<f64> {
+    ground.height_m(lon_deg, lat_deg)?.map(f64::from).with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
 }
 
 /// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).
@@ -874,8 +874,15 @@ const GLOBE_LOADING_FRAMES: u32 = 3000;
 fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
     let settings = globe_settings(render)?;
     let (width, height) = parse_size(size)?;
-    let producer = globe_producer(spec)?;
-    let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?.unwrap_or_else(GlobeCamera::default_orbit);
+    let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?;
+    // Real data is opened here, so bad files fail before any GPU work; its tiles then load on
+    // background threads.
+    let ground = Ground::open(spec)?;
+    let camera = match camera {
+        Some(camera) => camera.resolve(|lon, lat| ground_height_m(&ground, lon, lat))?,
+        None => GlobeCamera::default_orbit(),
+    };
+    let producer = ground.producer();
     check_output_path(out, "--out")?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles))?;
     let max_depth = settings.max_depth;
@@ -887,8 +894,9 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     write_png(&view.image(&gpu), out)?;
     let c = &last.cache;
     println!(
-        "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
+        "{}: {width}x{height}, camera {:.1} m above the sphere, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
         out.display(),
+        camera.altitude_m(),
         last.stats.leaves,
         last.stats.max_depth,
         c.resident_tiles,
@@ -964,6 +972,15 @@ fn quality(render: &RenderArgs, camera: Option<&str>, size: &str, json: Option<&
 }
 
 fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
+    if let Some(spec) = GlobeSpec::parse(terrain) {
+        let spec = spec?;
+        let (lon, lat) = bisector::cli::parse_lon_lat(at)?;
+        match Ground::open(&spec)?.height_m(lon, lat)? {
+            Some(height_m) => println!("{height_m:.2}"),
+            None => println!("nodata"),
+        }
+        return Ok(());
+    }
     let spec = TerrainSpec::parse(terrain)?;
     let (x, y) = at
         .split_once(',')

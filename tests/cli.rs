@@ -132,6 +132,42 @@ fn probe_reads_the_procedural_height() {
     assert_eq!(String::from_utf8_lossy(&outside.stdout).trim(), "nodata");
 }
 
+/// The shared elevation data (../shared/data), named when absent.
+fn data(relative: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
+    assert!(path.exists(), "{} is missing: this test needs the shared elevation data (../shared/data)", path.display());
+    path.to_str().unwrap().to_string()
+}
+
+fn probe_height_m(terrain: &str, at: &str) -> f64 {
+    let out = bisector(&["probe", "--terrain", terrain, &format!("--at={at}")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or_else(|_| panic!("not a height: {:?}", out.stdout))
+}
+
+#[test]
+fn probe_reads_the_globes_ground() {
+    let earth = format!("planet:{},{}", data("geotiff/etopo20_global.tif"), data("taiwan-terrain-rgb"));
+    // Yushan from the Taiwan pyramid's zoom 13 (the summit pixel reads 3947 m).
+    let yushan = probe_height_m(&earth, "120.9572,23.47");
+    assert!((3930.0..3950.0).contains(&yushan), "Yushan {yushan} m");
+    // Off Taiwan's east coast, where the pyramid stores 0 m: ETOPO's sea floor.
+    let sea = probe_height_m(&earth, "121.8,23.5");
+    assert!(sea < -2000.0, "sea {sea} m");
+    // The Pacific from ETOPO alone (about -4181 m).
+    let pacific = probe_height_m(&format!("planet:{}", data("geotiff/etopo20_global.tif")), "-150,0");
+    assert!((pacific + 4181.0).abs() < 100.0, "Pacific {pacific} m");
+    // The procedural planet: the generator's CPU twin, somewhere in its range.
+    let procedural = probe_height_m("planet:7", "10,45");
+    assert!((-6000.0..8000.0).contains(&procedural), "{procedural}");
+    assert_eq!(probe_height_m("planet", "10,45"), probe_height_m("planet:1", "10,45"));
+    // A bad --at is one line naming it.
+    for bad in ["120.9", "121,95", "x,23", "200,10"] {
+        assert_clean_failure(&bisector(&["probe", "--terrain", "planet", "--at", bad]), &format!("--at '{bad}'"));
+    }
+    assert_clean_failure(&bisector(&["probe", "--terrain", "planet:/no/such.tif", "--at", "1,2"]), "/no/such.tif");
+}
+
 #[test]
 fn info_names_adapter_and_limits() {
     let out = bisector(&["info"]);
@@ -151,6 +187,8 @@ fn bad_input_gives_one_clear_line() {
     assert_clean_failure(&bisector(&["shot", "--size", "12", "--out", out_png]), "--size");
     assert_clean_failure(&bisector(&["shot", "--max-depth", "40", "--out", out_png]), "max depth 40");
     assert_clean_failure(&bisector(&["shot", "--camera", "1,2", "--out", out_png]), "--camera");
+    assert_clean_failure(&bisector(&["shot", "--terrain", "planet", "--camera", "121,24,100ft", "--out", out_png]), "--camera '121,24,100ft': '100ft' is not a number");
+    assert_clean_failure(&bisector(&["shot", "--terrain", "planet", "--camera", "121,24,-3agl", "--out", out_png]), "above the ground");
     assert_clean_failure(&bisector(&["shot", "--terrain", "mars", "--out", out_png]), "--terrain 'mars'");
     assert_clean_failure(&bisector(&["shot", "--out", "/nonexistent-folder/x.png"]), "/nonexistent-folder");
     // A camera path with a semantic error on its third line: the file and the line are named.

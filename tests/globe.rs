@@ -119,7 +119,9 @@ mod planet {
     use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
     use bisector::globe::camera::GlobeCamera;
     use bisector::globe::headless::GlobeView;
+    use bisector::globe::ground::Ground;
     use bisector::globe::renderer::{GlobeRenderer, GlobeSettings, SPACE_COLOR};
+    use bisector::globe::spec::GlobeSpec;
     use bisector::gpu::Gpu;
     use rand::Rng;
 
@@ -132,8 +134,13 @@ mod planet {
 
     /// Pixels showing space (the clear colour) in an image that should show only ground.
     fn space_pixels(image: &image::RgbaImage) -> usize {
+        image.pixels().filter(|p| is_space(p)).count()
+    }
+
+    /// Whether pixel `p` is the clear colour (space, or the sky of a low view).
+    fn is_space(p: &image::Rgba<u8>) -> bool {
         let space = [SPACE_COLOR.r, SPACE_COLOR.g, SPACE_COLOR.b].map(|c| (255.0 * if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }).round() as i32);
-        image.pixels().filter(|p| (0..3).all(|i| (p[i] as i32 - space[i]).abs() <= 1)).count()
+        (0..3).all(|i| (p[i] as i32 - space[i]).abs() <= 1)
     }
 
     /// A 16-tile cache while the camera jumps across the globe, looking straight down from 150 to
@@ -186,5 +193,70 @@ mod planet {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
         let outcome = golden::compare_golden(&dir, "planet_orbit", &view.image(&gpu), 0.005).unwrap_or_else(|e| panic!("{e}"));
         assert!(outcome.passed, "planet_orbit: mean FLIP {:.4} > 0.005; see tests/golden/planet_orbit-actual.png", outcome.mean_flip);
+    }
+
+    /// The shared elevation data (../shared/data), named when absent.
+    fn data(relative: &str) -> std::path::PathBuf {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
+        assert!(path.exists(), "{} is missing: these goldens need the shared elevation data (../shared/data)", path.display());
+        path
+    }
+
+    /// ETOPO20 with the Taiwan pyramid over it, as `--terrain planet:ETOPO,TAIWAN` opens it.
+    fn taiwan() -> Ground {
+        let spec = GlobeSpec::Earth { base: data("geotiff/etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
+        Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Renders `ground` from `camera` at `width_px` x `height_px` with a tree of `max_depth`
+    /// until it has converged and the tile cache (`tiles` tiles, big enough for the view) has
+    /// settled, and compares it with golden `name`; prints the time taken. (On lavapipe a frame's
+    /// cost grows with the heap, 2^(max_depth - 1) bytes: depth 28 takes about 2 s a frame.)
+    fn earth_golden(ground: &Ground, camera: &GlobeCamera, (width_px, height_px): (u32, u32), max_depth: u32, tiles: u32, name: &str) -> image::RgbaImage {
+        let start = std::time::Instant::now();
+        let gpu = common::gpu(max_depth);
+        let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+        let settings = GlobeSettings { max_depth, leaf_capacity: 1 << 18, ..Default::default() };
+        let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+        let mut view = GlobeView::new(&gpu, renderer, cache, width_px, height_px);
+        let (frames, last) = view.converge(&gpu, camera, 1000);
+        assert!(view.cache.is_settled(), "{name}: the tile cache did not settle in {frames} frames: {:?}", last.cache);
+        assert_eq!(last.stats.overflow, 0, "{name}: the leaf buffer overflowed");
+        let image = view.image(&gpu);
+        eprintln!("{name}: {frames} frames, {} leaves, {} tiles resident, {:.1} s", last.stats.leaves, last.cache.resident_tiles, start.elapsed().as_secs_f64());
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+        let outcome = golden::compare_golden(&dir, name, &image, 0.01).unwrap_or_else(|e| panic!("{e}"));
+        assert!(outcome.passed, "{name}: mean FLIP {:.4} > 0.01; see tests/golden/{name}-actual.png", outcome.mean_flip);
+        image
+    }
+
+    /// Golden: Taiwan from 30 km up off its southern tip, looking north along the island (real
+    /// data: ETOPO20 + the Taiwan Terrain-RGB pyramid, the sea rule's sea floor around it).
+    #[test]
+    fn taiwan_from_30_km() {
+        let camera = GlobeCamera::at_lon_lat(TAIWAN_30KM.0, TAIWAN_30KM.1, TAIWAN_30KM.2, TAIWAN_30KM.3, TAIWAN_30KM.4, TAIWAN_30KM.5);
+        let image = earth_golden(&taiwan(), &camera, (256, 144), 24, 256, "taiwan_30km");
+        let sky = space_pixels(&image);
+        assert!(sky > 256 * 10 && sky < 256 * 100, "{sky} pixels of sky");
+    }
+
+    /// The camera of taiwan_from_30_km: lon, lat, altitude above the sphere (m), heading, pitch, fov.
+    const TAIWAN_30KM: (f64, f64, f64, f64, f64, f64) = (120.9, 21.6, 30_000.0, 5.0, -12.0, 55.0);
+
+    /// Golden: the Huatung valley (Taiwan's rift valley between the Central and Coastal ranges)
+    /// from 100 m above its floor near Yuli, looking north-north-east along it; the camera's
+    /// altitude comes from the ground-height lookup (src/globe/ground.rs).
+    #[test]
+    fn valley_from_100_m() {
+        let ground = taiwan();
+        let (lon, lat) = (121.30, 23.28);
+        let floor_m = ground.height_m(lon, lat).unwrap().unwrap() as f64;
+        assert!((50.0..300.0).contains(&floor_m), "the valley floor at {floor_m} m");
+        let camera = GlobeCamera::at_lon_lat(lon, lat, floor_m + 100.0, 25.0, -3.0, 60.0);
+        let image = earth_golden(&ground, &camera, (256, 144), 26, 256, "valley_100m");
+        // Sky above, ground below: the top rows mostly sky, the bottom rows all ground.
+        let sky_in_rows = |rows: std::ops::Range<u32>| rows.flat_map(|y| (0..image.width()).map(move |x| (x, y))).filter(|&(x, y)| is_space(image.get_pixel(x, y))).count();
+        assert!(sky_in_rows(0..10) > 256 * 5, "little sky at the top");
+        assert_eq!(sky_in_rows(100..144), 0, "holes in the ground");
     }
 }

@@ -136,6 +136,49 @@ fn taiwan_wins_over_etopo_at_yushan_and_the_sea_stays_etopo() {
     assert!(outside > 1000, "{outside} texels outside the region");
 }
 
+/// The sea rule (src/globe/earth.rs): Taiwan's pyramid stores 0 m over the sea out to its bounds;
+/// where ETOPO is below sea level a 0 m pixel is no data, so the sea floor is ETOPO's.
+#[test]
+fn taiwans_zero_metre_sea_gives_way_to_etopos_sea_floor() {
+    let earth = with_taiwan();
+    let pyramid = TilePyramid::open(&data("taiwan-terrain-rgb")).unwrap();
+    // 30 km off the east coast, inside the pyramid's bounds, where it holds exactly 0 m.
+    let sea = (121.8, 23.5);
+    assert_eq!(pyramid.sample_m(sea.0, sea.1).unwrap(), Some(0.0));
+    for step_m in [30.0, 200.0, 2000.0] {
+        let h = earth.height_at_lon_lat_m(sea.0, sea.1, step_m).unwrap();
+        let etopo_m = etopo().height_at_lon_lat_m(sea.0, sea.1, step_m).unwrap();
+        assert!(etopo_m < -2000.0, "{etopo_m}");
+        assert_eq!(h.to_bits(), etopo_m.to_bits(), "step {step_m} m: {h} m, ETOPO {etopo_m} m");
+        assert_eq!(earth.region_weight(sea.0, sea.1, step_m).unwrap(), 0.0);
+    }
+    // Yushan still comes from the pyramid's zoom 13 (17.5 m pixels): the point itself, and the
+    // highest texel near the summit on a zoom-13 tile.
+    let yushan = earth.height_at_lon_lat_m(120.9572, 23.47, 17.0).unwrap();
+    assert_eq!(yushan, pyramid.sample_m(120.9572, 23.47).unwrap().unwrap());
+    let (summit, _) = extreme_near(earth, tile_at(120.9572, 23.47, 13), (120.9572, 23.47), 300.0, true);
+    assert!((3935.0..3950.0).contains(&yushan) && (3940.0..3950.0).contains(&summit), "Yushan {yushan} m, highest texel {summit} m");
+    // Coastal land stays the pyramid's: on the Tainan plain, 20 km inland, fully the region's;
+    // at Hualien, 2 km from the coast, where ETOPO's coarse sea floor reaches below 0 m, the
+    // pyramid's land pixels (9.7 m) still win.
+    let plain = (120.3, 23.3);
+    assert_eq!(earth.region_weight(plain.0, plain.1, 30.0).unwrap(), 1.0);
+    let h = earth.height_at_lon_lat_m(plain.0, plain.1, 30.0).unwrap();
+    let zoom = pyramid.zoom_for_step(30.0, plain.1.to_radians());
+    let own = pyramid.sample_up_to_zoom_m(plain.0, plain.1, zoom).unwrap().unwrap();
+    assert!(h == own && h > 0.0 && h < 50.0, "Tainan plain {h} m, pyramid {own} m");
+    let hualien = (121.6, 23.98);
+    assert!(etopo().height_at_lon_lat_m(hualien.0, hualien.1, 30.0).unwrap() < 0.0);
+    assert_eq!(earth.region_weight(hualien.0, hualien.1, 30.0).unwrap(), 1.0);
+    let h = earth.height_at_lon_lat_m(hualien.0, hualien.1, 30.0).unwrap();
+    assert!((h - 9.7).abs() < 1.0, "Hualien {h} m");
+    // A kilometre offshore the sea floor is on its way down from sea level to ETOPO's depth.
+    let offshore = earth.height_at_lon_lat_m(121.64, 23.98, 30.0).unwrap();
+    let etopo_m = etopo().height_at_lon_lat_m(121.64, 23.98, 30.0).unwrap();
+    assert!(offshore < 0.0 && offshore > etopo_m, "1 km off Hualien {offshore} m, ETOPO {etopo_m} m");
+    eprintln!("Yushan {yushan} m (highest zoom-13 texel {summit} m), Tainan plain {own} m, Hualien {h} m");
+}
+
 /// Largest height difference between consecutive texels along rows and columns of a tile.
 fn largest_step_m(heights: &[f32]) -> f32 {
     let n = TILE_SIDE as usize;
@@ -155,44 +198,47 @@ fn largest_step_m(heights: &[f32]) -> f32 {
 }
 
 #[test]
-fn no_seam_at_taiwans_data_edge() {
+fn no_seam_at_taiwans_coast() {
     let earth = with_taiwan();
     let pyramid = TilePyramid::open(&data("taiwan-terrain-rgb")).unwrap();
     let mut cache = TileCache::default();
-    // East of Taiwan the pyramid holds sea level (0 m) out to ~122.0E, then nodata; ETOPO has
-    // the Philippine Sea floor at -2300..-4300 m there: the largest mismatch at Taiwan's edge.
-    // Zoom-10 tiles (texels ~230 m) straddling that edge at three latitudes.
-    for lat in [23.0, 23.5, 24.0] {
-        let key = tile_at(122.0, lat, 10);
+    // With the sea rule, on land the pyramid, over the sea ETOPO, whose 37 km pixels put the sea
+    // floor hundreds to thousands of metres deep at the coast (east coast) or the land tens to
+    // hundreds of metres above it (west coast); the sea floor fades from 0 m at the coast to
+    // ETOPO's over FEATHER_M offshore. Zoom-10 tiles (texels ~230 m) straddling the coast.
+    for (name, lon, lat) in [("Hualien", 121.62, 23.98), ("Taitung", 121.15, 22.75), ("Tainan", 120.1, 23.0)] {
+        let key = tile_at(lon, lat, 10);
         let blended = earth.produce(key).unwrap();
-        // The naive layering: the region wherever it answers, else ETOPO.
-        let mut naive = Vec::new();
+        // The naive layering: the region's land wherever it answers, else ETOPO.
+        let (mut naive, mut region_only, mut base_only) = (Vec::new(), Vec::new(), Vec::new());
         let mut mismatch_m = 0.0f32;
         let mut feathered = 0;
         for j in 0..TILE_SIDE {
             for i in 0..TILE_SIDE {
                 let (lon, lat, step) = texel_lon_lat_step(key, i, j);
                 let base = etopo().height_at_lon_lat_m(lon, lat, step).unwrap();
-                let region = pyramid.sample_via(&mut cache, lon, lat, pyramid.zoom_for_step(step, lat.to_radians())).unwrap();
-                if let Some(r) = region {
-                    mismatch_m = mismatch_m.max((r - base).abs());
-                }
+                let zoom = pyramid.zoom_for_step(step, lat.to_radians());
+                let region = pyramid.sample_coverage_via(&mut cache, lon, lat, zoom, base < 0.0).unwrap().map(|(h, _)| h);
                 let w = earth.region_weight(lon, lat, step).unwrap();
-                feathered += (w > 0.0 && w < 1.0) as u32;
+                if w > 0.0 && w < 1.0 {
+                    // What the blend moves between: the region's land and ETOPO, or sea level and ETOPO.
+                    feathered += 1;
+                    mismatch_m = mismatch_m.max((region.unwrap_or(0.0) - base).abs());
+                }
                 naive.push(region.unwrap_or(base));
+                region_only.push(region.unwrap_or(f32::NAN));
+                base_only.push(base);
             }
         }
-        assert!(feathered > 1000, "lat {lat}: the tile must cross the feather ({feathered} texels in it)");
+        assert!(feathered > 1000, "{name}: the tile must cross the feather ({feathered} texels in it)");
         let (smooth, jump) = (largest_step_m(&blended), largest_step_m(&naive));
-        // Bound: the blend's slope is at most the layers' own slopes (ETOPO's < 0.1 here; the
-        // region's sea is flat) plus 1.5 * mismatch / FEATHER_M (the smoothstep's steepest
-        // part); with texels up to 1.15 * 230 m apart (octahedral anisotropy) and a mismatch
-        // of up to ~4300 m that is ~0.1 * 265 + 1.5 * 4300 / 6000 * 265 ~ 310 m, close to the
-        // largest steps of Taiwan's own mountains at this spacing (next test: ~250..400 m).
-        let bound_m = 265.0 * (0.1 + 1.5 * mismatch_m / FEATHER_M as f32);
-        eprintln!("lat {lat}: mismatch {mismatch_m:.0} m, largest step blended {smooth:.0} m (bound {bound_m:.0}), naive {jump:.0} m");
-        assert!(smooth <= bound_m, "lat {lat}: a step of {smooth} m > {bound_m} m");
-        assert!(jump > 0.5 * mismatch_m && jump > 4.0 * smooth, "lat {lat}: the naive switch should jump: {jump} m");
+        let own_m = largest_step_m(&region_only).max(largest_step_m(&base_only));
+        // Bound: the blend's step is at most the layers' own largest step plus 1.5 * mismatch /
+        // FEATHER_M (the smoothstep's steepest part) times the texel spacing (up to 1.15 * 230 m,
+        // octahedral anisotropy).
+        let bound_m = own_m + 265.0 * 1.5 * mismatch_m / FEATHER_M as f32;
+        eprintln!("{name}: mismatch {mismatch_m:.0} m, largest step blended {smooth:.0} m (bound {bound_m:.0}, layers' own {own_m:.0}), naive {jump:.0} m");
+        assert!(smooth <= bound_m, "{name}: a step of {smooth} m > {bound_m} m");
     }
     // Taiwan's own relief at the same spacing (zoom 10 around Yushan), for comparison.
     let mountains = largest_step_m(&earth.produce(tile_at(120.9572, 23.47, 10)).unwrap());

@@ -11,6 +11,18 @@
 //!     w = feather(lon, lat) * coverage
 //! coverage: the bilinear share of the region's own pixels that have data (falls from 1 to 0
 //!   across one region pixel at a nodata edge, e.g. Taiwan's sea).
+//! sea rule: where base(lon, lat) < 0 m, a region pixel of exactly 0 m is sea without a depth.
+//!   Real pyramids store sea level (0 m), not nodata, over the sea near their land (Taiwan's
+//!   does, out to its bounds), which would otherwise cover the base's sea floor with a flat
+//!   rectangle at 0 m. There the region's value comes from its other (land) pixels, with
+//!   coverage c_land, and its 0 m pixels (share c_sea) pull towards sea level only near land:
+//!     h = h + w (c_land (land - h) + c_sea k (0 - h))
+//!     k = 1 - smoothstep(d_land / FEATHER_M), d_land: distance from the nearest land node
+//!   so the sea floor falls from 0 m at the coast to the base's depth FEATHER_M offshore (and is
+//!   the base's, bit for bit, beyond), while land keeps the region's heights up to the coast.
+//!   (Counting the 0 m pixels as plain no data would move the feather's edge to the coast and
+//!   pull the land within FEATHER_M of it towards the base's coarse sea floor: Hualien, 10 m,
+//!   came out at -315 m.) Where the base is at or above 0 m, 0 m pixels are ordinary data.
 //! feather: precomputed at open on a lon/lat grid of FEATHER_M / 6 cells over the region's
 //!   bounds: d = distance (chamfer, metres) from a node to the nearest node without data or
 //!   outside the bounds; weight = smoothstep((d - 1.5 cells) / FEATHER_M), read bilinearly.
@@ -87,6 +99,8 @@ struct FeatherGrid {
     nx: usize,
     ny: usize,
     weights: Vec<f32>,
+    /// k of the sea rule: 1 on land nodes, falling to 0 FEATHER_M from the nearest one.
+    sea_level: Vec<f32>,
 }
 
 /// Per-call state of the samplers: one pyramid tile cache per region.
@@ -213,7 +227,7 @@ fn weighted_mean_row(raster: &Raster, row: u32) -> f64 {
 }
 
 impl Region {
-    fn open(path: &Path) -> Result<Region, TerrainError> {
+    fn open(path: &Path, base: &GlobalRaster) -> Result<Region, TerrainError> {
         let (data, bounds) = match open_source(path)? {
             HeightSource::Pyramid(p) => {
                 let bounds = p.bounds;
@@ -233,17 +247,31 @@ impl Region {
             RegionData::Pyramid(p) => p.finest_pixel_m(mid_lat),
             RegionData::Raster(r) => (r.step.0 * METRES_PER_DEGREE.1 * mid_lat.cos()).min(r.step.1 * METRES_PER_DEGREE.0),
         };
-        let mut region = Region { data, bounds, pixel_m, feather: FeatherGrid { west: 0.0, south: 0.0, d_lon: 1.0, d_lat: 1.0, nx: 0, ny: 0, weights: Vec::new() } };
-        region.feather = FeatherGrid::build(&region)?;
+        let mut region = Region { data, bounds, pixel_m, feather: FeatherGrid { west: 0.0, south: 0.0, d_lon: 1.0, d_lat: 1.0, nx: 0, ny: 0, weights: Vec::new(), sea_level: Vec::new() } };
+        region.feather = FeatherGrid::build(&region, base)?;
         Ok(region)
     }
 
-    /// The region's height and coverage at (lon, lat), read at the level matching `step_m`.
-    fn sample(&self, cache: &mut TileCache, lon: f64, lat: f64, step_m: f64) -> Result<Option<(f32, f64)>, TerrainError> {
+    /// The region's height and coverage at (lon, lat), read at the level matching `step_m`;
+    /// with `land_only`, 0 m pixels count as no data.
+    fn sample(&self, cache: &mut TileCache, lon: f64, lat: f64, step_m: f64, land_only: bool) -> Result<Option<(f32, f64)>, TerrainError> {
         Ok(match &self.data {
-            RegionData::Pyramid(p) => p.sample_coverage_via(cache, lon, lat, p.zoom_for_step(step_m, lat.to_radians()))?,
-            RegionData::Raster(r) => r.sample_coverage_m(lon, lat),
+            RegionData::Pyramid(p) => p.sample_coverage_via(cache, lon, lat, p.zoom_for_step(step_m, lat.to_radians()), land_only)?,
+            RegionData::Raster(r) => r.sample_coverage_m(lon, lat, land_only),
         })
+    }
+
+    /// What the region adds at (lon, lat) to a height `h` below it (the module header's formula
+    /// without the feather w): (land height, c_land, c_sea k), or None where it has no data.
+    /// `over_sea`: the base is below 0 m there (the sea rule applies).
+    fn blend_terms(&self, cache: &mut TileCache, lon: f64, lat: f64, step_m: f64, over_sea: bool) -> Result<Option<(f64, f64, f64)>, TerrainError> {
+        let Some((all_m, all_coverage)) = self.sample(cache, lon, lat, step_m, false)? else { return Ok(None) };
+        if !over_sea {
+            return Ok(Some((all_m as f64, all_coverage, 0.0)));
+        }
+        let (land_m, land_coverage) = self.sample(cache, lon, lat, step_m, true)?.map_or((0.0, 0.0), |(h, c)| (h as f64, c));
+        let sea_coverage = (all_coverage - land_coverage).max(0.0);
+        Ok(Some((land_m, land_coverage, sea_coverage * self.feather.sea_level(lon, lat))))
     }
 
     fn contains(&self, lon: f64, lat: f64) -> bool {
@@ -252,9 +280,10 @@ impl Region {
 }
 
 impl FeatherGrid {
-    /// Samples where `region` has data on nodes FEATHER_M / 6 apart (read at that resolution),
-    /// then turns the distance to the nearest node without data into a weight.
-    fn build(region: &Region) -> Result<FeatherGrid, TerrainError> {
+    /// Samples where `region` has data (over `base`, for the sea rule) on nodes FEATHER_M / 6
+    /// apart (read at that resolution), then turns the distance to the nearest node without data
+    /// into a weight.
+    fn build(region: &Region, base: &GlobalRaster) -> Result<FeatherGrid, TerrainError> {
         let [west, south, east, north] = region.bounds;
         let cos_mid = ((south + north) / 2.0).to_radians().cos().max(1e-3);
         let mut cell_m = FEATHER_M / 6.0;
@@ -268,39 +297,38 @@ impl FeatherGrid {
         };
         let (d_lon, d_lat) = ((east - west) / (nx - 1) as f64, (north - south) / (ny - 1) as f64);
         let mut cache = TileCache::default();
-        let mut distance_m = vec![0.0f64; nx * ny];
+        // Distances to the nearest node without data, and (sea rule) to the nearest land node.
+        let mut to_edge_m = vec![0.0f64; nx * ny];
+        let mut to_land_m = vec![0.0f64; nx * ny];
         for j in 0..ny {
             for i in 0..nx {
                 let (lon, lat) = (west + i as f64 * d_lon, south + j as f64 * d_lat);
-                let has_data = region.sample(&mut cache, lon, lat, cell_m)?.is_some();
-                distance_m[j * nx + i] = if has_data { f64::INFINITY } else { 0.0 };
+                let has_data = region.sample(&mut cache, lon, lat, cell_m, false)?.is_some();
+                let land = has_data && (base.sample(lon, lat) >= 0.0 || region.sample(&mut cache, lon, lat, cell_m, true)?.is_some());
+                to_edge_m[j * nx + i] = if has_data { f64::INFINITY } else { 0.0 };
+                to_land_m[j * nx + i] = if land { 0.0 } else { f64::INFINITY };
             }
         }
-        // Two-pass chamfer distance; outside the grid counts as no data.
         let (cx, cy) = (d_lon * METRES_PER_DEGREE.1 * cos_mid, d_lat * METRES_PER_DEGREE.0);
-        let cd = cx.hypot(cy);
-        let at = |d: &[f64], i: isize, j: isize| if i < 0 || j < 0 || i >= nx as isize || j >= ny as isize { 0.0 } else { d[j as usize * nx + i as usize] };
-        for j in 0..ny as isize {
-            for i in 0..nx as isize {
-                let k = j as usize * nx + i as usize;
-                let best = distance_m[k].min(at(&distance_m, i - 1, j) + cx).min(at(&distance_m, i, j - 1) + cy).min(at(&distance_m, i - 1, j - 1) + cd).min(at(&distance_m, i + 1, j - 1) + cd);
-                distance_m[k] = best;
-            }
-        }
-        for j in (0..ny as isize).rev() {
-            for i in (0..nx as isize).rev() {
-                let k = j as usize * nx + i as usize;
-                let best = distance_m[k].min(at(&distance_m, i + 1, j) + cx).min(at(&distance_m, i, j + 1) + cy).min(at(&distance_m, i + 1, j + 1) + cd).min(at(&distance_m, i - 1, j + 1) + cd);
-                distance_m[k] = best;
-            }
-        }
+        chamfer(&mut to_edge_m, nx, (cx, cy), 0.0);
+        chamfer(&mut to_land_m, nx, (cx, cy), f64::INFINITY);
         let margin_m = 1.5 * cx.max(cy);
-        let weights = distance_m.iter().map(|&d| smoothstep((d - margin_m) / FEATHER_M) as f32).collect();
-        Ok(FeatherGrid { west, south, d_lon, d_lat, nx, ny, weights })
+        let weights = to_edge_m.iter().map(|&d| smoothstep((d - margin_m) / FEATHER_M) as f32).collect();
+        let sea_level = to_land_m.iter().map(|&d| (1.0 - smoothstep(d / FEATHER_M)) as f32).collect();
+        Ok(FeatherGrid { west, south, d_lon, d_lat, nx, ny, weights, sea_level })
     }
 
-    /// The weight at (lon, lat), bilinear between nodes; 0 outside the grid.
+    /// The feather weight at (lon, lat), bilinear between nodes; 0 outside the grid.
     fn weight(&self, lon: f64, lat: f64) -> f64 {
+        self.bilinear(&self.weights, lon, lat)
+    }
+
+    /// The sea rule's k at (lon, lat), bilinear between nodes; 0 outside the grid.
+    fn sea_level(&self, lon: f64, lat: f64) -> f64 {
+        self.bilinear(&self.sea_level, lon, lat)
+    }
+
+    fn bilinear(&self, values: &[f32], lon: f64, lat: f64) -> f64 {
         let (x, y) = ((lon - self.west) / self.d_lon, (lat - self.south) / self.d_lat);
         let (max_x, max_y) = ((self.nx - 1) as f64, (self.ny - 1) as f64);
         if !(0.0..=max_x).contains(&x) || !(0.0..=max_y).contains(&y) {
@@ -309,8 +337,28 @@ impl FeatherGrid {
         let (x0, y0) = (x.floor().min(max_x - 1.0), y.floor().min(max_y - 1.0));
         let (fx, fy) = (x - x0, y - y0);
         let k = y0 as usize * self.nx + x0 as usize;
-        let w = |k: usize| self.weights[k] as f64;
+        let w = |k: usize| values[k] as f64;
         (w(k) * (1.0 - fx) + w(k + 1) * fx) * (1.0 - fy) + (w(k + self.nx) * (1.0 - fx) + w(k + self.nx + 1) * fx) * fy
+    }
+}
+
+/// Two-pass chamfer distance in place on a grid `nx` nodes wide with node spacing (cx, cy)
+/// metres: nodes start at 0 (sources) or infinity; beyond the grid counts as `outside_m`.
+fn chamfer(distance_m: &mut [f64], nx: usize, (cx, cy): (f64, f64), outside_m: f64) {
+    let ny = distance_m.len() / nx;
+    let cd = cx.hypot(cy);
+    let at = |d: &[f64], i: isize, j: isize| if i < 0 || j < 0 || i >= nx as isize || j >= ny as isize { outside_m } else { d[j as usize * nx + i as usize] };
+    for j in 0..ny as isize {
+        for i in 0..nx as isize {
+            let k = j as usize * nx + i as usize;
+            distance_m[k] = distance_m[k].min(at(distance_m, i - 1, j) + cx).min(at(distance_m, i, j - 1) + cy).min(at(distance_m, i - 1, j - 1) + cd).min(at(distance_m, i + 1, j - 1) + cd);
+        }
+    }
+    for j in (0..ny as isize).rev() {
+        for i in (0..nx as isize).rev() {
+            let k = j as usize * nx + i as usize;
+            distance_m[k] = distance_m[k].min(at(distance_m, i + 1, j) + cx).min(at(distance_m, i, j + 1) + cy).min(at(distance_m, i + 1, j + 1) + cd).min(at(distance_m, i - 1, j + 1) + cd);
+        }
     }
 }
 
@@ -325,7 +373,7 @@ impl LayeredEarth {
             HeightSource::Raster(raster) => GlobalRaster::new(base, raster)?,
             _ => return Err(file_error(base, "the planet's base must be a global geographic GeoTIFF")),
         };
-        let mut regions = regions.iter().map(|path| Region::open(path)).collect::<Result<Vec<_>, _>>()?;
+        let mut regions = regions.iter().map(|path| Region::open(path, &base)).collect::<Result<Vec<_>, _>>()?;
         regions.sort_by(|a, b| b.pixel_m.total_cmp(&a.pixel_m));
         let base_zoom = zoom_for_pixel(base.pixel_m, 3f64.sqrt());
         let max_zoom = regions
@@ -353,14 +401,15 @@ impl LayeredEarth {
     /// below it there, at texel spacing `step_m` (0 where no region has data).
     pub fn region_weight(&self, lon_deg: f64, lat_deg: f64, step_m: f64) -> Result<f64, TerrainError> {
         let mut scratch = self.scratch();
+        let over_sea = self.base.sample(lon_deg, lat_deg) < 0.0;
         for (region, cache) in self.regions.iter().zip(&mut scratch.caches).rev() {
             if !region.contains(lon_deg, lat_deg) {
                 continue;
             }
             let w = region.feather.weight(lon_deg, lat_deg);
             if w > 0.0 {
-                if let Some((_, coverage)) = region.sample(cache, lon_deg, lat_deg, step_m)? {
-                    return Ok(w * coverage);
+                if let Some((_, land, sea)) = region.blend_terms(cache, lon_deg, lat_deg, step_m, over_sea)? {
+                    return Ok(w * (land + sea));
                 }
             }
         }
@@ -375,6 +424,7 @@ impl LayeredEarth {
 
     fn height(&self, scratch: &mut Scratch, lon: f64, lat: f64, step_m: f64) -> Result<f32, TerrainError> {
         let mut h = self.base.sample(lon, lat);
+        let over_sea = h < 0.0;
         for (region, cache) in self.regions.iter().zip(&mut scratch.caches) {
             if !region.contains(lon, lat) {
                 continue;
@@ -383,8 +433,8 @@ impl LayeredEarth {
             if w <= 0.0 {
                 continue;
             }
-            let Some((region_m, coverage)) = region.sample(cache, lon, lat, step_m)? else { continue };
-            h = if h.is_nan() { region_m as f64 } else { h + w * coverage * (region_m as f64 - h) };
+            let Some((land_m, land, sea)) = region.blend_terms(cache, lon, lat, step_m, over_sea)? else { continue };
+            h = if h.is_nan() { land_m } else { h + w * (land * (land_m - h) + sea * (0.0 - h)) };
         }
         Ok(h as f32)
     }
@@ -485,8 +535,8 @@ mod tests {
     fn the_feather_fades_in_inside_the_data_edge() {
         // A 1-degree region with data east of 10.5E only.
         let r = raster(101, 101, (10.0, 1.0), (0.01, 0.01), |lon, _| if lon < 10.5 { f32::NAN } else { 100.0 });
-        let mut region = Region { bounds: [10.0, 0.0, 11.0, 1.0], pixel_m: 1000.0, data: RegionData::Raster(r), feather: FeatherGrid { west: 0.0, south: 0.0, d_lon: 1.0, d_lat: 1.0, nx: 0, ny: 0, weights: Vec::new() } };
-        region.feather = FeatherGrid::build(&region).unwrap();
+        let mut region = Region { bounds: [10.0, 0.0, 11.0, 1.0], pixel_m: 1000.0, data: RegionData::Raster(r), feather: FeatherGrid { west: 0.0, south: 0.0, d_lon: 1.0, d_lat: 1.0, nx: 0, ny: 0, weights: Vec::new(), sea_level: Vec::new() } };
+        region.feather = FeatherGrid::build(&region, &global(|_, _| 100.0)).unwrap();
         let w = |lon: f64| region.feather.weight(lon, 0.5);
         assert_eq!(w(10.4), 0.0);
         // Nodes a sample west of 10.5E still see data (bilinear), so the fade starts just inside.

@@ -4,6 +4,7 @@
 pub mod camera;
 pub mod earth;
 pub mod frame;
+pub mod ground;
 pub mod headless;
 pub mod octahedral;
 pub mod renderer;

@@ -211,13 +211,15 @@ impl TilePyramid {
 
     /// As `sample_up_to_zoom_m`, reading tiles through the calling thread's cache `local`.
     pub fn sample_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
-        Ok(self.sample_coverage_via(local, lon, lat, max_zoom)?.map(|(h, _)| h))
+        Ok(self.sample_coverage_via(local, lon, lat, max_zoom, false)?.map(|(h, _)| h))
     }
 
     /// As `sample_via`, with the sample's coverage in (0, 1]: the share of the bilinear weight on
     /// pixels with data among the pixels of present tiles (1 inside the data, falling
-    /// continuously to 0 across a nodata edge; pixels of absent tiles count for neither).
-    pub fn sample_coverage_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<(f32, f64)>, TerrainError> {
+    /// continuously to 0 across a nodata edge; pixels of absent tiles count for neither). With
+    /// `zero_is_nodata`, pixels of exactly 0 m count as nodata too (the planet's sea rule,
+    /// src/globe/earth.rs).
+    pub fn sample_coverage_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32, zero_is_nodata: bool) -> Result<Option<(f32, f64)>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
             return Ok(None);
@@ -239,7 +241,8 @@ impl TilePyramid {
                 let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };
                 let h = tile[((gy % size) * size + gx % size) as usize];
                 present += w;
-                if !h.is_nan() && w > 0.0 {
+                let nodata = h.is_nan() || (zero_is_nodata && h == 0.0);
+                if !nodata && w > 0.0 {
                     sum += h as f64 * w;
                     weight += w;
                 }

@@ -62,8 +62,9 @@ impl Raster {
 
     /// As `sample_m`, with the sample's coverage in (0, 1]: the share of the bilinear weight on
     /// samples with data (1 inside the data, falling continuously to 0 across a nodata edge).
-    /// None outside the raster or where no weighted sample has data.
-    pub fn sample_coverage_m(&self, x: f64, y: f64) -> Option<(f32, f64)> {
+    /// None outside the raster or where no weighted sample has data. With `zero_is_nodata`,
+    /// samples of exactly 0 m count as nodata too (the planet's sea rule, src/globe/earth.rs).
+    pub fn sample_coverage_m(&self, x: f64, y: f64, zero_is_nodata: bool) -> Option<(f32, f64)> {
         let col = (x - self.origin.0) / self.step.0;
         let row = (self.origin.1 - y) / self.step.1;
         let (max_col, max_row) = ((self.width - 1) as f64, (self.height - 1) as f64);
@@ -77,7 +78,8 @@ impl Raster {
         let (mut sum, mut weight) = (0.0f64, 0.0f64);
         for (c, r, w) in [(c0, r0, (1.0 - fc) * (1.0 - fr)), (c1, r0, fc * (1.0 - fr)), (c0, r1, (1.0 - fc) * fr), (c1, r1, fc * fr)] {
             let h = self.heights_m[(r * self.width + c) as usize];
-            if !h.is_nan() && w > 0.0 {
+            let nodata = h.is_nan() || (zero_is_nodata && h == 0.0);
+            if !nodata && w > 0.0 {
                 sum += h as f64 * w;
                 weight += w;
             }
@@ -131,11 +133,14 @@ mod tests {
     #[test]
     fn coverage_falls_across_a_nodata_edge() {
         let r = grid();
-        assert_eq!(r.sample_coverage_m(10.5, 50.0), Some((5.0, 1.0)));
+        assert_eq!(r.sample_coverage_m(10.5, 50.0, false), Some((5.0, 1.0)));
         // Half the weight on the missing sample (11, 48).
-        assert_eq!(r.sample_coverage_m(11.0, 49.0), Some((10.0, 0.5)));
-        assert_eq!(r.sample_coverage_m(11.0, 48.0), None);
-        assert_eq!(r.sample_coverage_m(9.0, 50.0), None);
+        assert_eq!(r.sample_coverage_m(11.0, 49.0, false), Some((10.0, 0.5)));
+        assert_eq!(r.sample_coverage_m(11.0, 48.0, false), None);
+        assert_eq!(r.sample_coverage_m(9.0, 50.0, false), None);
+        // Zero as nodata: the 0 m sample (10, 50) drops out, half the weight is left.
+        assert_eq!(r.sample_coverage_m(10.5, 50.0, true), Some((10.0, 0.5)));
+        assert_eq!(r.sample_coverage_m(10.0, 50.0, true), None);
     }
 
     #[test]
