@@ -221,6 +221,10 @@ pub struct BenchReport {
     pub frame: PassStats,
     /// Frames whose GPU time is more than twice the median frame's.
     pub long_frames: Vec<u32>,
+    /// Spikes: frames whose GPU time is more than twice the median of the SPIKE_WINDOW frames
+    /// around them (a path that descends from orbit gets slower as it goes, so a global median
+    /// flags the whole low end; this flags hitches).
+    pub spike_frames: Vec<u32>,
     /// On the globe: the tile cache over the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
@@ -285,6 +289,22 @@ fn merge_duplicate_passes(pass_gpu_ms: Vec<(String, f64)>) -> Vec<(String, f64)>
     merged
 }
 
+/// Frames on each side of a frame whose median a spike is measured against.
+const SPIKE_WINDOW: usize = 15;
+
+/// The frames whose GPU time exceeds twice the median of the frames within SPIKE_WINDOW of them.
+fn spike_frames(frames: &[FrameRecord]) -> Vec<u32> {
+    (0..frames.len())
+        .filter(|&i| {
+            let window = &frames[i.saturating_sub(SPIKE_WINDOW)..(i + SPIKE_WINDOW + 1).min(frames.len())];
+            let mut times: Vec<f64> = window.iter().map(|f| f.frame_gpu_ms).filter(|t| t.is_finite()).collect();
+            times.sort_by(f64::total_cmp);
+            !times.is_empty() && frames[i].frame_gpu_ms > 2.0 * percentile(&times, 50.0)
+        })
+        .map(|i| frames[i].frame)
+        .collect()
+}
+
 /// Serialises pass times as a JSON object in their recorded order.
 fn serialize_pass_times<S: Serializer>(
     pass_gpu_ms: &[(String, f64)],
@@ -338,6 +358,7 @@ impl BenchReport {
             .filter(|f| f.frame_gpu_ms > 2.0 * frame.median_ms)
             .map(|f| f.frame)
             .collect();
+        let spike_frames = spike_frames(&frames);
         let cache = CacheSummary::from_frames(&frames);
 
         BenchReport {
@@ -345,6 +366,7 @@ impl BenchReport {
             passes,
             frame,
             long_frames,
+            spike_frames,
             cache,
             frames,
         }
@@ -418,10 +440,23 @@ impl BenchReport {
                 "{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"
             ));
         }
+        let with_uploads = |list: &[u32]| {
+            list.iter()
+                .filter(|&&f| {
+                    self.frames.iter().any(|r| {
+                        r.frame == f && r.globe.as_ref().is_some_and(|g| g.cache.uploaded_tiles > 0)
+                    })
+                })
+                .count()
+        };
         out.push_str(&format!(
-            "\nframes over twice the median GPU time: {} of {}\n",
+            "\nframes over twice the median GPU time: {} of {} ({} uploading tiles); spikes over twice the median of the {} frames around them: {} ({} uploading tiles)\n",
             self.long_frames.len(),
-            self.frames.len()
+            self.frames.len(),
+            with_uploads(&self.long_frames),
+            2 * SPIKE_WINDOW + 1,
+            self.spike_frames.len(),
+            with_uploads(&self.spike_frames),
         ));
         if let Some(c) = &self.cache {
             out.push_str(&format!(
@@ -650,6 +685,22 @@ mod tests {
     }
 
     #[test]
+    fn a_steady_ramp_has_long_frames_but_no_spikes() {
+        let mut rng = XorShift::fresh("spikes");
+        let mut frames = random_frames(&mut rng, 200);
+        for (i, f) in frames.iter_mut().enumerate() {
+            // A descent: GPU time grows fiftyfold along the path, with 5% noise.
+            f.frame_gpu_ms = (50f64.ln() * i as f64 / 199.0).exp() * rng.range(0.95, 1.05);
+        }
+        let report = BenchReport::from_frames(meta(), frames.clone());
+        assert!(!report.long_frames.is_empty());
+        assert!(report.spike_frames.is_empty(), "{:?}", report.spike_frames);
+        let spike = (rng.next_u64() % 200) as usize;
+        frames[spike].frame_gpu_ms *= 2.5;
+        assert_eq!(BenchReport::from_frames(meta(), frames).spike_frames, vec![spike as u32]);
+    }
+
+    #[test]
     fn cache_summary_counts_each_readback_once_and_long_frames_are_flagged() {
         use crate::cache::tile_cache::TileCacheStats;
         let mut rng = XorShift::fresh("cache_summary");
@@ -677,7 +728,7 @@ mod tests {
         assert_eq!(c.tiles_streamed, uploaded);
         assert!((c.hit_rate - hits as f64 / (hits + misses) as f64).abs() < 1e-12);
         assert_eq!(c.cpu_submit_max_ms, 39.0);
-        assert!(report.long_frames.contains(&7));
+        assert!(report.long_frames.contains(&7) && report.spike_frames.contains(&7));
         assert!(report.long_frames.iter().all(|&f| report.frames[f as usize].frame_gpu_ms > 2.0 * report.frame.median_ms));
         assert!(BenchReport::from_frames(meta(), random_frames(&mut rng, 5)).cache.is_none());
     }
