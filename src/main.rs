@@ -943,7 +943,7 @@ fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, jso
 fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, options: &BenchOptions) -> anyhow::Result<bisector::bench::report::BenchReport> {
     let settings = globe_settings(render)?;
     let camera_path = GlobePath::load(path)?;
-    let producer = globe_producer(spec)?;
+    let producer = Ground::open(spec)?.producer();
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_timestamps())?;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
@@ -1002,7 +1002,7 @@ fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path:
             if let Some(path) = screenshot {
                 check_output_path(path, "--screenshot")?;
             }
-            SceneOptions::Globe { settings, producer: globe_producer(&spec)?, cache: globe_cache_config(render.cache_tiles) }
+            SceneOptions::Globe { settings, producer: Ground::open(&spec)?.producer(), cache: globe_cache_config(render.cache_tiles) }
         }
         None => {
             let settings = settings(render)?;
