@@ -6,7 +6,9 @@
 //       then the workgroup sums over up to 8 more levels in shared memory.
 //   dispatch 1, 2 (bitfield = 0): one thread per 2^items_log2 counts of the deepest level not yet
 //       summed, summed in registers, then over up to 8 levels in shared memory.
-// Up to D = 25 this takes 2 dispatches, up to 29 three.
+// Up to D = 25 this takes 2 dispatches, up to 29 three. With changed_only = 1, dispatch 0 runs one
+// workgroup per block listed in cbt_changed (an indirect dispatch; see src/cbt/changed.rs): the
+// counts of unchanged blocks are still right, as they depend on their bits alone.
 // Each workgroup assembles its (contiguous) part of every level in shared memory and writes it out
 // with plain stores; only the partial words at its edges use atomics, as neighbouring workgroups
 // share them. Mirrors Cbt::reduce in src/cbt/cpu.rs.
@@ -24,6 +26,11 @@ struct ReduceParams {
     bitfield: u32,
     // log2 of the items (bitfield words, or counts) each thread reads and sums in registers (0..=2).
     items_log2: u32,
+    // 1: dispatch 0 over the changed blocks alone (workgroup i reduces block cbt_changed list[i]).
+    changed_only: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(1) var<uniform> params: ReduceParams;
@@ -77,6 +84,8 @@ fn area_nodes(a: u32, wid: u32, active_count: u32) -> vec3<u32> {
 // The workgroup's area table, in shared memory rather than per thread: a per-thread table costs
 // registers, and register pressure limited the first dispatch to one workgroup per SM.
 var<workgroup> areas: array<Area, 16>;
+// The block this workgroup reduces, in a changed-only dispatch.
+var<workgroup> wg_block: u32;
 
 // Fills `areas` for workgroup `wid` (one thread; the caller synchronises).
 fn build_areas(area_count: u32, wid: u32, active_count: u32) {
@@ -103,7 +112,19 @@ fn emit(area: Area, bit: u32, width: u32, value: u32) {
 @compute @workgroup_size(256)
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let d = CBT_MAX_DEPTH;
-    let wid = dispatch_group_index(group);
+    var wid = dispatch_group_index(group);
+    if (params.changed_only == 1u) {
+        if (t == 0u) {
+            let block = atomicLoad(&cbt_changed[1u + cbt_changed_bitmap_words() + group.x]);
+            atomicAnd(&cbt_changed[1u + (block >> 5u)], ~(1u << (block & 31u)));
+            if (group.x == 0u) {
+                // The dispatch's size was copied out before it began: the list can start over.
+                atomicStore(&cbt_changed[0], 0u);
+            }
+            wg_block = block;
+        }
+        wid = workgroupUniformLoad(&wg_block);
+    }
     // Threads of this dispatch: one per node of in_depth; each reads the 2^items_log2 items below
     // it (bitfield words at depth D-5 in dispatch 0, counts at in_depth + items_log2 after).
     let total_threads = 1u << params.in_depth;

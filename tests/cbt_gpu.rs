@@ -1,4 +1,5 @@
-//! The GPU concurrent binary tree equals its CPU twin bit for bit after random split/merge batches.
+//! The GPU concurrent binary tree equals its CPU twin bit for bit after random split/merge batches,
+//! reduced whole or over the changed blocks alone.
 
 mod common;
 
@@ -50,7 +51,14 @@ fn random_batch(cpu: &mut Cbt, rng: &mut impl Rng, max_ops: usize) -> Vec<CbtOp>
     ops
 }
 
-fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
+/// How each round reduces the heap.
+#[derive(Clone, Copy, Debug)]
+enum Reduction {
+    Whole,
+    ChangedBlocks,
+}
+
+fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, rng: &mut impl Rng) {
     let init_depth = rng.random_range(1..=max_depth.min(14));
     let mut cpu = Cbt::new(max_depth, init_depth);
     let capacity = 1u32 << max_depth.min(18);
@@ -62,11 +70,15 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
     let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
     let mut profiler = create_profiler(&gpu.device);
     for round in 0..rounds {
-        let max_ops = rng.random_range(1..4000);
+        // Small batches too, so that most blocks stay unchanged.
+        let max_ops = if rng.random_bool(0.5) { rng.random_range(1..40) } else { rng.random_range(1..4000) };
         let batch = random_batch(&mut cpu, rng, max_ops);
         ops.apply(gpu, &mut profiler, &tree, &batch);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        reduce.record(&mut encoder, &profiler);
+        match reduction {
+            Reduction::Whole => reduce.record(&mut encoder, &profiler),
+            Reduction::ChangedBlocks => reduce.record_changed(&mut encoder, &profiler, &tree),
+        }
         args.record(&mut encoder, &profiler);
         decode.record(&mut encoder, &profiler, &tree);
         profiler.resolve_queries(&mut encoder);
@@ -74,7 +86,7 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, rng: &mut impl Rng) {
         let gpu_tree = tree.read_heap(&gpu.device, &gpu.queue);
         if gpu_tree != cpu {
             let first = gpu_tree.heap().iter().zip(cpu.heap()).position(|(a, b)| a != b).unwrap();
-            panic!("D={max_depth} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}", gpu_tree.heap()[first], cpu.heap()[first]);
+            panic!("D={max_depth} {reduction:?} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}", gpu_tree.heap()[first], cpu.heap()[first]);
         }
         assert_eq!(gpu_tree.node_count(), gpu_tree.bitfield_popcount(), "D={max_depth}: root count != popcount");
         let leaves = cpu.leaves();
@@ -93,7 +105,8 @@ fn gpu_heap_equals_cpu_heap() {
     let mut rng = common::rng("gpu_heap_equals_cpu_heap");
     let gpu = common::gpu(20);
     for max_depth in [5, 8, 12, 16, 20] {
-        check_depth(&gpu, max_depth, 6, &mut rng);
+        check_depth(&gpu, max_depth, 6, Reduction::Whole, &mut rng);
+        check_depth(&gpu, max_depth, 6, Reduction::ChangedBlocks, &mut rng);
     }
 }
 
@@ -130,7 +143,8 @@ fn gpu_heap_equals_cpu_heap_with_several_words_per_thread() {
     let mut rng = common::rng("gpu_heap_equals_cpu_heap_with_several_words_per_thread");
     let gpu = common::gpu(25);
     for max_depth in [23, 24, 25] {
-        check_depth(&gpu, max_depth, 2, &mut rng);
+        check_depth(&gpu, max_depth, 2, Reduction::Whole, &mut rng);
+        check_depth(&gpu, max_depth, 3, Reduction::ChangedBlocks, &mut rng);
     }
 }
 
@@ -140,6 +154,7 @@ fn gpu_heap_equals_cpu_heap_deep() {
     let mut rng = common::rng("gpu_heap_equals_cpu_heap_deep");
     let gpu = common::gpu(28);
     for max_depth in [24, 28] {
-        check_depth(&gpu, max_depth, 2, &mut rng);
+        check_depth(&gpu, max_depth, 2, Reduction::Whole, &mut rng);
+        check_depth(&gpu, max_depth, 2, Reduction::ChangedBlocks, &mut rng);
     }
 }

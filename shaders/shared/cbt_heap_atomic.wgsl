@@ -2,6 +2,31 @@
 // Include with shared/cbt.wgsl.
 
 @group(0) @binding(0) var<storage, read_write> cbt_heap: array<atomic<u32>>;
+// The blocks of the bitfield changed since the last cbt.reduce (src/cbt/changed.rs): word 0 counts
+// them, then one bit per block, then the list of their indices. A block is what one workgroup of
+// the reduction's first dispatch reads, so that dispatch can visit the changed blocks alone.
+@group(0) @binding(7) var<storage, read_write> cbt_changed: array<atomic<u32>>;
+
+// log2 of the bitfield bits per block: 256 threads of 2^k words (keep in sync with word_log2 in
+// src/cbt/reduce.rs: k = clamp(D - 22, 0, 2)).
+fn cbt_block_bits_log2() -> u32 {
+    return 13u + min(max(CBT_MAX_DEPTH, 22u) - 22u, 2u);
+}
+
+// Words of the block bitmap (one bit per block, at least one word).
+fn cbt_changed_bitmap_words() -> u32 {
+    return max((1u << CBT_MAX_DEPTH) >> (cbt_block_bits_log2() + 5u), 1u);
+}
+
+// Notes that the bitfield bit at heap bit `bit` changed: the first change to a block lists it.
+fn cbt_mark_changed(bit: u32) {
+    let block = (bit - (3u << CBT_MAX_DEPTH)) >> cbt_block_bits_log2();
+    let mask = 1u << (block & 31u);
+    if ((atomicOr(&cbt_changed[1u + (block >> 5u)], mask) & mask) == 0u) {
+        let slot = atomicAdd(&cbt_changed[0], 1u);
+        atomicStore(&cbt_changed[1u + cbt_changed_bitmap_words() + slot], block);
+    }
+}
 
 fn cbt_load(word: u32) -> u32 {
     return atomicLoad(&cbt_heap[word]);
@@ -25,7 +50,10 @@ fn cbt_write_bits(offset: u32, width: u32, value: u32) {
 fn cbt_split(node: CbtNode) {
     if (!cbt_is_ceil_node(node)) {
         let bit = cbt_bitfield_bit(cbt_right_child(node));
-        atomicOr(&cbt_heap[bit >> 5u], 1u << (bit & 31u));
+        let mask = 1u << (bit & 31u);
+        if ((atomicOr(&cbt_heap[bit >> 5u], mask) & mask) == 0u) {
+            cbt_mark_changed(bit);
+        }
     }
 }
 
@@ -33,6 +61,9 @@ fn cbt_split(node: CbtNode) {
 fn cbt_merge(node: CbtNode) {
     if (!cbt_is_ceil_node(node)) {
         let bit = cbt_bitfield_bit(cbt_right_child(node));
-        atomicAnd(&cbt_heap[bit >> 5u], ~(1u << (bit & 31u)));
+        let mask = 1u << (bit & 31u);
+        if ((atomicAnd(&cbt_heap[bit >> 5u], ~mask) & mask) != 0u) {
+            cbt_mark_changed(bit);
+        }
     }
 }

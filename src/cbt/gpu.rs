@@ -57,6 +57,8 @@ pub fn check_max_depth(max_depth: u32) -> Result<(), CbtError> {
 pub struct GpuCbt {
     pub max_depth: u32,
     pub heap: wgpu::Buffer,
+    /// The bitfield blocks split and merge changed since the last reduction (cbt::changed).
+    pub changed: wgpu::Buffer,
     pub args: wgpu::Buffer,
     pub stats: wgpu::Buffer,
     pub leaf_capacity: u32,
@@ -80,7 +82,8 @@ impl GpuCbt {
             contents: bytemuck::bytes_of(&FrameStats { capacity: leaf_capacity, ..Default::default() }),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         });
-        GpuCbt { max_depth: cpu.max_depth(), heap, args, stats, leaf_capacity }
+        let changed = crate::cbt::changed::create_buffer(device, cpu.max_depth());
+        GpuCbt { max_depth: cpu.max_depth(), heap, changed, args, stats, leaf_capacity }
     }
 
     /// The override constants of pipelines that work on this tree.

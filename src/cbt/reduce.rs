@@ -1,4 +1,6 @@
-//! cbt.reduce: the sum reduction of the heap in at most 3 dispatches (shaders/cbt_reduce.wgsl).
+//! cbt.reduce: the sum reduction of the heap in at most 3 dispatches (shaders/cbt_reduce.wgsl),
+//! over the whole bitfield (`record`) or over the blocks changed since the last reduction
+//! (`record_changed`, see cbt::changed).
 
 use wgpu::util::DeviceExt;
 
@@ -18,8 +20,11 @@ pub struct ReduceParams {
     pub bitfield: u32,
     /// log2 of the items (bitfield words, or counts below in_depth) each thread sums in registers.
     pub items_log2: u32,
+    /// 1: the bitfield dispatch visits the changed blocks alone (an indirect dispatch).
+    pub changed_only: u32,
+    pub _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<ReduceParams>() == 16);
+const _: () = assert!(std::mem::size_of::<ReduceParams>() == 32);
 
 /// Levels one 256-thread workgroup sums in shared memory.
 const LEVELS_PER_GROUP: u32 = 8;
@@ -43,7 +48,7 @@ pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
     let items_log2 = word_log2(max_depth);
     let thread_depth = max_depth - 5 - items_log2;
     let first_levels = thread_depth.min(LEVELS_PER_GROUP);
-    let mut plan = vec![ReduceParams { in_depth: thread_depth, levels: first_levels, bitfield: 1, items_log2 }];
+    let mut plan = vec![ReduceParams { in_depth: thread_depth, levels: first_levels, bitfield: 1, items_log2, changed_only: 0, _pad: [0; 3] }];
     // Counts at `depth` are the deepest not yet summed; each later dispatch sums up to
     // MAX_WORD_LOG2 levels in registers and LEVELS_PER_GROUP in shared memory.
     let mut depth = thread_depth - first_levels;
@@ -51,7 +56,7 @@ pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
         let items_log2 = depth.saturating_sub(LEVELS_PER_GROUP).min(MAX_WORD_LOG2);
         let in_depth = depth - items_log2;
         let levels = in_depth.min(LEVELS_PER_GROUP);
-        plan.push(ReduceParams { in_depth, levels, bitfield: 0, items_log2 });
+        plan.push(ReduceParams { in_depth, levels, bitfield: 0, items_log2, changed_only: 0, _pad: [0; 3] });
         depth = in_depth - levels;
     }
     plan
@@ -61,6 +66,10 @@ pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
 pub struct CbtReduce {
     pipeline: wgpu::ComputePipeline,
     dispatches: Vec<(wgpu::BindGroup, (u32, u32))>,
+    /// The bind group of the changed-only bitfield dispatch.
+    changed_dispatch: wgpu::BindGroup,
+    /// Its indirect arguments: the changed-block count is copied into x before it runs.
+    changed_args: wgpu::Buffer,
 }
 
 impl CbtReduce {
@@ -68,28 +77,38 @@ impl CbtReduce {
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
         let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.pipeline_constants());
         let layout = pipeline.get_bind_group_layout(0);
-        let dispatches = reduce_plan(cbt.max_depth)
-            .into_iter()
+        let bind_group = |params: &ReduceParams| {
+            let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cbt.reduce.params"),
+                contents: bytemuck::bytes_of(params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("cbt.reduce"),
+                layout: &layout,
+                entries: &[
+                    wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 2, resource: cbt.heap.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 7, resource: cbt.changed.as_entire_binding() },
+                ],
+            })
+        };
+        let plan = reduce_plan(cbt.max_depth);
+        let changed_dispatch = bind_group(&ReduceParams { changed_only: 1, ..plan[0] });
+        let dispatches = plan
+            .iter()
             .map(|params| {
-                let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("cbt.reduce.params"),
-                    contents: bytemuck::bytes_of(&params),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("cbt.reduce"),
-                    layout: &layout,
-                    entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 2, resource: cbt.heap.as_entire_binding() },
-                    ],
-                });
                 let groups = ((1u32 << params.in_depth) / crate::gpu::dispatch::WORKGROUP_SIZE).max(1);
-                (bind_group, groups_2d(groups))
+                (bind_group(params), groups_2d(groups))
             })
             .collect();
-        CbtReduce { pipeline, dispatches }
+        let changed_args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cbt.reduce.changed_args"),
+            contents: bytemuck::cast_slice(&[0u32, 1, 1]),
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+        });
+        CbtReduce { pipeline, dispatches, changed_dispatch, changed_args }
     }
 
     /// Number of dispatches one reduction takes.
@@ -114,6 +133,23 @@ impl CbtReduce {
         profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
             pass.set_pipeline(&self.pipeline);
             for (bind_group, (x, y)) in &self.dispatches {
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(*x, *y, 1);
+            }
+        });
+    }
+
+    /// Records the reduction of the blocks changed since the last reduction, as one profiled
+    /// compute pass "cbt.reduce": the bitfield dispatch visits the changed blocks alone; the later
+    /// dispatches (at most 2^12 threads at D = 29) stay whole. Leaves the same heap as `record`
+    /// wherever the counts were right before the changes (any reduction leaves them right).
+    pub fn record_changed(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt) {
+        encoder.copy_buffer_to_buffer(&cbt.changed, 0, &self.changed_args, 0, Some(4));
+        profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.changed_dispatch, &[]);
+            pass.dispatch_workgroups_indirect(&self.changed_args, 0);
+            for (bind_group, (x, y)) in &self.dispatches[1..] {
                 pass.set_bind_group(0, bind_group, &[]);
                 pass.dispatch_workgroups(*x, *y, 1);
             }

@@ -96,10 +96,10 @@ impl GlobeRenderer {
         let [source, max_zoom] = cache.pipeline_constants();
         let constants = [depth, source, max_zoom];
         let cache_layout = cache.bind_group_layout();
-        let update_layout = layout(device, "globe.update", &[(0, Binding::StorageWrite), (1, Binding::Uniform), (2, Binding::StorageRead), (3, Binding::StorageRead)], wgpu::ShaderStages::COMPUTE);
+        let update_layout = layout(device, "globe.update", &[(0, Binding::StorageWrite), (1, Binding::Uniform), (2, Binding::StorageRead), (3, Binding::StorageRead), (7, Binding::StorageWrite)], wgpu::ShaderStages::COMPUTE);
         let update = |label: &str, entry: &str| {
             let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &constants, &update_layout, cache_layout);
-            let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats)]);
+            let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
             (pipeline, bind_group)
         };
         let split = update("globe.split", "split_pass");
@@ -189,7 +189,7 @@ impl GlobeRenderer {
     /// Records cbt.reduce, cbt.args and globe.decode: the tree's counts, the dispatch and draw
     /// arguments and the leaf list after an update.
     pub fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache) {
-        self.reduce.record(encoder, &self.profiler);
+        self.reduce.record_changed(encoder, &self.profiler, &self.cbt);
         self.args.record(encoder, &self.profiler);
         self.record_decode(encoder, cache);
     }

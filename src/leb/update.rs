@@ -28,6 +28,7 @@ impl LebUpdate {
                     wgpu::BindGroupEntry { binding: 1, resource: decode.lod.as_entire_binding() },
                     wgpu::BindGroupEntry { binding: 2, resource: decode.leaf_ids.as_entire_binding() },
                     wgpu::BindGroupEntry { binding: 3, resource: cbt.stats.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 7, resource: cbt.changed.as_entire_binding() },
                 ],
             });
             let bounds_group = bounds.bind_group(device, &pipeline, &format!("{label}.bounds"));

@@ -219,7 +219,7 @@ impl Renderer {
         } {
             self.update.record(encoder, &self.profiler, kind, &self.cbt);
         }
-        self.reduce.record(encoder, &self.profiler);
+        self.reduce.record_changed(encoder, &self.profiler, &self.cbt);
         self.args.record(encoder, &self.profiler);
         self.decode.record(encoder, &self.profiler, &self.cbt);
         self.draw.record(encoder, &self.profiler, &self.cbt, color, depth);
