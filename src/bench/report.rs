@@ -541,7 +541,9 @@ impl BenchReport {
 
         let title = format!(
             "GPU time per frame: {} at {}x{}",
-            self.meta.terrain, self.meta.width_px, self.meta.height_px
+            short_terrain_name(&self.meta.terrain),
+            self.meta.width_px,
+            self.meta.height_px
         );
         let mut chart = ChartBuilder::on(&root)
             .caption(title, (PLOT_FONT, 26))
@@ -600,9 +602,30 @@ impl BenchReport {
     }
 }
 
+/// `terrain` with every path cut to its file name, for a chart's title:
+/// "planet:data/geotiff/etopo.tif,data/pyramid" -> "planet:etopo.tif,pyramid".
+fn short_terrain_name(terrain: &str) -> String {
+    let file_name = |path: &str| std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+    let (kind, sources) = terrain.split_once(':').map_or(("", terrain), |(k, s)| (k, s));
+    let sources: Vec<String> = sources.split(',').map(file_name).collect();
+    if kind.is_empty() {
+        sources.join(",")
+    } else {
+        format!("{kind}:{}", sources.join(","))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chart_titles_name_files_not_paths() {
+        assert_eq!(short_terrain_name("planet:data/geotiff/etopo.tif,../data/taiwan-terrain-rgb"), "planet:etopo.tif,taiwan-terrain-rgb");
+        assert_eq!(short_terrain_name("planet:7"), "planet:7");
+        assert_eq!(short_terrain_name("heightmaps/puget_sound_4k.png"), "puget_sound_4k.png");
+        assert_eq!(short_terrain_name("procedural"), "procedural");
+    }
 
     use crate::bench::test_rng::XorShift;
 
