@@ -21,8 +21,14 @@ fn cbt_changed_bitmap_words() -> u32 {
 // Notes that the bitfield bit at heap bit `bit` changed: the first change to a block lists it.
 fn cbt_mark_changed(bit: u32) {
     let block = (bit - (3u << CBT_MAX_DEPTH)) >> cbt_block_bits_log2();
+    let word = 1u + (block >> 5u);
     let mask = 1u << (block & 31u);
-    if ((atomicOr(&cbt_changed[1u + (block >> 5u)], mask) & mask) == 0u) {
+    // Most changes fall in blocks already listed: a load spares the bitmap's few words contended
+    // atomics (only the reduction clears bits, never during an update).
+    if ((atomicLoad(&cbt_changed[word]) & mask) != 0u) {
+        return;
+    }
+    if ((atomicOr(&cbt_changed[word], mask) & mask) == 0u) {
         let slot = atomicAdd(&cbt_changed[0], 1u);
         atomicStore(&cbt_changed[1u + cbt_changed_bitmap_words() + slot], block);
     }
