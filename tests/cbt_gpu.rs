@@ -62,7 +62,7 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, r
     let init_depth = rng.random_range(1..=max_depth.min(14));
     let mut cpu = Cbt::new(max_depth, init_depth);
     let capacity = 1u32 << max_depth.min(18);
-    let tree = GpuCbt::new(&gpu.device, &cpu, capacity);
+    let tree = GpuCbt::new(&gpu.device, &cpu, capacity).with_change_tracking(matches!(reduction, Reduction::ChangedBlocks));
     let ops = CbtOps::new(&gpu.device, &tree);
     let reduce = CbtReduce::new(&gpu.device, &tree);
     assert!(reduce.dispatch_count() <= 3);

@@ -6,6 +6,9 @@
 // them, then one bit per block, then the list of their indices. A block is what one workgroup of
 // the reduction's first dispatch reads, so that dispatch can visit the changed blocks alone.
 @group(0) @binding(7) var<storage, read_write> cbt_changed: array<atomic<u32>>;
+// Whether split and merge list the blocks they change (GpuCbt::tracks_changes): only deep trees,
+// whose whole reduction costs more than the listing.
+override CBT_TRACK_CHANGES: bool = true;
 
 // log2 of the bitfield bits per block: 256 threads of 2^k words (keep in sync with word_log2 in
 // src/cbt/reduce.rs: k = clamp(D - 22, 0, 2)).
@@ -20,6 +23,9 @@ fn cbt_changed_bitmap_words() -> u32 {
 
 // Notes that the bitfield bit at heap bit `bit` changed: the first change to a block lists it.
 fn cbt_mark_changed(bit: u32) {
+    if (!CBT_TRACK_CHANGES) {
+        return;
+    }
     let block = (bit - (3u << CBT_MAX_DEPTH)) >> cbt_block_bits_log2();
     let word = 1u + (block >> 5u);
     let mask = 1u << (block & 31u);
@@ -57,7 +63,9 @@ fn cbt_split(node: CbtNode) {
     if (!cbt_is_ceil_node(node)) {
         let bit = cbt_bitfield_bit(cbt_right_child(node));
         let mask = 1u << (bit & 31u);
-        if ((atomicOr(&cbt_heap[bit >> 5u], mask) & mask) == 0u) {
+        if (!CBT_TRACK_CHANGES) {
+            atomicOr(&cbt_heap[bit >> 5u], mask);
+        } else if ((atomicOr(&cbt_heap[bit >> 5u], mask) & mask) == 0u) {
             cbt_mark_changed(bit);
         }
     }
@@ -68,7 +76,9 @@ fn cbt_merge(node: CbtNode) {
     if (!cbt_is_ceil_node(node)) {
         let bit = cbt_bitfield_bit(cbt_right_child(node));
         let mask = 1u << (bit & 31u);
-        if ((atomicAnd(&cbt_heap[bit >> 5u], ~mask) & mask) != 0u) {
+        if (!CBT_TRACK_CHANGES) {
+            atomicAnd(&cbt_heap[bit >> 5u], ~mask);
+        } else if ((atomicAnd(&cbt_heap[bit >> 5u], ~mask) & mask) != 0u) {
             cbt_mark_changed(bit);
         }
     }

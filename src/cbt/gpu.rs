@@ -62,7 +62,15 @@ pub struct GpuCbt {
     pub args: wgpu::Buffer,
     pub stats: wgpu::Buffer,
     pub leaf_capacity: u32,
+    /// Whether split and merge list the blocks they change, for `CbtReduce::record_changed`.
+    pub tracks_changes: bool,
 }
+
+/// Trees from this max depth on track their changed blocks. Measured on the H100 (BENCHMARKS.md):
+/// the whole reduction costs 0.03 ms up to D = 25, about as much as reducing the changed blocks
+/// plus listing them in split (+7-10 microseconds), but 0.5 ms at D = 29, where the globe's
+/// changed blocks take 0.04 ms.
+pub const TRACK_CHANGES_FROM_DEPTH: u32 = 26;
 
 impl GpuCbt {
     /// Uploads `cpu` (which must be reduced) as the initial tree; `leaf_capacity` leaves can be drawn.
@@ -83,12 +91,24 @@ impl GpuCbt {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         });
         let changed = crate::cbt::changed::create_buffer(device, cpu.max_depth());
-        GpuCbt { max_depth: cpu.max_depth(), heap, changed, args, stats, leaf_capacity }
+        let tracks_changes = cpu.max_depth() >= TRACK_CHANGES_FROM_DEPTH;
+        GpuCbt { max_depth: cpu.max_depth(), heap, changed, args, stats, leaf_capacity, tracks_changes }
+    }
+
+    /// Turns the listing of changed blocks on or off (before any pipeline is built for this tree).
+    pub fn with_change_tracking(mut self, on: bool) -> GpuCbt {
+        self.tracks_changes = on;
+        self
     }
 
     /// The override constants of pipelines that work on this tree.
     pub fn pipeline_constants(&self) -> [(&'static str, f64); 1] {
         [("CBT_MAX_DEPTH", self.max_depth as f64)]
+    }
+
+    /// The override constants of pipelines that write the heap (shaders/shared/cbt_heap_atomic.wgsl).
+    pub fn writer_constants(&self) -> [(&'static str, f64); 2] {
+        [("CBT_MAX_DEPTH", self.max_depth as f64), ("CBT_TRACK_CHANGES", if self.tracks_changes { 1.0 } else { 0.0 })]
     }
 
     /// Replaces the GPU heap with `cpu`'s (same max depth).

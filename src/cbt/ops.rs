@@ -37,7 +37,7 @@ pub struct CbtOps {
 impl CbtOps {
     /// Builds the pipeline for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtOps {
-        CbtOps { pipeline: shader::compute_pipeline(device, "cbt.ops", "cbt_ops.wgsl", "apply_ops", &cbt.pipeline_constants()) }
+        CbtOps { pipeline: shader::compute_pipeline(device, "cbt.ops", "cbt_ops.wgsl", "apply_ops", &cbt.writer_constants()) }
     }
 
     /// Applies `ops` to `cbt`'s heap, all in parallel, in the profiled pass "cbt.ops", and submits.

@@ -75,7 +75,7 @@ pub struct CbtReduce {
 impl CbtReduce {
     /// Builds the pipeline and bind groups for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
-        let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.pipeline_constants());
+        let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.writer_constants());
         let layout = pipeline.get_bind_group_layout(0);
         let bind_group = |params: &ReduceParams| {
             let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -143,7 +143,11 @@ impl CbtReduce {
     /// compute pass "cbt.reduce": the bitfield dispatch visits the changed blocks alone; the later
     /// dispatches (at most 2^12 threads at D = 29) stay whole. Leaves the same heap as `record`
     /// wherever the counts were right before the changes (any reduction leaves them right).
+    /// A tree that does not track its changes (`GpuCbt::tracks_changes`) is reduced whole.
     pub fn record_changed(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt) {
+        if !cbt.tracks_changes {
+            return self.record(encoder, profiler);
+        }
         encoder.copy_buffer_to_buffer(&cbt.changed, 0, &self.changed_args, 0, Some(4));
         profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
             pass.set_pipeline(&self.pipeline);

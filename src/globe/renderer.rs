@@ -80,7 +80,9 @@ impl GlobeRenderer {
     pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat, cache: &TileCache) -> GlobeRenderer {
         let device = &gpu.device;
         let mesh = BaseMesh::octahedron();
-        let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)));
+        // The globe's tree is sparse at every depth (some 10^4 leaves; most blocks never change),
+        // so it always reduces the changed blocks alone.
+        let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31))).with_change_tracking(true);
         let reduce = CbtReduce::new(device, &cbt);
         assert!(settings.sub_levels.is_multiple_of(2) && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
         let args = CbtArgs::with_draw_instances(device, &cbt, 1 << settings.sub_levels);
@@ -92,13 +94,14 @@ impl GlobeRenderer {
             let entries: Vec<wgpu::BindGroupEntry> = buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
         };
-        let [depth] = cbt.pipeline_constants();
+        let [depth, track_changes] = cbt.writer_constants();
         let [source, max_zoom] = cache.pipeline_constants();
         let constants = [depth, source, max_zoom];
+        let update_constants = [depth, track_changes, source, max_zoom];
         let cache_layout = cache.bind_group_layout();
         let update_layout = layout(device, "globe.update", &[(0, Binding::StorageWrite), (1, Binding::Uniform), (2, Binding::StorageRead), (3, Binding::StorageRead), (7, Binding::StorageWrite)], wgpu::ShaderStages::COMPUTE);
         let update = |label: &str, entry: &str| {
-            let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &constants, &update_layout, cache_layout);
+            let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &update_constants, &update_layout, cache_layout);
             let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
             (pipeline, bind_group)
         };

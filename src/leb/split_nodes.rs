@@ -15,7 +15,7 @@ pub struct LebSplitNodes {
 impl LebSplitNodes {
     /// Builds the pipeline for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> LebSplitNodes {
-        LebSplitNodes { pipeline: shader::compute_pipeline(device, "leb.split_nodes", "leb_split_nodes.wgsl", "split_nodes", &cbt.pipeline_constants()) }
+        LebSplitNodes { pipeline: shader::compute_pipeline(device, "leb.split_nodes", "leb_split_nodes.wgsl", "split_nodes", &cbt.writer_constants()) }
     }
 
     /// Splits every node of `nodes` (and what conformity requires) in `cbt`'s heap, in the

@@ -19,7 +19,7 @@ impl LebUpdate {
     /// Builds both pipelines for `cbt`, reading the leaves and the criterion of `decode` and the node `bounds`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt, decode: &LebDecode, bounds: &GpuNodeBounds) -> LebUpdate {
         let make = |label: &str, entry: &str| {
-            let pipeline = shader::compute_pipeline(device, label, "leb_update.wgsl", entry, &cbt.pipeline_constants());
+            let pipeline = shader::compute_pipeline(device, label, "leb_update.wgsl", entry, &cbt.writer_constants());
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(label),
                 layout: &pipeline.get_bind_group_layout(0),
