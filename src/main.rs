@@ -852,9 +852,10 @@ fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
     Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
 }
 
-/// The ground height at (lon, lat), or an error naming the point where no layer has data.
+/// The height of the surface drawn at (lon, lat): the ground, or sea level over the sea (as the
+/// globe draws the water's surface); an error names the point where no layer has data.
 fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Result<f64> {
-    ground.height_m(lon_deg, lat_deg)?.map(f64::from).with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
+    ground.height_m(lon_deg, lat_deg)?.map(|h| f64::from(h.max(0.0))).with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
 }
 
 /// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).

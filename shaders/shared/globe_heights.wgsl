@@ -22,17 +22,21 @@ fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
 }
 
 // The height in metres above the sphere of the vertex at fixed-point map point `map`, from the
-// finest resident tile up to the zoom it wants (no cracks: the same for every triangle).
+// finest resident tile up to the zoom it wants (no cracks: the same for every triangle). Over the
+// sea it is the water's surface, sea level, not the sea floor (whose depth still colours it).
 fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
-    return tile_cache_height(tile_cache_find(map, globe_vertex_zoom(map)), map);
+    return max(tile_cache_height(tile_cache_find(map, globe_vertex_zoom(map)), map), 0.0);
 }
 
 const GLOBE_MAP_ONE_F: f32 = 1073741824.0;
 
-// The terrain at map point `map_f` ([0, 1]^2, floats) seen from `distance_m`, for shading: x =
-// height in metres, yz = its derivatives per map unit (d/du, d/dv).
-fn globe_surface_sample(map_f: vec2<f32>, distance_m: f32) -> vec3<f32> {
-    let map = vec2<u32>(clamp(map_f, vec2<f32>(0.0), vec2<f32>(1.0)) * GLOBE_MAP_ONE_F);
-    let found = tile_cache_find(map, globe_wanted_zoom(distance_m));
+// The fixed-point map point of `map_f` ([0, 1]^2, floats).
+fn globe_map_fixed(map_f: vec2<f32>) -> vec2<u32> {
+    return vec2<u32>(clamp(map_f, vec2<f32>(0.0), vec2<f32>(1.0)) * GLOBE_MAP_ONE_F);
+}
+
+// The terrain at fixed-point map point `map` in the tile `found`, for shading: x = height in
+// metres, yz = its derivatives per map unit (d/du, d/dv).
+fn globe_surface_sample(found: TileFound, map: vec2<u32>) -> vec3<f32> {
     return vec3<f32>(tile_cache_height(found, map), tile_cache_gradient(found, map));
 }
