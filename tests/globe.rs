@@ -240,6 +240,16 @@ mod planet {
         assert!(sky > 256 * 10 && sky < 256 * 100, "{sky} pixels of sky");
     }
 
+    /// Golden: the Earth from orbit (ETOPO20 + the Taiwan pyramid), the whole disc in view over
+    /// Asia and the western Pacific, as `shot --terrain planet:ETOPO,TAIWAN` draws it by default.
+    #[test]
+    fn earth_from_orbit() {
+        let image = earth_golden(&taiwan(), &GlobeCamera::default_orbit(), (256, 144), 18, 256, "earth_orbit");
+        // The disc fills the middle and space surrounds it.
+        assert!(!is_space(image.get_pixel(128, 72)), "no ground at the centre");
+        assert!(is_space(image.get_pixel(2, 2)) && is_space(image.get_pixel(253, 141)), "no space in the corners");
+    }
+
     /// The camera of taiwan_from_30_km: lon, lat, altitude above the sphere (m), heading, pitch, fov.
     const TAIWAN_30KM: (f64, f64, f64, f64, f64, f64) = (120.9, 21.6, 30_000.0, 5.0, -12.0, 55.0);
 
