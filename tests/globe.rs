@@ -210,8 +210,7 @@ mod planet {
 
     /// Renders `ground` from `camera` at `width_px` x `height_px` with a tree of `max_depth`
     /// until it has converged and the tile cache (`tiles` tiles, big enough for the view) has
-    /// settled, and compares it with golden `name`; prints the time taken. (On lavapipe a frame's
-    /// cost grows with the heap, 2^(max_depth - 1) bytes: depth 28 takes about 2 s a frame.)
+    /// settled, and compares it with golden `name`; prints the time taken.
     fn earth_golden(ground: &Ground, camera: &GlobeCamera, (width_px, height_px): (u32, u32), max_depth: u32, tiles: u32, name: &str) -> image::RgbaImage {
         let start = std::time::Instant::now();
         let gpu = common::gpu(max_depth);
