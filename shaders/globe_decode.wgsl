@@ -32,6 +32,10 @@ var<workgroup> wg_max_depth: atomic<u32>;
 var<workgroup> wg_max_size_bits: atomic<u32>;
 var<workgroup> wg_visible: atomic<u32>;
 
+// Projected size (largest edge, pixels) above which a leaf may span several tiles: tiles aim at
+// one to two pixels per sample over 128 samples, so they span 64 pixels or more.
+const LARGE_LEAF_PX: f32 = 64.0;
+
 @compute @workgroup_size(256)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
@@ -42,11 +46,26 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         let b = globe_bound(node.id, node.depth);
         if (!globe_is_hidden(b)) {
             let v = globe_decode_map(node.id, node.depth);
-            let centre = v[0] / 4u + v[2] / 4u + v[1] / 2u;
-            let points = array<vec2<u32>, 4>(v[0], v[1], v[2], centre);
-            for (var i = 0; i < 4; i += 1) {
-                let zoom = globe_vertex_zoom(points[i]);
-                tile_cache_record(points[i], zoom, tile_cache_find(points[i], zoom));
+            if (node.depth == CBT_MAX_DEPTH || globe_projected_px(b) > LARGE_LEAF_PX) {
+                // A leaf that may be larger than a tile (it cannot split, or the pixel target is
+                // coarse): the 15 points of its 4 x 4 grid, so the fragments inside find every
+                // tile they want resident (with the corners alone, tiles inside such leaves were
+                // never asked for and showed coarse ancestors).
+                let q = array<vec2<u32>, 3>(v[0] / 4u, v[1] / 4u, v[2] / 4u);
+                for (var i = 0u; i <= 4u; i += 1u) {
+                    for (var j = 0u; j <= 4u - i; j += 1u) {
+                        let p = q[0] * (4u - i - j) + q[1] * i + q[2] * j;
+                        let zoom = globe_vertex_zoom(p);
+                        tile_cache_record(p, zoom, tile_cache_find(p, zoom));
+                    }
+                }
+            } else {
+                let centre = v[0] / 4u + v[2] / 4u + v[1] / 2u;
+                let points = array<vec2<u32>, 4>(v[0], v[1], v[2], centre);
+                for (var i = 0; i < 4; i += 1) {
+                    let zoom = globe_vertex_zoom(points[i]);
+                    tile_cache_record(points[i], zoom, tile_cache_find(points[i], zoom));
+                }
             }
             atomicMax(&wg_max_size_bits, bitcast<u32>(globe_projected_px(b)));
             atomicAdd(&wg_visible, 1u);
