@@ -33,8 +33,9 @@ var<workgroup> wg_max_size_bits: atomic<u32>;
 var<workgroup> wg_visible: atomic<u32>;
 
 // Projected size (largest edge, pixels) above which a leaf may span several tiles: tiles aim at
-// one to two pixels per sample over 128 samples, so they span 64 pixels or more.
-const LARGE_LEAF_PX: f32 = 64.0;
+// one to two pixels per sample over 128 samples, so they span 128 pixels or more. (Leaves split
+// above 48 px at the default pixel target, so only a coarse target makes leaves this large.)
+const LARGE_LEAF_PX: f32 = 128.0;
 
 @compute @workgroup_size(256)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
