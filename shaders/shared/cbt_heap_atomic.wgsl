@@ -10,23 +10,18 @@
 // whose whole reduction costs more than the listing.
 override CBT_TRACK_CHANGES: bool = true;
 
-// log2 of the bitfield bits per block: 256 threads of 2^k words (keep in sync with word_log2 in
-// src/cbt/reduce.rs: k = clamp(D - 22, 0, 2)).
-fn cbt_block_bits_log2() -> u32 {
-    return 13u + min(max(CBT_MAX_DEPTH, 22u) - 22u, 2u);
-}
+// log2 of the bitfield bits per block (cbt::changed::block_bits_log2, set per pipeline).
+override CBT_BLOCK_BITS_LOG2: u32 = 13u;
 
 // Words of the block bitmap (one bit per block, at least one word).
 fn cbt_changed_bitmap_words() -> u32 {
-    return max((1u << CBT_MAX_DEPTH) >> (cbt_block_bits_log2() + 5u), 1u);
+    return max((1u << CBT_MAX_DEPTH) >> (CBT_BLOCK_BITS_LOG2 + 5u), 1u);
 }
 
 // Notes that the bitfield bit at heap bit `bit` changed: the first change to a block lists it.
+// Called only where CBT_TRACK_CHANGES.
 fn cbt_mark_changed(bit: u32) {
-    if (!CBT_TRACK_CHANGES) {
-        return;
-    }
-    let block = (bit - (3u << CBT_MAX_DEPTH)) >> cbt_block_bits_log2();
+    let block = (bit - (3u << CBT_MAX_DEPTH)) >> CBT_BLOCK_BITS_LOG2;
     let word = 1u + (block >> 5u);
     let mask = 1u << (block & 31u);
     // Most changes fall in blocks already listed: a load spares the bitmap's few words contended

@@ -11,8 +11,8 @@
 use crate::cbt::reduce::word_log2;
 use crate::gpu::dispatch::WORKGROUP_SIZE;
 
-/// log2 of the bitfield bits in one block: 256 threads of 2^word_log2 32-bit words. Keep in sync
-/// with cbt_block_bits_log2 in shaders/shared/cbt_heap_atomic.wgsl.
+/// log2 of the bitfield bits in one block: 256 threads of 2^word_log2 32-bit words. The shaders
+/// get it as the override constant CBT_BLOCK_BITS_LOG2 (`GpuCbt::writer_constants`).
 pub fn block_bits_log2(max_depth: u32) -> u32 {
     (WORKGROUP_SIZE * 32).trailing_zeros() + word_log2(max_depth)
 }

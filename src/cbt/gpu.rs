@@ -107,8 +107,12 @@ impl GpuCbt {
     }
 
     /// The override constants of pipelines that write the heap (shaders/shared/cbt_heap_atomic.wgsl).
-    pub fn writer_constants(&self) -> [(&'static str, f64); 2] {
-        [("CBT_MAX_DEPTH", self.max_depth as f64), ("CBT_TRACK_CHANGES", if self.tracks_changes { 1.0 } else { 0.0 })]
+    pub fn writer_constants(&self) -> [(&'static str, f64); 3] {
+        [
+            ("CBT_MAX_DEPTH", self.max_depth as f64),
+            ("CBT_TRACK_CHANGES", if self.tracks_changes { 1.0 } else { 0.0 }),
+            ("CBT_BLOCK_BITS_LOG2", crate::cbt::changed::block_bits_log2(self.max_depth) as f64),
+        ]
     }
 
     /// Replaces the GPU heap with `cpu`'s (same max depth).

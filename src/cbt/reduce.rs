@@ -132,10 +132,7 @@ impl CbtReduce {
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
         profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
             pass.set_pipeline(&self.pipeline);
-            for (bind_group, (x, y)) in &self.dispatches {
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(*x, *y, 1);
-            }
+            Self::dispatch(pass, &self.dispatches);
         });
     }
 
@@ -153,11 +150,16 @@ impl CbtReduce {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.changed_dispatch, &[]);
             pass.dispatch_workgroups_indirect(&self.changed_args, 0);
-            for (bind_group, (x, y)) in &self.dispatches[1..] {
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(*x, *y, 1);
-            }
+            Self::dispatch(pass, &self.dispatches[1..]);
         });
+    }
+
+    /// Records `dispatches` in order into `pass` (the pipeline already set).
+    fn dispatch(pass: &mut wgpu::ComputePass, dispatches: &[(wgpu::BindGroup, (u32, u32))]) {
+        for (bind_group, (x, y)) in dispatches {
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(*x, *y, 1);
+        }
     }
 }
 

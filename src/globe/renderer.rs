@@ -94,10 +94,10 @@ impl GlobeRenderer {
             let entries: Vec<wgpu::BindGroupEntry> = buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
         };
-        let [depth, track_changes] = cbt.writer_constants();
+        let [depth, track_changes, block_bits] = cbt.writer_constants();
         let [source, max_zoom] = cache.pipeline_constants();
         let constants = [depth, source, max_zoom];
-        let update_constants = [depth, track_changes, source, max_zoom];
+        let update_constants = [depth, track_changes, block_bits, source, max_zoom];
         let cache_layout = cache.bind_group_layout();
         let update_layout = layout(device, "globe.update", &[(0, Binding::StorageWrite), (1, Binding::Uniform), (2, Binding::StorageRead), (3, Binding::StorageRead), (7, Binding::StorageWrite)], wgpu::ShaderStages::COMPUTE);
         let update = |label: &str, entry: &str| {
