@@ -37,6 +37,12 @@ var<workgroup> wg_visible: atomic<u32>;
 // above 48 px at the default pixel target, so only a coarse target makes leaves this large.)
 const LARGE_LEAF_PX: f32 = 128.0;
 
+// Records the tile that a vertex at map point `p` samples: used, or missed (asked for).
+fn request_tile(p: vec2<u32>) {
+    let zoom = globe_vertex_zoom(p);
+    tile_cache_record(p, zoom, tile_cache_find(p, zoom));
+}
+
 @compute @workgroup_size(256)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
@@ -47,7 +53,8 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         let b = globe_bound(node.id, node.depth);
         if (!globe_is_hidden(b)) {
             let v = globe_decode_map(node.id, node.depth);
-            if (node.depth == CBT_MAX_DEPTH || globe_projected_px(b) > LARGE_LEAF_PX) {
+            let projected_px = globe_projected_px(b);
+            if (node.depth == CBT_MAX_DEPTH || projected_px > LARGE_LEAF_PX) {
                 // A leaf that may be larger than a tile (it cannot split, or the pixel target is
                 // coarse): the 15 points of its 4 x 4 grid, so the fragments inside find every
                 // tile they want resident (with the corners alone, tiles inside such leaves were
@@ -55,20 +62,16 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 let q = array<vec2<u32>, 3>(v[0] / 4u, v[1] / 4u, v[2] / 4u);
                 for (var i = 0u; i <= 4u; i += 1u) {
                     for (var j = 0u; j <= 4u - i; j += 1u) {
-                        let p = q[0] * (4u - i - j) + q[1] * i + q[2] * j;
-                        let zoom = globe_vertex_zoom(p);
-                        tile_cache_record(p, zoom, tile_cache_find(p, zoom));
+                        request_tile(q[0] * (4u - i - j) + q[1] * i + q[2] * j);
                     }
                 }
             } else {
-                let centre = v[0] / 4u + v[2] / 4u + v[1] / 2u;
-                let points = array<vec2<u32>, 4>(v[0], v[1], v[2], centre);
-                for (var i = 0; i < 4; i += 1) {
-                    let zoom = globe_vertex_zoom(points[i]);
-                    tile_cache_record(points[i], zoom, tile_cache_find(points[i], zoom));
-                }
+                request_tile(v[0]);
+                request_tile(v[1]);
+                request_tile(v[2]);
+                request_tile(v[0] / 4u + v[2] / 4u + v[1] / 2u);
             }
-            atomicMax(&wg_max_size_bits, bitcast<u32>(globe_projected_px(b)));
+            atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
             atomicAdd(&wg_visible, 1u);
         }
     }
