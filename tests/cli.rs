@@ -132,10 +132,10 @@ fn probe_reads_the_procedural_height() {
     assert_eq!(String::from_utf8_lossy(&outside.stdout).trim(), "nodata");
 }
 
-/// The shared elevation data (../shared/data), named when absent.
+/// A file of the repository's elevation data (heightmaps/), named when absent.
 fn data(relative: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
-    assert!(path.exists(), "{} is missing: this test needs the shared elevation data (../shared/data)", path.display());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
+    assert!(path.exists(), "{} is missing: the repository's elevation data (heightmaps/) is incomplete", path.display());
     path.to_str().unwrap().to_string()
 }
 
@@ -147,7 +147,7 @@ fn probe_height_m(terrain: &str, at: &str) -> f64 {
 
 #[test]
 fn probe_reads_the_globes_ground() {
-    let earth = format!("planet:{},{}", data("geotiff/etopo20_global.tif"), data("taiwan-terrain-rgb"));
+    let earth = format!("planet:{},{}", data("etopo20_global.tif"), data("taiwan-terrain-rgb"));
     // Yushan from the Taiwan pyramid's zoom 13 (the summit pixel reads 3947 m).
     let yushan = probe_height_m(&earth, "120.9572,23.47");
     assert!((3930.0..3950.0).contains(&yushan), "Yushan {yushan} m");
@@ -155,7 +155,7 @@ fn probe_reads_the_globes_ground() {
     let sea = probe_height_m(&earth, "121.8,23.5");
     assert!(sea < -2000.0, "sea {sea} m");
     // The Pacific from ETOPO alone (about -4181 m).
-    let pacific = probe_height_m(&format!("planet:{}", data("geotiff/etopo20_global.tif")), "-150,0");
+    let pacific = probe_height_m(&format!("planet:{}", data("etopo20_global.tif")), "-150,0");
     assert!((pacific + 4181.0).abs() < 100.0, "Pacific {pacific} m");
     // The procedural planet: the generator's CPU twin, somewhere in its range.
     let procedural = probe_height_m("planet:7", "10,45");

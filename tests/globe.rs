@@ -195,16 +195,16 @@ mod planet {
         assert!(outcome.passed, "planet_orbit: mean FLIP {:.4} > 0.005; see tests/golden/planet_orbit-actual.png", outcome.mean_flip);
     }
 
-    /// The shared elevation data (../shared/data), named when absent.
+    /// A file of the repository's elevation data (heightmaps/), named when absent.
     fn data(relative: &str) -> std::path::PathBuf {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
-        assert!(path.exists(), "{} is missing: these goldens need the shared elevation data (../shared/data)", path.display());
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
+        assert!(path.exists(), "{} is missing: the repository's elevation data (heightmaps/) is incomplete", path.display());
         path
     }
 
     /// ETOPO20 with the Taiwan pyramid over it, as `--terrain planet:ETOPO,TAIWAN` opens it.
     fn taiwan() -> Ground {
-        let spec = GlobeSpec::Earth { base: data("geotiff/etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
+        let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
         Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
     }
 

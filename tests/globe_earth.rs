@@ -1,5 +1,5 @@
 //! The planet's real-data source (src/globe/earth.rs) through the tile producer path, against
-//! known values of ../shared/data (see its README): ETOPO20 as the global base, the Taiwan
+//! known values of heightmaps/ (see its README): ETOPO20 as the global base, the Taiwan
 //! Terrain-RGB pyramid layered over it; seams at the region's edge; shared tile samples; errors.
 
 mod common;
@@ -18,21 +18,21 @@ use glam::DVec2;
 use rand::Rng;
 
 fn data(relative: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
-    assert!(path.exists(), "{} is missing: these tests need the shared elevation data (../shared/data)", path.display());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
+    assert!(path.exists(), "{} is missing: the repository's elevation data (heightmaps/) is incomplete", path.display());
     path
 }
 
 /// ETOPO20 alone.
 fn etopo() -> &'static LayeredEarth {
     static EARTH: OnceLock<LayeredEarth> = OnceLock::new();
-    EARTH.get_or_init(|| LayeredEarth::open(&data("geotiff/etopo20_global.tif"), &[]).unwrap())
+    EARTH.get_or_init(|| LayeredEarth::open(&data("etopo20_global.tif"), &[]).unwrap())
 }
 
 /// ETOPO20 with Taiwan over it.
 fn with_taiwan() -> &'static LayeredEarth {
     static EARTH: OnceLock<LayeredEarth> = OnceLock::new();
-    EARTH.get_or_init(|| LayeredEarth::open(&data("geotiff/etopo20_global.tif"), &[data("taiwan-terrain-rgb")]).unwrap())
+    EARTH.get_or_init(|| LayeredEarth::open(&data("etopo20_global.tif"), &[data("taiwan-terrain-rgb")]).unwrap())
 }
 
 /// The tile of `zoom` whose square holds (lon, lat).
@@ -312,7 +312,7 @@ fn neighbouring_tiles_share_bit_identical_samples() {
 #[test]
 fn bad_inputs_give_one_line_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let etopo_path = data("geotiff/etopo20_global.tif");
+    let etopo_path = data("etopo20_global.tif");
     let check = |base: &Path, regions: &[PathBuf], names: &str, says: &str| {
         let error = LayeredEarth::open(base, regions).err().unwrap_or_else(|| panic!("{names}: opened")).to_string();
         assert!(!error.contains('\n') && error.contains(names) && error.contains(says), "{error}");
@@ -331,11 +331,11 @@ fn bad_inputs_give_one_line_naming_the_file() {
     let half_path = dir.path().join("half.tif");
     std::fs::write(&half_path, half).unwrap();
     check(&half_path, &[], "half.tif", "not a global raster: it covers 180.000 x 90.000 degrees");
-    check(&data("geotiff/bigtujunga.tif"), &[], "bigtujunga.tif", "projected");
+    check(&data("bigtujunga.tif"), &[], "bigtujunga.tif", "projected");
     check(&data("taiwan-terrain-rgb"), &[], "taiwan-terrain-rgb", "not a folder");
     check(&dir.path().join("missing.tif"), &[], "missing.tif", "no such file");
     check(&etopo_path, &[dir.path().join("nowhere")], "nowhere", "no such file");
-    check(&etopo_path, &[data("geotiff/bigtujunga.tif")], "bigtujunga.tif", "tile-pyramid folder or a geographic");
+    check(&etopo_path, &[data("bigtujunga.tif")], "bigtujunga.tif", "tile-pyramid folder or a geographic");
     let broken = dir.path().join("broken");
     std::fs::create_dir_all(&broken).unwrap();
     std::fs::write(broken.join("tiles.json"), "{ not json").unwrap();

@@ -48,13 +48,13 @@ fn procedural_camera() -> Camera {
 }
 
 fn file_field(relative: &str, max_samples: u32) -> HeightField {
-    let spec = TerrainSpec::parse(common::shared_data(relative).to_str().unwrap()).unwrap();
+    let spec = TerrainSpec::parse(common::heightmap(relative).to_str().unwrap()).unwrap();
     spec.load(max_samples).unwrap_or_else(|e| panic!("{e}")).field
 }
 
 fn bigtujunga() -> &'static HeightField {
     static FIELD: OnceLock<HeightField> = OnceLock::new();
-    FIELD.get_or_init(|| file_field("geotiff/bigtujunga.tif", 1025))
+    FIELD.get_or_init(|| file_field("bigtujunga.tif", 1025))
 }
 
 fn taiwan_z10() -> &'static HeightField {

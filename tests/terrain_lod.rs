@@ -13,7 +13,7 @@ use bisector::terrain::{node_bounds, TerrainSpec};
 #[test]
 fn measured_error_stays_under_the_pixel_target() {
     let gpu = common::gpu(22);
-    let spec = TerrainSpec::parse(common::shared_data("geotiff/bigtujunga.tif").to_str().unwrap()).unwrap();
+    let spec = TerrainSpec::parse(common::heightmap("bigtujunga.tif").to_str().unwrap()).unwrap();
     let field = spec.load(513).unwrap().field;
     let bounds = node_bounds::build(&field, 19);
     let camera = Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64);

@@ -1,4 +1,4 @@
-//! Height readers against known values of the real data in ../shared/data (see its README), a
+//! Height readers against known values of the real data in heightmaps/ (see its README), a
 //! Terrarium pyramid the test writes itself, and corrupt inputs, all through the sampling code
 //! `bisector probe` uses.
 
@@ -12,8 +12,8 @@ use bisector::terrain::raster::Crs;
 use bisector::terrain::{geotiff, HeightSource, TerrainSpec};
 
 fn data(relative: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
-    assert!(path.exists(), "{} is missing: these tests need the shared elevation data (../shared/data)", path.display());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
+    assert!(path.exists(), "{} is missing: the repository's elevation data (heightmaps/) is incomplete", path.display());
     path
 }
 
@@ -28,7 +28,7 @@ fn probe_line(terrain: &Path, at: &str) -> (bool, String) {
 
 #[test]
 fn etopo_extremes_and_the_pacific() {
-    let raster = geotiff::read(&data("geotiff/etopo20_global.tif")).unwrap();
+    let raster = geotiff::read(&data("etopo20_global.tif")).unwrap();
     assert_eq!((raster.width, raster.height, raster.crs), (1080, 540, Crs::Geographic));
     let (lo, hi, at_max) = raster.stats().unwrap();
     assert_eq!((lo, hi), (-9027.0, 6229.0));
@@ -38,7 +38,7 @@ fn etopo_extremes_and_the_pacific() {
     let at_min = raster.position(i % raster.width, i / raster.width);
     assert!((at_min.0 - 142.2).abs() < 0.5 && (at_min.1 - 11.2).abs() < 0.5, "minimum at {at_min:?}");
     // probe samples exactly at a sample point, and interpolates between them.
-    let (ok, line) = probe_line(&data("geotiff/etopo20_global.tif"), &format!("{},{}", at_max.0, at_max.1));
+    let (ok, line) = probe_line(&data("etopo20_global.tif"), &format!("{},{}", at_max.0, at_max.1));
     assert!(ok && line == "6229.00", "{line}");
     // 0N 150W sits between four samples: README says about -4181 m, the bilinear value is within 100 m.
     let pacific = raster.sample_m(-150.0, 0.0).unwrap();
@@ -47,13 +47,13 @@ fn etopo_extremes_and_the_pacific() {
 
 #[test]
 fn big_tujunga_projected_with_gdal_nodata() {
-    let raster = geotiff::read(&data("geotiff/bigtujunga.tif")).unwrap();
+    let raster = geotiff::read(&data("bigtujunga.tif")).unwrap();
     assert_eq!((raster.width, raster.height, raster.crs, raster.step), (1197, 643, Crs::Projected { epsg: 32611 }, (30.0, 30.0)));
     let (lo, hi, _) = raster.stats().unwrap();
     assert_eq!((lo, hi), (315.0, 2295.0));
     // PixelIsArea: the first sample sits half a post inside the tie point's corner.
     assert_eq!(raster.origin, (376313.6554542635 + 15.0, 3807917.8276283755 - 15.0));
-    let (ok, line) = probe_line(&data("geotiff/bigtujunga.tif"), "300000,3800000");
+    let (ok, line) = probe_line(&data("bigtujunga.tif"), "300000,3800000");
     assert!(ok && line == "nodata", "{line}");
 }
 
@@ -126,7 +126,7 @@ fn terrarium_pyramid_round_trips_exactly() {
 #[test]
 fn corrupt_inputs_give_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
-    let etopo = std::fs::read(data("geotiff/etopo20_global.tif")).unwrap();
+    let etopo = std::fs::read(data("etopo20_global.tif")).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("truncated.tif", etopo[..etopo.len() / 3].to_vec(), "truncated.tif"),
         ("magic.tif", [b"NOPE".as_slice(), &etopo[4..]].concat(), "magic.tif"),
@@ -181,7 +181,7 @@ fn a_geotiff_renders() {
     let png = dir.path().join("bigtujunga.png");
     let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
         .args(["shot", "--size", "96x64", "--max-depth", "16", "--terrain"])
-        .arg(data("geotiff/bigtujunga.tif"))
+        .arg(data("bigtujunga.tif"))
         .arg("--out")
         .arg(&png)
         .output()
@@ -190,7 +190,7 @@ fn a_geotiff_renders() {
     let image = image::open(&png).unwrap().to_rgba8();
     let distinct = common::distinct_colours(&image);
     assert!(distinct > 100, "only {} colours", distinct);
-    let field = TerrainSpec::parse(data("geotiff/bigtujunga.tif").to_str().unwrap()).unwrap().load(bisector::terrain::DEFAULT_MAX_SAMPLES).unwrap().field;
+    let field = TerrainSpec::parse(data("bigtujunga.tif").to_str().unwrap()).unwrap().load(bisector::terrain::DEFAULT_MAX_SAMPLES).unwrap().field;
     let (lo, hi) = field.height_range_m();
     assert!((315.0..400.0).contains(&lo) && (2200.0..=2295.0).contains(&hi), "{lo}..{hi}");
     assert!((field.size_m - 1196.0 * 30.0).abs() < 1.0, "{}", field.size_m);

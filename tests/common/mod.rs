@@ -92,10 +92,10 @@ pub fn random_view(rng: &mut impl rand::Rng, size_m: f32) -> bisector::leb::lod:
     bisector::leb::lod::LodView { position_m, clip_from_world: rng.random_bool(0.8).then_some(clip), fov_y_rad, viewport_height_px: height }
 }
 
-/// A file of the shared elevation data (../shared/data), or a panic that says it is missing.
-pub fn shared_data(relative: &str) -> std::path::PathBuf {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(relative);
-    assert!(path.exists(), "{} is missing: these tests need the shared elevation data (../shared/data)", path.display());
+/// A file of the repository's elevation data (heightmaps/), or a panic that says it is missing.
+pub fn heightmap(relative: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
+    assert!(path.exists(), "{} is missing: the repository's elevation data (heightmaps/) is incomplete", path.display());
     path
 }
 
