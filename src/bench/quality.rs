@@ -103,7 +103,12 @@ pub fn measured_error_px(field: &HeightField, bounds: &NodeBounds, params: &LodP
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QualityComparison {
     pub screen_space_error: QualityRun,
+    /// The coarsest edge-length run whose measured error is within the screen-space-error
+    /// run's; when no target reached it (see `edge_length_matched`), the finest target tried.
     pub edge_length: QualityRun,
+    /// Whether `edge_length` reached the screen-space-error run's measured error; when false the
+    /// two are not at the same error and their triangle counts must not be compared as such.
+    pub edge_length_matched: bool,
     /// Edge-length targets tried, each with its measured error and triangles.
     pub edge_search: Vec<QualityRun>,
 }
@@ -126,22 +131,65 @@ pub fn compare(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: &R
         }
         search.push(run);
     }
+    let edge_length_matched = best.is_some();
     let edge_length = best.unwrap_or_else(|| measure(gpu, field, bounds, &RenderSettings { criterion: Criterion::EdgeLength, pixel_target_px: fine, ..settings.clone() }, camera, size_px));
-    QualityComparison { screen_space_error: sse, edge_length, edge_search: search }
+    QualityComparison { screen_space_error: sse, edge_length, edge_length_matched, edge_search: search }
 }
 
 impl QualityComparison {
+    /// One line comparing the criteria's triangle counts, at the same measured error only when
+    /// the edge-length search reached it.
+    pub fn verdict(&self) -> String {
+        let (sse, edge) = (&self.screen_space_error, &self.edge_length);
+        if self.edge_length_matched {
+            format!(
+                "screen-space error uses {:.3}x the triangles of edge length at the same measured error ({:.3} px or less)",
+                sse.triangles as f64 / edge.triangles.max(1) as f64,
+                sse.measured_max_error_px
+            )
+        } else {
+            format!(
+                "edge length never reached the screen-space error's measured {:.3} px: its finest target ({:.2} px, {} triangles) measured {:.3} px, so no triangle count is compared",
+                sse.measured_max_error_px, edge.target_px, edge.triangles, edge.measured_max_error_px
+            )
+        }
+    }
+
     /// A table of the two criteria and of every edge-length target tried.
     pub fn summary(&self) -> String {
         let row = |r: &QualityRun| format!("{:<20} {:>9.2} {:>10} {:>10} {:>12.3} {:>12.3}", r.criterion, r.target_px, r.triangles, r.visible_triangles, r.measured_max_error_px, r.estimated_max_error_px);
         let mut lines = vec![format!("{:<20} {:>9} {:>10} {:>10} {:>12} {:>12}", "criterion", "target px", "triangles", "visible", "measured px", "estimated px")];
         lines.push(row(&self.screen_space_error));
         lines.push(row(&self.edge_length));
-        lines.push(format!(
-            "screen-space error uses {:.3}x the triangles of edge length at the same measured error; edge-length targets tried:",
-            self.screen_space_error.triangles as f64 / self.edge_length.triangles.max(1) as f64
-        ));
+        lines.push(self.verdict());
+        lines.push("edge-length targets tried:".to_string());
         lines.extend(self.edge_search.iter().map(row));
         lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(criterion: &str, target_px: f32, triangles: u32, measured_px: f32) -> QualityRun {
+        QualityRun { criterion: criterion.into(), target_px, triangles, visible_triangles: triangles, measured_max_error_px: measured_px, estimated_max_error_px: target_px }
+    }
+
+    /// The finding of issue 13: the edge-length search never got down to the screen-space error's
+    /// 0.956 px (its best was 1.224 px), yet the summary said "at the same measured error".
+    #[test]
+    fn an_unmatched_search_claims_no_equal_error() {
+        let comparison = QualityComparison {
+            screen_space_error: run("screen-space-error", 1.0, 30_000, 0.956),
+            edge_length: run("edge-length", 0.5, 1_500_000, 1.224),
+            edge_length_matched: false,
+            edge_search: vec![],
+        };
+        let summary = comparison.summary();
+        assert!(!summary.contains("same measured error"), "{summary}");
+        assert!(comparison.verdict().contains("never reached") && comparison.verdict().contains("1.224"), "{}", comparison.verdict());
+        let matched = QualityComparison { edge_length: run("edge-length", 2.0, 60_000, 0.9), edge_length_matched: true, ..comparison };
+        assert!(matched.verdict().contains("0.500x the triangles of edge length at the same measured error"), "{}", matched.verdict());
     }
 }
