@@ -35,6 +35,11 @@ impl GlobeCamera {
         self.position_m.length() - EARTH_RADIUS_M
     }
 
+    /// Longitude and latitude in degrees of the point under the camera.
+    pub fn lon_lat_deg(&self) -> (f64, f64) {
+        crate::globe::octahedral::lon_lat_deg(self.up())
+    }
+
     /// Unit vector from the planet's centre through the camera.
     pub fn up(&self) -> DVec3 {
         self.position_m.normalize()

@@ -41,6 +41,20 @@ impl Ground {
         Ok((!height_m.is_nan()).then_some(height_m))
     }
 
+    /// A one-line warning when `camera` is below the drawn surface (the ground, or sea level
+    /// over the sea, as the globe draws the water); None above it or where no layer has data.
+    pub fn below_ground_warning(&self, camera: &crate::globe::camera::GlobeCamera) -> Result<Option<String>, TerrainError> {
+        let (lon_deg, lat_deg) = camera.lon_lat_deg();
+        let Some(ground_m) = self.height_m(lon_deg, lat_deg)? else { return Ok(None) };
+        let (surface_m, altitude_m) = (f64::from(ground_m.max(0.0)), camera.altitude_m());
+        Ok((altitude_m < surface_m).then(|| {
+            format!(
+                "warning: the camera at {lon_deg:.5},{lat_deg:.5} is {:.1} m below the surface ({surface_m:.1} m there, camera at {altitude_m:.1} m): the view shows the globe from beneath",
+                surface_m - altitude_m
+            )
+        }))
+    }
+
     /// Where the tile cache gets this globe's tiles.
     pub fn producer(&self) -> Producer {
         match self {
@@ -68,5 +82,19 @@ mod tests {
         let probed = ground.height_m(lon, lat).unwrap().unwrap();
         // The same function of the direction; the directions differ in the last f32 bits.
         assert!((probed - generated).abs() < 0.05, "{probed} vs {generated}");
+    }
+
+    #[test]
+    fn a_globe_camera_below_the_surface_is_warned_about() {
+        let ground = Ground::Procedural { seed: 1 };
+        for (lon, lat) in [(121.0, 23.5), (-150.0, 0.0), (10.0, 46.5), (-70.0, -33.0)] {
+            let surface_m = f64::from(ground.height_m(lon, lat).unwrap().unwrap().max(0.0));
+            let camera = |altitude_m: f64| crate::globe::camera::GlobeCamera::at_lon_lat(lon, lat, altitude_m, 0.0, -10.0, 50.0);
+            let (lon_back, lat_back) = camera(100.0).lon_lat_deg();
+            assert!((lon_back - lon).abs() < 1e-9 && (lat_back - lat).abs() < 1e-9, "{lon},{lat} -> {lon_back},{lat_back}");
+            let warning = ground.below_ground_warning(&camera(surface_m - 30.0)).unwrap().expect("30 m below");
+            assert!(warning.contains("below the surface") && !warning.contains('\n'), "{warning}");
+            assert_eq!(ground.below_ground_warning(&camera(surface_m + 2.0)).unwrap(), None);
+        }
     }
 }

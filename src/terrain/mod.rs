@@ -46,6 +46,22 @@ impl HeightField {
         lerp(lerp(h(x0, y0), h(x1, y0), fx), lerp(h(x0, y1), h(x1, y1), fx), fy)
     }
 
+    /// The ground height in metres under world position (x, y), bilinear as `height_at_m`; None
+    /// outside the part with data or where the nearest sample has none.
+    pub fn ground_m(&self, x_m: f64, y_m: f64) -> Option<f32> {
+        let [west, south, east, north] = self.data_bounds_m.map(f64::from);
+        if !(west..=east).contains(&x_m) || !(south..=north).contains(&y_m) {
+            return None;
+        }
+        let n = self.samples_per_side as usize;
+        let scale = (n - 1) as f64 / f64::from(self.size_m);
+        let nearest = |v: f64| ((v * scale).round() as usize).min(n - 1);
+        if self.nodata.get(nearest(y_m) * n + nearest(x_m)).copied().unwrap_or(false) {
+            return None;
+        }
+        Some(self.height_at_m(x_m as f32, y_m as f32))
+    }
+
     /// Uploads the heights as the texture "terrain.heights" (R32Float, read with textureLoad;
     /// NaN marks samples without data).
     pub fn create_texture(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::Texture {
