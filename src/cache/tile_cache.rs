@@ -22,7 +22,6 @@
 //! the API must set them and use `bind_group_layout()` at group 2.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -36,6 +35,7 @@ use super::tile_key::TileKey;
 use super::tile_layout::{TILE_SIDE, TILE_TEXELS};
 use super::tile_producer::TileProducer;
 use super::tile_table::{GpuTileTable, TileTable, TileTableError};
+use crate::gpu::readback::ReadbackRing;
 use crate::gpu::Gpu;
 use crate::terrain::TerrainError;
 
@@ -117,18 +117,9 @@ enum Mode {
     Cpu { producer: Arc<dyn TileProducer>, streaming: Streaming, ready: VecDeque<(TileKey, Vec<f32>)>, max_loading: usize },
 }
 
-const FREE: u8 = 0;
-const PENDING: u8 = 1;
-const READY: u8 = 2;
-const FAILED: u8 = 3;
 /// Read-back buffers in flight at most; when all are busy a frame is not read back.
 const RING_SLOTS: usize = 3;
 
-struct RingSlot {
-    buffer: wgpu::Buffer,
-    state: Arc<AtomicU8>,
-    frame: u64,
-}
 
 /// The GPU tile cache (see the module comment).
 pub struct TileCache {
@@ -137,8 +128,11 @@ pub struct TileCache {
     table: GpuTileTable,
     feedback: GpuTileFeedback,
     used: wgpu::Buffer,
-    ring: Vec<RingSlot>,
+    /// Read-backs of the feedback set and the used bits, tagged with their frame.
+    ring: ReadbackRing<u64>,
     to_map: Option<usize>,
+    /// For the ring's staging buffers.
+    device: wgpu::Device,
     layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
     mode: Mode,
@@ -205,18 +199,7 @@ impl TileCache {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let ring = (0..RING_SLOTS)
-            .map(|_| RingSlot {
-                buffer: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("cache.readback"),
-                    size: feedback.buffer.size() + used_bytes,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                state: Arc::new(AtomicU8::new(FREE)),
-                frame: 0,
-            })
-            .collect();
+        let ring = ReadbackRing::new("cache.readback", RING_SLOTS);
         let layout = Self::create_bind_group_layout(device);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("cache.tile_cache"),
@@ -249,6 +232,7 @@ impl TileCache {
             used,
             ring,
             to_map: None,
+            device: device.clone(),
             layout,
             bind_group,
             mode,
@@ -355,22 +339,10 @@ impl TileCache {
     /// Collects the finished read-backs (oldest first) into the residency, without waiting.
     fn collect_readbacks(&mut self) {
         let feedback_bytes = self.feedback.buffer.size() as usize;
-        let mut read: Vec<(u64, FeedbackReadback, Vec<u32>)> = Vec::new();
-        for slot in &mut self.ring {
-            match slot.state.load(Ordering::Acquire) {
-                READY => {
-                    if let Ok(bytes) = slot.buffer.slice(..).get_mapped_range() {
-                        let words: &[u32] = bytemuck::cast_slice(&bytes);
-                        let feedback = GpuTileFeedback::decode(&words[..feedback_bytes / 4]);
-                        read.push((slot.frame, feedback, words[feedback_bytes / 4..].to_vec()));
-                    }
-                    slot.buffer.unmap();
-                    slot.state.store(FREE, Ordering::Release);
-                }
-                FAILED => slot.state.store(FREE, Ordering::Release),
-                _ => {}
-            }
-        }
+        let mut read: Vec<(u64, FeedbackReadback, Vec<u32>)> = self.ring.collect(|&frame, bytes| {
+            let words: &[u32] = bytemuck::cast_slice(bytes);
+            (frame, GpuTileFeedback::decode(&words[..feedback_bytes / 4]), words[feedback_bytes / 4..].to_vec())
+        });
         read.sort_by_key(|(frame, _, _)| *frame);
         for (frame, feedback, used) in read {
             if frame < self.stats.readback_frame {
@@ -462,23 +434,20 @@ impl TileCache {
     /// The end of the frame (after every pass that records): copies the feedback set and the
     /// used bits into a free read-back buffer (none free: this frame is not read back).
     pub fn end_frame(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        let Some(index) = self.ring.iter().position(|s| s.state.load(Ordering::Acquire) == FREE) else { return };
-        let slot = &mut self.ring[index];
-        let feedback_bytes = self.feedback.buffer.size();
-        encoder.copy_buffer_to_buffer(&self.feedback.buffer, 0, &slot.buffer, 0, feedback_bytes);
-        encoder.copy_buffer_to_buffer(&self.used, 0, &slot.buffer, feedback_bytes, self.used.size());
-        slot.frame = self.frame;
-        slot.state.store(PENDING, Ordering::Release);
+        let (feedback, used) = (&self.feedback.buffer, &self.used);
+        let bytes = feedback.size() + used.size();
+        let recorded = self.ring.record(&self.device, encoder, bytes, self.frame, |encoder, staging| {
+            encoder.copy_buffer_to_buffer(feedback, 0, staging, 0, feedback.size());
+            encoder.copy_buffer_to_buffer(used, 0, staging, feedback.size(), used.size());
+        });
+        let Some(index) = recorded else { return };
         self.to_map = Some(index);
     }
 
     /// After the frame's encoder was submitted: starts mapping its read-back buffer.
     pub fn after_submit(&mut self) {
         if let Some(index) = self.to_map.take() {
-            let state = self.ring[index].state.clone();
-            self.ring[index].buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-                state.store(if result.is_ok() { READY } else { FAILED }, Ordering::Release);
-            });
+            self.ring.map(index);
         }
     }
 

@@ -1,8 +1,8 @@
 //! The feedback set: a bounded GPU hash set of the tile keys shaders missed this frame
 //! (shaders/shared/tile_feedback.wgsl, `tile_feedback_insert`), deduplicated on the GPU, with an
 //! overflow flag when more distinct keys arrive than it holds; the CPU clears it before a frame
-//! and reads it back after (`GpuTileFeedback::read` blocking, `FeedbackReader` a few frames late
-//! without stalling). `TileFeedbackSet` is its CPU twin.
+//! and reads it back after (`GpuTileFeedback::read` blocking; the tile cache a few frames late,
+//! without stalling, through `gpu::readback::ReadbackRing`). `TileFeedbackSet` is its CPU twin.
 //!
 //! ```text
 //! words[0] count     keys stored (one atomicAdd per slot claimed)
@@ -28,8 +28,6 @@
 //! once).
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 
 use super::tile_key::TileKey;
 
@@ -147,92 +145,6 @@ impl GpuTileFeedback {
     pub fn read(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> FeedbackReadback {
         let bytes = crate::gpu::readback::read_buffer(device, queue, &self.buffer, 0, self.buffer.size());
         Self::decode(bytemuck::cast_slice(&bytes))
-    }
-}
-
-/// Staging buffers of `FeedbackReader` in flight at most; when all are busy a frame copies nothing.
-const READER_SLOTS: usize = 3;
-const FREE: u8 = 0;
-const PENDING: u8 = 1;
-const READY: u8 = 2;
-const FAILED: u8 = 3;
-
-struct ReaderSlot {
-    buffer: wgpu::Buffer,
-    state: Arc<AtomicU8>,
-    frame: u64,
-}
-
-/// Read-back of the feedback set without stalling a frame loop: each frame copies the set into a
-/// free staging buffer (`record`, then `map` once the encoder is submitted); `collect`, after a
-/// non-blocking `device.poll`, returns the sets whose mapping finished, a few frames late.
-pub struct FeedbackReader {
-    slots: Vec<ReaderSlot>,
-    size: u64,
-    /// Set when a mapping failed (the device is probably lost).
-    pub failed: bool,
-}
-
-impl FeedbackReader {
-    /// A reader for `feedback`'s buffer size.
-    pub fn new(device: &wgpu::Device, feedback: &GpuTileFeedback) -> FeedbackReader {
-        let size = feedback.buffer.size();
-        let slots = (0..READER_SLOTS)
-            .map(|_| ReaderSlot {
-                buffer: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("cache.tile_feedback.readback"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                state: Arc::new(AtomicU8::new(FREE)),
-                frame: 0,
-            })
-            .collect();
-        FeedbackReader { slots, size, failed: false }
-    }
-
-    /// Records a copy of `feedback` (after the passes that fill it) into a free staging buffer,
-    /// tagged with `frame`; returns the slot to `map` after submitting, or None when all are busy.
-    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, feedback: &GpuTileFeedback, frame: u64) -> Option<usize> {
-        let index = self.slots.iter().position(|s| s.state.load(Ordering::Acquire) == FREE)?;
-        let slot = &mut self.slots[index];
-        encoder.copy_buffer_to_buffer(&feedback.buffer, 0, &slot.buffer, 0, self.size);
-        slot.frame = frame;
-        slot.state.store(PENDING, Ordering::Release);
-        Some(index)
-    }
-
-    /// Starts mapping slot `index` (after the encoder that filled it was submitted).
-    pub fn map(&mut self, index: usize) {
-        let state = self.slots[index].state.clone();
-        self.slots[index].buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-            state.store(if result.is_ok() { READY } else { FAILED }, Ordering::Release);
-        });
-    }
-
-    /// The (frame, set) of every slot whose mapping finished, oldest frame first.
-    pub fn collect(&mut self) -> Vec<(u64, FeedbackReadback)> {
-        let mut out = Vec::new();
-        for slot in &mut self.slots {
-            match slot.state.load(Ordering::Acquire) {
-                READY => {
-                    match slot.buffer.slice(..).get_mapped_range() {
-                        Ok(bytes) => out.push((slot.frame, GpuTileFeedback::decode(bytemuck::cast_slice(&bytes)))),
-                        Err(_) => self.failed = true,
-                    }
-                    slot.buffer.unmap();
-                    slot.state.store(FREE, Ordering::Release);
-                }
-                FAILED => {
-                    self.failed = true;
-                    slot.state.store(FREE, Ordering::Release);
-                }
-                _ => {}
-            }
-        }
-        out.sort_by_key(|(frame, _)| *frame);
-        out
     }
 }
 

@@ -5,10 +5,9 @@
 //! pass times come from wgpu-profiler's finished frames (also a few frames late).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 
 use crate::cbt::gpu::{FrameStats, GpuCbt};
+use crate::gpu::readback::ReadbackRing;
 use crate::leb::decode::LodStats;
 use crate::render::FrameTimings;
 
@@ -18,11 +17,6 @@ const SLOTS: usize = 3;
 pub const READBACK_INTERVAL_FRAMES: u64 = 4;
 /// Leaf ids copied for the histogram at most (16 MiB).
 pub const MAX_HISTOGRAM_LEAVES: u32 = 1 << 22;
-
-const FREE: u8 = 0;
-const PENDING: u8 = 1;
-const READY: u8 = 2;
-const FAILED: u8 = 3;
 
 /// What one read-back found.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -58,9 +52,8 @@ pub fn depth_histogram(ids: &[u32]) -> Vec<u32> {
     histogram
 }
 
-struct Slot {
-    buffer: Option<wgpu::Buffer>,
-    state: Arc<AtomicU8>,
+/// What a staging buffer of the statistics ring holds.
+struct StatsCopy {
     frame: u64,
     leaves_copied: u32,
     /// Bytes before the leaf ids: `FrameStats`, then `LodStats` when copied.
@@ -69,7 +62,7 @@ struct Slot {
 
 /// Asynchronous read-back of the tree statistics.
 pub struct StatsReadback {
-    slots: Vec<Slot>,
+    ring: ReadbackRing<StatsCopy>,
     pub latest: Option<LeafStats>,
     /// Set when a mapping failed (the device is probably lost).
     pub failed: bool,
@@ -77,11 +70,7 @@ pub struct StatsReadback {
 
 impl Default for StatsReadback {
     fn default() -> Self {
-        StatsReadback {
-            slots: (0..SLOTS).map(|_| Slot { buffer: None, state: Arc::new(AtomicU8::new(FREE)), frame: 0, leaves_copied: 0, header_bytes: 16 }).collect(),
-            latest: None,
-            failed: false,
-        }
+        StatsReadback { ring: ReadbackRing::new("viewer.stats_readback", SLOTS), latest: None, failed: false }
     }
 }
 
@@ -93,74 +82,41 @@ impl StatsReadback {
         if !frame.is_multiple_of(READBACK_INTERVAL_FRAMES) {
             return None;
         }
-        let index = self.slots.iter().position(|s| s.state.load(Ordering::Acquire) == FREE)?;
         // Size the leaf copy from the last count we know (with room to grow).
         let wanted = self.latest.as_ref().map_or(1 << 18, |l| l.stats.leaves.saturating_mul(2).saturating_add(4096));
         let leaves = wanted.min(cbt.leaf_capacity).min(MAX_HISTOGRAM_LEAVES);
         let header_bytes = if lod_stats.is_some() { 32 } else { 16 };
-        let size = header_bytes + leaves as u64 * 4;
-        let slot = &mut self.slots[index];
-        if slot.buffer.as_ref().is_none_or(|b| b.size() < size) {
-            slot.buffer = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("viewer.stats_readback"),
-                size: size.next_power_of_two().max(size),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-        }
-        let buffer = slot.buffer.as_ref().expect("staging buffer");
-        encoder.copy_buffer_to_buffer(&cbt.stats, 0, buffer, 0, 16);
-        if let Some(lod_stats) = lod_stats {
-            encoder.copy_buffer_to_buffer(lod_stats, 0, buffer, 16, 16);
-        }
-        encoder.copy_buffer_to_buffer(leaf_ids, 0, buffer, header_bytes, leaves as u64 * 4);
-        slot.frame = frame;
-        slot.leaves_copied = leaves;
-        slot.header_bytes = header_bytes;
-        Some(index)
+        let tag = StatsCopy { frame, leaves_copied: leaves, header_bytes };
+        self.ring.record(device, encoder, header_bytes + leaves as u64 * 4, tag, |encoder, buffer| {
+            encoder.copy_buffer_to_buffer(&cbt.stats, 0, buffer, 0, 16);
+            if let Some(lod_stats) = lod_stats {
+                encoder.copy_buffer_to_buffer(lod_stats, 0, buffer, 16, 16);
+            }
+            encoder.copy_buffer_to_buffer(leaf_ids, 0, buffer, header_bytes, leaves as u64 * 4);
+        })
     }
 
     /// Starts mapping slot `index` (after the encoder that filled it was submitted).
     pub fn map(&mut self, index: usize) {
-        let slot = &self.slots[index];
-        let state = slot.state.clone();
-        state.store(PENDING, Ordering::Release);
-        let size = slot.header_bytes + slot.leaves_copied as u64 * 4;
-        slot.buffer.as_ref().expect("staging buffer").slice(..size).map_async(wgpu::MapMode::Read, move |result| {
-            state.store(if result.is_ok() { READY } else { FAILED }, Ordering::Release);
-        });
+        self.ring.map(index);
     }
 
     /// Reads every mapped slot (call after a non-blocking `device.poll`); keeps the newest.
     pub fn collect(&mut self) {
-        for slot in &mut self.slots {
-            match slot.state.load(Ordering::Acquire) {
-                READY => {
-                    let buffer = slot.buffer.as_ref().expect("staging buffer");
-                    let header = slot.header_bytes as usize;
-                    let size = slot.header_bytes + slot.leaves_copied as u64 * 4;
-                    let parsed = buffer.slice(..size).get_mapped_range().map(|bytes| {
-                        let stats: FrameStats = bytemuck::pod_read_unaligned(&bytes[..16]);
-                        let lod = (header == 32).then(|| bytemuck::pod_read_unaligned::<LodStats>(&bytes[16..32]));
-                        let valid = stats.leaves.min(stats.capacity).min(slot.leaves_copied) as usize;
-                        let ids: &[u32] = bytemuck::cast_slice(&bytes[header..header + valid * 4]);
-                        LeafStats { frame: slot.frame, stats, depth_histogram: depth_histogram(ids), sampled: valid as u32, lod }
-                    });
-                    buffer.unmap();
-                    match parsed {
-                        Ok(stats) if self.latest.as_ref().is_none_or(|l| l.frame < stats.frame) => self.latest = Some(stats),
-                        Ok(_) => {}
-                        Err(_) => self.failed = true,
-                    }
-                    slot.state.store(FREE, Ordering::Release);
-                }
-                FAILED => {
-                    self.failed = true;
-                    slot.state.store(FREE, Ordering::Release);
-                }
-                _ => {}
+        let read = self.ring.collect(|copy, bytes| {
+            let header = copy.header_bytes as usize;
+            let stats: FrameStats = bytemuck::pod_read_unaligned(&bytes[..16]);
+            let lod = (header == 32).then(|| bytemuck::pod_read_unaligned::<LodStats>(&bytes[16..32]));
+            let valid = stats.leaves.min(stats.capacity).min(copy.leaves_copied) as usize;
+            let ids: &[u32] = bytemuck::cast_slice(&bytes[header..header + valid * 4]);
+            LeafStats { frame: copy.frame, stats, depth_histogram: depth_histogram(ids), sampled: valid as u32, lod }
+        });
+        for stats in read {
+            if self.latest.as_ref().is_none_or(|l| l.frame < stats.frame) {
+                self.latest = Some(stats);
             }
         }
+        self.failed |= self.ring.failed();
     }
 }
 
