@@ -416,12 +416,6 @@ impl LayeredEarth {
         Ok(0.0)
     }
 
-    /// The base raster's height alone at (lon, lat) (for comparisons: what the planet shows
-    /// where no region has data).
-    pub fn base_height_m(&self, lon_deg: f64, lat_deg: f64) -> f32 {
-        self.base.sample(lon_deg, lat_deg) as f32
-    }
-
     fn height(&self, scratch: &mut Scratch, lon: f64, lat: f64, step_m: f64) -> Result<f32, TerrainError> {
         let mut h = self.base.sample(lon, lat);
         let over_sea = h < 0.0;

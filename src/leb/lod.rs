@@ -134,11 +134,6 @@ impl LodParams {
         NodeBox { v, error_m: bound.error_m, lo, hi, slope_x: bound.slope_x, slope_y: bound.slope_y }
     }
 
-    /// Squared distance in metres from the camera to `node`'s bounding box.
-    pub fn distance_sq_m2(&self, node: Node, bounds: &NodeBounds) -> f32 {
-        self.box_distance_sq_m2(&self.node_box(node, bounds))
-    }
-
     fn box_distance_sq_m2(&self, n: &NodeBox) -> f32 {
         let mut d2 = 0.0f32;
         for axis in 0..3 {
@@ -183,22 +178,6 @@ impl LodParams {
         let along_y = largest(n.slope_y, [c[1] - n.hi[1], c[1] - n.lo[1]]);
         let facing = (c[2] - n.lo[2]) + along_x + along_y;
         facing <= 0.0 && facing * facing >= margin_sq * self.box_distance_sq_m2(n)
-    }
-
-    /// The node's size on screen in pixels (its error or longest edge, projected at its bounding
-    /// box), or 0 when it cannot be seen (`is_hidden`) or, under screen-space error, at the data's
-    /// resolution (nothing finer to split into; deeper than the stored depth its bound would be
-    /// its ancestor's).
-    pub fn projected_size_px(&self, node: Node, bounds: &NodeBounds) -> f32 {
-        if self.criterion == 0 && node.depth >= self.data_depth {
-            return 0.0;
-        }
-        let n = self.node_box(node, bounds);
-        if self.box_is_hidden(&n, 0.0) {
-            return 0.0;
-        }
-        // The camera inside the box: distance 1 mm rather than a division by zero.
-        (self.size_sq_m2(&n) * self.projection_scale_sq / self.box_distance_sq_m2(&n).max(1e-6)).sqrt()
     }
 
     /// The squared size in metres the criterion projects: error squared or longest edge squared.
