@@ -416,6 +416,16 @@ pub(super) fn parse_keyframes<R: serde::de::DeserializeOwned, K>(
     let mut keyframes: Vec<K> = Vec::with_capacity(elements.len());
     for (index, element) in elements.iter().enumerate() {
         let raw: R = serde_json::from_str(&text[element.start..element.end]).map_err(|err| {
+            // A syntax error the check above let through (a number out of range): its position in the file.
+            if err.classify() == serde_json::error::Category::Syntax {
+                let column_of_start = text[..element.start].rfind('\n').map_or(element.start, |newline| element.start - newline - 1);
+                return PathError::Syntax {
+                    file: source_name.to_string(),
+                    line: lines.line_of(element.start) + err.line().max(1) - 1,
+                    column: if err.line() <= 1 { column_of_start + err.column() } else { err.column() },
+                    message: serde_message(&err),
+                };
+            }
             let problem = if text.as_bytes().get(element.start) == Some(&b'{') {
                 format!("keyframes[{index}]: {}; a keyframe has {fields}", serde_message(&err))
             } else {
