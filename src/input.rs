@@ -7,8 +7,8 @@
 //! |---|---|---|
 //! | camera path, flat or globe (JSON) | [`CAMERA_PATH_BYTES`] = 16 MiB | parse memory about 16 bytes per input byte |
 //! | TileJSON `tiles.json` | [`TILEJSON_BYTES`] = 1 MiB | |
-//! | Terrain-RGB/Terrarium tile (PNG) | [`TILE_BYTES`] = 64 MiB | square, at most 4096 px a side (`pyramid::MAX_TILE_SIZE`), the pyramid's tile size |
-//! | 16-bit PNG height map | [`PNG16_BYTES`] = 2 GiB | at most [`MAX_RASTER_SAMPLES`] samples |
+//! | Terrain-RGB/Terrarium tile (PNG) | [`TILE_BYTES`] = 64 MiB | square, at most 4096 px a side (`tile_files::MAX_TILE_SIZE`), the pyramid's tile size; pixel bytes at most [`PNG_MAX_EXPANSION`] x the file's |
+//! | 16-bit PNG height map | [`PNG16_BYTES`] = 2 GiB | at most [`MAX_RASTER_SAMPLES`] samples; pixel bytes at most [`PNG_MAX_EXPANSION`] x the file's |
 //! | GeoTIFF | streamed, not read whole | at most [`MAX_RASTER_SAMPLES`] samples, and no more decoded bytes than the file's compression can expand to ([`max_expansion`]) |
 //! | closest-pairs army (CSV) | [`ARMY_BYTES`] = 512 MiB | points fit f32 |
 //! | shift-and patterns | [`PATTERNS_BYTES`] = 16 MiB | |
@@ -122,6 +122,10 @@ pub fn read_limited_text(path: &Path, limit_bytes: u64, what: &'static str) -> R
     let bytes = read_limited(path, limit_bytes, what)?;
     String::from_utf8(bytes).map_err(|e| InputError::NotText { what, path: path.display().to_string(), offset: e.utf8_error().valid_up_to() })
 }
+
+/// The most bytes one byte of a PNG can decode to (deflate's best ratio): a PNG whose header
+/// claims more pixel bytes than its length times this is corrupt, refused before decoding.
+pub const PNG_MAX_EXPANSION: u64 = 1032;
 
 /// The most bytes one byte of data compressed with TIFF compression `code` can expand to
 /// (uncompressed 1, PackBits 64, LZW 4096, deflate 1032; None for other compressions, which

@@ -37,6 +37,55 @@ pub fn read_bytes(bytes: &[u8], name: &str) -> Result<Raster, TerrainError> {
     read_from(std::io::Cursor::new(bytes), bytes.len() as u64, name)
 }
 
+/// Checks that every tag of the first image directory of the TIFF in `reader` (`len_bytes`
+/// long) has values that fit in the file, before the decoder allocates room for them (it reads
+/// them with limits only set after it opened the file); leaves `reader` at the start. Files
+/// that are not TIFFs pass, for the decoder to refuse.
+fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: u64) -> Result<(), String> {
+    use std::io::SeekFrom;
+    let mut read = |at: u64, n: usize| -> Option<Vec<u8>> {
+        let mut buf = vec![0; n];
+        reader.seek(SeekFrom::Start(at)).ok()?;
+        reader.read_exact(&mut buf).ok()?;
+        Some(buf)
+    };
+    let Some(header) = read(0, 16) else { return Ok(()) };
+    let little = match &header[..2] {
+        b"II" => true,
+        b"MM" => false,
+        _ => return Ok(()),
+    };
+    let uint = |b: &[u8]| b.iter().enumerate().fold(0u64, |v, (i, &x)| if little { v | (x as u64) << (8 * i) } else { v << 8 | x as u64 });
+    let big = match uint(&header[2..4]) {
+        42 => false,
+        43 => true,
+        _ => return Ok(()),
+    };
+    let ifd = if big { uint(&header[8..16]) } else { uint(&header[4..8]) };
+    let (count_bytes, entry_bytes, inline_bytes): (usize, usize, usize) = if big { (8, 20, 8) } else { (2, 12, 4) };
+    let entries = read(ifd, count_bytes).map(|b| uint(&b)).unwrap_or(0).min(len_bytes / entry_bytes as u64);
+    let table = read(ifd + count_bytes as u64, (entries * entry_bytes as u64) as usize).unwrap_or_default();
+    for entry in table.chunks_exact(entry_bytes) {
+        let type_bytes: u64 = match uint(&entry[2..4]) {
+            1 | 2 | 6 | 7 => 1,
+            3 | 8 => 2,
+            4 | 9 | 11 | 13 => 4,
+            5 | 10 | 12 | 16 | 17 | 18 => 8,
+            _ => continue,
+        };
+        let count = if big { uint(&entry[4..12]) } else { uint(&entry[4..8]) };
+        let value_bytes = count.saturating_mul(type_bytes);
+        if value_bytes > inline_bytes as u64 {
+            let offset = uint(&entry[entry_bytes - inline_bytes..]);
+            if offset.saturating_add(value_bytes) > len_bytes {
+                return Err(format!("tag {} claims {count} values, more than the file's {len_bytes} bytes hold; the file is truncated or corrupt", uint(&entry[..2])));
+            }
+        }
+    }
+    reader.seek(SeekFrom::Start(0)).map_err(|e| format!("cannot read it ({e})"))?;
+    Ok(())
+}
+
 /// Reads a GeoTIFF of `len_bytes` bytes from `reader`; `name` names it in errors.
 ///
 /// Memory: the header is checked before the samples are allocated: at most [`MAX_SAMPLES`]
@@ -48,8 +97,9 @@ pub fn read_bytes(bytes: &[u8], name: &str) -> Result<Raster, TerrainError> {
 /// nodata of float rasters). Infinite samples and heights outside
 /// `crate::input::MIN_HEIGHT_M..=MAX_HEIGHT_M` are refused: they are corrupt data or an
 /// undeclared nodata value (the error says to declare it in GDAL_NODATA).
-pub fn read_from<R: std::io::Read + std::io::Seek>(reader: R, len_bytes: u64, name: &str) -> Result<Raster, TerrainError> {
+pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64, name: &str) -> Result<Raster, TerrainError> {
     let bad = |problem: String| TerrainError::File { path: name.to_string(), problem };
+    check_first_ifd(&mut reader, len_bytes).map_err(bad)?;
     let decoder = Decoder::new(reader).map_err(|e| bad(format!("not a readable TIFF ({e})")))?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = MAX_TAG_BYTES;

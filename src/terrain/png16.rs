@@ -49,6 +49,9 @@ pub fn read_bytes(bytes: &[u8], name: &str, scale_m: f64, size_m: f64) -> Result
     if width < 2 || height < 2 || width as u64 * height as u64 > MAX_RASTER_SAMPLES {
         return Err(bad(format!("{width} x {height} pixels is not a usable height map (2 x 2 up to {MAX_RASTER_SAMPLES} samples)")));
     }
+    if decoder.total_bytes() > bytes.len() as u64 * crate::input::PNG_MAX_EXPANSION {
+        return Err(bad(format!("the header claims {width} x {height} pixels, more than the file's {} bytes can hold; the file is truncated or corrupt", bytes.len())));
+    }
     if decoder.color_type() != image::ColorType::L16 {
         return Err(bad(format!("heights must be a 16-bit greyscale PNG, this one is {:?}", decoder.color_type())));
     }

@@ -128,6 +128,9 @@ pub fn decode_tile(bytes: &[u8], encoding: Encoding, tile_size_px: u32, name: &s
     if (w, h) != (tile_size_px, tile_size_px) {
         return Err(bad(format!("{w} x {h} px, but the pyramid's tiles are {tile_size_px} px")));
     }
+    if decoder.total_bytes() > bytes.len() as u64 * crate::input::PNG_MAX_EXPANSION {
+        return Err(bad(format!("the header claims {w} x {h} pixels, more than the file's {} bytes can hold; the file is truncated or corrupt", bytes.len())));
+    }
     let color = decoder.color_type();
     let encoding_name = match encoding {
         Encoding::TerrainRgb => "Terrain-RGB",
