@@ -7,7 +7,9 @@
 //! input's hash; the same seed reproduces it.
 //!
 //! `BISECTOR_MUTATIONS=N` multiplies every budget by N (`scripts/fuzz` uses it for long runs
-//! without cargo-fuzz).
+//! without cargo-fuzz). `BISECTOR_MUTATION_SEEDS_DIR=DIR` also writes every seed (up to 256 KiB)
+//! to DIR/TARGET/, TARGET the cargo-fuzz target of the same parser in fuzz/ (`scripts/fuzz`
+//! makes its corpus so).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -201,11 +203,41 @@ fn budget_factor() -> usize {
     std::env::var("BISECTOR_MUTATIONS").ok().and_then(|v| v.parse().ok()).filter(|&n: &usize| n >= 1).unwrap_or(1)
 }
 
+/// The cargo-fuzz targets (fuzz/fuzz_targets) that fuzz the parser named `parser` here.
+fn fuzz_targets_of(parser: &str) -> &'static [&'static str] {
+    match parser.split(' ').next().unwrap_or("") {
+        "geotiff" => &["geotiff"],
+        "png16" => &["png16"],
+        "tilejson" => &["tilejson"],
+        "tile" => &["tile"],
+        "camera" if parser.contains("globe") => &["globe_path"],
+        "camera" => &["camera_path"],
+        "shift-and" => &["shift_and"],
+        "closest-pairs" => &["closest_pairs"],
+        "cli" => &["cli_strings", "terrain_spec"],
+        _ => &[],
+    }
+}
+
+/// Writes `seeds` for the fuzz targets of `parser` when BISECTOR_MUTATION_SEEDS_DIR is set.
+fn write_seeds(parser: &str, seeds: &[(String, Vec<u8>)]) {
+    let Ok(dir) = std::env::var("BISECTOR_MUTATION_SEEDS_DIR") else { return };
+    for target in fuzz_targets_of(parser) {
+        let dir = Path::new(&dir).join(target);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, bytes) in seeds.iter().filter(|(_, bytes)| bytes.len() <= 256 << 10) {
+            let file: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+            std::fs::write(dir.join(file), bytes).unwrap();
+        }
+    }
+}
+
 /// Runs each seed and `cases` mutations of it through `parse` (true when it accepted the
 /// input; every seed must be accepted); `limit_bytes(input_len)` is the most the parse may
 /// allocate. Panics listing every failing case.
 fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit_bytes: impl Fn(usize) -> usize, parse: impl Fn(&[u8]) -> bool) {
     let cases = cases * budget_factor();
+    write_seeds(parser, seeds);
     let mut failures = Vec::new();
     let mut parser_seed = std::collections::hash_map::DefaultHasher::new();
     parser.hash(&mut parser_seed);
