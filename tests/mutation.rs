@@ -29,6 +29,8 @@ use bisector::terrain::{geotiff, png16, TerrainSpec};
 
 /// Longest a case may take (in the test profile, on a loaded machine).
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(5);
+/// A case still running after this is a hang: the test aborts, naming it.
+const HANG_LIMIT: Duration = Duration::from_secs(60);
 
 /// Fixed-point bookkeeping for the counting allocator: bytes live and the peak since `measure`
 /// started, for the calling thread only (tests run in parallel threads).
@@ -243,6 +245,22 @@ fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit
     parser.hash(&mut parser_seed);
     let base = parser_seed.finish();
     let started = Instant::now();
+    // A case that never ends would hang the test: the watchdog names it and aborts.
+    let current = std::sync::Arc::new(std::sync::Mutex::new((Instant::now(), String::new())));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let (current, done) = (current.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                let (started, id) = current.lock().unwrap().clone();
+                if started.elapsed() > HANG_LIMIT {
+                    eprintln!("{id}: still running after {HANG_LIMIT:?}: a hang; aborting");
+                    std::process::abort();
+                }
+            }
+        })
+    };
     let mut slowest = Duration::ZERO;
     let mut accepted = 0usize;
     for (name, seed) in seeds {
@@ -254,14 +272,15 @@ fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit
             if png && rng.below(10) != 0 {
                 fix_png_crcs(&mut input);
             }
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            input.hash(&mut hasher);
+            let id = format!("{parser} seed file {name}, case {case} (seed {case_seed:#x}, input {} bytes, hash {:#x})", input.len(), hasher.finish());
+            *current.lock().unwrap() = (Instant::now(), id.clone());
             let start = Instant::now();
             let (result, peak_bytes) = measure(|| parse(&input));
             let took = start.elapsed();
             slowest = slowest.max(took);
             let limit = limit_bytes(input.len());
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            input.hash(&mut hasher);
-            let id = format!("{parser} seed file {name}, case {case} (seed {case_seed:#x}, input {} bytes, hash {:#x})", input.len(), hasher.finish());
             match result {
                 None => failures.push(format!("{id}: panicked")),
                 Some(false) if case == 0 => failures.push(format!("{id}: the seed itself is refused")),
@@ -275,6 +294,8 @@ fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit
             }
         }
     }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    watchdog.join().unwrap();
     eprintln!("{parser}: {} seeds x {} cases in {:.1?} (slowest case {slowest:.1?}), {accepted} accepted", seeds.len(), cases + 1, started.elapsed());
     assert!(failures.is_empty(), "{} failing cases:\n{}", failures.len(), failures.join("\n"));
 }

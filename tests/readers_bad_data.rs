@@ -165,6 +165,7 @@ fn png_height_scales_and_sizes_must_be_sane() {
         (format!("{f}:inf:100"), "height scale inf is out of range"),
         (format!("{f}:1:NaN"), "width NaN is out of range"),
         (format!("{f}:1:1e9"), "width 1e9 is out of range"),
+        (format!("{f}x:1:100"), "needs its height scale and width: FILE.png:SCALE_M:SIZE_M"),
     ] {
         let err = error_text(TerrainSpec::parse(&spec));
         assert!(err.contains(problem), "{spec}: {err}");

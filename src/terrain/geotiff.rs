@@ -17,6 +17,9 @@ pub const MAX_SAMPLES: u64 = crate::input::MAX_RASTER_SAMPLES;
 /// Largest value of a tag read before the samples (GeoKeys, tie points, GDAL_NODATA).
 const MAX_TAG_BYTES: usize = 1 << 20;
 
+/// The GDAL_NODATA tag's number.
+const GDAL_NODATA_TAG: u64 = 42113;
+
 const GT_MODEL_TYPE: u16 = 1024;
 const GT_RASTER_TYPE: u16 = 1025;
 const GEOGRAPHIC_TYPE: u16 = 2048;
@@ -75,6 +78,10 @@ fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: 
         };
         let count = if big { uint(&entry[4..12]) } else { uint(&entry[4..8]) };
         let value_bytes = count.saturating_mul(type_bytes);
+        // The decoder reports an over-long GDAL_NODATA on stderr (a `dbg!`): refuse it first.
+        if uint(&entry[..2]) == GDAL_NODATA_TAG && value_bytes > MAX_TAG_BYTES as u64 {
+            return Err(format!("GDAL_NODATA is {value_bytes} bytes long: not a number; the file is corrupt"));
+        }
         if value_bytes > inline_bytes as u64 {
             let offset = uint(&entry[entry_bytes - inline_bytes..]);
             if offset.saturating_add(value_bytes) > len_bytes {

@@ -282,7 +282,7 @@ impl TerrainSpec {
             let (file, options) = spec.split_at(at + 4);
             let fields: Vec<&str> = options.split(':').skip(1).collect();
             let numbers: Vec<f64> = fields.iter().filter_map(|v| v.trim().parse().ok()).collect();
-            if fields.len() != 2 || numbers.len() != 2 {
+            if !options.starts_with(':') || fields.len() != 2 || numbers.len() != 2 {
                 return Err(bad("a 16-bit PNG needs its height scale and width: FILE.png:SCALE_M:SIZE_M, e.g. heights.png:0.1:20480 (positive numbers)"));
             }
             png16::check_scale(numbers[0], numbers[1]).map_err(|problem| bad(&problem))?;
