@@ -256,3 +256,19 @@ fn the_repository_files_still_read() {
     assert!(pyramid.sample_m(120.9572, 23.47).unwrap().is_some());
     assert_eq!(pyramid.rejected_tiles(), 0);
 }
+
+/// `bench --path /dev/zero` grew to 24 GB and was killed: now one line and exit 1, under a 2 GB
+/// address-space limit (so a regression fails here instead of eating the machine's memory).
+#[cfg(unix)]
+#[test]
+fn bench_path_from_dev_zero_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let script = format!("ulimit -v 2000000; exec '{}' bench --path /dev/zero --size 32x32 --json '{}'", env!("CARGO_BIN_EXE_bisector"), json.display());
+    let out = Command::new("sh").arg("-c").arg(script).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains("XDG_RUNTIME_DIR")).collect();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(lines, ["error: camera path /dev/zero: it holds more than the 16 MiB a camera path may have; is it the right file?"]);
+    assert!(!json.exists());
+}
