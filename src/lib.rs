@@ -8,6 +8,7 @@ pub mod cli;
 pub mod globe;
 pub mod gpu;
 pub mod hash;
+pub mod input;
 pub mod kernels;
 pub mod leb;
 pub mod render;

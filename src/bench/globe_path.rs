@@ -141,9 +141,8 @@ impl GlobePose {
 impl GlobePath {
     /// Reads and parses a globe camera path file.
     pub fn load(path: &Path) -> Result<GlobePath, PathError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| PathError::Read { file: file.clone(), source })?;
-        GlobePath::parse(&text, &file)
+        let text = PathError::read_text(path)?;
+        GlobePath::parse(&text, &path.display().to_string())
     }
 
     /// Parses a globe camera path from JSON text; `source_name` names the file in errors.

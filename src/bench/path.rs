@@ -92,6 +92,9 @@ pub enum PathError {
         /// Underlying I/O error.
         source: std::io::Error,
     },
+    /// The file is too large or not text (see `crate::input` for the limits).
+    #[error(transparent)]
+    Input(crate::input::InputError),
     /// The file is not valid JSON.
     #[error(
         "camera path {file}:{line}: invalid JSON at column {column}: {message}; fix the syntax there"
@@ -119,10 +122,20 @@ pub enum PathError {
 }
 
 impl PathError {
+    /// Reads a camera path file's text within `crate::input::CAMERA_PATH_BYTES`.
+    pub(super) fn read_text(path: &Path) -> Result<String, PathError> {
+        use crate::input::{read_limited_text, InputError, CAMERA_PATH_BYTES};
+        read_limited_text(path, CAMERA_PATH_BYTES, "camera path").map_err(|err| match err {
+            InputError::Read { path, source, .. } => PathError::Read { file: path, source },
+            other => PathError::Input(other),
+        })
+    }
+
+
     /// The 1-based line the error refers to, if it refers to one.
     pub fn line(&self) -> Option<usize> {
         match self {
-            PathError::Read { .. } => None,
+            PathError::Read { .. } | PathError::Input(_) => None,
             PathError::Syntax { line, .. } | PathError::Invalid { line, .. } => Some(*line),
         }
     }
@@ -182,12 +195,8 @@ struct RawKeyframe {
 impl CameraPath {
     /// Reads and parses a camera path file.
     pub fn load(path: &Path) -> Result<CameraPath, PathError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| PathError::Read {
-            file: file.clone(),
-            source,
-        })?;
-        CameraPath::parse(&text, &file)
+        let text = PathError::read_text(path)?;
+        CameraPath::parse(&text, &path.display().to_string())
     }
 
     /// Parses a camera path from JSON text; `source_name` names the file in error messages.
@@ -340,7 +349,8 @@ pub(super) fn parse_keyframes<R: serde::de::DeserializeOwned, K>(
         line: lines.line_of(offset),
         problem,
     };
-    if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
+    // IgnoredAny checks the syntax without building the document in memory.
+    if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         return Err(PathError::Syntax {
             file: source_name.to_string(),
             line: err.line().max(1),
@@ -406,6 +416,16 @@ pub(super) fn parse_keyframes<R: serde::de::DeserializeOwned, K>(
     let mut keyframes: Vec<K> = Vec::with_capacity(elements.len());
     for (index, element) in elements.iter().enumerate() {
         let raw: R = serde_json::from_str(&text[element.start..element.end]).map_err(|err| {
+            // A syntax error the check above let through (a number out of range): its position in the file.
+            if err.classify() == serde_json::error::Category::Syntax {
+                let column_of_start = text[..element.start].rfind('\n').map_or(element.start, |newline| element.start - newline - 1);
+                return PathError::Syntax {
+                    file: source_name.to_string(),
+                    line: lines.line_of(element.start) + err.line().max(1) - 1,
+                    column: if err.line() <= 1 { column_of_start + err.column() } else { err.column() },
+                    message: serde_message(&err),
+                };
+            }
             let problem = if text.as_bytes().get(element.start) == Some(&b'{') {
                 format!("keyframes[{index}]: {}; a keyframe has {fields}", serde_message(&err))
             } else {

@@ -166,27 +166,71 @@ pub fn make_armies(m: usize, n: usize, distribution: Distribution, seed: u64) ->
     Armies { a, b, source: format!("{distribution:?} seed {seed}").to_lowercase() }
 }
 
+/// Why an army file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ArmyError {
+    /// The file could not be read, or is too large (`crate::input::ARMY_BYTES`) or not text.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
+    /// A line is not a point.
+    #[error("{file}:{line}: {problem}")]
+    Line {
+        /// The file as given.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The file has no points, or too many.
+    #[error("{file}: {problem}")]
+    File {
+        /// The file as given.
+        file: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
 /// Reads a CSV army: one `x,y,z` point per line, the id is the line number from 0. A bad line
-/// is an error naming `file:line` (lines counted from 1); an empty file is an error too.
-pub fn read_army(path: &Path) -> Result<Vec<Point>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
+/// is an error naming `file:line` (lines counted from 1); an empty file is an error too. The
+/// file may hold at most `crate::input::ARMY_BYTES`.
+pub fn read_army(path: &Path) -> Result<Vec<Point>, ArmyError> {
+    let text = crate::input::read_limited_text(path, crate::input::ARMY_BYTES, "army")?;
+    parse_army(&text, &path.display().to_string())
+}
+
+/// Parses the text of a CSV army (see [`read_army`]); `file` names it in errors. Coordinates
+/// must be finite and fit f32 (a value past f32::MAX is out of range, not infinite).
+pub fn parse_army(text: &str, file: &str) -> Result<Vec<Point>, ArmyError> {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let mut points = Vec::new();
+    if text.is_empty() {
+        return Err(ArmyError::File { file: file.to_string(), problem: "no points (an army needs at least one)".into() });
     }
-    let mut points = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        let values: Option<Vec<f32>> = line.split(',').map(|v| v.trim().parse::<f32>().ok().filter(|x| x.is_finite())).collect();
-        match values {
-            Some(v) if v.len() == 3 => points.push([v[0], v[1], v[2]]),
-            _ => return Err(format!("{}:{}: expected x,y,z (three finite numbers), found '{}'", path.display(), i + 1, line.chars().take(60).collect::<String>())),
+    for (i, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let bad = |problem: String| ArmyError::Line { file: file.to_string(), line: i + 1, problem };
+        let shown = || line.chars().take(60).collect::<String>();
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != 3 {
+            return Err(bad(format!("expected x,y,z (three finite numbers), found '{}'", shown())));
         }
-    }
-    if points.is_empty() {
-        return Err(format!("{}: no points (an army needs at least one)", path.display()));
-    }
-    if points.len() >= NONE as usize {
-        return Err(format!("{}: more than {} points", path.display(), NONE - 1));
+        let mut point = [0.0f32; 3];
+        for (value, field) in point.iter_mut().zip(&fields) {
+            let wide: f64 = field.parse().map_err(|_| bad(format!("expected x,y,z (three finite numbers), found '{}'", shown())))?;
+            if !wide.is_finite() {
+                return Err(bad(format!("'{field}' is not a finite number; expected x,y,z (three finite numbers)")));
+            }
+            if wide.abs() > f32::MAX as f64 {
+                return Err(bad(format!("'{field}' is out of range: coordinates must fit f32 (magnitude at most {:e})", f32::MAX)));
+            }
+            *value = wide as f32;
+        }
+        if points.len() >= NONE as usize - 1 {
+            return Err(ArmyError::File { file: file.to_string(), problem: format!("more than {} points", NONE - 1) });
+        }
+        points.push(point);
     }
     Ok(points)
 }
@@ -679,13 +723,13 @@ mod tests {
         assert_eq!(read_army(&good).unwrap(), vec![[1.0, 2.0, 3.0], [4.5, -6.0, 700.0]]);
         let bad = dir.join("bad.csv");
         std::fs::write(&bad, "1,2,3\n1,2\n").unwrap();
-        assert!(read_army(&bad).unwrap_err().contains("bad.csv:2:"));
+        assert!(read_army(&bad).unwrap_err().to_string().contains("bad.csv:2:"));
         std::fs::write(&bad, "1,2,3\nx,y,z\n").unwrap();
-        assert!(read_army(&bad).unwrap_err().contains("bad.csv:2:"));
+        assert!(read_army(&bad).unwrap_err().to_string().contains("bad.csv:2:"));
         std::fs::write(&bad, "1,nan,3\n").unwrap();
-        assert!(read_army(&bad).unwrap_err().contains("bad.csv:1:"));
+        assert!(read_army(&bad).unwrap_err().to_string().contains("bad.csv:1:"));
         std::fs::write(&bad, "").unwrap();
-        assert!(read_army(&bad).unwrap_err().contains("no points"));
+        assert!(read_army(&bad).unwrap_err().to_string().contains("no points"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

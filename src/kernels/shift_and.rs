@@ -420,20 +420,64 @@ pub fn make_workload(patterns: usize, max_states: usize, text_len: usize, alphab
     Workload { patterns: list, text, source: format!("{patterns} random patterns (<= {max_states} states), {text_len} random bytes over {:?}, seed {seed}", String::from_utf8_lossy(alphabet)) }
 }
 
-/// Reads one pattern per line (a trailing `\r` is dropped; empty lines are refused).
-pub fn read_patterns(path: &Path) -> Result<Vec<Vec<u8>>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Why a pattern or text file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PatternFileError {
+    /// The file could not be read, or is too large (`crate::input::PATTERNS_BYTES`,
+    /// `crate::input::TEXT_BYTES`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
+    /// A line is not a pattern the kernel can run.
+    #[error("{file}:{line}: {problem}")]
+    Line {
+        /// The file as given.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The file as a whole is not usable (no patterns, an empty text).
+    #[error("{file}: {problem}")]
+    File {
+        /// The file as given.
+        file: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+/// Reads one pattern per line (a trailing `\r` is dropped; empty lines are refused); the file
+/// may hold at most `crate::input::PATTERNS_BYTES`.
+pub fn read_patterns(path: &Path) -> Result<Vec<Vec<u8>>, PatternFileError> {
+    let bytes = crate::input::read_limited(path, crate::input::PATTERNS_BYTES, "pattern file")?;
+    parse_patterns(&bytes, &path.display().to_string())
+}
+
+/// Splits a pattern file's bytes into patterns and checks that each parses and compiles (see
+/// [`read_patterns`]); `file` names it in errors.
+pub fn parse_patterns(bytes: &[u8], file: &str) -> Result<Vec<Vec<u8>>, PatternFileError> {
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
     if lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
     if lines.is_empty() {
-        return Err(format!("{}: no patterns", path.display()));
+        return Err(PatternFileError::File { file: file.to_string(), problem: "no patterns".into() });
     }
     for (i, line) in lines.iter().enumerate() {
-        parse(line).and_then(|items| compile(&items)).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        parse(line).and_then(|items| compile(&items)).map_err(|problem| PatternFileError::Line { file: file.to_string(), line: i + 1, problem })?;
     }
     Ok(lines.into_iter().map(|l| l.to_vec()).collect())
+}
+
+/// Reads the text to search, non-empty and at most `crate::input::TEXT_BYTES` (the bound of
+/// `--text-bytes` too).
+pub fn read_text(path: &Path) -> Result<Vec<u8>, PatternFileError> {
+    let bytes = crate::input::read_limited(path, crate::input::TEXT_BYTES, "text")?;
+    if bytes.is_empty() {
+        return Err(PatternFileError::File { file: path.display().to_string(), problem: "the text is empty".into() });
+    }
+    Ok(bytes)
 }
 
 /// One pass's outcome.

@@ -8,6 +8,7 @@ pub mod png16;
 pub mod procedural;
 pub mod pyramid;
 pub mod raster;
+pub mod tile_files;
 
 /// A square height grid covering the terrain square [0, size_m]^2; sample (0, 0) sits at the
 /// origin and sample (n-1, n-1) at (size_m, size_m). Rows run along +y, columns along +x.
@@ -113,6 +114,9 @@ pub enum TerrainError {
     BadSpec { spec: String, problem: String },
     #[error("{path}: {problem}")]
     File { path: String, problem: String },
+    /// A file too large to read, or unreadable (see `crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 /// An opened height source, queried in its own coordinates.
@@ -292,10 +296,12 @@ impl TerrainSpec {
         let bad = |problem: &str| TerrainError::BadSpec { spec: spec.to_string(), problem: problem.to_string() };
         if let Some(at) = spec.to_ascii_lowercase().find(".png") {
             let (file, options) = spec.split_at(at + 4);
-            let numbers: Vec<f64> = options.split(':').skip(1).filter_map(|v| v.parse().ok()).filter(|v: &f64| v.is_finite() && *v > 0.0).collect();
-            if options.split(':').count() != 3 || numbers.len() != 2 {
+            let fields: Vec<&str> = options.split(':').skip(1).collect();
+            let numbers: Vec<f64> = fields.iter().filter_map(|v| v.trim().parse().ok()).collect();
+            if !options.starts_with(':') || fields.len() != 2 || numbers.len() != 2 {
                 return Err(bad("a 16-bit PNG needs its height scale and width: FILE.png:SCALE_M:SIZE_M, e.g. heights.png:0.1:20480 (positive numbers)"));
             }
+            png16::check_scale(numbers[0], numbers[1]).map_err(|problem| bad(&problem))?;
             if !std::path::Path::new(file).is_file() {
                 return Err(bad(&format!("{file} does not exist")));
             }

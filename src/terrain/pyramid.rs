@@ -4,8 +4,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use super::tile_files::{self, TileContent};
 use super::TerrainError;
 
 /// How a tile's RGB encodes height.
@@ -44,19 +46,6 @@ impl Encoding {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct TileJson {
-    tiles: Vec<String>,
-    minzoom: u32,
-    maxzoom: u32,
-    #[serde(default)]
-    scheme: Option<String>,
-    #[serde(default)]
-    bounds: Option<[f64; 4]>,
-    #[serde(default)]
-    encoding: Option<String>,
-}
-
 /// A tile's heights (row-major, tile_size^2), None where the file is absent.
 pub type Tile = Option<Arc<Vec<f32>>>;
 
@@ -81,45 +70,27 @@ pub struct TilePyramid {
     pub encoding: Encoding,
     tile_size: u32,
     tiles: RwLock<HashMap<(u32, u32, u32), Tile>>,
+    /// Tiles that cannot be Terrain-RGB/Terrarium, read as nodata (the first one is named on stderr).
+    rejected_tiles: AtomicU64,
 }
-
-/// Largest tile side accepted, in pixels.
-const MAX_TILE_SIZE: u32 = 4096;
 
 impl TilePyramid {
     /// Opens the pyramid in folder `dir` (reads `tiles.json` and one tile to learn the tile size).
     pub fn open(dir: &Path) -> Result<TilePyramid, TerrainError> {
         let index = dir.join("tiles.json");
-        let bad = |problem: String| TerrainError::File { path: index.display().to_string(), problem };
-        let text = std::fs::read_to_string(&index).map_err(|e| bad(format!("cannot read it ({e})")))?;
-        let json: TileJson = serde_json::from_str(&text).map_err(|e| bad(format!("not valid TileJSON ({e})")))?;
-        let template = json.tiles.first().cloned().ok_or_else(|| bad("`tiles` is empty".into()))?;
-        if template.contains("://") || !template.contains("{z}") || !template.contains("{x}") || !template.contains("{y}") {
-            return Err(bad(format!("tile template '{template}' must be a relative path with {{z}}, {{x}} and {{y}}")));
-        }
-        if json.minzoom > json.maxzoom || json.maxzoom > 24 {
-            return Err(bad(format!("zoom range {}..{} is not usable (0 <= minzoom <= maxzoom <= 24)", json.minzoom, json.maxzoom)));
-        }
-        let tms = match json.scheme.as_deref() {
-            None | Some("xyz") => false,
-            Some("tms") => true,
-            Some(other) => return Err(bad(format!("scheme '{other}' is not xyz or tms"))),
-        };
-        let encoding = match json.encoding.as_deref() {
-            None | Some("mapbox") | Some("terrain-rgb") => Encoding::TerrainRgb,
-            Some("terrarium") => Encoding::Terrarium,
-            Some(other) => return Err(bad(format!("encoding '{other}' is not mapbox (Terrain-RGB) or terrarium"))),
-        };
+        let bytes = crate::input::read_limited(&index, crate::input::TILEJSON_BYTES, "TileJSON")?;
+        let json = tile_files::parse_tilejson(&bytes, &index.display().to_string())?;
         let mut pyramid = TilePyramid {
             dir: dir.to_path_buf(),
-            template,
-            min_zoom: json.minzoom,
-            max_zoom: json.maxzoom,
-            tms,
+            template: json.template,
+            min_zoom: json.min_zoom,
+            max_zoom: json.max_zoom,
+            tms: json.tms,
             bounds: json.bounds.unwrap_or([-180.0, -85.051129, 180.0, 85.051129]),
-            encoding,
+            encoding: json.encoding,
             tile_size: 0,
             tiles: RwLock::new(HashMap::new()),
+            rejected_tiles: AtomicU64::new(0),
         };
         pyramid.tile_size = pyramid.find_tile_size()?;
         Ok(pyramid)
@@ -137,11 +108,8 @@ impl TilePyramid {
             let (x, y) = tile_xy(z, centre.0, centre.1);
             let path = self.tile_path(z, x as u32, y as u32);
             if path.exists() {
-                let (w, h) = image::image_dimensions(&path).map_err(|e| TerrainError::File { path: path.display().to_string(), problem: format!("not a readable PNG ({e})") })?;
-                if w != h || w == 0 || w > MAX_TILE_SIZE {
-                    return Err(TerrainError::File { path: path.display().to_string(), problem: format!("tiles must be square, at most {MAX_TILE_SIZE} px; this one is {w} x {h}") });
-                }
-                return Ok(w);
+                let bytes = crate::input::read_limited(&path, crate::input::TILE_BYTES, "tile")?;
+                return tile_files::tile_size_px(&bytes, &path.display().to_string());
             }
         }
         Err(TerrainError::File { path: self.dir.display().to_string(), problem: "no tile found under the centre of the bounds at any zoom".into() })
@@ -153,18 +121,30 @@ impl TilePyramid {
             return Ok(tile.clone());
         }
         let path = self.tile_path(z, x, y);
-        let tile = if path.exists() {
-            let bad = |problem: String| TerrainError::File { path: path.display().to_string(), problem };
-            let image = image::open(&path).map_err(|e| bad(format!("not a readable PNG ({e})")))?.to_rgb8();
-            if image.dimensions() != (self.tile_size, self.tile_size) {
-                return Err(bad(format!("{} x {} px, but the pyramid's tiles are {} px", image.width(), image.height(), self.tile_size)));
-            }
-            Some(Arc::new(image.pixels().map(|p| self.encoding.decode(p[0], p[1], p[2])).collect()))
-        } else {
-            None
-        };
+        let tile = if path.exists() { self.read_tile(&path)? } else { None };
         // Another thread may have read it meanwhile: keep the first.
         Ok(self.tiles.write().expect("tile cache lock").entry((z, x, y)).or_insert(tile).clone())
+    }
+
+    /// Reads and decodes the tile file at `path`; a tile that cannot be Terrain-RGB/Terrarium
+    /// is counted, named on stderr if it is the pyramid's first, and read as absent (a coarser zoom shows through, as for any missing tile).
+    fn read_tile(&self, path: &Path) -> Result<Tile, TerrainError> {
+        let bytes = crate::input::read_limited(path, crate::input::TILE_BYTES, "tile")?;
+        match tile_files::decode_tile(&bytes, self.encoding, self.tile_size, &path.display().to_string())? {
+            TileContent::Heights(heights_m) => Ok(Some(Arc::new(heights_m))),
+            TileContent::Rejected(reason) => {
+                let count = self.rejected_tiles.fetch_add(1, Ordering::Relaxed) + 1;
+                if count == 1 {
+                    eprintln!("warning: {}: {reason}; tile read as missing, as if absent (1 such tile so far in {}; later ones are counted, not named)", path.display(), self.dir.display());
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Tiles read so far that could not be Terrain-RGB/Terrarium and were treated as nodata.
+    pub fn rejected_tiles(&self) -> u64 {
+        self.rejected_tiles.load(Ordering::Relaxed)
     }
 
     /// As `tile`, through `local`, a cache of the calling thread's own (no lock per sample).

@@ -28,6 +28,26 @@ pub struct Raster {
 }
 
 impl Raster {
+    /// Refuses heights that cannot be real: infinite, or outside
+    /// `crate::input::MIN_HEIGHT_M..=MAX_HEIGHT_M` (NaN is nodata and passes); the error names
+    /// `file`, the first such sample and ends with `advice`.
+    pub fn check_heights(&self, file: &str, advice: &str) -> Result<(), super::TerrainError> {
+        use crate::input::{MAX_HEIGHT_M, MIN_HEIGHT_M};
+        let width = self.width.max(1) as usize;
+        match self.heights_m.iter().position(|&h| !h.is_nan() && !(MIN_HEIGHT_M..=MAX_HEIGHT_M).contains(&h)) {
+            None => Ok(()),
+            Some(i) => Err(super::TerrainError::File {
+                path: file.to_string(),
+                problem: format!(
+                    "height {} m at sample (column {}, row {}) is outside {MIN_HEIGHT_M}..{MAX_HEIGHT_M} m: not a height on Earth{advice}",
+                    self.heights_m[i],
+                    i % width,
+                    i / width
+                ),
+            }),
+        }
+    }
+
     /// The height at (x, y) in the raster's CRS, bilinear between the four surrounding samples;
     /// samples without data are left out and the weights renormalised. None outside the raster
     /// or where all four have no data.

@@ -1,0 +1,8 @@
+//! Fuzz target: flat camera paths (`CameraPath::parse`), sampled when they parse.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    if let Ok(path) = bisector::bench::path::CameraPath::parse(&String::from_utf8_lossy(data), "fuzz.json") {
+        let _ = path.sample(path.duration_s() * 0.37);
+        let _ = path.to_json();
+    }
+});
