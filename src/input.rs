@@ -33,6 +33,8 @@ pub const ARMY_BYTES: u64 = 512 << 20;
 pub const PATTERNS_BYTES: u64 = 16 << 20;
 /// Largest shift-and text (the same bound as `--text-bytes`).
 pub const TEXT_BYTES: u64 = 1 << 30;
+/// Largest viewer state or bookmarks file (the viewer's own files, a few KiB when it writes them).
+pub const VIEWER_FILE_BYTES: u64 = 4 << 20;
 /// Largest height raster, in samples (a 32768 x 32768 grid), GeoTIFF or PNG.
 pub const MAX_RASTER_SAMPLES: u64 = 1 << 30;
 

@@ -81,23 +81,23 @@ impl Bookmarks {
     /// Reads `path`: missing gives none; malformed gives none and a warning on stderr.
     pub fn load(path: Option<PathBuf>) -> Bookmarks {
         let Some(path) = path else { return Bookmarks { list: Vec::new(), path: None, malformed: false } };
-        let parsed = match std::fs::read_to_string(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Bookmarks { list: Vec::new(), path: Some(path), malformed: false },
-            Err(e) => Err(format!("cannot read it ({e})")),
+        // Ok(bookmarks), or the problem as "bookmarks PATH: what is wrong".
+        let parsed = match crate::input::read_limited_text(&path, crate::input::VIEWER_FILE_BYTES, "bookmarks") {
+            Err(crate::input::InputError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Bookmarks { list: Vec::new(), path: Some(path), malformed: false };
+            }
+            Err(e) => Err(e.to_string()),
             Ok(text) => serde_json::from_str::<BookmarksFile>(&text).map_err(|e| format!("malformed ({e})")).and_then(|file| {
                 match file.bookmarks.iter().position(|b| !b.is_valid()) {
                     Some(i) => Err(format!("malformed (bookmark {i}: a value is out of range)")),
                     None => Ok(file.bookmarks),
                 }
-            }),
+            }).map_err(|problem| format!("bookmarks {}: {problem}", path.display())),
         };
         match parsed {
             Ok(list) => Bookmarks { list, path: Some(path), malformed: false },
             Err(problem) => {
-                eprintln!(
-                    "warning: bookmarks {}: {problem}; starting with none and leaving the file as it is until you save bookmarks",
-                    path.display()
-                );
+                eprintln!("warning: {problem}; starting with none and leaving the file as it is until you save bookmarks");
                 Bookmarks { list: Vec::new(), path: Some(path), malformed: true }
             }
         }

@@ -71,10 +71,12 @@ pub fn load_state(path: Option<PathBuf>) -> (SavedState, StateFile) {
     let Some(path) = path else {
         return (SavedState::default(), StateFile { path: None, writable: false });
     };
-    match std::fs::read_to_string(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (SavedState::default(), StateFile { path: Some(path), writable: true }),
+    match crate::input::read_limited_text(&path, crate::input::VIEWER_FILE_BYTES, "viewer state") {
+        Err(crate::input::InputError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            (SavedState::default(), StateFile { path: Some(path), writable: true })
+        }
         Err(e) => {
-            eprintln!("warning: viewer state {}: cannot read it ({e}); starting with defaults and not saving over it", path.display());
+            eprintln!("warning: {e}; starting with defaults and not saving over it");
             (SavedState::default(), StateFile { path: Some(path), writable: false })
         }
         Ok(text) => match ron::from_str::<SavedState>(&text) {
@@ -149,6 +151,19 @@ mod tests {
         assert_eq!(state.panels, PanelState::default());
         save_state(&file, &SavedState::default()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "(panels: (show_panel: maybe");
+    }
+
+    #[test]
+    fn an_oversized_file_is_not_read_whole_nor_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        let big = vec![b' '; crate::input::VIEWER_FILE_BYTES as usize + 1];
+        std::fs::write(&path, &big).unwrap();
+        let (state, file) = load_state(Some(path.clone()));
+        assert!(!file.writable);
+        assert_eq!(state.panels, PanelState::default());
+        save_state(&file, &SavedState::default()).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), big.len() as u64);
     }
 
     #[test]
