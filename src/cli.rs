@@ -148,6 +148,9 @@ pub fn check_output_path(path: &Path, flag: &str) -> anyhow::Result<()> {
     if path.is_dir() {
         bail!("{flag} {}: is a folder, expected a file name", path.display());
     }
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        bail!("{flag} {}: the file is read-only; choose another name or make it writable", path.display());
+    }
     let probe = tempfile::Builder::new().prefix(".bisector-write-test-").tempfile_in(parent);
     probe.with_context(|| format!("{flag} {}: cannot write in {}", path.display(), parent.display()))?;
     Ok(())
@@ -213,6 +216,9 @@ pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Res
 pub fn write_atomic(path: &Path, write: impl FnOnce(&mut std::fs::File, &Path) -> std::io::Result<()>) -> Result<(), OutputError> {
     let error = |source: std::io::Error| OutputError::Write { path: path.display().to_string(), source };
     let target = resolved(path);
+    if std::fs::metadata(&target).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(error(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the file is read-only")));
+    }
     let folder = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut temp = tempfile::Builder::new().prefix(".bisector-").suffix(".tmp").tempfile_in(folder).map_err(error)?;
     // The new file gets the old one's permissions, or the usual ones of a new file.
@@ -255,6 +261,71 @@ pub fn write_png(image: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, b"old").unwrap();
+        let result = write_atomic(&path, |file, _| {
+            std::io::Write::write_all(file, b"half of the new")?;
+            Err(std::io::Error::other("the run failed"))
+        });
+        assert!(matches!(result, Err(OutputError::Write { .. })), "{result:?}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A new file that fails is never created.
+        let new = dir.path().join("new.json");
+        assert!(write_atomic(&new, |_, _| Err(std::io::Error::other("no"))).is_err());
+        assert!(!new.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_permissions_and_links() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.csv");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_bytes_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced by a file");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
+        let fresh = dir.path().join("fresh.csv");
+        write_bytes_atomic(&fresh, b"x").unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o644);
+        // A read-only file is not replaced.
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444)).unwrap();
+        assert!(write_bytes_atomic(&target, b"newer").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_never_name_inputs_or_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.tif");
+        std::fs::write(&input, b"data").unwrap();
+        let folder = dir.path().join("pyramid");
+        std::fs::create_dir(&folder).unwrap();
+        let link = dir.path().join("link.png");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let inputs = [("--terrain", input.as_path()), ("--path", folder.as_path()), ("--camera", Path::new("/no/such/file"))];
+        let dotted = dir.path().join(".").join("in.tif");
+        for (output, expect) in [(&input, "--out"), (&link, "--out"), (&dotted, "--out")] {
+            let error = check_outputs(&inputs, &[("--out", output)]).unwrap_err().to_string();
+            assert!(error.starts_with(expect) && error.contains("--terrain"), "{error}");
+        }
+        let inside = folder.join("new.png");
+        assert!(matches!(check_outputs(&inputs, &[("--out", &inside)]), Err(OutputError::InsideInput { .. })));
+        let fresh = dir.path().join("fresh.json");
+        let same = dir.path().join(".").join("fresh.json");
+        assert!(matches!(check_outputs(&inputs, &[("--json", &fresh), ("--plot", &same)]), Err(OutputError::SameAsOutput { .. })));
+        check_outputs(&inputs, &[("--json", &fresh), ("--plot", &dir.path().join("plot.png"))]).unwrap();
+    }
 
     #[test]
     fn sizes() {
