@@ -549,6 +549,9 @@ impl AllSizes {
     }
 }
 
+/// One kernel's rows of `kernel all`.
+type AllSection = fn(&AllSizes) -> anyhow::Result<()>;
+
 fn kernel_all(shrink_log2: u32) -> anyhow::Result<()> {
     if shrink_log2 > MAX_SHRINK_LOG2 {
         anyhow::bail!("--shrink-log2 {shrink_log2}: must be 0..={MAX_SHRINK_LOG2}");
@@ -564,7 +567,7 @@ fn kernel_all(shrink_log2: u32) -> anyhow::Result<()> {
     }
     say!("{:<34} {:>12} {:>14} {:>9}  paper", "kernel and size", "GPU ms", "throughput", "verified");
     // Each kernel that cannot run on this adapter is one line saying why; the others still run.
-    let sections: [(&str, fn(&AllSizes) -> anyhow::Result<()>); 6] = [
+    let sections: [(&str, AllSection); 6] = [
         ("chained-hash", kernel_all_chained_hash),
         ("compact-hash", kernel_all_compact_hash),
         ("closest-pairs", kernel_all_closest_pairs),
