@@ -56,6 +56,8 @@ fn shot_out_equal_to_the_input_geotiff_is_refused() {
     assert_refused_and_kept(&["shot", "--terrain", s(&tif), "--size", "16x16", "--max-depth", "10", "--out", s(&link)], &["--out", "--terrain"], &tif);
     let planet = format!("planet:{}", s(&tif));
     assert_refused_and_kept(&["shot", "--terrain", &planet, "--size", "16x16", "--max-depth", "10", "--out", s(&tif)], &["--out", "--terrain"], &tif);
+    // The viewer's screenshot, refused before any window opens.
+    assert_refused_and_kept(&["view", "--terrain", s(&tif), "--frames", "1", "--screenshot", s(&tif)], &["--screenshot", "--terrain"], &tif);
 }
 
 #[test]
@@ -146,6 +148,7 @@ fn numeric_options_are_bounded_before_the_gpu() {
     assert_clean_failure(&bench(&["--frames", "4000000000"]), &["--frames"]);
     assert_clean_failure(&bench(&["--fps", "0.001"]), &["--fps"]);
     assert_clean_failure(&bench(&["--fps", "1e9"]), &["--fps"]);
+    assert_clean_failure(&bisector(&["view", "--frames", "4000000000"]), &["--frames"]);
     assert!(!json.exists());
     for kernel in ["cbt", "chained-hash", "compact-hash", "closest-pairs", "shift-and", "tile-table"] {
         assert_clean_failure(&bisector(&["kernel", kernel, "--iterations", "4000000000"]), &["--iterations"]);
@@ -236,6 +239,27 @@ fn a_closed_stdout_ends_quietly_with_success() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{:?}: {stderr}", out.status);
     assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+}
+
+/// `bisector bench ... | head -0`: the table is not printed, the report is still written.
+#[test]
+fn a_closed_stdout_does_not_stop_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/high-pan.json");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["bench", "--path", path, "--size", "16x16", "--frames", "2", "--warmup", "0", "--max-depth", "10", "--fps", "0", "--json", s(&json)])
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["meta"]["frames"], 2);
 }
 
 #[test]
