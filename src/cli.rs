@@ -186,9 +186,9 @@ fn resolved(path: &Path) -> std::path::PathBuf {
     }
 }
 
-/// Refuses, before any work, an output (option name, path) that names an existing input file,
-/// lies inside an input folder, or names the same file as another output (links resolved).
-/// Inputs that do not exist are skipped: their readers report them.
+/// Refuses, before any work, an output (option name, path) that names an existing input file or
+/// an existing file inside an input folder, or the same file as another output (links resolved).
+/// A new file is never an input; inputs that do not exist are skipped (their readers report them).
 pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(), OutputError> {
     let inputs: Vec<(&str, &Path, std::path::PathBuf)> = inputs.iter().filter_map(|&(flag, path)| Some((flag, path, path.canonicalize().ok()?))).collect();
     let outputs: Vec<(&str, &Path, std::path::PathBuf)> = outputs.iter().map(|&(flag, path)| (flag, path, resolved(path))).collect();
@@ -199,7 +199,7 @@ pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Res
             if target == canonical {
                 return Err(OutputError::SameAsInput { flag, path: path_text, input_flag, input: input_text });
             }
-            if canonical.is_dir() && target.starts_with(canonical) {
+            if canonical.is_dir() && target.starts_with(canonical) && target.exists() {
                 return Err(OutputError::InsideInput { flag, path: path_text, input_flag, input: input_text });
             }
         }
@@ -319,7 +319,9 @@ mod tests {
             let error = check_outputs(&inputs, &[("--out", output)]).unwrap_err().to_string();
             assert!(error.starts_with(expect) && error.contains("--terrain"), "{error}");
         }
-        let inside = folder.join("new.png");
+        let inside = folder.join("tiles.json");
+        check_outputs(&inputs, &[("--out", &inside)]).unwrap();
+        std::fs::write(&inside, b"{}").unwrap();
         assert!(matches!(check_outputs(&inputs, &[("--out", &inside)]), Err(OutputError::InsideInput { .. })));
         let fresh = dir.path().join("fresh.json");
         let same = dir.path().join(".").join("fresh.json");

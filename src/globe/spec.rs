@@ -59,5 +59,7 @@ mod tests {
         assert!(GlobeSpec::parse("planet:").unwrap().is_err());
         let error = GlobeSpec::parse("planet:/no/such.tif").unwrap().unwrap_err().to_string();
         assert!(error.contains("/no/such.tif does not exist"), "{error}");
+        let error = GlobeSpec::parse("planet:9999999999999").unwrap().unwrap_err().to_string();
+        assert!(error.contains("seed 9999999999999 is out of range"), "{error}");
     }
 }
