@@ -78,9 +78,20 @@ impl GlobeCameraSpec {
 
 /// Parses a globe camera: `LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; ALT in
 /// metres above the sphere, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
-/// clockwise from north, pitch negative looking down).
+/// clockwise from north, pitch negative looking down), or a globe camera-path file (its first pose).
 pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCameraSpec> {
-    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the sphere (30000) or above the ground (100agl)";
+    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the sphere (30000) or above the ground (100agl), or a globe camera-path file";
+    if Path::new(text).is_file() {
+        let pose = crate::bench::globe_path::GlobePath::load(Path::new(text))?.sample(0.0);
+        return Ok(GlobeCameraSpec {
+            lon_deg: pose.lon_deg,
+            lat_deg: pose.lat_deg,
+            altitude: GlobeAltitude::AboveSphereM(pose.altitude_m),
+            heading_deg: pose.heading_deg,
+            pitch_deg: pose.pitch_deg,
+            fov_y_deg: pose.fov_y_deg,
+        });
+    }
     let fields: Vec<&str> = text.split(',').map(str::trim).collect();
     if !matches!(fields.len(), 3 | 5 | 6) {
         bail!("--camera '{text}': {SYNTAX}");
@@ -137,20 +148,186 @@ pub fn check_output_path(path: &Path, flag: &str) -> anyhow::Result<()> {
     if path.is_dir() {
         bail!("{flag} {}: is a folder, expected a file name", path.display());
     }
-    let probe = parent.join(format!(".bisector-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"").with_context(|| format!("{flag} {}: cannot write in {}", path.display(), parent.display()))?;
-    let _ = std::fs::remove_file(&probe);
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        bail!("{flag} {}: the file is read-only; choose another name or make it writable", path.display());
+    }
+    let probe = tempfile::Builder::new().prefix(".bisector-write-test-").tempfile_in(parent);
+    probe.with_context(|| format!("{flag} {}: cannot write in {}", path.display(), parent.display()))?;
     Ok(())
 }
 
-/// Writes `image` as PNG to `path`.
+/// Why an output file cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The output names a file the command reads.
+    #[error("{flag} {path}: is the same file as {input_flag} {input}; choose another output name (bisector never writes over its inputs)")]
+    SameAsInput { flag: String, path: String, input_flag: String, input: String },
+    /// The output lies inside a folder the command reads.
+    #[error("{flag} {path}: lies inside the folder {input_flag} {input} reads; choose another output name (bisector never writes over its inputs)")]
+    InsideInput { flag: String, path: String, input_flag: String, input: String },
+    /// Two outputs of one command name the same file.
+    #[error("{flag} {path}: is the same file as {other_flag} {other}; give each output its own name")]
+    SameAsOutput { flag: String, path: String, other_flag: String, other: String },
+    /// Writing or replacing the file failed (the old file, if any, is untouched).
+    #[error("cannot write {path}: {source}")]
+    Write { path: String, source: std::io::Error },
+}
+
+/// The file `path` names, links resolved: the canonical path of an existing file, or the
+/// canonical folder joined with the name of one that does not exist yet.
+fn resolved(path: &Path) -> std::path::PathBuf {
+    if let Ok(canonical) = path.canonicalize() {
+        return canonical;
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(folder), Some(name)) => folder.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses, before any work, an output (option name, path) that names an existing input file or
+/// an existing file inside an input folder, or the same file as another output (links resolved).
+/// A new file is never an input; inputs that do not exist are skipped (their readers report them).
+pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(), OutputError> {
+    let inputs: Vec<(&str, &Path, std::path::PathBuf)> = inputs.iter().filter_map(|&(flag, path)| Some((flag, path, path.canonicalize().ok()?))).collect();
+    let outputs: Vec<(&str, &Path, std::path::PathBuf)> = outputs.iter().map(|&(flag, path)| (flag, path, resolved(path))).collect();
+    for (k, (flag, path, target)) in outputs.iter().enumerate() {
+        let (flag, path_text) = (flag.to_string(), path.display().to_string());
+        for (input_flag, input, canonical) in &inputs {
+            let (input_flag, input_text) = (input_flag.to_string(), input.display().to_string());
+            if target == canonical {
+                return Err(OutputError::SameAsInput { flag, path: path_text, input_flag, input: input_text });
+            }
+            if canonical.is_dir() && target.starts_with(canonical) && target.exists() {
+                return Err(OutputError::InsideInput { flag, path: path_text, input_flag, input: input_text });
+            }
+        }
+        if let Some((other_flag, other, _)) = outputs[..k].iter().find(|(_, _, other)| other == target) {
+            return Err(OutputError::SameAsOutput { flag, path: path_text, other_flag: other_flag.to_string(), other: other.display().to_string() });
+        }
+    }
+    Ok(())
+}
+
+/// Replaces `path` atomically: `write` fills a temporary file in the same folder (given open and
+/// by its path), which is then renamed over `path`. On any error `path` keeps its old content
+/// (or stays absent) and the temporary file is removed. A link is followed: its target is replaced.
+pub fn write_atomic(path: &Path, write: impl FnOnce(&mut std::fs::File, &Path) -> std::io::Result<()>) -> Result<(), OutputError> {
+    let error = |source: std::io::Error| OutputError::Write { path: path.display().to_string(), source };
+    let target = resolved(path);
+    if std::fs::metadata(&target).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(error(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the file is read-only")));
+    }
+    let folder = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new().prefix(".bisector-").suffix(".tmp").tempfile_in(folder).map_err(error)?;
+    // The new file gets the old one's permissions, or the usual ones of a new file.
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions()).or_else(default_permissions);
+    let temp_path = temp.path().to_path_buf();
+    write(temp.as_file_mut(), &temp_path).map_err(error)?;
+    temp.as_file().sync_all().map_err(error)?;
+    if let Some(permissions) = permissions {
+        std::fs::set_permissions(&temp_path, permissions).map_err(error)?;
+    }
+    temp.persist(&target).map_err(|e| error(e.error))?;
+    Ok(())
+}
+
+/// Permissions of a new output file: rw-r--r-- on unix (a temporary file starts private).
+#[cfg(unix)]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+/// Permissions of a new output file: those the temporary file has.
+#[cfg(not(unix))]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Replaces `path` atomically with `bytes` (see `write_atomic`).
+pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    write_atomic(path, |file, _| std::io::Write::write_all(file, bytes))
+}
+
+/// Writes `image` as PNG to `path`, replacing it atomically.
 pub fn write_png(image: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
-    image.save_with_format(path, image::ImageFormat::Png).with_context(|| format!("cannot write {}", path.display()))
+    let mut png = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut png, image::ImageFormat::Png).with_context(|| format!("cannot encode {}", path.display()))?;
+    Ok(write_bytes_atomic(path, png.get_ref())?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, b"old").unwrap();
+        let result = write_atomic(&path, |file, _| {
+            std::io::Write::write_all(file, b"half of the new")?;
+            Err(std::io::Error::other("the run failed"))
+        });
+        assert!(matches!(result, Err(OutputError::Write { .. })), "{result:?}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A new file that fails is never created.
+        let new = dir.path().join("new.json");
+        assert!(write_atomic(&new, |_, _| Err(std::io::Error::other("no"))).is_err());
+        assert!(!new.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_permissions_and_links() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.csv");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_bytes_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced by a file");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
+        let fresh = dir.path().join("fresh.csv");
+        write_bytes_atomic(&fresh, b"x").unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o644);
+        // A read-only file is not replaced.
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444)).unwrap();
+        assert!(write_bytes_atomic(&target, b"newer").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_never_name_inputs_or_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.tif");
+        std::fs::write(&input, b"data").unwrap();
+        let folder = dir.path().join("pyramid");
+        std::fs::create_dir(&folder).unwrap();
+        let link = dir.path().join("link.png");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let inputs = [("--terrain", input.as_path()), ("--path", folder.as_path()), ("--camera", Path::new("/no/such/file"))];
+        let dotted = dir.path().join(".").join("in.tif");
+        for (output, expect) in [(&input, "--out"), (&link, "--out"), (&dotted, "--out")] {
+            let error = check_outputs(&inputs, &[("--out", output)]).unwrap_err().to_string();
+            assert!(error.starts_with(expect) && error.contains("--terrain"), "{error}");
+        }
+        let inside = folder.join("tiles.json");
+        check_outputs(&inputs, &[("--out", &inside)]).unwrap();
+        std::fs::write(&inside, b"{}").unwrap();
+        assert!(matches!(check_outputs(&inputs, &[("--out", &inside)]), Err(OutputError::InsideInput { .. })));
+        let fresh = dir.path().join("fresh.json");
+        let same = dir.path().join(".").join("fresh.json");
+        assert!(matches!(check_outputs(&inputs, &[("--json", &fresh), ("--plot", &same)]), Err(OutputError::SameAsOutput { .. })));
+        check_outputs(&inputs, &[("--json", &fresh), ("--plot", &dir.path().join("plot.png"))]).unwrap();
+    }
 
     #[test]
     fn sizes() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use bisector::cli::{check_output_path, parse_camera, parse_size, write_png};
+use bisector::cli::{check_output_path, check_outputs, parse_camera, parse_size, write_atomic, write_bytes_atomic, write_png};
 use bisector::gpu::{Gpu, Requirements};
 use bisector::bench::globe_path::GlobePath;
 use bisector::bench::path::CameraPath;
@@ -27,8 +27,31 @@ use bisector::globe::ground::Ground;
 use bisector::leb::base_mesh::BaseMesh;
 use bisector::viewer::SceneOptions;
 
+/// Prints a line on stdout like `println!`, but a closed stdout (its reader gone, as in
+/// `bisector ... | head -1`) is no error: the rest is not printed and the command goes on.
+macro_rules! say {
+    ($($arg:tt)*) => { print_line(format_args!($($arg)*)) };
+}
+
+/// Writes one line to stdout unless stdout has closed (then nothing more is printed).
+fn print_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+        CLOSED.store(true, Ordering::Relaxed);
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("warning: cannot write to stdout ({error}); the rest of the output is not printed");
+        }
+    }
+}
+
 #[derive(Parser)]
-#[command(name = "bisector", version, about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection")]
+#[command(name = "bisector", version, about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection", arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -104,8 +127,9 @@ enum Command {
         render: RenderArgs,
         /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
         /// On a globe: LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]], ALT in metres above the
-        /// sphere (R = 6,371,000 m), e.g. 30000, or above the ground with agl, e.g. 100agl.
-        #[arg(long)]
+        /// sphere (R = 6,371,000 m), e.g. 30000, or above the ground with agl, e.g. 100agl, or a
+        /// globe camera-path file (its first pose).
+        #[arg(long, allow_hyphen_values = true)]
         camera: Option<String>,
         /// Image size WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x720")]
@@ -143,6 +167,7 @@ enum Command {
         plot: Option<PathBuf>,
     },
     /// Run one diagnostic GPU kernel, verified against its CPU reference, with timings.
+    #[command(arg_required_else_help = true)]
     Kernel {
         #[command(subcommand)]
         kernel: KernelCommand,
@@ -154,7 +179,7 @@ enum Command {
         #[command(flatten)]
         render: RenderArgs,
         /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         camera: Option<String>,
         /// Image size WIDTHxHEIGHT.
         #[arg(long, default_value = "1920x1080")]
@@ -171,7 +196,7 @@ enum Command {
         terrain: String,
         /// X,Y in the source's coordinates: metres for the procedural terrain and projected
         /// rasters, lon,lat in degrees for geographic rasters, tile pyramids and globes.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         at: String,
     },
 }
@@ -326,8 +351,14 @@ enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
-    /// Every kernel at the seed papers' sizes, in one table beside the papers' figures.
-    All,
+    /// Every kernel at the seed papers' sizes, in one table beside the papers' figures; sizes
+    /// that do not fit the adapter are scaled down (the row says so), kernels it cannot run are
+    /// skipped with a line saying why.
+    All {
+        /// Run every size 2^N times smaller and every kernel twice (a quick check of the table).
+        #[arg(long, default_value_t = 0)]
+        shrink_log2: u32,
+    },
     /// CBT sum reduction and decode of every leaf on a tree filled to a fraction of 2^D.
     Cbt {
         /// Max depth D (5..=29).
@@ -346,8 +377,8 @@ enum KernelCommand {
 }
 
 fn chained_hash_gpu(options: &ChainedHashOptions) -> anyhow::Result<Gpu> {
-    let bytes = bisector::kernels::chained_hash::largest_buffer_bytes(options.element_log2);
-    let mut requirements = Requirements::kernel(bytes, format!("for 2^{} hash-table nodes; lower --elements-log2", options.element_log2));
+    let bytes = bisector::kernels::chained_hash::buffer_bytes(options);
+    let mut requirements = Requirements::kernel(bytes, format!("for 2^{} hash-table nodes and 2^{} buckets; lower --elements-log2 or --buckets-log2", options.element_log2, options.bucket_log2));
     if options.variant != BuildVariant::Global {
         requirements = requirements.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; use --variant global");
     }
@@ -363,12 +394,10 @@ fn compact_hash_gpu(options: &CompactHashOptions) -> anyhow::Result<Gpu> {
 }
 
 fn kernel_compact_hash(options: &CompactHashOptions, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+    check_files(&[], &[("--json", json)])?;
     options.check().map_err(anyhow::Error::msg)?;
-    if let Some(json) = json {
-        check_output_path(json, "--json")?;
-    }
     let report = bisector::kernels::compact_hash::run(&compact_hash_gpu(options)?, options);
-    println!("{} (seed {})", report.summary(), options.seed);
+    say!("{} (seed {})", report.summary(), options.seed);
     write_json(json, &report)?;
     if let Some(line) = report.overflow_message() {
         anyhow::bail!("compact-hash: the table is full: {line}");
@@ -391,10 +420,14 @@ const COMPACT_HASH_PAPER: [(u32, u32, &str, &str); 5] = [
 
 /// `kernel all`'s compact-hash rows, uniform vectors at fill 0.5: at 2^24 slots every bucket size
 /// for length 4 (the paper's default) and the paper's optimal size and 32 for its other lengths;
-/// then the target's row (length 4, bucket size 2) at 2^26 slots.
-fn kernel_all_compact_hash() -> anyhow::Result<()> {
+/// then the target's row (length 4, bucket size 2) at 2^26 slots (both scaled by `sizes`).
+fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
     use bisector::kernels::compact_hash::{self as ch, BUCKET_SIZES};
-    println!("compact-hash: uniform vectors at fill 0.5; the paper (seed 002) gives only speedups, no absolute figures; target >= 1 G findOrPut/s at length 4");
+    let int64 = wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
+    if !sizes.features.contains(int64) {
+        anyhow::bail!("the adapter lacks 64-bit integer atomics (SHADER_INT64_ATOMIC_ALL_OPS), which the compressed table's nodes need");
+    }
+    say!("compact-hash: uniform vectors at fill 0.5; the paper (seed 002) gives only speedups, no absolute figures; target >= 1 G findOrPut/s at length 4");
     let mut runs: Vec<(u32, u32, u32)> = Vec::new();
     for (length, optimal, _, _) in COMPACT_HASH_PAPER {
         let sizes = if length == 4 { BUCKET_SIZES.to_vec() } else { vec![optimal, 32] };
@@ -402,20 +435,26 @@ fn kernel_all_compact_hash() -> anyhow::Result<()> {
     }
     runs.push((4, 2, 26));
     let mut per_s = Vec::new();
-    for (length, bucket_size, table_log2) in runs {
+    for (length, bucket_size, paper_log2) in runs {
         let (_, optimal, paper_32, paper_optimal) = COMPACT_HASH_PAPER.into_iter().find(|p| p.0 == length).unwrap_or(COMPACT_HASH_PAPER[3]);
-        let options = CompactHashOptions { length, bucket_size, table_log2, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 5, seed: 1 };
+        let options = |table_log2: u32| CompactHashOptions { length, bucket_size, table_log2, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: sizes.iterations(5), seed: 1 };
+        let name = format!("compact-hash n={length} b={bucket_size}");
+        let Some((table_log2, note)) = sizes.fit_log2(paper_log2, bucket_size.ilog2().max(1), |log2| ch::largest_buffer_bytes(&options(log2))) else {
+            say!("{name:<34} skipped: even the smallest table does not fit the adapter's largest buffer ({} bytes)", sizes.max_buffer_bytes);
+            continue;
+        };
+        let options = options(table_log2);
         let report = ch::run(&compact_hash_gpu(&options)?, &options);
-        per_s.push(((length, bucket_size, table_log2), report.compressed.insert_per_s));
+        per_s.push(((length, bucket_size, paper_log2), report.compressed.insert_per_s));
         let paper = match bucket_size {
-            _ if table_log2 != 24 => "target: >= 1 G/s".to_string(),
+            _ if paper_log2 != 24 => "target: >= 1 G/s".to_string(),
             32 => format!("paper: {paper_32}"),
             b if b == optimal => "the paper's optimal bucket size for this length".to_string(),
             _ => String::new(),
         };
-        let name = format!("compact-hash n={length} b={bucket_size} 2^{table_log2}");
-        println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", report.compressed.insert.median_ms, report.compressed.insert_per_s / 1e9, report.verified && !report.overflow);
-        println!(
+        let name = format!("{name} 2^{table_log2}");
+        say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", report.compressed.insert.median_ms, report.compressed.insert_per_s / 1e9, report.verified && !report.overflow);
+        say!(
             "{:<34} {:>12.4} {:>10.3} G/s {:>9}  (uncompressed table; compressed: fill {:.2}, compression ratio {:.2}, all seen {:.3} G/s{})",
             "",
             report.uncompressed.insert.median_ms,
@@ -426,10 +465,10 @@ fn kernel_all_compact_hash() -> anyhow::Result<()> {
             report.compressed.again_per_s / 1e9,
             report.overflow_message().map_or(String::new(), |m| format!("; OVERFLOW: {m}"))
         );
-        println!("{:<34} {:>12.1} {:>10.3} G/s {:>9}  (CPU twin, {} threads: GPU {:.1}x)", "", report.cpu_parallel_ms, report.vectors as f64 / report.cpu_parallel_ms / 1e6, "", report.cpu_threads, report.gpu_over_cpu);
+        say!("{:<34} {:>12.1} {:>10.3} G/s {:>9}  (CPU twin, {} threads: GPU {:.1}x)", "", report.cpu_parallel_ms, report.vectors as f64 / report.cpu_parallel_ms / 1e6, "", report.cpu_threads, report.gpu_over_cpu);
         let rate = |b: u32| per_s.iter().find(|(run, _)| *run == (length, b, 24)).map_or(f64::NAN, |(_, r)| *r);
         if bucket_size == 32 {
-            println!("{:<34} {:>12} {:>14} {:>9}  n={length}: bucket {optimal} / bucket 32 = {:.2}x here; paper {paper_optimal}", "", "", "", "", rate(optimal) / rate(32));
+            say!("{:<34} {:>12} {:>14} {:>9}  n={length}: bucket {optimal} / bucket 32 = {:.2}x here; paper {paper_optimal}", "", "", "", "", rate(optimal) / rate(32));
         }
     }
     Ok(())
@@ -448,26 +487,15 @@ fn kernel_tile_table(capacity_log2: u32, feedback_capacity: u32, iterations: u32
     if !feedback_capacity.is_power_of_two() || feedback_capacity > 1 << 24 {
         anyhow::bail!("--feedback-capacity {feedback_capacity}: must be a power of two from 1 to 2^24");
     }
-    if iterations == 0 {
-        anyhow::bail!("--iterations 0: at least one iteration is needed");
-    }
-    if let Some(json) = json {
-        check_output_path(json, "--json")?;
-    }
+    check_iterations(iterations)?;
+    check_files(&[], &[("--json", json)])?;
     let seed = seed.unwrap_or_else(clock_seed);
     let options = tt::TileTableOptions { capacity_log2, feedback_capacity, iterations, seed };
     let report = tt::run(&tile_table_gpu(capacity_log2)?, &options);
-    println!("{} (seed {seed})", report.summary());
+    say!("{} (seed {seed})", report.summary());
     write_json(json, &report)?;
     if !report.verified {
         anyhow::bail!("tile-table: the GPU result differs from the CPU twin (seed {seed})");
-    }
-    Ok(())
-}
-
-fn write_json(json: Option<&std::path::Path>, value: &impl serde::Serialize) -> anyhow::Result<()> {
-    if let Some(json) = json {
-        std::fs::write(json, serde_json::to_string_pretty(value)?).with_context(|| format!("cannot write {}", json.display()))?;
     }
     Ok(())
 }
@@ -480,76 +508,278 @@ const CHAINED_HASH_PAPER: [(u32, u32, &str); 4] = [
     (24, 22, "-"),
 ];
 
-fn kernel_all() -> anyhow::Result<()> {
-    println!("{:<34} {:>12} {:>14} {:>9}  paper", "kernel and size", "GPU ms", "throughput", "verified");
+/// Most `kernel all --shrink-log2`.
+const MAX_SHRINK_LOG2: u32 = 16;
+
+/// How `kernel all` sizes its runs: the papers' sizes 2^`shrink_log2` times smaller, and smaller
+/// still where a buffer would not fit the adapter.
+struct AllSizes {
+    shrink_log2: u32,
+    /// The adapter's largest storage binding and buffer, the smaller of the two.
+    max_buffer_bytes: u64,
+    features: wgpu::Features,
+}
+
+impl AllSizes {
+    /// The largest log2 size from `paper_log2 - shrink_log2` down to `min_log2` whose largest
+    /// buffer (`bytes(log2)`) fits the adapter, with a note for the row when the adapter made it
+    /// smaller; None when none fits.
+    fn fit_log2(&self, paper_log2: u32, min_log2: u32, bytes: impl Fn(u32) -> u64) -> Option<(u32, String)> {
+        let wanted = paper_log2.saturating_sub(self.shrink_log2).max(min_log2);
+        let log2 = (min_log2..=wanted).rev().find(|&log2| bytes(log2) <= self.max_buffer_bytes)?;
+        Some((log2, self.note(wanted - log2)))
+    }
+
+    /// The row's note when the adapter's buffers made a size 2^`fewer_log2` times smaller.
+    fn note(&self, fewer_log2: u32) -> String {
+        if fewer_log2 == 0 {
+            String::new()
+        } else {
+            format!(" [scaled down 2^{fewer_log2}x to fit the adapter's {} MiB buffers]", self.max_buffer_bytes >> 20)
+        }
+    }
+
+    /// Timed repetitions: the kernel's own, or 2 in a shrunken quick check.
+    fn iterations(&self, paper: u32) -> u32 {
+        if self.shrink_log2 > 0 {
+            paper.min(2)
+        } else {
+            paper
+        }
+    }
+}
+
+/// One kernel's rows of `kernel all`.
+type AllSection = fn(&AllSizes) -> anyhow::Result<()>;
+
+fn kernel_all(shrink_log2: u32) -> anyhow::Result<()> {
+    if shrink_log2 > MAX_SHRINK_LOG2 {
+        anyhow::bail!("--shrink-log2 {shrink_log2}: must be 0..={MAX_SHRINK_LOG2}");
+    }
+    let sizes = {
+        let instance = bisector::gpu::create_instance();
+        let adapter = bisector::gpu::request_adapter(&instance, None)?;
+        let limits = adapter.limits();
+        AllSizes { shrink_log2, max_buffer_bytes: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size), features: adapter.features() }
+    };
+    if shrink_log2 > 0 {
+        say!("(every size 2^{shrink_log2} times smaller than the papers', 2 iterations: a quick check, not a measurement)");
+    }
+    say!("{:<34} {:>12} {:>14} {:>9}  paper", "kernel and size", "GPU ms", "throughput", "verified");
+    // Each kernel that cannot run on this adapter is one line saying why; the others still run.
+    let sections: [(&str, AllSection); 6] = [
+        ("chained-hash", kernel_all_chained_hash),
+        ("compact-hash", kernel_all_compact_hash),
+        ("closest-pairs", kernel_all_closest_pairs),
+        ("shift-and", kernel_all_shift_and),
+        ("tile-table", kernel_all_tile_table),
+        ("cbt", kernel_all_cbt),
+    ];
+    for (name, section) in sections {
+        if let Err(error) = section(&sizes) {
+            say!("{name:<34} skipped: {error:#}");
+        }
+    }
+    Ok(())
+}
+
+/// `kernel all`'s chained-hash rows (seed 000's sizes).
+fn kernel_all_chained_hash(sizes: &AllSizes) -> anyhow::Result<()> {
+    let variant = if sizes.features.contains(wgpu::Features::SUBGROUP) { BuildVariant::Both } else { BuildVariant::Global };
     for (element_log2, bucket_log2, paper) in CHAINED_HASH_PAPER {
-        let options = ChainedHashOptions { element_log2, bucket_log2, keys: KeyDistribution::Uniform, variant: BuildVariant::Both, iterations: 10, seed: 1 };
+        let options = |e: u32| ChainedHashOptions { element_log2: e, bucket_log2: (e + bucket_log2).saturating_sub(element_log2), keys: KeyDistribution::Uniform, variant, iterations: sizes.iterations(10), seed: 1 };
+        let Some((e, note)) = sizes.fit_log2(element_log2, 4, |e| bisector::kernels::chained_hash::buffer_bytes(&options(e))) else {
+            anyhow::bail!("even 2^4 elements do not fit the adapter's largest buffer");
+        };
+        let options = options(e);
         let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
         for build in &report.builds {
-            let name = format!("chained-hash 2^{element_log2} -> 2^{bucket_log2} ({})", build.variant);
-            println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", build.gpu.median_ms, build.elements_per_s / 1e9, report.verified);
+            let name = format!("chained-hash 2^{} -> 2^{} ({})", options.element_log2, options.bucket_log2, build.variant);
+            say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", build.gpu.median_ms, build.elements_per_s / 1e9, report.verified);
         }
-        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
-        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU build, {} threads)", "", report.cpu_parallel_build_ms, "", "", report.cpu_threads);
+        say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, 1 thread)", "", report.cpu_build_ms, "", "");
+        say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU build, {} threads)", "", report.cpu_parallel_build_ms, "", "", report.cpu_threads);
     }
-    kernel_all_compact_hash()?;
-    {
-        use bisector::kernels::closest_pairs as cp;
-        let (m, n) = (1_000_000, 400_000);
-        let armies = cp::make_armies(m, n, Distribution::Uniform, 1);
-        let report = cp::run(&closest_pairs_gpu(m, n)?, &ClosestPairsOptions { variant: CpVariant::Both, iterations: 5 }, &armies);
-        for v in &report.variants {
-            let paper = if v.variant == "brute" { "585 ms brute force (RTX 2080 Ti)" } else { "172 ms inexact 27-cell grid (RTX 2080 Ti); target 2 ms" };
-            let name = format!("closest-pairs 1M x 400k ({})", v.variant);
-            println!("{name:<34} {:>12.4} {:>10.1} M/s {:>9}  {paper}", v.total_gpu.median_ms, v.queries_per_s / 1e6, v.verified);
+    Ok(())
+}
+
+/// `kernel all`'s closest-pairs rows (seed 001's 1M x 400k).
+fn kernel_all_closest_pairs(sizes: &AllSizes) -> anyhow::Result<()> {
+    use bisector::kernels::closest_pairs as cp;
+    let (paper_m, paper_n) = (1_000_000usize, 400_000usize);
+    // log2 of the divisor of both armies.
+    let armies = |d: u32| (paper_m >> d, paper_n >> d);
+    let Some((d, note)) = sizes.fit_log2(16, 0, |d| {
+        let (m, n) = armies(16 - d);
+        cp::largest_buffer_bytes(m, n)
+    }) else {
+        anyhow::bail!("even the smallest armies do not fit the adapter's largest buffer");
+    };
+    let (m, n) = armies(16 - d);
+    let armies_drawn = cp::make_armies(m, n, Distribution::Uniform, 1);
+    let report = cp::run(&closest_pairs_gpu(m, n)?, &ClosestPairsOptions { variant: CpVariant::Both, iterations: sizes.iterations(5) }, &armies_drawn);
+    for v in &report.variants {
+        let paper = if v.variant == "brute" { "585 ms brute force (RTX 2080 Ti)" } else { "172 ms inexact 27-cell grid (RTX 2080 Ti); target 2 ms" };
+        let name = format!("closest-pairs {m} x {n} ({})", v.variant);
+        say!("{name:<34} {:>12.4} {:>10.1} M/s {:>9}  {paper}{note}", v.total_gpu.median_ms, v.queries_per_s / 1e6, v.verified);
+    }
+    say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference: exact grid, {} threads; grid built on the CPU in {:.1} ms)", "", report.cpu_reference_ms, "", "", report.cpu_threads, report.grid_build_cpu_ms);
+    if report.lavapipe_loop_limit_exceeded {
+        say!("{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more", "", "", "", "");
+    }
+    Ok(())
+}
+
+/// `kernel all`'s shift-and row (the target: 1,000 patterns of at most 32 states over 64 MB).
+fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
+    use bisector::kernels::shift_and as sa;
+    let patterns = (1000usize >> (sizes.shrink_log2 / 2)).max(8);
+    // log2 of the text bytes; the match capacity is a quarter of the text's bytes; patterns of at
+    // most 32 states are one word each (the per-chunk states are 4 bytes per chunk and pattern).
+    let workload = |log2: u32| sa::make_workload(patterns, 32, 1 << log2, b"abcdefghijklmnopqrstuvwxyz", 1);
+    let capacity = |log2: u32| 1u32 << (log2 - 2);
+    let Some((log2, note)) = sizes.fit_log2(26, 12, |log2| sa::largest_buffer_bytes(1 << log2, capacity(log2)).max(4 * sa::chunk_count(1 << log2, 0) * patterns as u64)) else {
+        anyhow::bail!("even a 4 KB text does not fit the adapter's largest buffer");
+    };
+    let work = workload(log2);
+    let options = sa::ShiftAndOptions { chunk_len: 0, iterations: sizes.iterations(3), capacity: capacity(log2), max_carry_rounds: sa::MAX_CARRY_ROUNDS };
+    let report = sa::run(&shift_and_gpu(&work, 0, options.capacity)?, &options, &work);
+    let name = format!("shift-and {patterns} patterns x {} KB", work.text.len() >> 10);
+    say!("{name:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns){note}", report.total_gpu.median_ms, report.byte_patterns_per_s / 1e9, report.verified);
+    say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, {} threads)", "", report.cpu_reference_ms, "", "", report.cpu_threads);
+    if report.lavapipe_loop_limit_exceeded {
+        say!("{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more", "", "", "", "");
+    }
+    Ok(())
+}
+
+/// `kernel all`'s tile-table rows (2^24 slots).
+fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
+    use bisector::kernels::tile_table as tt;
+    let Some((capacity_log2, note)) = sizes.fit_log2(24, 4, tt::largest_buffer_bytes) else {
+        anyhow::bail!("even 2^4 slots do not fit the adapter's largest buffer");
+    };
+    let options = tt::TileTableOptions { capacity_log2, feedback_capacity: (1u32 << 16) >> (24 - capacity_log2).min(15), iterations: sizes.iterations(10), seed: 1 };
+    let report = tt::run(&tile_table_gpu(options.capacity_log2)?, &options);
+    for l in &report.loads {
+        for q in &l.lookups {
+            let paper = match (q.queries, l.load == 0.9) {
+                ("hits", true) => "Awad et al. 2023: bucketed cuckoo ~7 G finds/s at load 0.9 (A100); cuco::static_map 11.9 G/s (H100, 32-bit keys)",
+                ("hits", false) => "cuco::static_map 21.9 G finds/s at load 0.5 (H100, 32-bit keys)",
+                _ => "-",
+            };
+            let name = format!("tile-table 2^{capacity_log2} load {} ({})", l.load, q.queries);
+            say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", q.gpu.median_ms, q.lookups_per_s / 1e9, q.verified);
         }
-        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference: exact grid, {} threads; grid built on the CPU in {:.1} ms)", "", report.cpu_reference_ms, "", "", report.cpu_threads, report.grid_build_cpu_ms);
     }
-    {
-        use bisector::kernels::shift_and as sa;
-        // The target size: 1,000 patterns of at most 32 states over 64 MB.
-        let work = sa::make_workload(1000, 32, 64 << 20, b"abcdefghijklmnopqrstuvwxyz", 1);
-        let capacity = 1 << 24;
-        let report = sa::run(&shift_and_gpu(work.text.len(), capacity)?, &sa::ShiftAndOptions { chunk_len: 0, iterations: 3, capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS }, &work);
-        println!(
-            "{:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns)",
-            "shift-and 1000 patterns x 64 MB", report.total_gpu.median_ms, report.byte_patterns_per_s / 1e9, report.verified
-        );
-        println!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, {} threads)", "", report.cpu_reference_ms, "", "", report.cpu_threads);
-    }
-    {
-        use bisector::kernels::tile_table as tt;
-        let options = tt::TileTableOptions { capacity_log2: 24, feedback_capacity: 1 << 16, iterations: 10, seed: 1 };
-        let report = tt::run(&tile_table_gpu(options.capacity_log2)?, &options);
-        for l in &report.loads {
-            for q in &l.lookups {
-                let paper = match (q.queries, l.load == 0.9) {
-                    ("hits", true) => "Awad et al. 2023: bucketed cuckoo ~7 G finds/s at load 0.9 (A100); cuco::static_map 11.9 G/s (H100, 32-bit keys)",
-                    ("hits", false) => "cuco::static_map 21.9 G finds/s at load 0.5 (H100, 32-bit keys)",
-                    _ => "-",
-                };
-                let name = format!("tile-table 2^24 load {} ({})", l.load, q.queries);
-                println!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}", q.gpu.median_ms, q.lookups_per_s / 1e9, q.verified);
-            }
-        }
-        let f = &report.feedback_inserts;
-        println!(
-            "{:<34} {:>12.4} {:>10.3} G/s {:>9}  Awad et al. 2023: ~4 G inserts/s at load 0.9 (A100; distinct keys, not a deduplicating set)",
-            "tile-feedback 2^24 inserts", f.gpu.median_ms, f.lookups_per_s / 1e9, f.verified
-        );
-    }
-    for (max_depth, paper) in [(17, "23 us per reduce + decode cycle at 25% (RTX 3080)"), (20, "decode of a full tree 0.128 ms"), (25, "target: reduce within 0.02 ms")] {
-        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill: if max_depth == 17 { 0.25 } else { 1.0 }, iterations: 50 };
-        let gpu = Gpu::headless(&Requirements::renderer(max_depth, 1 << bisector::kernels::cbt::fill_depth(max_depth, options.fill).unwrap_or(0)).with_timestamps())?;
+    let f = &report.feedback_inserts;
+    say!(
+        "{:<34} {:>12.4} {:>10.3} G/s {:>9}  Awad et al. 2023: ~4 G inserts/s at load 0.9 (A100; distinct keys, not a deduplicating set){note}",
+        format!("tile-feedback 2^{capacity_log2} inserts"),
+        f.gpu.median_ms,
+        f.lookups_per_s / 1e9,
+        f.verified
+    );
+    Ok(())
+}
+
+/// `kernel all`'s CBT rows (D = 17 at 25%, 20 and 25 full).
+fn kernel_all_cbt(sizes: &AllSizes) -> anyhow::Result<()> {
+    use bisector::cbt::cpu::{heap_size_bytes, MIN_MAX_DEPTH};
+    for (paper_depth, paper) in [(17, "23 us per reduce + decode cycle at 25% (RTX 3080)"), (20, "decode of a full tree 0.128 ms"), (25, "target: reduce within 0.02 ms")] {
+        let fill = if paper_depth == 17 { 0.25 } else { 1.0 };
+        let leaves = |max_depth: u32| 1u64 << bisector::kernels::cbt::fill_depth(max_depth, fill).unwrap_or(0);
+        let Some((max_depth, note)) = sizes.fit_log2(paper_depth, MIN_MAX_DEPTH, |d| heap_size_bytes(d).max(4 * leaves(d))) else {
+            anyhow::bail!("even the smallest tree does not fit the adapter's largest buffer");
+        };
+        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50) };
+        let gpu = Gpu::headless(&Requirements::renderer(max_depth, leaves(max_depth)).with_timestamps())?;
         let report = bisector::kernels::cbt::run(&gpu, &options);
-        println!("{:<34} {:>12.4} {:>14} {:>9}  {paper}", format!("cbt D={max_depth} fill {} reduce", options.fill), report.reduce.median_ms, "", report.verified);
-        println!("{:<34} {:>12.4} {:>10.3} G/s {:>9}", format!("cbt D={max_depth} fill {} decode", options.fill), report.decode.median_ms, report.decode_leaves_per_s / 1e9, report.verified);
+        say!("{:<34} {:>12.4} {:>14} {:>9}  {paper}{note}", format!("cbt D={max_depth} fill {fill} reduce"), report.reduce.median_ms, "", report.verified);
+        say!("{:<34} {:>12.4} {:>10.3} G/s {:>9}", format!("cbt D={max_depth} fill {fill} decode"), report.decode.median_ms, report.decode_leaves_per_s / 1e9, report.verified);
     }
     Ok(())
 }
 
 fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+}
+
+/// Most timed repetitions a command runs (more would run for hours).
+const MAX_ITERATIONS: u32 = bisector::kernels::MAX_ITERATIONS;
+/// Most frames `bench` renders before measuring.
+const MAX_WARMUP_FRAMES: u32 = 100_000;
+/// Most frames `bench` measures or `view --frames` shows.
+const MAX_FRAMES: u32 = 1_000_000;
+/// Fastest pace `bench --fps` takes (slower than 1 frame per second would run for hours).
+const FPS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=1000.0;
+/// Most layers of the globe's tile cache (--cache-tiles; each 67 KiB).
+const MAX_CACHE_TILES: u32 = 1 << 16;
+/// Largest pixel targets (--pixel-error, --pixel-target): past this nothing is ever split.
+const MAX_PIXEL_TARGET_PX: f32 = 10_000.0;
+
+/// Checks `--iterations` before any work.
+fn check_iterations(iterations: u32) -> anyhow::Result<()> {
+    if !(1..=MAX_ITERATIONS).contains(&iterations) {
+        anyhow::bail!("--iterations {iterations}: must be 1..={MAX_ITERATIONS}");
+    }
+    Ok(())
+}
+
+/// The files and folders `--terrain` reads (none for the procedural terrains, or a spec that does
+/// not parse: its reader reports that).
+fn terrain_inputs(terrain: &str) -> Vec<PathBuf> {
+    match GlobeSpec::parse(terrain) {
+        Some(Ok(GlobeSpec::Earth { base, regions })) => std::iter::once(base).chain(regions).collect(),
+        Some(_) => Vec::new(),
+        None => match TerrainSpec::parse(terrain) {
+            Ok(TerrainSpec::GeoTiff(path) | TerrainSpec::Pyramid(path) | TerrainSpec::Png16 { path, .. }) => vec![path],
+            _ => Vec::new(),
+        },
+    }
+}
+
+/// The inputs of a rendering command: `--terrain`'s files and a `--camera` that names a file.
+fn render_inputs(render: &RenderArgs, camera: Option<&str>) -> Vec<(&'static str, PathBuf)> {
+    let mut inputs: Vec<(&'static str, PathBuf)> = terrain_inputs(&render.terrain).into_iter().map(|p| ("--terrain", p)).collect();
+    inputs.extend(camera.map(PathBuf::from).filter(|p| p.is_file()).map(|p| ("--camera", p)));
+    inputs
+}
+
+/// Checks every output before any work: its folder can be written, and it names no input file
+/// (nor a file inside an input folder) and no other output of the command, links resolved.
+fn check_files(inputs: &[(&str, PathBuf)], outputs: &[(&str, Option<&std::path::Path>)]) -> anyhow::Result<()> {
+    let outputs: Vec<(&str, &std::path::Path)> = outputs.iter().filter_map(|&(flag, path)| Some((flag, path?))).collect();
+    for &(flag, path) in &outputs {
+        check_output_path(path, flag)?;
+    }
+    let inputs: Vec<(&str, &std::path::Path)> = inputs.iter().map(|(flag, path)| (*flag, path.as_path())).collect();
+    Ok(check_outputs(&inputs, &outputs)?)
+}
+
+/// Checks the numeric options every rendering command shares (--max-depth and the pixel targets
+/// are checked with the settings).
+fn check_render_args(args: &RenderArgs) -> anyhow::Result<()> {
+    if bisector::terrain::check_max_samples(args.max_samples).is_err() {
+        anyhow::bail!("--max-samples {}: must be 2^k + 1 between 65 and 16385, e.g. 4097", args.max_samples);
+    }
+    if !(1..=MAX_CACHE_TILES).contains(&args.cache_tiles) {
+        anyhow::bail!("--cache-tiles {}: must be 1..={MAX_CACHE_TILES}", args.cache_tiles);
+    }
+    for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
+        if !(value.is_finite() && value > 0.0 && value <= MAX_PIXEL_TARGET_PX) {
+            anyhow::bail!("{flag} {value}: must be a positive number of pixels, at most {MAX_PIXEL_TARGET_PX}");
+        }
+    }
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON to `json` (atomically), when given.
+fn write_json(json: Option<&std::path::Path>, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    if let Some(json) = json {
+        write_bytes_atomic(json, serde_json::to_string_pretty(value)?.as_bytes())?;
+    }
+    Ok(())
 }
 
 fn closest_pairs_gpu(m: usize, n: usize) -> anyhow::Result<Gpu> {
@@ -570,14 +800,9 @@ fn kernel_closest_pairs(
     json: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     use bisector::kernels::closest_pairs as cp;
-    if iterations == 0 {
-        anyhow::bail!("--iterations 0: at least one iteration is needed");
-    }
-    for (path, flag) in [(json, "--json"), (pairs, "--pairs")] {
-        if let Some(path) = path {
-            check_output_path(path, flag)?;
-        }
-    }
+    let inputs: Vec<(&str, PathBuf)> = [("--a", files.0), ("--b", files.1)].into_iter().filter_map(|(flag, path)| Some((flag, path?.to_path_buf()))).collect();
+    check_files(&inputs, &[("--json", json), ("--pairs", pairs)])?;
+    check_iterations(iterations)?;
     let armies = match files {
         (Some(a), Some(b)) => {
             let a_points = cp::read_army(a).map_err(anyhow::Error::msg)?;
@@ -599,10 +824,10 @@ fn kernel_closest_pairs(
     };
     let options = ClosestPairsOptions { variant, iterations };
     let report = cp::run(&closest_pairs_gpu(armies.a.len(), armies.b.len())?, &options, &armies);
-    println!("{}", report.summary());
+    say!("{}", report.summary());
     write_json(json, &report)?;
     if let Some(path) = pairs {
-        cp::write_pairs(path, &report.pairs).with_context(|| format!("cannot write {}", path.display()))?;
+        write_atomic(path, |_, temp| cp::write_pairs(temp, &report.pairs))?;
     }
     if !report.verified {
         anyhow::bail!("closest-pairs: the GPU result differs from the CPU reference ({})", report.source);
@@ -610,22 +835,24 @@ fn kernel_closest_pairs(
     Ok(())
 }
 
-fn shift_and_gpu(text_len: usize, capacity: u32) -> anyhow::Result<Gpu> {
-    let bytes = bisector::kernels::shift_and::largest_buffer_bytes(text_len, capacity);
-    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for {text_len} text bytes and {capacity} match positions; use a smaller text or --capacity")))?)
+fn shift_and_gpu(work: &bisector::kernels::shift_and::Workload, chunk_len: u32, capacity: u32) -> anyhow::Result<Gpu> {
+    use bisector::kernels::shift_and as sa;
+    let bytes = sa::run_buffer_bytes(work, chunk_len, capacity);
+    let why = format!(
+        "for {} patterns over {} text bytes in {} chunks and {capacity} match positions; use fewer patterns (--count), a larger --chunk, a smaller text or --capacity",
+        work.patterns.len(),
+        work.text.len(),
+        sa::chunk_count(work.text.len(), chunk_len)
+    );
+    Ok(Gpu::headless(&Requirements::kernel(bytes, why))?)
 }
 
 fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     use bisector::kernels::shift_and as sa;
     let KernelCommand::ShiftAnd { patterns, text, count, max_states, text_bytes, alphabet, chunk, capacity, iterations, seed, matches, json } = kernel else { unreachable!() };
-    if *iterations == 0 {
-        anyhow::bail!("--iterations 0: at least one iteration is needed");
-    }
-    for (path, flag) in [(json, "--json"), (matches, "--matches")] {
-        if let Some(path) = path {
-            check_output_path(path, flag)?;
-        }
-    }
+    let inputs: Vec<(&str, PathBuf)> = [("--patterns", patterns), ("--text", text)].into_iter().filter_map(|(flag, path)| Some((flag, path.clone()?))).collect();
+    check_files(&inputs, &[("--json", json.as_deref()), ("--matches", matches.as_deref())])?;
+    check_iterations(*iterations)?;
     let work = match (patterns, text) {
         (Some(p), Some(t)) => {
             let list = sa::read_patterns(p).map_err(anyhow::Error::msg)?;
@@ -639,8 +866,11 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
             sa::Workload { patterns: list, text: bytes, source: format!("{} on {}", p.display(), t.display()) }
         }
         _ => {
-            if *count == 0 || *text_bytes == 0 {
-                anyhow::bail!("--count and --text-bytes must be at least 1");
+            if !(1..=sa::MAX_PATTERNS).contains(count) {
+                anyhow::bail!("--count {count}: must be 1..={}", sa::MAX_PATTERNS);
+            }
+            if *text_bytes == 0 {
+                anyhow::bail!("--text-bytes 0: must be at least 1");
             }
             if !(1..=32 * sa::MAX_WORDS).contains(max_states) {
                 anyhow::bail!("--max-states {max_states}: must be 1..={}", 32 * sa::MAX_WORDS);
@@ -657,13 +887,16 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
             sa::make_workload(*count, *max_states, *text_bytes, &set, seed.unwrap_or_else(clock_seed))
         }
     };
-    let chunks = if *chunk == 0 { 1024 } else { work.text.len().div_ceil(*chunk as usize) };
+    if work.patterns.len() > sa::MAX_PATTERNS {
+        anyhow::bail!("--patterns: {} patterns, at most {} in one run", work.patterns.len(), sa::MAX_PATTERNS);
+    }
+    let chunks = sa::chunk_count(work.text.len(), *chunk);
     if chunks > 65535 {
         anyhow::bail!("--chunk {chunk}: makes {chunks} chunks, at most 65535");
     }
     let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
-    let report = sa::run(&shift_and_gpu(work.text.len(), *capacity)?, &options, &work);
-    println!("{}", report.summary());
+    let report = sa::run(&shift_and_gpu(&work, *chunk, *capacity)?, &options, &work);
+    say!("{}", report.summary());
     write_json(json.as_deref(), &report)?;
     if let Some(path) = matches {
         if report.positions_overflowed {
@@ -673,7 +906,7 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
         for (p, i) in &report.matches {
             out += &format!("{p} {i}\n");
         }
-        std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))?;
+        write_bytes_atomic(path, out.as_bytes())?;
     }
     if !report.verified {
         anyhow::bail!("shift-and: the GPU result differs from the CPU reference ({})", report.source);
@@ -683,7 +916,7 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
 
 fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
-        KernelCommand::All => kernel_all(),
+        KernelCommand::All { shrink_log2 } => kernel_all(*shrink_log2),
         KernelCommand::TileTable { capacity_log2, feedback_capacity, iterations, seed, json } => kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, json.as_deref()),
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
         KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {
@@ -709,16 +942,12 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             if *buckets_log2 > 30 {
                 anyhow::bail!("--buckets-log2 {buckets_log2}: must be 0..=30");
             }
-            if *iterations == 0 {
-                anyhow::bail!("--iterations 0: at least one iteration is needed");
-            }
-            if let Some(json) = json {
-                check_output_path(json, "--json")?;
-            }
-            let seed = seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
+            check_iterations(*iterations)?;
+            check_files(&[], &[("--json", json.as_deref())])?;
+            let seed = seed.unwrap_or_else(clock_seed);
             let options = ChainedHashOptions { element_log2: *elements_log2, bucket_log2: *buckets_log2, keys: *keys, variant: *variant, iterations: *iterations, seed };
             let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
-            println!("{} (seed {seed})", report.summary());
+            say!("{} (seed {seed})", report.summary());
             write_json(json.as_deref(), &report)?;
             if !report.verified {
                 anyhow::bail!("chained-hash: the GPU result differs from the CPU reference (seed {seed})");
@@ -730,17 +959,13 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             if bisector::kernels::cbt::fill_depth(*max_depth, *fill).is_none() {
                 anyhow::bail!("--fill {fill}: must be 1, 0.5, 0.25, ... (a power of two no smaller than 2^-D)");
             }
-            if *iterations == 0 {
-                anyhow::bail!("--iterations 0: at least one iteration is needed");
-            }
-            if let Some(json) = json {
-                check_output_path(json, "--json")?;
-            }
+            check_iterations(*iterations)?;
+            check_files(&[], &[("--json", json.as_deref())])?;
             let leaves = 1u64 << bisector::kernels::cbt::fill_depth(*max_depth, *fill).unwrap_or(0);
             let gpu = Gpu::headless(&Requirements::renderer(*max_depth, leaves).with_timestamps())?;
             let options = bisector::kernels::cbt::CbtKernelOptions { max_depth: *max_depth, fill: *fill, iterations: *iterations };
             let report = bisector::kernels::cbt::run(&gpu, &options);
-            println!("{}", report.summary());
+            say!("{}", report.summary());
             write_json(json.as_deref(), &report)?;
             if !report.verified {
                 anyhow::bail!("cbt kernel: the GPU result differs from the CPU reference");
@@ -752,7 +977,7 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
 
 /// Loads the terrain to draw, telling the user on stderr when it is coarser than its source.
 fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Result<bisector::terrain::HeightField> {
-    bisector::terrain::check_max_samples(args.max_samples)?;
+    check_render_args(args)?;
     let loaded = spec.load(args.max_samples)?;
     if let Some(note) = loaded.note {
         eprintln!("{note}");
@@ -788,32 +1013,34 @@ fn info() -> anyhow::Result<()> {
     let instance = bisector::gpu::create_instance();
     let adapter = bisector::gpu::request_adapter(&instance, None)?;
     let info = adapter.get_info();
-    println!("adapter:  {}", info.name);
-    println!("backend:  {:?}", info.backend);
-    println!("type:     {:?}", info.device_type);
-    println!("driver:   {} {}", info.driver, info.driver_info);
+    say!("adapter:  {}", info.name);
+    say!("backend:  {:?}", info.backend);
+    say!("type:     {:?}", info.device_type);
+    say!("driver:   {} {}", info.driver, info.driver_info);
     let features = adapter.features();
-    println!("features used:");
+    say!("features used:");
     for (feature, why) in &requirements.features {
-        println!("  {}: {} (required: {why})", bisector::gpu::feature_name(*feature), if features.contains(*feature) { "yes" } else { "MISSING" });
+        say!("  {}: {} (required: {why})", bisector::gpu::feature_name(*feature), if features.contains(*feature) { "yes" } else { "MISSING" });
     }
     for feature in requirements.optional_features.iter() {
-        println!("  {}: {} (optional: GPU pass timings; required by bench)", bisector::gpu::feature_name(feature), if features.contains(feature) { "yes" } else { "no" });
+        say!("  {}: {} (optional: GPU pass timings; required by bench)", bisector::gpu::feature_name(feature), if features.contains(feature) { "yes" } else { "no" });
     }
     let limits = adapter.limits();
-    println!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
+    say!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
     for (name, needed, _) in &requirements.limits {
-        println!("  {name}: {} / {needed}", bisector::gpu::limit_value(&limits, name));
+        say!("  {name}: {} / {needed}", bisector::gpu::limit_value(&limits, name));
     }
     let deepest = (bisector::cbt::cpu::MIN_MAX_DEPTH..=bisector::cbt::cpu::MAX_MAX_DEPTH)
         .rev()
         .find(|&d| bisector::cbt::cpu::heap_size_bytes(d) <= limits.max_storage_buffer_binding_size as u64)
         .unwrap_or(0);
-    println!("deepest CBT this adapter holds: max depth {deepest} ({} MiB heap)", bisector::cbt::cpu::heap_size_bytes(deepest) >> 20);
+    say!("deepest CBT this adapter holds: max depth {deepest} ({} MiB heap)", bisector::cbt::cpu::heap_size_bytes(deepest) >> 20);
     Ok(())
 }
 
 fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    check_files(&render_inputs(render, camera), &[("--out", Some(out))])?;
+    check_render_args(render)?;
     if let Some(spec) = GlobeSpec::parse(&render.terrain) {
         return globe_shot(render, &spec?, camera, size, out);
     }
@@ -821,13 +1048,12 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
     let (width, height) = parse_size(size)?;
     let spec = TerrainSpec::parse(&render.terrain)?;
     let camera = camera.map(parse_camera).transpose()?;
-    check_output_path(out, "--out")?;
     let field = load_terrain(&spec, render)?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side))?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size((width, height)))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
     write_png(&image, out)?;
-    println!(
+    say!(
         "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames on {}{}",
         out.display(),
         last.stats.leaves,
@@ -884,8 +1110,7 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
         None => GlobeCamera::default_orbit(),
     };
     let producer = ground.producer();
-    check_output_path(out, "--out")?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles))?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size((width, height)))?;
     let max_depth = settings.max_depth;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
@@ -894,7 +1119,7 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
     write_png(&view.image(&gpu), out)?;
     let c = &last.cache;
-    println!(
+    say!(
         "{}: {width}x{height}, camera {:.1} m above the sphere, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
         out.display(),
         camera.altitude_m(),
@@ -910,17 +1135,20 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
 }
 
 fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, json: &std::path::Path, plot: Option<&std::path::Path>) -> anyhow::Result<()> {
-    if options.frames == 0 {
-        anyhow::bail!("--frames 0: at least one frame is needed");
+    let mut inputs = render_inputs(render, None);
+    inputs.push(("--path", path.to_path_buf()));
+    check_files(&inputs, &[("--json", Some(json)), ("--plot", plot)])?;
+    if !(1..=MAX_FRAMES).contains(&options.frames) {
+        anyhow::bail!("--frames {}: must be 1..={MAX_FRAMES}", options.frames);
     }
-    if !(options.pace_fps.is_finite() && options.pace_fps >= 0.0) {
-        anyhow::bail!("--fps {}: must be a number of frames per second, or 0 for unpaced", options.pace_fps);
+    if options.warmup_frames > MAX_WARMUP_FRAMES {
+        anyhow::bail!("--warmup {}: must be 0..={MAX_WARMUP_FRAMES}", options.warmup_frames);
     }
+    if !(options.pace_fps == 0.0 || FPS_RANGE.contains(&options.pace_fps)) {
+        anyhow::bail!("--fps {}: must be 0 (as fast as the GPU goes) or {} to {} frames per second", options.pace_fps, FPS_RANGE.start(), FPS_RANGE.end());
+    }
+    check_render_args(render)?;
     let globe = GlobeSpec::parse(&render.terrain).transpose()?;
-    check_output_path(json, "--json")?;
-    if let Some(plot) = plot {
-        check_output_path(plot, "--plot")?;
-    }
     let report = match globe {
         Some(spec) => globe_bench(render, &spec, path, &options)?,
         None => {
@@ -928,14 +1156,15 @@ fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, jso
             let spec = TerrainSpec::parse(&render.terrain)?;
             let camera_path = CameraPath::load(path)?;
             let field = load_terrain(&spec, render)?;
-            let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_timestamps())?;
+            let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size(options.size_px).with_timestamps())?;
             run_bench(&gpu, &field, &settings, &camera_path, &options)
         }
     };
-    println!("{}", report.summary_table());
-    std::fs::write(json, report.to_json()).with_context(|| format!("cannot write {}", json.display()))?;
+    say!("{}", report.summary_table());
+    write_bytes_atomic(json, report.to_json().as_bytes())?;
     if let Some(plot) = plot {
-        report.write_plot_png(plot, PLOT_FONT_TTF)?;
+        // The chart is drawn to a temporary file beside the plot, then renamed over it.
+        write_atomic(plot, |_, temp| report.write_plot_png(temp, PLOT_FONT_TTF).map_err(std::io::Error::other))?;
     }
     Ok(())
 }
@@ -945,7 +1174,7 @@ fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, op
     let settings = globe_settings(render)?;
     let camera_path = GlobePath::load(path)?;
     let producer = Ground::open(spec)?.producer();
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_timestamps())?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size(options.size_px).with_timestamps())?;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, options.size_px.0, options.size_px.1);
@@ -953,22 +1182,19 @@ fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, op
 }
 
 fn quality(render: &RenderArgs, camera: Option<&str>, size: &str, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+    check_files(&render_inputs(render, camera), &[("--json", json)])?;
+    check_render_args(render)?;
     let settings = settings(render)?;
     let size_px = parse_size(size)?;
     let spec = TerrainSpec::parse(&render.terrain)?;
     let camera = camera.map(parse_camera).transpose()?;
-    if let Some(json) = json {
-        check_output_path(json, "--json")?;
-    }
     let field = load_terrain(&spec, render)?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side))?;
+    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size(size_px))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     let bounds = bisector::terrain::node_bounds::build(&field, bisector::render::bounds_depth_for(&gpu.device.limits()));
     let comparison = bisector::bench::quality::compare(&gpu, &field, &bounds, &settings, &camera, size_px);
-    println!("{}", comparison.summary());
-    if let Some(json) = json {
-        std::fs::write(json, serde_json::to_string_pretty(&comparison)?).with_context(|| format!("cannot write {}", json.display()))?;
-    }
+    say!("{}", comparison.summary());
+    write_json(json, &comparison)?;
     Ok(())
 }
 
@@ -977,8 +1203,8 @@ fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
         let spec = spec?;
         let (lon, lat) = bisector::cli::parse_lon_lat(at)?;
         match Ground::open(&spec)?.height_m(lon, lat)? {
-            Some(height_m) => println!("{height_m:.2}"),
-            None => println!("nodata"),
+            Some(height_m) => say!("{height_m:.2}"),
+            None => say!("nodata"),
         }
         return Ok(());
     }
@@ -989,28 +1215,27 @@ fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
         .filter(|(x, y)| x.is_finite() && y.is_finite())
         .with_context(|| format!("--at '{at}': expected X,Y (metres, or lon,lat in degrees for geographic data), e.g. 10240,5120"))?;
     match spec.open()?.sample_m(x, y)? {
-        Some(height_m) => println!("{height_m:.2}"),
-        None => println!("nodata"),
+        Some(height_m) => say!("{height_m:.2}"),
+        None => say!("nodata"),
     }
     Ok(())
 }
 
 fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path::Path>, no_vsync: bool) -> anyhow::Result<()> {
+    check_files(&render_inputs(render, None), &[("--screenshot", screenshot)])?;
+    check_render_args(render)?;
+    if let Some(frames) = frames.filter(|f| !(1..=MAX_FRAMES).contains(f)) {
+        anyhow::bail!("--frames {frames}: must be 1..={MAX_FRAMES}");
+    }
     let scene = match GlobeSpec::parse(&render.terrain) {
         Some(spec) => {
             let spec = spec?;
             let settings = globe_settings(render)?;
-            if let Some(path) = screenshot {
-                check_output_path(path, "--screenshot")?;
-            }
             SceneOptions::Globe { settings, producer: Ground::open(&spec)?.producer(), cache: globe_cache_config(render.cache_tiles) }
         }
         None => {
             let settings = settings(render)?;
             let spec = TerrainSpec::parse(&render.terrain)?;
-            if let Some(path) = screenshot {
-                check_output_path(path, "--screenshot")?;
-            }
             SceneOptions::Heightfield { field: load_terrain(&spec, render)?, settings }
         }
     };
@@ -1045,6 +1270,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// One line for a command-line error: clap's first paragraph (the message and, for missing
+/// arguments, their names) joined, then where to look.
+fn clap_error_line(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let message: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+    let message = if message.is_empty() { "error: bad arguments".to_string() } else { message.join(" ") };
+    format!("{message} (see bisector --help)")
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=off")).init();
     let cli = match Cli::try_parse() {
@@ -1053,12 +1287,19 @@ fn main() {
             let _ = error.print();
             return;
         }
+        Err(error) if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // `bisector` or `bisector kernel` alone: the help, and the exit of a usage error.
+            let _ = error.print();
+            std::process::exit(2);
+        }
         Err(error) => {
-            let text = error.render().to_string();
-            eprintln!("{} (see bisector --help)", text.lines().next().unwrap_or("bad arguments"));
+            eprintln!("{}", clap_error_line(&error));
             std::process::exit(2);
         }
     };
+    if !matches!(cli.command, Command::View { .. }) {
+        bisector::gpu::quiet_headless_platform();
+    }
     if let Err(error) = run(cli) {
         eprintln!("error: {error:#}");
         std::process::exit(1);

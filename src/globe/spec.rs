@@ -29,6 +29,9 @@ impl GlobeSpec {
         if let Ok(seed) = rest.parse::<u32>() {
             return Some(Ok(GlobeSpec::Procedural { seed }));
         }
+        if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) && !std::path::Path::new(rest).exists() {
+            return Some(Err(bad(format!("the seed {rest} is out of range: seeds are 0 to {}", u32::MAX))));
+        }
         let mut paths = rest.split(',').map(str::trim).map(PathBuf::from);
         let base = paths.next().filter(|p| !p.as_os_str().is_empty());
         let Some(base) = base else {
@@ -56,5 +59,7 @@ mod tests {
         assert!(GlobeSpec::parse("planet:").unwrap().is_err());
         let error = GlobeSpec::parse("planet:/no/such.tif").unwrap().unwrap_err().to_string();
         assert!(error.contains("/no/such.tif does not exist"), "{error}");
+        let error = GlobeSpec::parse("planet:9999999999999").unwrap().unwrap_err().to_string();
+        assert!(error.contains("seed 9999999999999 is out of range"), "{error}");
     }
 }

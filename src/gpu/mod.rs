@@ -87,6 +87,16 @@ impl Requirements {
         self
     }
 
+    /// Also requires 2-D textures of `width` x `height` pixels (the image `--size` asks for) and a
+    /// buffer that holds the image read back (rows padded to 256 bytes).
+    pub fn with_image_size(mut self, (width, height): (u32, u32)) -> Requirements {
+        let why = format!("for the {width}x{height} image; lower --size");
+        let row_bytes = (u64::from(width) * 4).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
+        self.limits.push(("max_texture_dimension_2d", u64::from(width.max(height)), why.clone()));
+        self.limits.push(("max_buffer_size", row_bytes * u64::from(height), why));
+        self
+    }
+
     /// Also requires GPU timestamps (for `bench`, whose output is GPU timings).
     pub fn with_timestamps(self) -> Requirements {
         self.with_feature(wgpu::Features::TIMESTAMP_QUERY, "bench needs to time every pass")
@@ -144,6 +154,19 @@ pub struct Gpu {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+}
+
+/// Keeps a headless process quiet on Mesa: its device-select layer probes for a Wayland display to
+/// order the adapters, and without `XDG_RUNTIME_DIR` libwayland prints "error: XDG_RUNTIME_DIR is
+/// invalid" on every probe although nothing is wrong. A headless command needs no display, so the
+/// layer is turned off (`NODEVICE_SELECT=1`) unless the user chose a device through it
+/// (`MESA_VK_DEVICE_SELECT`) or set `NODEVICE_SELECT` or `XDG_RUNTIME_DIR` themselves.
+/// Call it at the start of `main`, before any thread starts (it sets an environment variable).
+pub fn quiet_headless_platform() {
+    let unset = |name: &str| std::env::var_os(name).is_none();
+    if unset("XDG_RUNTIME_DIR") && unset("NODEVICE_SELECT") && unset("MESA_VK_DEVICE_SELECT") {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
 }
 
 /// The instance for this process (backends and adapter choice follow WGPU_BACKEND / WGPU_ADAPTER_NAME).

@@ -262,6 +262,9 @@ pub struct ChainedHashReport {
     pub cpu_threads: usize,
     pub longest_chain: usize,
     pub empty_buckets: usize,
+    /// On lavapipe, which stops a shader loop after 65535 iterations in all: whether a lookup of
+    /// this run may walk a longer chain (then results can be incomplete and `verified` says so).
+    pub lavapipe_loop_limit_exceeded: bool,
 }
 
 struct Buffers {
@@ -286,6 +289,11 @@ fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer 
 /// Storage bytes the largest buffer of a run with 2^`element_log2` elements needs.
 pub fn largest_buffer_bytes(element_log2: u32) -> u64 {
     (std::mem::size_of::<ChainNode>() as u64) << element_log2
+}
+
+/// Storage bytes the largest buffer of a run with `options` needs: the nodes or the bucket heads.
+pub fn buffer_bytes(options: &ChainedHashOptions) -> u64 {
+    largest_buffer_bytes(options.element_log2).max(4u64 << options.bucket_log2)
 }
 
 /// Runs the kernel. Needs Features::SUBGROUP for the subgroup variant.
@@ -366,6 +374,7 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
         lookups.push(LookupReport { queries: name, lookups_per_s: n as f64 / (gpu_timing.median_ms * 1e-3), gpu: gpu_timing, verified });
     }
     let chain_lengths: Vec<usize> = (0..1u32 << options.bucket_log2).map(|b| chain(&cpu.heads, &cpu.nodes, b).count()).collect();
+    let longest_chain = chain_lengths.iter().copied().max().unwrap_or(0);
     ChainedHashReport {
         kernel: "chained-hash",
         adapter: gpu.describe(),
@@ -381,8 +390,9 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
         cpu_build_ms,
         cpu_parallel_build_ms,
         cpu_threads,
-        longest_chain: chain_lengths.iter().copied().max().unwrap_or(0),
+        longest_chain,
         empty_buckets: chain_lengths.iter().filter(|&&l| l == 0).count(),
+        lavapipe_loop_limit_exceeded: gpu.adapter.get_info().name.contains("llvmpipe") && longest_chain >= 65535,
     }
 }
 
@@ -449,6 +459,9 @@ impl ChainedHashReport {
             "  upload {:.1} ms, read-back {:.1} ms, CPU reference build 1 thread {:.1} ms, {} threads {:.1} ms; longest chain {}, empty buckets {}",
             self.upload_ms, self.readback_ms, self.cpu_build_ms, self.cpu_threads, self.cpu_parallel_build_ms, self.longest_chain, self.empty_buckets
         );
+        if self.lavapipe_loop_limit_exceeded {
+            out += "\n  warning: lavapipe stops a shader loop after 65535 iterations and a lookup of this run walks a chain that long: use more buckets (--buckets-log2) on lavapipe";
+        }
         out
     }
 }

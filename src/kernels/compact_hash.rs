@@ -493,8 +493,8 @@ impl CompactHashOptions {
             None if !(self.fill > 0.0 && self.fill <= 1.0) => return Err(format!("--fill {}: must be in (0, 1] (nodes per slot)", self.fill)),
             _ => {}
         }
-        if self.iterations == 0 {
-            return Err("--iterations 0: at least one iteration is needed".into());
+        if !(1..=super::MAX_ITERATIONS).contains(&self.iterations) {
+            return Err(format!("--iterations {}: must be 1..={}", self.iterations, super::MAX_ITERATIONS));
         }
         Ok(())
     }

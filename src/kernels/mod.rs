@@ -9,6 +9,9 @@ pub mod tile_table;
 
 use serde::Serialize;
 
+/// Most timed repetitions a kernel runs (`--iterations`; more would run for hours).
+pub const MAX_ITERATIONS: u32 = 10_000;
+
 use crate::bench::report::percentile;
 use crate::gpu::Gpu;
 

@@ -532,6 +532,24 @@ pub fn largest_buffer_bytes(text_len: usize, capacity: u32) -> u64 {
     (text_len as u64 + 4).max(8 * capacity as u64).max(64 << 20)
 }
 
+/// Chunks the text of `text_len` bytes is cut into at `chunk_len` bytes each (0: about 1024
+/// chunks, a multiple of 64 bytes long).
+pub fn chunk_count(text_len: usize, chunk_len: u32) -> u64 {
+    let chunk_len = if chunk_len == 0 { (text_len as u64).div_ceil(1024).next_multiple_of(64) } else { u64::from(chunk_len) };
+    (text_len as u64).div_ceil(chunk_len.max(1))
+}
+
+/// Storage bytes the largest buffer of a run over `work` needs: the text, the match positions,
+/// or the states at every chunk's end (and start) of every pattern word, whichever is largest.
+pub fn run_buffer_bytes(work: &Workload, chunk_len: u32, capacity: u32) -> u64 {
+    let words: u64 = work.patterns.iter().filter_map(|p| compile(&parse(p).ok()?).ok()).map(|c| c.words.len() as u64).sum();
+    largest_buffer_bytes(work.text.len(), capacity).max(4 * chunk_count(work.text.len(), chunk_len) * words)
+}
+
+/// Most patterns one run takes: the scan's workgroups (PATTERNS_PER_GROUP patterns each) fit one
+/// dispatch dimension of 65535.
+pub const MAX_PATTERNS: usize = 65535 * PATTERNS_PER_GROUP as usize;
+
 /// Runs both passes on `work` (at least one pattern, each of which compiles, and a non-empty text).
 pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndReport {
     let device = &gpu.device;

@@ -72,7 +72,10 @@ impl PathRecorder {
         if file.exists() {
             return Err(format!("{} exists; choose another name (recordings never overwrite a file)", file.display()));
         }
-        super::config::write_atomically(file, path.to_json().as_bytes()).map_err(|e| format!("{}: cannot write ({e})", file.display()))?;
+        if let Some(folder) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(folder).map_err(|e| format!("{}: cannot create the folder ({e})", folder.display()))?;
+        }
+        crate::cli::write_bytes_atomic(file, path.to_json().as_bytes()).map_err(|e| e.to_string())?;
         Ok(format!("saved {} keyframes ({:.1} s) to {}; run it with `bisector bench --path {}`", path.keyframe_count(), path.duration_s(), file.display(), file.display()))
     }
 }
