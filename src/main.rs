@@ -856,13 +856,7 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     let work = match (patterns, text) {
         (Some(p), Some(t)) => {
             let list = sa::read_patterns(p).map_err(anyhow::Error::msg)?;
-            let bytes = std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?;
-            if bytes.is_empty() {
-                anyhow::bail!("{}: the text is empty", t.display());
-            }
-            if bytes.len() >= u32::MAX as usize {
-                anyhow::bail!("{}: texts up to 4 GiB", t.display());
-            }
+            let bytes = sa::read_text(t)?;
             sa::Workload { patterns: list, text: bytes, source: format!("{} on {}", p.display(), t.display()) }
         }
         _ => {
@@ -1051,6 +1045,9 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
     let field = load_terrain(&spec, render)?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size((width, height)))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
+    if let Some(warning) = camera.below_ground_warning(&field) {
+        eprintln!("{warning}");
+    }
     let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
     write_png(&image, out)?;
     say!(
@@ -1109,6 +1106,9 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
         Some(camera) => camera.resolve(|lon, lat| ground_height_m(&ground, lon, lat))?,
         None => GlobeCamera::default_orbit(),
     };
+    if let Some(warning) = ground.below_ground_warning(&camera)? {
+        eprintln!("{warning}");
+    }
     let producer = ground.producer();
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size((width, height)))?;
     let max_depth = settings.max_depth;
@@ -1191,6 +1191,9 @@ fn quality(render: &RenderArgs, camera: Option<&str>, size: &str, json: Option<&
     let field = load_terrain(&spec, render)?;
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size(size_px))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
+    if let Some(warning) = camera.below_ground_warning(&field) {
+        eprintln!("{warning}");
+    }
     let bounds = bisector::terrain::node_bounds::build(&field, bisector::render::bounds_depth_for(&gpu.device.limits()));
     let comparison = bisector::bench::quality::compare(&gpu, &field, &bounds, &settings, &camera, size_px);
     say!("{}", comparison.summary());

@@ -313,3 +313,19 @@ fn a_chain_past_lavapipes_loop_limit_is_warned_about() {
         assert_clean_failure(&out, &["chained-hash"]);
     }
 }
+
+/// A camera below the ground renders (the user may mean it) with one warning line naming the
+/// depth below the ground; above the ground there is no warning.
+#[test]
+fn a_camera_below_the_ground_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("under.png");
+    let under = bisector(&["shot", "--size", "32x24", "--max-depth", "12", "--camera", "10240,10240,-500,12000,12000,-500", "--out", s(&out)]);
+    assert!(under.status.success(), "{}", String::from_utf8_lossy(&under.stderr));
+    let stderr = String::from_utf8_lossy(&under.stderr);
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("m below the ground"), "{stderr}");
+    let above = bisector(&["shot", "--size", "32x24", "--max-depth", "12", "--camera", "10240,10240,9000,12000,12000,500", "--out", s(&out)]);
+    assert!(above.status.success() && !String::from_utf8_lossy(&above.stderr).contains("below the ground"), "{}", String::from_utf8_lossy(&above.stderr));
+}
