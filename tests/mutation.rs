@@ -457,9 +457,11 @@ fn cli_strings_and_terrain_specs() {
     run("cli strings", &seeds, 5_000, false, |_| MIB, |bytes| {
         let s = text(bytes);
         let size = bisector::cli::parse_size(&s).is_ok();
-        // A mutated string that names an existing file reads it as a camera path: only strings that do not.
-        let camera = !Path::new(s.as_ref()).exists() && bisector::cli::parse_camera(&s).is_ok();
-        let globe = bisector::cli::parse_globe_camera(&s).is_ok();
+        // A mutated string that names an existing file reads it as a camera path (flat or globe):
+        // only strings that do not (camera paths have their own mutation test).
+        let is_file = Path::new(s.as_ref()).exists();
+        let camera = !is_file && bisector::cli::parse_camera(&s).is_ok();
+        let globe = !is_file && bisector::cli::parse_globe_camera(&s).is_ok();
         let at = bisector::cli::parse_lon_lat(&s).is_ok();
         let terrain = TerrainSpec::parse(&s).is_ok();
         size || camera || globe || at || terrain
