@@ -124,9 +124,10 @@ impl Renderer {
     /// two base triangles.
     pub fn new(gpu: &Gpu, field: &HeightField, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
         let bounds = crate::terrain::node_bounds::build(field, bounds_depth_for(&gpu.device.limits()));
-        let (gpu_bounds, depths) = (upload::node_bounds(&gpu.device, &gpu.queue, &bounds), bounds.depths());
-        // The CPU copy (up to 4 x 256 MiB) goes before the height textures are made.
-        drop(bounds);
+        let depths = bounds.depths();
+        // The CPU copy (up to 4 x 128 MiB on lavapipe) is freed as it uploads, before the height
+        // textures are made.
+        let gpu_bounds = upload::node_bounds_from(&gpu.device, &gpu.queue, bounds);
         Renderer::with_gpu_bounds(gpu, field, gpu_bounds, depths, settings, color_format)
     }
 

@@ -252,6 +252,21 @@ impl HeightSource {
 /// (one R32Float texture of 256 MiB).
 pub const DEFAULT_MAX_SAMPLES: u32 = 8193;
 
+/// Largest height grid by default on a CPU adapter (lavapipe, llvmpipe, SwiftShader), whose GPU
+/// buffers and textures are the process's own memory: a shot of 2049^2 samples peaks near 0.5 GB
+/// there, 4097^2 near 1 GB and 8193^2 near 1.8 GB (node bounds 0.5 GB, gradients 12 B and heights
+/// 4 B a sample on the GPU, the CPU grid 5 B a sample).
+pub const CPU_ADAPTER_MAX_SAMPLES: u32 = 2049;
+
+/// The largest grid to load when --max-samples is not given, for an adapter of `device_type`.
+pub fn default_max_samples(device_type: wgpu::DeviceType) -> u32 {
+    if device_type == wgpu::DeviceType::Cpu {
+        CPU_ADAPTER_MAX_SAMPLES
+    } else {
+        DEFAULT_MAX_SAMPLES
+    }
+}
+
 /// The grid size, 2^k + 1 samples per side, that holds `native` samples: the smallest at least as
 /// fine, capped at `max_samples`.
 pub fn grid_samples(native: u64, max_samples: u32) -> u32 {
