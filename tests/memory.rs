@@ -49,10 +49,9 @@ fn bench_reports_its_peak_memory_in_the_summary_and_the_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let summary = String::from_utf8_lossy(&out.stdout);
     let line = summary.lines().find(|l| l.starts_with("peak memory: ")).unwrap_or_else(|| panic!("no peak memory line in\n{summary}"));
-    let printed_mib: u64 = line.trim_start_matches("peak memory: ").split(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{line}"));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let peak = report["meta"]["peak_rss_bytes"].as_u64().unwrap_or_else(|| panic!("no meta.peak_rss_bytes in {}", report["meta"]));
     // At least the binary and its GPU driver, and no more than the machine could hold.
     assert!((16 << 20..1 << 40).contains(&peak), "{peak} bytes");
-    assert_eq!(printed_mib, (peak as f64 / (1 << 20) as f64).round() as u64, "{line}");
+    assert_eq!(line, bisector::bench::memory::describe_peak_rss(Some(peak)));
 }

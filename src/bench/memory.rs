@@ -21,6 +21,15 @@ pub fn children_peak_rss_bytes() -> Option<u64> {
 /// Bytes in a mebibyte, for printing peak memory.
 pub const BYTES_PER_MIB: u64 = 1 << 20;
 
+/// The line a command prints about its peak memory: "peak memory: N MiB resident" (what
+/// `bench`'s summary shows; `shot` can print `describe_peak_rss(peak_rss_bytes())` on stderr).
+pub fn describe_peak_rss(peak_rss_bytes: Option<u64>) -> String {
+    match peak_rss_bytes {
+        Some(bytes) => format!("peak memory: {:.0} MiB resident", bytes as f64 / BYTES_PER_MIB as f64),
+        None => "peak memory: unknown on this platform".to_string(),
+    }
+}
+
 /// The `VmHWM` line of a /proc/<pid>/status text, in bytes.
 pub fn vm_hwm_bytes(status: &str) -> Option<u64> {
     let line = status.lines().find_map(|line| line.strip_prefix("VmHWM:"))?;
@@ -67,6 +76,13 @@ mod tests {
         assert_eq!(vm_hwm_bytes(status), Some(12345 * 1024));
         assert_eq!(vm_hwm_bytes("Name:\tzombie\n"), None);
         assert_eq!(vm_hwm_bytes("VmHWM:\t12 MB\n"), None);
+    }
+
+    #[test]
+    fn peak_memory_is_described_in_mib() {
+        assert_eq!(describe_peak_rss(Some(1536 << 10)), "peak memory: 2 MiB resident");
+        assert_eq!(describe_peak_rss(Some(734 << 20)), "peak memory: 734 MiB resident");
+        assert_eq!(describe_peak_rss(None), "peak memory: unknown on this platform");
     }
 
     #[test]

@@ -392,10 +392,7 @@ impl BenchReport {
             meta.pixel_error_px,
             meta.date,
         );
-        out.push_str(&match meta.peak_rss_bytes {
-            Some(bytes) => format!("peak memory: {:.0} MiB resident\n\n", bytes as f64 / crate::bench::memory::BYTES_PER_MIB as f64),
-            None => "peak memory: unknown on this platform\n\n".to_string(),
-        });
+        out.push_str(&format!("{}\n\n", crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)));
 
         let total_label = "frame total";
         let name_width = self

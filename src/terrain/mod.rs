@@ -360,3 +360,18 @@ impl TerrainSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_adapters_load_a_smaller_grid_by_default() {
+        assert_eq!(default_max_samples(wgpu::DeviceType::Cpu), CPU_ADAPTER_MAX_SAMPLES);
+        assert_eq!(default_max_samples(wgpu::DeviceType::DiscreteGpu), DEFAULT_MAX_SAMPLES);
+        for samples in [CPU_ADAPTER_MAX_SAMPLES, DEFAULT_MAX_SAMPLES] {
+            check_max_samples(samples).unwrap();
+        }
+        const { assert!(CPU_ADAPTER_MAX_SAMPLES < DEFAULT_MAX_SAMPLES) };
+    }
+}
