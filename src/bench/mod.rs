@@ -1,6 +1,7 @@
 //! Benchmarks: camera paths, the headless runner and reports.
 
 pub mod globe_path;
+pub mod memory;
 pub mod path;
 pub mod quality;
 pub mod report;

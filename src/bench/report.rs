@@ -191,6 +191,9 @@ pub struct BenchMeta {
     pub pixel_error_px: f64,
     /// Date of the run.
     pub date: String,
+    /// Peak resident memory of the process in bytes at the end of the run, loading included
+    /// (on a CPU adapter it holds the GPU's buffers too); None where the platform does not say.
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// Statistics of one GPU timing series in milliseconds.
@@ -389,6 +392,7 @@ impl BenchReport {
             meta.pixel_error_px,
             meta.date,
         );
+        out.push_str(&format!("{}\n\n", crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)));
 
         let total_label = "frame total";
         let name_width = self
@@ -657,6 +661,7 @@ mod tests {
             criterion: "screen-space-error".to_string(),
             pixel_error_px: 1.5,
             date: "2026-05-09".to_string(),
+            peak_rss_bytes: Some(734 << 20),
         }
     }
 
@@ -884,6 +889,17 @@ mod tests {
         assert_eq!(timing_rows.len(), PASS_NAMES.len() + 1, "{table}");
         let width = timing_rows[0].len();
         assert!(timing_rows.iter().all(|row| row.len() == width), "{table}");
+    }
+
+    #[test]
+    fn peak_memory_is_in_the_summary_and_the_json() {
+        let report = BenchReport::from_frames(meta(), Vec::new());
+        assert!(report.summary_table().contains("peak memory: 734 MiB resident"), "{}", report.summary_table());
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(json["meta"]["peak_rss_bytes"], serde_json::json!(734u64 << 20));
+        let unknown = BenchReport::from_frames(BenchMeta { peak_rss_bytes: None, ..meta() }, Vec::new());
+        assert!(unknown.summary_table().contains("peak memory: unknown"));
+        assert!(serde_json::from_str::<serde_json::Value>(&unknown.to_json()).unwrap()["meta"]["peak_rss_bytes"].is_null());
     }
 
     /// Equal up to the last-digit error of serde_json's default float parser.

@@ -78,6 +78,7 @@ fn meta(gpu: &Gpu, options: &BenchOptions, max_depth: u32, criterion: &str, pixe
         criterion: criterion.to_string(),
         pixel_error_px,
         date: today_utc(),
+        peak_rss_bytes: crate::bench::memory::peak_rss_bytes(),
     }
 }
 

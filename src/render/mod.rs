@@ -7,6 +7,7 @@ pub mod morph;
 pub mod target;
 pub mod terrain_draw;
 pub mod terrain_gradients;
+pub mod upload;
 
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
@@ -123,16 +124,25 @@ impl Renderer {
     /// two base triangles.
     pub fn new(gpu: &Gpu, field: &HeightField, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
         let bounds = crate::terrain::node_bounds::build(field, bounds_depth_for(&gpu.device.limits()));
-        Renderer::with_bounds(gpu, field, &bounds, settings, color_format)
+        let depths = bounds.depths();
+        // The CPU copy (up to 4 x 128 MiB on lavapipe) is freed as it uploads, before the height
+        // textures are made.
+        let gpu_bounds = upload::node_bounds_from(&gpu.device, &gpu.queue, bounds);
+        Renderer::with_gpu_bounds(gpu, field, gpu_bounds, depths, settings, color_format)
     }
 
     /// As `new`, with node bounds built by the caller (tests compare with the CPU twin on them).
     pub fn with_bounds(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
+        let gpu_bounds = upload::node_bounds(&gpu.device, &gpu.queue, bounds);
+        Renderer::with_gpu_bounds(gpu, field, gpu_bounds, bounds.depths(), settings, color_format)
+    }
+
+    /// As `new`, with the node bounds already on the GPU.
+    fn with_gpu_bounds(gpu: &Gpu, field: &HeightField, gpu_bounds: GpuNodeBounds, bounds_depths: BoundsDepths, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
         let device = &gpu.device;
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, BASE_DEPTH), settings.effective_leaf_capacity());
         let reduce = CbtReduce::new(device, &cbt);
         let args = CbtArgs::new(device, &cbt);
-        let gpu_bounds = bounds.create_buffers(device);
         let decode = LebDecode::new(device, &cbt, &gpu_bounds, true);
         let update = LebUpdate::new(device, &cbt, &decode, &gpu_bounds);
         let heights = field.create_texture(device, &gpu.queue);
@@ -154,7 +164,7 @@ impl Renderer {
             terrain_size_m: field.size_m,
             data_bounds_m: field.data_bounds_m,
             height_range_m: field.height_range_m(),
-            bounds_depths: bounds.depths(),
+            bounds_depths,
             frame_index: 0,
         };
         // The first update dispatches over the leaves counted by cbt.args and decoded by leb.decode.

@@ -64,33 +64,42 @@ impl HeightField {
     }
 
     /// Uploads the heights as the texture "terrain.heights" (R32Float, read with textureLoad;
-    /// NaN marks samples without data).
+    /// NaN marks samples without data), a band of rows at a time so that no second copy of the
+    /// grid is made (see `render::upload`).
     pub fn create_texture(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::Texture {
-        use wgpu::util::DeviceExt;
         let n = self.samples_per_side;
-        device.create_texture_with_data(
-            queue,
-            &wgpu::TextureDescriptor {
-                label: Some("terrain.heights"),
-                size: wgpu::Extent3d { width: n, height: n, depth_or_array_layers: 1 },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::R32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            bytemuck::cast_slice(&self.texels()),
-        )
-    }
-
-    /// The texture's texels: heights, with NaN where there is no data.
-    fn texels(&self) -> std::borrow::Cow<'_, [f32]> {
-        if self.nodata.is_empty() {
-            return std::borrow::Cow::Borrowed(&self.heights_m);
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain.heights"),
+            size: wgpu::Extent3d { width: n, height: n, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let row_len = n as usize;
+        let rows_per_band = (crate::render::upload::CHUNK_BYTES / (4 * row_len)).max(1);
+        let mut texels = Vec::new();
+        for first_row in (0..row_len).step_by(rows_per_band) {
+            let rows = rows_per_band.min(row_len - first_row);
+            let range = first_row * row_len..(first_row + rows) * row_len;
+            let band: &[f32] = if self.nodata.is_empty() {
+                &self.heights_m[range]
+            } else {
+                texels.clear();
+                texels.extend(self.heights_m[range.clone()].iter().zip(&self.nodata[range]).map(|(&h, &none)| if none { f32::NAN } else { h }));
+                &texels
+            };
+            queue.write_texture(
+                wgpu::TexelCopyTextureInfo { texture: &texture, mip_level: 0, origin: wgpu::Origin3d { x: 0, y: first_row as u32, z: 0 }, aspect: wgpu::TextureAspect::All },
+                bytemuck::cast_slice(band),
+                wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4 * n), rows_per_image: Some(rows as u32) },
+                wgpu::Extent3d { width: n, height: rows as u32, depth_or_array_layers: 1 },
+            );
+            crate::render::upload::flush(device, queue);
         }
-        self.heights_m.iter().zip(&self.nodata).map(|(&h, &none)| if none { f32::NAN } else { h }).collect()
+        texture
     }
 }
 
@@ -191,42 +200,41 @@ impl HeightSource {
             HeightSource::Pyramid(p) => Some(p.zoom_for_step(step_m, ((south + north) / 2.0).to_radians())),
             _ => None,
         };
-        // Rows in parallel bands, one per core; a pyramid's tiles are read once and shared.
+        // Rows in parallel bands, one per core, each written in place into the grid; a
+        // pyramid's tiles are read once and shared.
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let rows_per_band = n.div_ceil(threads);
-        let bands: Vec<Result<Vec<f32>, TerrainError>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..n)
-                .step_by(rows_per_band)
-                .map(|first_row| {
+        let mut heights_m = vec![f32::NAN; n * n];
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = heights_m
+                .chunks_mut(rows_per_band * n)
+                .enumerate()
+                .map(|(band, out)| {
                     scope.spawn(move || {
                         let mut tiles = pyramid::TileCache::default();
-                        let mut band = Vec::with_capacity(rows_per_band * n);
-                        for row in first_row..(first_row + rows_per_band).min(n) {
-                            for col in 0..n {
+                        for (i, out_row) in out.chunks_mut(n).enumerate() {
+                            let row = band * rows_per_band + i;
+                            for (col, out_h) in out_row.iter_mut().enumerate() {
                                 let (x, y) = (west + col as f64 * step_m / mx, south + row as f64 * step_m / my);
                                 let h = match (self, zoom) {
                                     (HeightSource::Pyramid(p), Some(z)) => p.sample_via(&mut tiles, x, y, z)?,
                                     _ => self.sample_m(x, y)?,
                                 };
-                                band.push(h.unwrap_or(f32::NAN));
+                                *out_h = h.unwrap_or(f32::NAN);
                             }
                         }
-                        Ok(band)
+                        Ok::<(), TerrainError>(())
                     })
                 })
                 .collect();
-            workers.into_iter().map(|w| w.join().expect("a terrain sampling thread panicked")).collect()
-        });
-        let mut heights_m = Vec::with_capacity(n * n);
-        for band in bands {
-            heights_m.extend(band?);
-        }
+            workers.into_iter().try_for_each(|w| w.join().expect("a terrain sampling thread panicked"))
+        })?;
         let lowest = heights_m.iter().copied().filter(|h| !h.is_nan()).fold(f32::INFINITY, f32::min);
         if !lowest.is_finite() {
             return Err(TerrainError::BadSpec { spec: self.describe(), problem: "has no height data at all".into() });
         }
+        let nodata: Vec<bool> = if heights_m.iter().any(|h| h.is_nan()) { heights_m.iter().map(|h| h.is_nan()).collect() } else { Vec::new() };
         let mut bounds = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
-        let nodata: Vec<bool> = heights_m.iter().map(|h| h.is_nan()).collect();
         for (i, h) in heights_m.iter_mut().enumerate() {
             if h.is_nan() {
                 *h = lowest;
@@ -235,7 +243,6 @@ impl HeightSource {
                 bounds = [bounds[0].min(x), bounds[1].min(y), bounds[2].max(x), bounds[3].max(y)];
             }
         }
-        let nodata = if nodata.contains(&true) { nodata } else { Vec::new() };
         Ok(HeightField { samples_per_side, heights_m, size_m: size_m as f32, data_bounds_m: bounds, nodata })
     }
 
@@ -264,6 +271,21 @@ impl HeightSource {
 /// Largest height grid, in samples per side, that files are loaded into unless told otherwise
 /// (one R32Float texture of 256 MiB).
 pub const DEFAULT_MAX_SAMPLES: u32 = 8193;
+
+/// Largest height grid by default on a CPU adapter (lavapipe, llvmpipe, SwiftShader), whose GPU
+/// buffers and textures are the process's own memory: a shot of 2049^2 samples peaks near 0.5 GB
+/// there, 4097^2 near 1 GB and 8193^2 near 1.8 GB (node bounds 0.5 GB, gradients 12 B and heights
+/// 4 B a sample on the GPU, the CPU grid 5 B a sample).
+pub const CPU_ADAPTER_MAX_SAMPLES: u32 = 2049;
+
+/// The largest grid to load when --max-samples is not given, for an adapter of `device_type`.
+pub fn default_max_samples(device_type: wgpu::DeviceType) -> u32 {
+    if device_type == wgpu::DeviceType::Cpu {
+        CPU_ADAPTER_MAX_SAMPLES
+    } else {
+        DEFAULT_MAX_SAMPLES
+    }
+}
 
 /// The grid size, 2^k + 1 samples per side, that holds `native` samples: the smallest at least as
 /// fine, capped at `max_samples`.
@@ -358,5 +380,20 @@ impl TerrainSpec {
             TerrainSpec::Procedural { seed } => format!("procedural:{seed}"),
             TerrainSpec::GeoTiff(path) | TerrainSpec::Png16 { path, .. } | TerrainSpec::Pyramid(path) => path.display().to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_adapters_load_a_smaller_grid_by_default() {
+        assert_eq!(default_max_samples(wgpu::DeviceType::Cpu), CPU_ADAPTER_MAX_SAMPLES);
+        assert_eq!(default_max_samples(wgpu::DeviceType::DiscreteGpu), DEFAULT_MAX_SAMPLES);
+        for samples in [CPU_ADAPTER_MAX_SAMPLES, DEFAULT_MAX_SAMPLES] {
+            check_max_samples(samples).unwrap();
+        }
+        const { assert!(CPU_ADAPTER_MAX_SAMPLES < DEFAULT_MAX_SAMPLES) };
     }
 }

@@ -1,0 +1,78 @@
+//! Uploads of large arrays in bounded pieces: each piece is written, submitted and waited for
+//! before the next, so the staging memory wgpu allocates for `queue.write_*` stays one piece
+//! instead of a second copy of the whole array (on a CPU adapter, GPU memory is the process's
+//! own, and a 256 MiB height texture would otherwise cost 512 MiB while it uploads).
+
+use crate::leb::bounds::{GpuNodeBounds, NodeBounds};
+
+/// Largest piece, in bytes, staged at once.
+pub const CHUNK_BYTES: usize = 16 << 20;
+
+/// Submits the writes queued so far and waits until the GPU has consumed them (their staging
+/// memory is freed).
+pub fn flush(device: &wgpu::Device, queue: &wgpu::Queue) {
+    queue.submit([]);
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("GPU poll failed");
+}
+
+/// A storage buffer labelled `label` holding `data`, written in pieces of at most `CHUNK_BYTES`.
+pub fn storage_buffer(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, data: &[u8]) -> wgpu::Buffer {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: data.len() as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    // Pieces keep write_buffer's 4-byte alignment: CHUNK_BYTES is a multiple of 4, and so is
+    // every array of f32 or u32.
+    for (i, piece) in data.chunks(CHUNK_BYTES).enumerate() {
+        queue.write_buffer(&buffer, (i * CHUNK_BYTES) as u64, piece);
+        flush(device, queue);
+    }
+    buffer
+}
+
+/// A storage buffer labelled `label` holding `data`, uploaded from its end in pieces of at most
+/// `CHUNK_BYTES`, each freed on the CPU once written: CPU and GPU copies together never hold
+/// much more than one copy.
+pub fn storage_buffer_from_vec<T: bytemuck::Pod>(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, mut data: Vec<T>) -> wgpu::Buffer {
+    let item_bytes = std::mem::size_of::<T>();
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: (data.len() * item_bytes) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let items_per_piece = (CHUNK_BYTES / item_bytes).max(1);
+    while !data.is_empty() {
+        let first = (data.len() - 1) / items_per_piece * items_per_piece;
+        queue.write_buffer(&buffer, (first * item_bytes) as u64, bytemuck::cast_slice(&data[first..]));
+        flush(device, queue);
+        data.truncate(first);
+        // Shrinking a large allocation gives its tail back to the system (mremap).
+        data.shrink_to_fit();
+    }
+    buffer
+}
+
+/// The node bounds on the GPU, as `upload::node_bounds` makes them, from bounds the caller no
+/// longer needs (freed piece by piece as they are uploaded).
+pub fn node_bounds_from(device: &wgpu::Device, queue: &wgpu::Queue, bounds: NodeBounds) -> GpuNodeBounds {
+    let NodeBounds { error_m, height_min_m, height_max_m, slope_range, .. } = bounds;
+    GpuNodeBounds {
+        error_m: storage_buffer_from_vec(device, queue, "terrain.node_error", error_m),
+        height_min_m: storage_buffer_from_vec(device, queue, "terrain.node_height_min", height_min_m),
+        height_max_m: storage_buffer_from_vec(device, queue, "terrain.node_height_max", height_max_m),
+        slope_range: storage_buffer_from_vec(device, queue, "terrain.node_slope_range", slope_range),
+    }
+}
+
+/// The node bounds on the GPU, as `NodeBounds::create_buffers` makes them, uploaded in pieces.
+pub fn node_bounds(device: &wgpu::Device, queue: &wgpu::Queue, bounds: &NodeBounds) -> GpuNodeBounds {
+    GpuNodeBounds {
+        error_m: storage_buffer(device, queue, "terrain.node_error", bytemuck::cast_slice(&bounds.error_m)),
+        height_min_m: storage_buffer(device, queue, "terrain.node_height_min", bytemuck::cast_slice(&bounds.height_min_m)),
+        height_max_m: storage_buffer(device, queue, "terrain.node_height_max", bytemuck::cast_slice(&bounds.height_max_m)),
+        slope_range: storage_buffer(device, queue, "terrain.node_slope_range", bytemuck::cast_slice(&bounds.slope_range)),
+    }
+}
