@@ -85,8 +85,9 @@ struct RenderArgs {
     no_morph: bool,
     /// Largest height grid (samples per side, 2^k + 1) a GeoTIFF, PNG or tile pyramid is loaded
     /// into: files load at their own resolution up to this, at the finest level that fits above.
-    #[arg(long, default_value_t = bisector::terrain::DEFAULT_MAX_SAMPLES)]
-    max_samples: u32,
+    /// Default: 8193, and 2049 on a software (CPU) adapter, whose GPU memory is the process's own.
+    #[arg(long)]
+    max_samples: Option<u32>,
     /// Overlay the triangle edges.
     #[arg(long)]
     wireframe: bool,
@@ -760,8 +761,8 @@ fn check_files(inputs: &[(&str, PathBuf)], outputs: &[(&str, Option<&std::path::
 /// Checks the numeric options every rendering command shares (--max-depth and the pixel targets
 /// are checked with the settings).
 fn check_render_args(args: &RenderArgs) -> anyhow::Result<()> {
-    if bisector::terrain::check_max_samples(args.max_samples).is_err() {
-        anyhow::bail!("--max-samples {}: must be 2^k + 1 between 65 and 16385, e.g. 4097", args.max_samples);
+    if let Some(max_samples) = args.max_samples.filter(|&n| bisector::terrain::check_max_samples(n).is_err()) {
+        anyhow::bail!("--max-samples {max_samples}: must be 2^k + 1 between 65 and 16385, e.g. 4097");
     }
     if !(1..=MAX_CACHE_TILES).contains(&args.cache_tiles) {
         anyhow::bail!("--cache-tiles {}: must be 1..={MAX_CACHE_TILES}", args.cache_tiles);
@@ -969,10 +970,22 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     }
 }
 
+/// The grid files are loaded into without --max-samples: smaller on a software adapter, whose
+/// GPU memory is the process's own (`terrain::default_max_samples`).
+fn default_max_samples() -> u32 {
+    let instance = bisector::gpu::create_instance();
+    match bisector::gpu::request_adapter(&instance, None) {
+        Ok(adapter) => bisector::terrain::default_max_samples(adapter.get_info().device_type),
+        // The GPU's own error comes when the renderer asks for it.
+        Err(_) => bisector::terrain::DEFAULT_MAX_SAMPLES,
+    }
+}
+
 /// Loads the terrain to draw, telling the user on stderr when it is coarser than its source.
 fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Result<bisector::terrain::HeightField> {
     check_render_args(args)?;
-    let loaded = spec.load(args.max_samples)?;
+    let max_samples = args.max_samples.unwrap_or_else(default_max_samples);
+    let loaded = spec.load(max_samples)?;
     if let Some(note) = loaded.note {
         eprintln!("{note}");
     }
