@@ -166,31 +166,9 @@ pub fn make_armies(m: usize, n: usize, distribution: Distribution, seed: u64) ->
     Armies { a, b, source: format!("{distribution:?} seed {seed}").to_lowercase() }
 }
 
-/// Why an army file cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ArmyError {
-    /// The file could not be read, or is too large (`crate::input::ARMY_BYTES`) or not text.
-    #[error(transparent)]
-    Input(#[from] crate::input::InputError),
-    /// A line is not a point.
-    #[error("{file}:{line}: {problem}")]
-    Line {
-        /// The file as given.
-        file: String,
-        /// 1-based line number.
-        line: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// The file has no points, or too many.
-    #[error("{file}: {problem}")]
-    File {
-        /// The file as given.
-        file: String,
-        /// What is wrong with it.
-        problem: String,
-    },
-}
+/// Why an army file cannot be used (unreadable, too large (`crate::input::ARMY_BYTES`), not text,
+/// a bad line, no points or too many).
+pub type ArmyError = crate::input::TextFileError;
 
 /// Reads a CSV army: one `x,y,z` point per line, the id is the line number from 0. A bad line
 /// is an error naming `file:line` (lines counted from 1); an empty file is an error too. The

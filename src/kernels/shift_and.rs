@@ -420,32 +420,9 @@ pub fn make_workload(patterns: usize, max_states: usize, text_len: usize, alphab
     Workload { patterns: list, text, source: format!("{patterns} random patterns (<= {max_states} states), {text_len} random bytes over {:?}, seed {seed}", String::from_utf8_lossy(alphabet)) }
 }
 
-/// Why a pattern or text file cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum PatternFileError {
-    /// The file could not be read, or is too large (`crate::input::PATTERNS_BYTES`,
-    /// `crate::input::TEXT_BYTES`).
-    #[error(transparent)]
-    Input(#[from] crate::input::InputError),
-    /// A line is not a pattern the kernel can run.
-    #[error("{file}:{line}: {problem}")]
-    Line {
-        /// The file as given.
-        file: String,
-        /// 1-based line number.
-        line: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// The file as a whole is not usable (no patterns, an empty text).
-    #[error("{file}: {problem}")]
-    File {
-        /// The file as given.
-        file: String,
-        /// What is wrong with it.
-        problem: String,
-    },
-}
+/// Why a pattern or text file cannot be used (unreadable, too large (`crate::input::PATTERNS_BYTES`,
+/// `crate::input::TEXT_BYTES`), a line that is not a pattern, no patterns, an empty text).
+pub type PatternFileError = crate::input::TextFileError;
 
 /// Reads one pattern per line (a trailing `\r` is dropped; empty lines are refused); the file
 /// may hold at most `crate::input::PATTERNS_BYTES`.
