@@ -7,5 +7,6 @@ pub mod conformity;
 pub mod cpu;
 pub mod decode;
 pub mod lod;
+pub mod node64;
 pub mod split_nodes;
 pub mod update;
