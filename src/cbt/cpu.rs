@@ -218,6 +218,68 @@ impl Cbt {
     }
 }
 
+/// Pool mode, the bisector pool's allocator (issue 15, docs/design/bisector-pool.md): bit `slot`
+/// of the bitfield marks slot `slot` of a pool of 2^D slots as used, and after `reduce` every
+/// node counts the used slots under it, so the walk from the root finds the i-th used slot, and
+/// the same walk over the complement (capacity minus count) the i-th free one.
+impl Cbt {
+    /// An empty pool of 2^`max_depth` slots, reduced.
+    pub fn new_pool(max_depth: u32) -> Cbt {
+        assert!((MIN_MAX_DEPTH..=MAX_MAX_DEPTH).contains(&max_depth), "max depth {max_depth} outside {MIN_MAX_DEPTH}..={MAX_MAX_DEPTH}");
+        let mut cbt = Cbt { max_depth, heap: vec![0; heap_word_count(max_depth)] };
+        cbt.heap[0] = 1 << max_depth;
+        cbt.reduce();
+        cbt
+    }
+
+    /// Slots of the pool: 2^D.
+    pub fn slot_count(&self) -> u32 {
+        1 << self.max_depth
+    }
+
+    fn slot_node(&self, slot: u32) -> Node {
+        assert!(slot < self.slot_count(), "slot {slot} outside a pool of {}", self.slot_count());
+        Node { id: (1 << self.max_depth) + slot, depth: self.max_depth }
+    }
+
+    /// Whether `slot` is in use (its bitfield bit; needs no reduction).
+    pub fn is_slot_used(&self, slot: u32) -> bool {
+        self.heap_read(self.slot_node(slot)) == 1
+    }
+
+    /// Marks `slot` used or free (the counts are valid again after `reduce`).
+    pub fn set_slot_used(&mut self, slot: u32, used: bool) {
+        self.set_bitfield_bit(self.slot_node(slot), used);
+    }
+
+    /// The slot of the `index`-th used slot in slot order (`index < node_count()`; after `reduce`).
+    pub fn decode_used_slot(&self, index: u32) -> u32 {
+        self.decode_slot(index, false)
+    }
+
+    /// The slot of the `index`-th free slot in slot order (`index < slot_count() - node_count()`;
+    /// after `reduce`).
+    pub fn decode_free_slot(&self, index: u32) -> u32 {
+        self.decode_slot(index, true)
+    }
+
+    fn decode_slot(&self, mut index: u32, free: bool) -> u32 {
+        let mut node = Node::ROOT;
+        while node.depth < self.max_depth {
+            let left = node.left_child();
+            let used = self.heap_read(left);
+            let count = if free { (1 << (self.max_depth - left.depth)) - used } else { used };
+            if index < count {
+                node = left;
+            } else {
+                index -= count;
+                node = node.right_child();
+            }
+        }
+        node.id - (1 << self.max_depth)
+    }
+}
+
 /// Reads `width` (<= 32) bits at bit `offset` of `words`.
 fn read_bits(words: &[u32], offset: u64, width: u32) -> u32 {
     let (word, shift) = ((offset / 32) as usize, (offset % 32) as u32);
@@ -239,6 +301,34 @@ fn write_bits(words: &mut [u32], offset: u64, width: u32, value: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pool mode: on random bitfields, the walks find every used and every free slot in order.
+    #[test]
+    fn pool_mode_finds_the_ith_used_and_free_slot() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for max_depth in [5, 6, 9, 12, 16] {
+            let mut pool = Cbt::new_pool(max_depth);
+            assert_eq!(pool.node_count(), 0);
+            let fill = rng.random_range(0.0..=1.0);
+            let used: Vec<bool> = (0..pool.slot_count()).map(|_| rng.random_bool(fill)).collect();
+            for (slot, &u) in used.iter().enumerate() {
+                pool.set_slot_used(slot as u32, u);
+            }
+            pool.reduce();
+            let (used_slots, free_slots): (Vec<u32>, Vec<u32>) = (0..pool.slot_count()).partition(|&s| used[s as usize]);
+            assert_eq!(pool.node_count() as usize, used_slots.len(), "seed {seed} D {max_depth}");
+            for (i, &slot) in used_slots.iter().enumerate() {
+                assert_eq!(pool.decode_used_slot(i as u32), slot, "seed {seed} D {max_depth}: used slot {i}");
+                assert!(pool.is_slot_used(slot));
+            }
+            for (i, &slot) in free_slots.iter().enumerate() {
+                assert_eq!(pool.decode_free_slot(i as u32), slot, "seed {seed} D {max_depth}: free slot {i}");
+                assert!(!pool.is_slot_used(slot));
+            }
+        }
+    }
     use proptest::prelude::*;
 
     /// Random split/merge sequence on a tree of max depth `max_depth`, driven by `choices`.
