@@ -301,6 +301,7 @@ fn write_bits(words: &mut [u32], offset: u64, width: u32, value: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// Pool mode: on random bitfields, the walks find every used and every free slot in order.
     #[test]
@@ -329,7 +330,6 @@ mod tests {
             }
         }
     }
-    use proptest::prelude::*;
 
     /// Random split/merge sequence on a tree of max depth `max_depth`, driven by `choices`.
     fn random_tree(max_depth: u32, choices: &[(bool, u32)]) -> Cbt {
