@@ -28,16 +28,14 @@
 //! to the ground take equal time per factor of altitude, as a user zooming in would. The field of
 //! view follows a smoothstep. Sampling at a keyframe's time returns that keyframe.
 
-use crate::bench::path::{hermite, parse_keyframes, tangent, PathError, Timed};
+use super::keyframes::{
+    check_time_increases, parse_keyframes, resolve_fov_y_deg, CommonKeyframeError, PathError,
+    MAX_PITCH_DEG,
+};
+use super::spline::{hermite, tangent, Timed};
 use crate::globe::camera::GlobeCamera;
 use serde::Deserialize;
 use std::path::Path;
-
-/// Vertical field of view in degrees when no keyframe gives one.
-const DEFAULT_FOV_Y_DEG: f64 = 60.0;
-
-/// Largest pitch above or below the horizontal, in degrees.
-const MAX_PITCH_DEG: f64 = 89.9;
 
 /// The fields of a keyframe, for error messages.
 const FIELDS: &str = "time_s, lon_deg, lat_deg, altitude_m, heading_deg, pitch_deg and optionally fov_y_deg";
@@ -193,28 +191,55 @@ fn pose(state: State, fov_y_deg: f64) -> GlobePose {
     }
 }
 
+/// Why a globe keyframe read from a file is not valid.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+enum GlobeKeyframeError {
+    /// A problem flat and globe keyframes share.
+    #[error(transparent)]
+    Common(#[from] CommonKeyframeError),
+    /// A field is infinite or NaN.
+    #[error("every field must be a finite number")]
+    NotFinite,
+    /// The latitude is beyond a pole.
+    #[error("lat_deg {lat_deg} is outside [-90, 90]")]
+    LatitudeOutOfRange {
+        /// The latitude in degrees.
+        lat_deg: f64,
+    },
+    /// The camera is not above the sphere.
+    #[error("altitude_m {altitude_m} must be above the sphere (positive metres)")]
+    AltitudeNotPositive {
+        /// The altitude in metres.
+        altitude_m: f64,
+    },
+    /// The view direction is too close to straight up or down.
+    #[error("pitch_deg {pitch_deg} is outside ±{max} (straight up or down leaves the heading undefined)", max = MAX_PITCH_DEG)]
+    PitchOutOfRange {
+        /// The pitch in degrees.
+        pitch_deg: f64,
+    },
+}
+
 /// Checks one keyframe and unwraps its longitude and heading against the previous keyframe.
-fn validate(raw: &RawGlobeKeyframe, previous: Option<&GlobeKeyframe>) -> Result<GlobeKeyframe, String> {
+fn validate(
+    raw: &RawGlobeKeyframe,
+    previous: Option<&GlobeKeyframe>,
+) -> Result<GlobeKeyframe, GlobeKeyframeError> {
     let numbers = [raw.time_s, raw.lon_deg, raw.lat_deg, raw.altitude_m, raw.heading_deg, raw.pitch_deg];
     if numbers.iter().any(|v| !v.is_finite()) {
-        return Err("every field must be a finite number".to_string());
+        return Err(GlobeKeyframeError::NotFinite);
     }
-    if let Some(previous_time_s) = previous.map(|p| p.time_s).filter(|&t| raw.time_s <= t) {
-        return Err(format!("time_s {} is not after the previous keyframe's time_s {previous_time_s}; keyframe times must strictly increase", raw.time_s));
-    }
+    check_time_increases(raw.time_s, previous.map(|p| p.time_s))?;
     if raw.lat_deg.abs() > 90.0 {
-        return Err(format!("lat_deg {} is outside [-90, 90]", raw.lat_deg));
+        return Err(GlobeKeyframeError::LatitudeOutOfRange { lat_deg: raw.lat_deg });
     }
     if raw.altitude_m <= 0.0 {
-        return Err(format!("altitude_m {} must be above the sphere (positive metres)", raw.altitude_m));
+        return Err(GlobeKeyframeError::AltitudeNotPositive { altitude_m: raw.altitude_m });
     }
     if raw.pitch_deg.abs() > MAX_PITCH_DEG {
-        return Err(format!("pitch_deg {} is outside ±{MAX_PITCH_DEG} (straight up or down leaves the heading undefined)", raw.pitch_deg));
+        return Err(GlobeKeyframeError::PitchOutOfRange { pitch_deg: raw.pitch_deg });
     }
-    let fov_y_deg = raw.fov_y_deg.unwrap_or_else(|| previous.map_or(DEFAULT_FOV_Y_DEG, |p| p.fov_y_deg));
-    if !(fov_y_deg > 0.0 && fov_y_deg < 180.0) {
-        return Err(format!("fov_y_deg {fov_y_deg} is outside (0, 180); give the vertical field of view in degrees, e.g. 60"));
-    }
+    let fov_y_deg = resolve_fov_y_deg(raw.fov_y_deg, previous.map(|p| p.fov_y_deg))?;
     let unwrap = |value_deg: f64, previous_deg: Option<f64>| match previous_deg {
         Some(p) => value_deg - 360.0 * ((value_deg - p) / 360.0).round(),
         None => value_deg,

@@ -64,82 +64,21 @@
 //! syntax errors give serde_json's line and column; problems with a keyframe
 //! give the line where that keyframe object starts.
 
+use super::keyframes::{
+    check_time_increases, parse_keyframes, resolve_fov_y_deg, CommonKeyframeError,
+    DEFAULT_FOV_Y_DEG, MAX_PITCH_DEG,
+};
+use super::spline::{hermite, tangent, Timed};
 use glam::{DVec2, DVec3};
 use serde::{Deserialize, Serialize};
-use std::ops::{Add, Mul, Sub};
+use serde_json::value::RawValue;
 use std::path::Path;
 
-/// Vertical field of view in degrees used when no keyframe gives one.
-const DEFAULT_FOV_Y_DEG: f64 = 60.0;
-
-/// Largest angle between the view direction and the horizontal plane, in degrees.
-const MAX_PITCH_DEG: f64 = 89.9;
+pub use super::keyframes::PathError;
 
 /// Fields a keyframe object may contain, for error messages.
 const KEYFRAME_FIELDS: &str =
     "time_s, position_m, look_at_m or yaw_deg + pitch_deg, and optionally fov_y_deg";
-
-/// Errors from loading or parsing a camera path file.
-#[derive(Debug, thiserror::Error)]
-pub enum PathError {
-    /// The file could not be read.
-    #[error(
-        "camera path {file}: cannot read the file ({source}); check that it exists and is readable"
-    )]
-    Read {
-        /// File name as given by the caller.
-        file: String,
-        /// Underlying I/O error.
-        source: std::io::Error,
-    },
-    /// The file is too large or not text (see `crate::input` for the limits).
-    #[error(transparent)]
-    Input(crate::input::InputError),
-    /// The file is not valid JSON.
-    #[error(
-        "camera path {file}:{line}: invalid JSON at column {column}: {message}; fix the syntax there"
-    )]
-    Syntax {
-        /// File name as given by the caller.
-        file: String,
-        /// 1-based line of the syntax error.
-        line: usize,
-        /// 1-based column of the syntax error.
-        column: usize,
-        /// serde_json's description of the problem.
-        message: String,
-    },
-    /// The file is valid JSON but not a valid camera path.
-    #[error("camera path {file}:{line}: {problem}")]
-    Invalid {
-        /// File name as given by the caller.
-        file: String,
-        /// 1-based line of the offending keyframe (or field).
-        line: usize,
-        /// What is wrong and how to fix it.
-        problem: String,
-    },
-}
-
-impl PathError {
-    /// Reads a camera path file's text within `crate::input::CAMERA_PATH_BYTES`.
-    pub(super) fn read_text(path: &Path) -> Result<String, PathError> {
-        use crate::input::{read_limited_text, InputError, CAMERA_PATH_BYTES};
-        read_limited_text(path, CAMERA_PATH_BYTES, "camera path").map_err(|err| match err {
-            InputError::Read { path, source, .. } => PathError::Read { file: path, source },
-            other => PathError::Input(other),
-        })
-    }
-
-
-    /// The 1-based line the error refers to, if it refers to one.
-    pub fn line(&self) -> Option<usize> {
-        match self {
-            PathError::Read { .. } | PathError::Input(_) => None,
-            PathError::Syntax { line, .. } | PathError::Invalid { line, .. } => Some(*line),
-        }
-    }
-}
 
 /// A camera state sampled from a path.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -202,7 +141,7 @@ impl CameraPath {
     /// Parses a camera path from JSON text; `source_name` names the file in error messages.
     pub fn parse(text: &str, source_name: &str) -> Result<CameraPath, PathError> {
         let keyframes = parse_keyframes(text, source_name, KEYFRAME_FIELDS, |element, mut raw: RawKeyframe, previous| {
-            reread_numbers_exactly(text, element, &mut raw);
+            reread_numbers_exactly(element, &mut raw);
             validate_keyframe(&raw, previous)
         })?;
         Ok(CameraPath { keyframes })
@@ -333,113 +272,6 @@ impl CameraPath {
     }
 }
 
-/// Parses the keyframes of a camera path file's text, `{"keyframes": [ ... ]}` (non-empty):
-/// each keyframe object is deserialised as `R` (`fields` lists its fields for error messages) and
-/// turned into a `K` by `validate` (given the object's span and the previous keyframe). Every
-/// error names `source_name` and the line of the problem.
-pub(super) fn parse_keyframes<R: serde::de::DeserializeOwned, K>(
-    text: &str,
-    source_name: &str,
-    fields: &str,
-    mut validate: impl FnMut(Span, R, Option<&K>) -> Result<K, String>,
-) -> Result<Vec<K>, PathError> {
-    let lines = LineIndex::new(text);
-    let invalid = |offset: usize, problem: String| PathError::Invalid {
-        file: source_name.to_string(),
-        line: lines.line_of(offset),
-        problem,
-    };
-    // IgnoredAny checks the syntax without building the document in memory.
-    if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        return Err(PathError::Syntax {
-            file: source_name.to_string(),
-            line: err.line().max(1),
-            column: err.column(),
-            message: serde_message(&err),
-        });
-    }
-
-    let root_offset = text.len() - text.trim_start().len();
-    let not_object = || {
-        invalid(
-            root_offset,
-            "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
-                .to_string(),
-        )
-    };
-    let mut scanner = Scanner::new(text);
-    let members = scanner.object_members().ok_or_else(not_object)?;
-
-    let mut keyframes_value: Option<Span> = None;
-    for member in &members {
-        let name = serde_json::from_str::<String>(&text[member.key.start..member.key.end])
-            .unwrap_or_default();
-        if name != "keyframes" {
-            return Err(invalid(
-                member.key.start,
-                format!(
-                    "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
-                ),
-            ));
-        }
-        if keyframes_value.is_some() {
-            return Err(invalid(
-                member.key.start,
-                "\"keyframes\" appears more than once; keep a single keyframes array"
-                    .to_string(),
-            ));
-        }
-        keyframes_value = Some(member.value);
-    }
-    let keyframes_value = keyframes_value.ok_or_else(|| {
-        invalid(
-            root_offset,
-            "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
-                .to_string(),
-        )
-    })?;
-
-    let mut scanner = Scanner::at(text, keyframes_value.start);
-    let elements = scanner.array_elements().ok_or_else(|| {
-        invalid(
-            keyframes_value.start,
-            "\"keyframes\" must be an array of keyframe objects".to_string(),
-        )
-    })?;
-    if elements.is_empty() {
-        return Err(invalid(
-            keyframes_value.start,
-            "\"keyframes\" is empty; add at least one keyframe".to_string(),
-        ));
-    }
-
-    let mut keyframes: Vec<K> = Vec::with_capacity(elements.len());
-    for (index, element) in elements.iter().enumerate() {
-        let raw: R = serde_json::from_str(&text[element.start..element.end]).map_err(|err| {
-            // A syntax error the check above let through (a number out of range): its position in the file.
-            if err.classify() == serde_json::error::Category::Syntax {
-                let column_of_start = text[..element.start].rfind('\n').map_or(element.start, |newline| element.start - newline - 1);
-                return PathError::Syntax {
-                    file: source_name.to_string(),
-                    line: lines.line_of(element.start) + err.line().max(1) - 1,
-                    column: if err.line() <= 1 { column_of_start + err.column() } else { err.column() },
-                    message: serde_message(&err),
-                };
-            }
-            let problem = if text.as_bytes().get(element.start) == Some(&b'{') {
-                format!("keyframes[{index}]: {}; a keyframe has {fields}", serde_message(&err))
-            } else {
-                format!("keyframes[{index}] must be an object with {fields}")
-            };
-            invalid(element.start, problem)
-        })?;
-        let keyframe = validate(*element, raw, keyframes.last())
-            .map_err(|problem| invalid(element.start, format!("keyframes[{index}]: {problem}")))?;
-        keyframes.push(keyframe);
-    }
-    Ok(keyframes)
-}
-
 /// The pose exactly at a keyframe.
 fn keyframe_pose(keyframe: &Keyframe) -> CameraPose {
     CameraPose {
@@ -464,63 +296,82 @@ fn yaw_pitch_rad(direction: DVec3) -> (f64, f64) {
     )
 }
 
+/// Why a keyframe read from a file is not valid.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+enum KeyframeError {
+    /// A problem flat and globe keyframes share.
+    #[error(transparent)]
+    Common(#[from] CommonKeyframeError),
+    /// `time_s` is infinite or NaN.
+    #[error("time_s must be a finite number of seconds")]
+    TimeNotFinite,
+    /// `position_m` has an infinite or NaN coordinate.
+    #[error("position_m must be three finite numbers [x, y, z] in metres")]
+    PositionNotFinite,
+    /// Both orientation forms are given.
+    #[error("gives both look_at_m and yaw_deg/pitch_deg; keep exactly one orientation form")]
+    TwoOrientations,
+    /// No orientation is given.
+    #[error("has no orientation; add look_at_m, or yaw_deg and pitch_deg")]
+    NoOrientation,
+    /// `yaw_deg` is given alone.
+    #[error("gives yaw_deg without pitch_deg; add pitch_deg (or use look_at_m instead)")]
+    YawWithoutPitch,
+    /// `pitch_deg` is given alone.
+    #[error("gives pitch_deg without yaw_deg; add yaw_deg (or use look_at_m instead)")]
+    PitchWithoutYaw,
+    /// `look_at_m` has an infinite or NaN coordinate.
+    #[error("look_at_m must be three finite numbers [x, y, z] in metres")]
+    LookAtNotFinite,
+    /// `look_at_m` is the camera position, so there is no view direction.
+    #[error("look_at_m equals position_m, so the view direction is undefined; move look_at_m away from the camera")]
+    LookAtIsPosition,
+    /// `yaw_deg` or `pitch_deg` is infinite or NaN.
+    #[error("yaw_deg and pitch_deg must be finite numbers of degrees")]
+    AnglesNotFinite,
+    /// The view direction is too close to straight up or down.
+    #[error("the view direction is {pitch_deg:.3}° from horizontal; keep it within ±{max}° (straight up or down leaves the heading undefined)", max = MAX_PITCH_DEG)]
+    TooSteep {
+        /// Angle of the view direction above the horizontal, in degrees.
+        pitch_deg: f64,
+    },
+}
+
 /// Checks one keyframe read from a file and resolves its defaults against the previous one.
-fn validate_keyframe(raw: &RawKeyframe, previous: Option<&Keyframe>) -> Result<Keyframe, String> {
+fn validate_keyframe(
+    raw: &RawKeyframe,
+    previous: Option<&Keyframe>,
+) -> Result<Keyframe, KeyframeError> {
     if !raw.time_s.is_finite() {
-        return Err("time_s must be a finite number of seconds".to_string());
+        return Err(KeyframeError::TimeNotFinite);
     }
-    if let Some(previous_time_s) = previous.map(|p| p.time_s).filter(|&t| raw.time_s <= t) {
-        return Err(format!(
-            "time_s {} is not after the previous keyframe's time_s {previous_time_s}; keyframe times must strictly increase",
-            raw.time_s
-        ));
-    }
+    check_time_increases(raw.time_s, previous.map(|p| p.time_s))?;
     let position_m = DVec3::from_array(raw.position_m);
     if !position_m.is_finite() {
-        return Err("position_m must be three finite numbers [x, y, z] in metres".to_string());
+        return Err(KeyframeError::PositionNotFinite);
     }
 
     let (orientation, direction) = match (raw.look_at_m, raw.yaw_deg, raw.pitch_deg) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err(
-                "gives both look_at_m and yaw_deg/pitch_deg; keep exactly one orientation form"
-                    .to_string(),
-            );
+            return Err(KeyframeError::TwoOrientations);
         }
-        (None, None, None) => {
-            return Err("has no orientation; add look_at_m, or yaw_deg and pitch_deg".to_string());
-        }
-        (None, Some(_), None) => {
-            return Err(
-                "gives yaw_deg without pitch_deg; add pitch_deg (or use look_at_m instead)"
-                    .to_string(),
-            );
-        }
-        (None, None, Some(_)) => {
-            return Err(
-                "gives pitch_deg without yaw_deg; add yaw_deg (or use look_at_m instead)"
-                    .to_string(),
-            );
-        }
+        (None, None, None) => return Err(KeyframeError::NoOrientation),
+        (None, Some(_), None) => return Err(KeyframeError::YawWithoutPitch),
+        (None, None, Some(_)) => return Err(KeyframeError::PitchWithoutYaw),
         (Some(look_at), None, None) => {
             let look_at_m = DVec3::from_array(look_at);
             if !look_at_m.is_finite() {
-                return Err(
-                    "look_at_m must be three finite numbers [x, y, z] in metres".to_string()
-                );
+                return Err(KeyframeError::LookAtNotFinite);
             }
             let direction = look_at_m - position_m;
             if direction.length_squared() == 0.0 || !direction.is_finite() {
-                return Err(
-                    "look_at_m equals position_m, so the view direction is undefined; move look_at_m away from the camera"
-                        .to_string(),
-                );
+                return Err(KeyframeError::LookAtIsPosition);
             }
             (Orientation::LookAt { look_at_m }, direction)
         }
         (None, Some(yaw_deg), Some(pitch_deg)) => {
             if !yaw_deg.is_finite() || !pitch_deg.is_finite() {
-                return Err("yaw_deg and pitch_deg must be finite numbers of degrees".to_string());
+                return Err(KeyframeError::AnglesNotFinite);
             }
             let orientation = Orientation::YawPitch { yaw_deg, pitch_deg };
             (
@@ -540,19 +391,9 @@ fn validate_keyframe(raw: &RawKeyframe, previous: Option<&Keyframe>) -> Result<K
         }
     };
     if pitch_deg.abs() > MAX_PITCH_DEG {
-        return Err(format!(
-            "the view direction is {pitch_deg:.3}° from horizontal; keep it within ±{MAX_PITCH_DEG}° (straight up or down leaves the heading undefined)"
-        ));
+        return Err(KeyframeError::TooSteep { pitch_deg });
     }
-
-    let fov_y_deg = raw
-        .fov_y_deg
-        .unwrap_or_else(|| previous.map_or(DEFAULT_FOV_Y_DEG, |p| p.fov_y_deg));
-    if !(fov_y_deg > 0.0 && fov_y_deg < 180.0) {
-        return Err(format!(
-            "fov_y_deg {fov_y_deg} is outside (0, 180); give the vertical field of view in degrees, e.g. 60"
-        ));
-    }
+    let fov_y_deg = resolve_fov_y_deg(raw.fov_y_deg, previous.map(|p| p.fov_y_deg))?;
 
     if let Some(previous) = previous {
         let turn_rad = yaw_rad - previous.angles_rad.x;
@@ -568,272 +409,60 @@ fn validate_keyframe(raw: &RawKeyframe, previous: Option<&Keyframe>) -> Result<K
     })
 }
 
-/// Catmull-Rom tangent (per second) of a keyframe value, duplicating the end keyframes.
-///
-/// The phantom keyframe before the first (after the last) repeats the first (last) value
-/// one keyframe interval earlier (later). Requires at least two keyframes.
-pub(super) fn tangent<K: Timed, T>(keyframes: &[K], index: usize, value: impl Fn(&K) -> T) -> T
-where
-    T: Copy + Sub<Output = T> + Mul<f64, Output = T>,
-{
-    let last = keyframes.len() - 1;
-    let (before_value, before_time_s) = if index == 0 {
-        let k = &keyframes[0];
-        (value(k), k.time_s() - (keyframes[1].time_s() - k.time_s()))
-    } else {
-        let k = &keyframes[index - 1];
-        (value(k), k.time_s())
-    };
-    let (after_value, after_time_s) = if index == last {
-        let k = &keyframes[last];
-        (value(k), k.time_s() + (k.time_s() - keyframes[last - 1].time_s()))
-    } else {
-        let k = &keyframes[index + 1];
-        (value(k), k.time_s())
-    };
-    (after_value - before_value) * (1.0 / (after_time_s - before_time_s))
-}
-
-/// A keyframe: something at a time along a path.
-pub(super) trait Timed {
-    fn time_s(&self) -> f64;
-}
-
 impl Timed for Keyframe {
     fn time_s(&self) -> f64 {
         self.time_s
     }
 }
 
-/// Cubic Hermite interpolation at `s` in [0, 1] of a segment `interval_s` seconds long.
-pub(super) fn hermite<T>(start: T, start_tangent: T, end: T, end_tangent: T, interval_s: f64, s: f64) -> T
-where
-    T: Copy + Add<Output = T> + Mul<f64, Output = T>,
-{
-    let s2 = s * s;
-    let s3 = s2 * s;
-    let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
-    let h10 = s3 - 2.0 * s2 + s;
-    let h01 = -2.0 * s3 + 3.0 * s2;
-    let h11 = s3 - s2;
-    start * h00 + start_tangent * (h10 * interval_s) + end * h01 + end_tangent * (h11 * interval_s)
+/// A keyframe's numbers exactly as written in the file.
+#[derive(Deserialize)]
+struct KeyframeNumbers<'a> {
+    #[serde(borrow)]
+    time_s: &'a RawValue,
+    #[serde(borrow)]
+    position_m: [&'a RawValue; 3],
+    #[serde(borrow, default)]
+    look_at_m: Option<[&'a RawValue; 3]>,
+    #[serde(borrow, default)]
+    yaw_deg: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pitch_deg: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    fov_y_deg: Option<&'a RawValue>,
 }
 
-/// Re-reads a keyframe's numbers from the text with std's correctly rounded float parser.
+/// Re-reads a keyframe's numbers from its JSON text with std's correctly rounded float parser.
 ///
 /// serde_json (without its `float_roundtrip` feature) may be one unit in the last place off,
 /// which would break the bit-exact `to_json`/`parse` round trip.
-fn reread_numbers_exactly(text: &str, element: Span, raw: &mut RawKeyframe) {
-    fn number(text: &str, span: Span, target: &mut f64) {
-        if let Ok(value) = text[span.start..span.end].parse::<f64>() {
+fn reread_numbers_exactly(element: &str, raw: &mut RawKeyframe) {
+    fn number(text: &RawValue, target: &mut f64) {
+        if let Ok(value) = text.get().parse::<f64>() {
             *target = value;
         }
     }
-    fn triple(text: &str, span: Span, target: &mut [f64; 3]) {
-        if let Some(elements) = Scanner::at(text, span.start).array_elements() {
-            for (element, value) in elements.into_iter().zip(target.iter_mut()) {
-                number(text, element, value);
-            }
+    fn triple(texts: &[&RawValue; 3], target: &mut [f64; 3]) {
+        for (text, value) in texts.iter().zip(target.iter_mut()) {
+            number(text, value);
         }
     }
-    let Some(members) = Scanner::at(text, element.start).object_members() else {
+    let Ok(numbers) = serde_json::from_str::<KeyframeNumbers>(element) else {
         return;
     };
-    for member in members {
-        let key = serde_json::from_str::<String>(&text[member.key.start..member.key.end])
-            .unwrap_or_default();
-        match key.as_str() {
-            "time_s" => number(text, member.value, &mut raw.time_s),
-            "position_m" => triple(text, member.value, &mut raw.position_m),
-            "look_at_m" => {
-                if let Some(look_at_m) = raw.look_at_m.as_mut() {
-                    triple(text, member.value, look_at_m);
-                }
-            }
-            "yaw_deg" => {
-                if let Some(yaw_deg) = raw.yaw_deg.as_mut() {
-                    number(text, member.value, yaw_deg);
-                }
-            }
-            "pitch_deg" => {
-                if let Some(pitch_deg) = raw.pitch_deg.as_mut() {
-                    number(text, member.value, pitch_deg);
-                }
-            }
-            "fov_y_deg" => {
-                if let Some(fov_y_deg) = raw.fov_y_deg.as_mut() {
-                    number(text, member.value, fov_y_deg);
-                }
-            }
-            _ => {}
-        }
+    number(numbers.time_s, &mut raw.time_s);
+    triple(&numbers.position_m, &mut raw.position_m);
+    if let (Some(texts), Some(look_at_m)) = (&numbers.look_at_m, raw.look_at_m.as_mut()) {
+        triple(texts, look_at_m);
     }
-}
-
-/// serde_json's message without its " at line L column C" suffix.
-fn serde_message(err: &serde_json::Error) -> String {
-    let full = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    full.strip_suffix(&suffix).unwrap_or(&full).to_string()
-}
-
-/// Maps byte offsets to 1-based line numbers.
-struct LineIndex {
-    line_starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> LineIndex {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(offset, _)| offset + 1));
-        LineIndex { line_starts }
-    }
-
-    fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&start| start <= offset)
-            .max(1)
-    }
-}
-
-/// Byte range `[start, end)` in the text.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Span {
-    start: usize,
-    end: usize,
-}
-
-/// An object member: the key's span (with quotes) and the value's span.
-struct Member {
-    key: Span,
-    value: Span,
-}
-
-/// Minimal JSON structure scanner that finds where values start and end.
-///
-/// Only run on text serde_json has already accepted; it returns `None` instead of panicking
-/// if the text is not what it expects.
-struct Scanner<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str) -> Scanner<'a> {
-        Scanner::at(text, 0)
-    }
-
-    fn at(text: &'a str, pos: usize) -> Scanner<'a> {
-        Scanner {
-            bytes: text.as_bytes(),
-            pos,
-        }
-    }
-
-    fn skip_whitespace(&mut self) {
-        while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.pos += 1;
-        }
-    }
-
-    fn peek(&mut self) -> Option<u8> {
-        self.skip_whitespace();
-        self.bytes.get(self.pos).copied()
-    }
-
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        (self.peek()? == byte).then(|| self.pos += 1)
-    }
-
-    fn string(&mut self) -> Option<Span> {
-        self.expect(b'"')?;
-        let start = self.pos - 1;
-        loop {
-            match *self.bytes.get(self.pos)? {
-                b'\\' => self.pos += 2,
-                b'"' => {
-                    self.pos += 1;
-                    return Some(Span {
-                        start,
-                        end: self.pos,
-                    });
-                }
-                _ => self.pos += 1,
-            }
-        }
-    }
-
-    fn value(&mut self) -> Option<Span> {
-        let first = self.peek()?;
-        let start = self.pos;
-        match first {
-            b'{' => {
-                self.object_members()?;
-            }
-            b'[' => {
-                self.array_elements()?;
-            }
-            b'"' => {
-                self.string()?;
-            }
-            _ => {
-                while let Some(&byte) = self.bytes.get(self.pos) {
-                    if matches!(byte, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
-                        break;
-                    }
-                    self.pos += 1;
-                }
-                if self.pos == start {
-                    return None;
-                }
-            }
-        }
-        Some(Span {
-            start,
-            end: self.pos,
-        })
-    }
-
-    fn object_members(&mut self) -> Option<Vec<Member>> {
-        self.expect(b'{')?;
-        let mut members = Vec::new();
-        if self.peek()? == b'}' {
-            self.pos += 1;
-            return Some(members);
-        }
-        loop {
-            let key = self.string()?;
-            self.expect(b':')?;
-            let value = self.value()?;
-            members.push(Member { key, value });
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b'}' => {
-                    self.pos += 1;
-                    return Some(members);
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    fn array_elements(&mut self) -> Option<Vec<Span>> {
-        self.expect(b'[')?;
-        let mut elements = Vec::new();
-        if self.peek()? == b']' {
-            self.pos += 1;
-            return Some(elements);
-        }
-        loop {
-            elements.push(self.value()?);
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b']' => {
-                    self.pos += 1;
-                    return Some(elements);
-                }
-                _ => return None,
-            }
+    let optional = [
+        (numbers.yaw_deg, raw.yaw_deg.as_mut()),
+        (numbers.pitch_deg, raw.pitch_deg.as_mut()),
+        (numbers.fov_y_deg, raw.fov_y_deg.as_mut()),
+    ];
+    for (text, target) in optional {
+        if let (Some(text), Some(target)) = (text, target) {
+            number(text, target);
         }
     }
 }
