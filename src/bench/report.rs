@@ -1,33 +1,11 @@
 //! Benchmark reports: per-pass GPU time statistics, a text summary, JSON and a PNG chart.
 
-use plotters::prelude::*;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
-use std::path::Path;
 
-/// Chart width in pixels.
-const PLOT_WIDTH_PX: u32 = 1200;
-
-/// Chart height in pixels.
-const PLOT_HEIGHT_PX: u32 = 600;
-
-/// Font family name the chart's text is registered and drawn under.
-const PLOT_FONT: &str = "sans-serif";
-
-/// Line colours for passes (Tableau 10), reused cyclically; the frame total is black.
-const PASS_COLOURS: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
+mod chart;
+mod table;
 
 /// Errors from writing report files.
 #[derive(Debug, thiserror::Error)]
@@ -375,280 +353,22 @@ impl BenchReport {
         }
     }
 
-    /// Aligned plain-text summary: per-pass and frame GPU times, then subdivision size.
-    pub fn summary_table(&self) -> String {
-        let meta = &self.meta;
-        let mut out = format!(
-            "bisector benchmark: {} along {}, {}x{} px, {} frames, {} ({}), max depth {}, {} {} px, {}\n\n",
-            meta.terrain,
-            meta.path,
-            meta.width_px,
-            meta.height_px,
-            self.frames.len(),
-            meta.adapter,
-            meta.backend,
-            meta.max_depth,
-            meta.criterion,
-            meta.pixel_error_px,
-            meta.date,
-        );
-        out.push_str(&format!("{}\n\n", crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)));
-
-        let total_label = "frame total";
-        let name_width = self
-            .passes
-            .iter()
-            .map(|pass| pass.name.chars().count())
-            .chain([total_label.len(), "pass".len()])
-            .max()
-            .unwrap_or(0);
-        out.push_str(&format!(
-            "{:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}\n",
-            "pass", "median ms", "p95 ms", "p99 ms", "max ms"
-        ));
-        out.push_str(&format!("{}\n", "-".repeat(name_width + 48)));
-        let rows = self.passes.iter().map(|pass| (pass.name.as_str(), pass));
-        for (label, pass) in rows.chain([(total_label, &self.frame)]) {
-            out.push_str(&format!(
-                "{:<name_width$}  {:>10.3}  {:>10.3}  {:>10.3}  {:>10.3}\n",
-                label, pass.median_ms, pass.p95_ms, pass.p99_ms, pass.max_ms
-            ));
-        }
-
-        let counts: [(&str, Vec<f64>); 3] = [
-            (
-                "leaves",
-                self.frames.iter().map(|f| f64::from(f.leaves)).collect(),
-            ),
-            (
-                "triangles",
-                self.frames.iter().map(|f| f.triangles as f64).collect(),
-            ),
-            (
-                "max depth",
-                self.frames.iter().map(|f| f64::from(f.max_depth)).collect(),
-            ),
-        ];
-        out.push_str(&format!(
-            "\n{:<name_width$}  {:>12}  {:>12}\n",
-            "", "median", "max"
-        ));
-        for (label, mut values) in counts {
-            values.sort_by(f64::total_cmp);
-            let (median, max) = if values.is_empty() {
-                (0.0, 0.0)
-            } else {
-                (percentile(&values, 50.0), values[values.len() - 1])
-            };
-            out.push_str(&format!(
-                "{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"
-            ));
-        }
-        let with_uploads = |list: &[u32]| {
-            list.iter()
-                .filter(|&&f| {
-                    self.frames.iter().any(|r| {
-                        r.frame == f && r.globe.as_ref().is_some_and(|g| g.cache.uploaded_tiles > 0)
-                    })
-                })
-                .count()
-        };
-        out.push_str(&format!(
-            "\nframes over twice the median GPU time: {} of {} ({} uploading tiles); spikes over twice the median of the {} frames around them: {} ({} uploading tiles)\n",
-            self.long_frames.len(),
-            self.frames.len(),
-            with_uploads(&self.long_frames),
-            2 * SPIKE_WINDOW + 1,
-            self.spike_frames.len(),
-            with_uploads(&self.spike_frames),
-        ));
-        if let Some(c) = &self.cache {
-            out.push_str(&format!(
-                "tile cache: {} tiles streamed ({:.1} MiB), {} evicted, hit rate {:.1}% over {} read-backs ({} overflowed), load queue up to {}, {} failed, {} of {} resident at the end; CPU submit median {:.2} ms, max {:.2} ms\n",
-                c.tiles_streamed,
-                c.bytes_streamed as f64 / (1 << 20) as f64,
-                c.evictions,
-                100.0 * c.hit_rate,
-                c.readback_frames,
-                c.overflow_frames,
-                c.max_load_queue,
-                c.failed_loads,
-                c.resident_tiles,
-                c.capacity_tiles,
-                c.cpu_submit_median_ms,
-                c.cpu_submit_max_ms,
-            ));
-        }
-        out
-    }
-
     /// The report as pretty-printed JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }).to_string())
     }
 
-    /// Writes a 1200x600 PNG line chart of GPU ms per frame: one line per pass plus the frame total.
-    ///
-    /// `font_ttf` is registered with plotters under "sans-serif" (replacing any font
-    /// registered there before); plotters keeps a reference to it, hence `'static`, as
-    /// given by `include_bytes!`.
-    pub fn write_plot_png(&self, path: &Path, font_ttf: &'static [u8]) -> Result<(), ReportError> {
-        let file = path.display().to_string();
-        plotters::style::register_font(PLOT_FONT, FontStyle::Normal, font_ttf)
-            .map_err(|_| ReportError::Font { file: file.clone() })?;
-
-        let mut rgb = vec![0u8; PLOT_WIDTH_PX as usize * PLOT_HEIGHT_PX as usize * 3];
-        self.draw_chart(&mut rgb)
-            .map_err(|message| ReportError::Draw {
-                file: file.clone(),
-                message,
-            })?;
-        let image =
-            image::RgbImage::from_raw(PLOT_WIDTH_PX, PLOT_HEIGHT_PX, rgb).ok_or_else(|| {
-                ReportError::Draw {
-                    file: file.clone(),
-                    message: "the pixel buffer has the wrong size".to_string(),
-                }
-            })?;
-        image
-            .save_with_format(path, image::ImageFormat::Png)
-            .map_err(|source| ReportError::Write { file, source })
-    }
-
-    /// Draws the chart into an RGB buffer of PLOT_WIDTH_PX x PLOT_HEIGHT_PX pixels.
-    fn draw_chart(&self, rgb: &mut [u8]) -> Result<(), String> {
-        let error = |err: &dyn std::fmt::Display| err.to_string();
-        let root =
-            BitMapBackend::with_buffer(rgb, (PLOT_WIDTH_PX, PLOT_HEIGHT_PX)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| error(&e))?;
-
-        let first_frame = self.frames.iter().map(|f| f.frame).min().unwrap_or(0);
-        let last_frame = self.frames.iter().map(|f| f.frame).max().unwrap_or(0);
-        let x_end = if last_frame > first_frame {
-            last_frame
-        } else {
-            first_frame + 1
-        };
-        let max_ms = self
-            .frames
-            .iter()
-            .flat_map(|f| {
-                f.pass_gpu_ms
-                    .iter()
-                    .map(|(_, ms)| *ms)
-                    .chain([f.frame_gpu_ms])
-            })
-            .filter(|ms| ms.is_finite())
-            .fold(0.0f64, f64::max);
-        let y_end = if max_ms > 0.0 { max_ms * 1.1 } else { 1.0 };
-
-        let title = format!(
-            "GPU time per frame: {} at {}x{}",
-            short_terrain_name(&self.meta.terrain),
-            self.meta.width_px,
-            self.meta.height_px
-        );
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (PLOT_FONT, 26))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d(first_frame..x_end, 0.0..y_end)
-            .map_err(|e| error(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("frame")
-            .y_desc("GPU time (ms)")
-            .label_style((PLOT_FONT, 15))
-            .axis_desc_style((PLOT_FONT, 18))
-            .draw()
-            .map_err(|e| error(&e))?;
-
-        for (index, pass) in self.passes.iter().enumerate() {
-            let colour = PASS_COLOURS[index % PASS_COLOURS.len()];
-            let points = self.frames.iter().filter_map(|f| {
-                f.pass_gpu_ms
-                    .iter()
-                    .find(|(name, _)| *name == pass.name)
-                    .map(|(_, ms)| (f.frame, *ms))
-                    .filter(|(_, ms)| ms.is_finite())
-            });
-            chart
-                .draw_series(LineSeries::new(points, colour.stroke_width(2)))
-                .map_err(|e| error(&e))?
-                .label(pass.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new([(x, y), (x + 24, y)], colour.stroke_width(3))
-                });
-        }
-        let totals = self
-            .frames
-            .iter()
-            .map(|f| (f.frame, f.frame_gpu_ms))
-            .filter(|(_, ms)| ms.is_finite());
-        chart
-            .draw_series(LineSeries::new(totals, BLACK.stroke_width(2)))
-            .map_err(|e| error(&e))?
-            .label("frame total")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 24, y)], BLACK.stroke_width(3)));
-
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font((PLOT_FONT, 15))
-            .draw()
-            .map_err(|e| error(&e))?;
-        root.present().map_err(|e| error(&e))?;
-        Ok(())
-    }
-}
-
-/// `terrain` with every path cut to its file name, for a chart's title:
-/// "planet:data/geotiff/etopo.tif,data/pyramid" -> "planet:etopo.tif,pyramid".
-fn short_terrain_name(terrain: &str) -> String {
-    let file_name = |path: &str| std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
-    let (kind, sources) = terrain.split_once(':').map_or(("", terrain), |(k, s)| (k, s));
-    let sources: Vec<String> = sources.split(',').map(file_name).collect();
-    if kind.is_empty() {
-        sources.join(",")
-    } else {
-        format!("{kind}:{}", sources.join(","))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn chart_titles_name_files_not_paths() {
-        assert_eq!(short_terrain_name("planet:data/geotiff/etopo.tif,../data/taiwan-terrain-rgb"), "planet:etopo.tif,taiwan-terrain-rgb");
-        assert_eq!(short_terrain_name("planet:7"), "planet:7");
-        assert_eq!(short_terrain_name("heightmaps/puget_sound_4k.png"), "puget_sound_4k.png");
-        assert_eq!(short_terrain_name("procedural"), "procedural");
-    }
-
     use crate::bench::test_rng::XorShift;
 
-    /// DejaVuSans from the repository's assets, or from the system as a fallback.
-    fn test_font() -> &'static [u8] {
-        let candidates = [
-            concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf"),
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-        ];
-        let bytes = candidates
-            .iter()
-            .find_map(|path| std::fs::read(path).ok())
-            .expect(
-                "DejaVuSans.ttf not found in assets/fonts/ or /usr/share/fonts/truetype/dejavu/",
-            );
-        Box::leak(bytes.into_boxed_slice())
-    }
-
-    fn meta() -> BenchMeta {
+    /// Metadata of a test report.
+    pub(super) fn meta() -> BenchMeta {
         BenchMeta {
             terrain: "puget_sound_4k".to_string(),
             path: "paths/flyover.json".to_string(),
@@ -665,10 +385,10 @@ mod tests {
         }
     }
 
-    const PASS_NAMES: [&str; 4] = ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
+    pub(super) const PASS_NAMES: [&str; 4] = ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
 
     /// Random frames; some passes are missing from some frames.
-    fn random_frames(rng: &mut XorShift, count: u32) -> Vec<FrameRecord> {
+    pub(super) fn random_frames(rng: &mut XorShift, count: u32) -> Vec<FrameRecord> {
         (0..count)
             .map(|frame| {
                 let mut pass_gpu_ms: Vec<(String, f64)> = Vec::new();
@@ -861,37 +581,6 @@ mod tests {
     }
 
     #[test]
-    fn summary_table_is_aligned() {
-        let mut rng = XorShift::fresh("report");
-        let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 50));
-        let table = report.summary_table();
-        for needle in [
-            "pass",
-            "median ms",
-            "p95 ms",
-            "max ms",
-            "frame total",
-            "leaves",
-            "triangles",
-            "max depth",
-        ] {
-            assert!(table.contains(needle), "{needle} missing from\n{table}");
-        }
-        for name in PASS_NAMES {
-            assert!(table.contains(name), "{name} missing from\n{table}");
-        }
-        let timing_rows: Vec<&str> = table
-            .lines()
-            .filter(|line| {
-                PASS_NAMES.iter().any(|n| line.starts_with(n)) || line.starts_with("frame total")
-            })
-            .collect();
-        assert_eq!(timing_rows.len(), PASS_NAMES.len() + 1, "{table}");
-        let width = timing_rows[0].len();
-        assert!(timing_rows.iter().all(|row| row.len() == width), "{table}");
-    }
-
-    #[test]
     fn peak_memory_is_in_the_summary_and_the_json() {
         let report = BenchReport::from_frames(meta(), Vec::new());
         assert!(report.summary_table().contains("peak memory: 734 MiB resident"), "{}", report.summary_table());
@@ -970,46 +659,4 @@ mod tests {
         assert!(split < draw, "pass order must follow first appearance");
     }
 
-    #[test]
-    fn writes_a_png_chart() {
-        let mut rng = XorShift::fresh("report");
-        let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 300));
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("bench.png");
-        report.write_plot_png(&file, test_font()).unwrap();
-
-        let image = image::open(&file).unwrap().to_rgb8();
-        assert_eq!(image.dimensions(), (PLOT_WIDTH_PX, PLOT_HEIGHT_PX));
-        let first = *image.get_pixel(0, 0);
-        let distinct: std::collections::HashSet<[u8; 3]> = image.pixels().map(|p| p.0).collect();
-        assert!(image.pixels().any(|p| *p != first));
-        assert!(distinct.len() > 10, "only {} colours", distinct.len());
-        for colour in PASS_COLOURS.iter().take(PASS_NAMES.len()) {
-            let rgb = [colour.0, colour.1, colour.2];
-            assert!(distinct.contains(&rgb), "no pixel of pass colour {rgb:?}");
-        }
-
-        let empty = BenchReport::from_frames(meta(), Vec::new());
-        empty
-            .write_plot_png(&dir.path().join("empty.png"), test_font())
-            .unwrap();
-    }
-
-    #[test]
-    fn unwritable_png_path_names_the_file() {
-        let report = BenchReport::from_frames(meta(), random_frames(&mut XorShift::fresh("report"), 5));
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("no_such_dir").join("bench.png");
-        let err = report.write_plot_png(&file, test_font()).unwrap_err();
-        assert!(matches!(err, ReportError::Write { .. }), "{err}");
-        assert!(
-            err.to_string().contains(&file.display().to_string()),
-            "{err}"
-        );
-
-        let err = report
-            .write_plot_png(&dir.path().join("bad_font.png"), b"not a font")
-            .unwrap_err();
-        assert!(matches!(err, ReportError::Font { .. }), "{err}");
-    }
 }
