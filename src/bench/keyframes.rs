@@ -332,6 +332,10 @@ mod tests {
         assert_eq!(resolve_fov_y_deg(None, Some(30.0)), Ok(30.0));
         assert_eq!(resolve_fov_y_deg(Some(90.0), Some(30.0)), Ok(90.0));
         let err = resolve_fov_y_deg(Some(180.0), None).unwrap_err();
-        assert!(err.to_string().starts_with("fov_y_deg 180 is outside (0, 180)"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("fov_y_deg 180 is outside (0, 180)"),
+            "{err}"
+        );
     }
 }

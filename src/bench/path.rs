@@ -204,7 +204,6 @@ impl CameraPath {
             fov_y_deg: a.fov_y_deg + (b.fov_y_deg - a.fov_y_deg) * smooth,
         }
     }
-
 }
 
 /// The pose exactly at a keyframe.
@@ -534,5 +533,4 @@ mod tests {
         let err = CameraPath::parse(&empty.to_json(), "empty.json").unwrap_err();
         assert!(err.to_string().contains("is empty"), "{err}");
     }
-
 }

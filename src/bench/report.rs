@@ -117,7 +117,8 @@ pub struct CacheSummary {
 impl CacheSummary {
     /// The summary of the globe frames among `frames` (None: no globe frames).
     pub fn from_frames(frames: &[FrameRecord]) -> Option<CacheSummary> {
-        let globe: Vec<&GlobeFrameRecord> = frames.iter().filter_map(|f| f.globe.as_ref()).collect();
+        let globe: Vec<&GlobeFrameRecord> =
+            frames.iter().filter_map(|f| f.globe.as_ref()).collect();
         let last = globe.last()?;
         let mut readbacks = globe.clone();
         readbacks.dedup_by_key(|g| g.cache.readback_frame);
@@ -127,12 +128,22 @@ impl CacheSummary {
         let mut cpu_ms: Vec<f64> = globe.iter().map(|g| g.cpu_submit_ms).collect();
         cpu_ms.sort_by(f64::total_cmp);
         Some(CacheSummary {
-            tiles_streamed: globe.iter().map(|g| u64::from(g.cache.uploaded_tiles)).sum(),
+            tiles_streamed: globe
+                .iter()
+                .map(|g| u64::from(g.cache.uploaded_tiles))
+                .sum(),
             bytes_streamed: globe.iter().map(|g| g.cache.uploaded_bytes).sum(),
             evictions: globe.iter().map(|g| u64::from(g.cache.evictions)).sum(),
-            hit_rate: if hits + misses == 0 { 1.0 } else { hits as f64 / (hits + misses) as f64 },
+            hit_rate: if hits + misses == 0 {
+                1.0
+            } else {
+                hits as f64 / (hits + misses) as f64
+            },
             readback_frames: readbacks.len() as u32,
-            overflow_frames: readbacks.iter().filter(|g| g.cache.feedback_overflow).count() as u32,
+            overflow_frames: readbacks
+                .iter()
+                .filter(|g| g.cache.feedback_overflow)
+                .count() as u32,
             max_load_queue: globe.iter().map(|g| g.cache.load_queue).max().unwrap_or(0),
             max_in_flight: globe.iter().map(|g| g.cache.in_flight).max().unwrap_or(0),
             failed_loads: last.cache.failed_loads,
@@ -277,8 +288,13 @@ const SPIKE_WINDOW: usize = 15;
 fn spike_frames(frames: &[FrameRecord]) -> Vec<u32> {
     (0..frames.len())
         .filter(|&i| {
-            let window = &frames[i.saturating_sub(SPIKE_WINDOW)..(i + SPIKE_WINDOW + 1).min(frames.len())];
-            let mut times: Vec<f64> = window.iter().map(|f| f.frame_gpu_ms).filter(|t| t.is_finite()).collect();
+            let window =
+                &frames[i.saturating_sub(SPIKE_WINDOW)..(i + SPIKE_WINDOW + 1).min(frames.len())];
+            let mut times: Vec<f64> = window
+                .iter()
+                .map(|f| f.frame_gpu_ms)
+                .filter(|t| t.is_finite())
+                .collect();
             times.sort_by(f64::total_cmp);
             !times.is_empty() && frames[i].frame_gpu_ms > 2.0 * percentile(&times, 50.0)
         })
@@ -358,7 +374,6 @@ impl BenchReport {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }).to_string())
     }
-
 }
 
 #[cfg(test)]
@@ -385,7 +400,8 @@ mod tests {
         }
     }
 
-    pub(super) const PASS_NAMES: [&str; 4] = ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
+    pub(super) const PASS_NAMES: [&str; 4] =
+        ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
 
     /// Random frames; some passes are missing from some frames.
     pub(super) fn random_frames(rng: &mut XorShift, count: u32) -> Vec<FrameRecord> {
@@ -445,7 +461,10 @@ mod tests {
         assert!(report.spike_frames.is_empty(), "{:?}", report.spike_frames);
         let spike = (rng.next_u64() % 200) as usize;
         frames[spike].frame_gpu_ms *= 2.5;
-        assert_eq!(BenchReport::from_frames(meta(), frames).spike_frames, vec![spike as u32]);
+        assert_eq!(
+            BenchReport::from_frames(meta(), frames).spike_frames,
+            vec![spike as u32]
+        );
     }
 
     #[test]
@@ -456,29 +475,52 @@ mod tests {
         let (mut hits, mut misses, mut uploaded) = (0u64, 0u64, 0u64);
         let mut previous = TileCacheStats::default();
         for (i, frame) in frames.iter_mut().enumerate() {
-            let mut cache = TileCacheStats { uploaded_tiles: (rng.next_u64() % 8) as u32, capacity_tiles: 64, ..Default::default() };
+            let mut cache = TileCacheStats {
+                uploaded_tiles: (rng.next_u64() % 8) as u32,
+                capacity_tiles: 64,
+                ..Default::default()
+            };
             if i % 3 == 2 {
                 // No new read-back this frame: the cache repeats the previous one's counts.
-                (cache.readback_frame, cache.hits, cache.misses) = (previous.readback_frame, previous.hits, previous.misses);
+                (cache.readback_frame, cache.hits, cache.misses) =
+                    (previous.readback_frame, previous.hits, previous.misses);
             } else {
-                (cache.readback_frame, cache.hits, cache.misses) = (previous.readback_frame + 1, (rng.next_u64() % 50) as u32, (rng.next_u64() % 20) as u32);
+                (cache.readback_frame, cache.hits, cache.misses) = (
+                    previous.readback_frame + 1,
+                    (rng.next_u64() % 50) as u32,
+                    (rng.next_u64() % 20) as u32,
+                );
                 hits += u64::from(cache.hits);
                 misses += u64::from(cache.misses);
             }
             uploaded += u64::from(cache.uploaded_tiles);
             previous = cache.clone();
-            frame.globe = Some(GlobeFrameRecord { lon_deg: 0.0, lat_deg: 0.0, altitude_m: 1.0, cpu_submit_ms: i as f64, cache });
+            frame.globe = Some(GlobeFrameRecord {
+                lon_deg: 0.0,
+                lat_deg: 0.0,
+                altitude_m: 1.0,
+                cpu_submit_ms: i as f64,
+                cache,
+            });
         }
         frames[7].frame_gpu_ms = 1e3;
         let report = BenchReport::from_frames(meta(), frames);
-        let c = report.cache.as_ref().expect("globe frames give a cache summary");
+        let c = report
+            .cache
+            .as_ref()
+            .expect("globe frames give a cache summary");
         assert_eq!(u64::from(c.readback_frames), previous.readback_frame);
         assert_eq!(c.tiles_streamed, uploaded);
         assert!((c.hit_rate - hits as f64 / (hits + misses) as f64).abs() < 1e-12);
         assert_eq!(c.cpu_submit_max_ms, 39.0);
         assert!(report.long_frames.contains(&7) && report.spike_frames.contains(&7));
-        assert!(report.long_frames.iter().all(|&f| report.frames[f as usize].frame_gpu_ms > 2.0 * report.frame.median_ms));
-        assert!(BenchReport::from_frames(meta(), random_frames(&mut rng, 5)).cache.is_none());
+        assert!(report
+            .long_frames
+            .iter()
+            .all(|&f| report.frames[f as usize].frame_gpu_ms > 2.0 * report.frame.median_ms));
+        assert!(BenchReport::from_frames(meta(), random_frames(&mut rng, 5))
+            .cache
+            .is_none());
     }
 
     #[test]
@@ -583,12 +625,31 @@ mod tests {
     #[test]
     fn peak_memory_is_in_the_summary_and_the_json() {
         let report = BenchReport::from_frames(meta(), Vec::new());
-        assert!(report.summary_table().contains("peak memory: 734 MiB resident"), "{}", report.summary_table());
+        assert!(
+            report
+                .summary_table()
+                .contains("peak memory: 734 MiB resident"),
+            "{}",
+            report.summary_table()
+        );
         let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
-        assert_eq!(json["meta"]["peak_rss_bytes"], serde_json::json!(734u64 << 20));
-        let unknown = BenchReport::from_frames(BenchMeta { peak_rss_bytes: None, ..meta() }, Vec::new());
+        assert_eq!(
+            json["meta"]["peak_rss_bytes"],
+            serde_json::json!(734u64 << 20)
+        );
+        let unknown = BenchReport::from_frames(
+            BenchMeta {
+                peak_rss_bytes: None,
+                ..meta()
+            },
+            Vec::new(),
+        );
         assert!(unknown.summary_table().contains("peak memory: unknown"));
-        assert!(serde_json::from_str::<serde_json::Value>(&unknown.to_json()).unwrap()["meta"]["peak_rss_bytes"].is_null());
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&unknown.to_json()).unwrap()["meta"]
+                ["peak_rss_bytes"]
+                .is_null()
+        );
     }
 
     /// Equal up to the last-digit error of serde_json's default float parser.
@@ -658,5 +719,4 @@ mod tests {
         let draw = text.find("\"render.draw\"").unwrap();
         assert!(split < draw, "pass order must follow first appearance");
     }
-
 }

@@ -40,10 +40,15 @@ impl CameraPath {
 
     /// Parses a camera path from JSON text; `source_name` names the file in error messages.
     pub fn parse(text: &str, source_name: &str) -> Result<CameraPath, PathError> {
-        let keyframes = parse_keyframes(text, source_name, KEYFRAME_FIELDS, |element, mut raw: RawKeyframe, previous| {
-            reread_numbers_exactly(element, &mut raw);
-            validate_keyframe(&raw, previous)
-        })?;
+        let keyframes = parse_keyframes(
+            text,
+            source_name,
+            KEYFRAME_FIELDS,
+            |element, mut raw: RawKeyframe, previous| {
+                reread_numbers_exactly(element, &mut raw);
+                validate_keyframe(&raw, previous)
+            },
+        )?;
         Ok(CameraPath { keyframes })
     }
 

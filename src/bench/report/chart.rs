@@ -153,8 +153,14 @@ impl BenchReport {
 /// `terrain` with every path cut to its file name, for a chart's title:
 /// "planet:data/geotiff/etopo.tif,data/pyramid" -> "planet:etopo.tif,pyramid".
 fn short_terrain_name(terrain: &str) -> String {
-    let file_name = |path: &str| std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
-    let (kind, sources) = terrain.split_once(':').map_or(("", terrain), |(k, s)| (k, s));
+    let file_name = |path: &str| {
+        std::path::Path::new(path)
+            .file_name()
+            .map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    let (kind, sources) = terrain
+        .split_once(':')
+        .map_or(("", terrain), |(k, s)| (k, s));
     let sources: Vec<String> = sources.split(',').map(file_name).collect();
     if kind.is_empty() {
         sources.join(",")
@@ -186,9 +192,15 @@ mod tests {
 
     #[test]
     fn chart_titles_name_files_not_paths() {
-        assert_eq!(short_terrain_name("planet:data/geotiff/etopo.tif,../data/taiwan-terrain-rgb"), "planet:etopo.tif,taiwan-terrain-rgb");
+        assert_eq!(
+            short_terrain_name("planet:data/geotiff/etopo.tif,../data/taiwan-terrain-rgb"),
+            "planet:etopo.tif,taiwan-terrain-rgb"
+        );
         assert_eq!(short_terrain_name("planet:7"), "planet:7");
-        assert_eq!(short_terrain_name("heightmaps/puget_sound_4k.png"), "puget_sound_4k.png");
+        assert_eq!(
+            short_terrain_name("heightmaps/puget_sound_4k.png"),
+            "puget_sound_4k.png"
+        );
         assert_eq!(short_terrain_name("procedural"), "procedural");
     }
 
@@ -219,7 +231,8 @@ mod tests {
 
     #[test]
     fn unwritable_png_path_names_the_file() {
-        let report = BenchReport::from_frames(meta(), random_frames(&mut XorShift::fresh("report"), 5));
+        let report =
+            BenchReport::from_frames(meta(), random_frames(&mut XorShift::fresh("report"), 5));
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("no_such_dir").join("bench.png");
         let err = report.write_plot_png(&file, test_font()).unwrap_err();

@@ -20,7 +20,10 @@ impl BenchReport {
             meta.pixel_error_px,
             meta.date,
         );
-        out.push_str(&format!("{}\n\n", crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)));
+        out.push_str(&format!(
+            "{}\n\n",
+            crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)
+        ));
 
         let total_label = "frame total";
         let name_width = self
