@@ -2,7 +2,7 @@
 //! serde_json: every keyframe is kept as a `RawValue` slice of the file's text, so an error names
 //! the line where its keyframe (or top-level field) starts, or serde_json's own line and column.
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 use std::path::Path;
@@ -200,18 +200,8 @@ where
     if !keyframes_value.get().starts_with('[') {
         return Err(not_array());
     }
-    let elements: Vec<&RawValue> =
-        serde_json::from_str(keyframes_value.get()).map_err(|_| not_array())?;
-    if elements.is_empty() {
-        return Err(invalid(
-            keyframes_value.get(),
-            "\"keyframes\" is empty; add at least one keyframe".to_string(),
-        ));
-    }
-
-    let mut keyframes: Vec<K> = Vec::with_capacity(elements.len());
-    for (index, element) in elements.into_iter().enumerate() {
-        let element = element.get();
+    let mut keyframes: Vec<K> = Vec::new();
+    let count = for_each_element(keyframes_value.get(), |index, element| {
         let raw: R = serde_json::from_str(element).map_err(|err| {
             if err.classify() == serde_json::error::Category::Syntax {
                 // A syntax error the check above let through (a number out of range): its
@@ -244,8 +234,64 @@ where
         let keyframe = validate(element, raw, keyframes.last())
             .map_err(|problem| invalid(element, format!("keyframes[{index}]: {problem}")))?;
         keyframes.push(keyframe);
+        Ok(())
+    })
+    .map_err(|stopped| stopped.unwrap_or_else(not_array))?;
+    if count == 0 {
+        return Err(invalid(
+            keyframes_value.get(),
+            "\"keyframes\" is empty; add at least one keyframe".to_string(),
+        ));
     }
     Ok(keyframes)
+}
+
+/// Calls `each` with the index and text (a slice of `array`) of every element of the JSON array
+/// `array`, in order and without collecting them, and returns how many there are.
+///
+/// Stops at the first error `each` returns and gives it back; `Err(None)` means `array` is not
+/// an array.
+fn for_each_element<'t>(
+    array: &'t str,
+    mut each: impl FnMut(usize, &'t str) -> Result<(), PathError>,
+) -> Result<usize, Option<PathError>> {
+    /// Hands each element to `each`; keeps the error that stopped it in `stopped`.
+    struct EachElement<'f, F> {
+        each: &'f mut F,
+        stopped: &'f mut Option<PathError>,
+    }
+
+    impl<'de, F: FnMut(usize, &'de str) -> Result<(), PathError>> Visitor<'de> for EachElement<'_, F> {
+        type Value = usize;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+            formatter.write_str("a JSON array")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+            let mut count = 0;
+            while let Some(element) = seq.next_element::<&RawValue>()? {
+                if let Err(err) = (self.each)(count, element.get()) {
+                    *self.stopped = Some(err);
+                    return Err(serde::de::Error::custom("stopped at an invalid element"));
+                }
+                count += 1;
+            }
+            Ok(count)
+        }
+    }
+
+    let mut stopped = None;
+    let mut deserializer = serde_json::Deserializer::from_str(array);
+    let visitor = EachElement {
+        each: &mut each,
+        stopped: &mut stopped,
+    };
+    match (deserializer.deserialize_seq(visitor), stopped) {
+        (_, Some(err)) => Err(Some(err)),
+        (Ok(count), None) => Ok(count),
+        (Err(_), None) => Err(None),
+    }
 }
 
 /// The members of a JSON object in file order, keys (with their quotes) and values as slices of
@@ -313,12 +359,14 @@ mod tests {
         assert_eq!(key.get(), "\"keyframes\"");
         assert_eq!(line_of(text, offset_in(text, key.get())), 2);
         assert_eq!(line_of(text, offset_in(text, value.get())), 3);
-        let elements: Vec<&RawValue> = serde_json::from_str(value.get()).unwrap();
-        let lines: Vec<usize> = elements
-            .iter()
-            .map(|element| line_of(text, offset_in(text, element.get())))
-            .collect();
-        assert_eq!(lines, [3, 4]);
+        let mut lines = Vec::new();
+        let count = for_each_element(value.get(), |index, element| {
+            lines.push((index, line_of(text, offset_in(text, element))));
+            Ok(())
+        });
+        assert_eq!(count.ok(), Some(2));
+        assert_eq!(lines, [(0, 3), (1, 4)]);
+        assert!(matches!(for_each_element("{}", |_, _| Ok(())), Err(None)));
         assert_eq!(offset_in(text, "elsewhere"), 0);
     }
 
