@@ -137,89 +137,20 @@ where
     R: serde::de::DeserializeOwned,
     E: fmt::Display,
 {
-    let invalid = |at: &str, problem: String| PathError::Invalid {
-        file: source_name.to_string(),
-        line: line_of(text, offset_in(text, at)),
-        problem,
-    };
-    let syntax = |err: serde_json::Error| PathError::Syntax {
-        file: source_name.to_string(),
-        line: err.line().max(1),
-        column: err.column(),
-        message: serde_message(&err),
+    let source = Source {
+        text,
+        name: source_name,
     };
     // IgnoredAny checks the syntax without building the document in memory.
-    serde_json::from_str::<IgnoredAny>(text).map_err(syntax)?;
+    serde_json::from_str::<IgnoredAny>(text).map_err(|err| source.syntax(err, text))?;
+    let array = source.keyframes_array()?;
 
-    let root: &RawValue = serde_json::from_str(text).map_err(syntax)?;
-    let not_object = || {
-        invalid(
-            root.get(),
-            "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
-                .to_string(),
-        )
-    };
-    if !root.get().starts_with('{') {
-        return Err(not_object());
-    }
-    let Members(members) = serde_json::from_str(root.get()).map_err(|_| not_object())?;
-
-    let mut keyframes_value: Option<&RawValue> = None;
-    for (key, value) in members {
-        let name = serde_json::from_str::<String>(key.get()).unwrap_or_default();
-        if name != "keyframes" {
-            return Err(invalid(
-                key.get(),
-                format!(
-                    "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
-                ),
-            ));
-        }
-        if keyframes_value.is_some() {
-            return Err(invalid(
-                key.get(),
-                "\"keyframes\" appears more than once; keep a single keyframes array".to_string(),
-            ));
-        }
-        keyframes_value = Some(value);
-    }
-    let keyframes_value = keyframes_value.ok_or_else(|| {
-        invalid(
-            root.get(),
-            "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
-                .to_string(),
-        )
-    })?;
-
-    let not_array = || {
-        invalid(
-            keyframes_value.get(),
-            "\"keyframes\" must be an array of keyframe objects".to_string(),
-        )
-    };
-    if !keyframes_value.get().starts_with('[') {
-        return Err(not_array());
-    }
     let mut keyframes: Vec<K> = Vec::new();
-    let count = for_each_element(keyframes_value.get(), |index, element| {
+    let count = for_each_element(array, |index, element| {
         let raw: R = serde_json::from_str(element).map_err(|err| {
             if err.classify() == serde_json::error::Category::Syntax {
-                // A syntax error the check above let through (a number out of range): its
-                // position in the file.
-                let start = offset_in(text, element);
-                let column_of_start = text[..start]
-                    .rfind('\n')
-                    .map_or(start, |newline| start - newline - 1);
-                return PathError::Syntax {
-                    file: source_name.to_string(),
-                    line: line_of(text, start) + err.line().max(1) - 1,
-                    column: if err.line() <= 1 {
-                        column_of_start + err.column()
-                    } else {
-                        err.column()
-                    },
-                    message: serde_message(&err),
-                };
+                // One the check above let through (a number out of range).
+                return source.syntax(err, element);
             }
             let problem = if element.starts_with('{') {
                 format!(
@@ -229,21 +160,118 @@ where
             } else {
                 format!("keyframes[{index}] must be an object with {fields}")
             };
-            invalid(element, problem)
+            source.invalid(element, problem)
         })?;
         let keyframe = validate(element, raw, keyframes.last())
-            .map_err(|problem| invalid(element, format!("keyframes[{index}]: {problem}")))?;
+            .map_err(|problem| source.invalid(element, format!("keyframes[{index}]: {problem}")))?;
         keyframes.push(keyframe);
         Ok(())
     })
-    .map_err(|stopped| stopped.unwrap_or_else(not_array))?;
+    .map_err(|stopped| stopped.unwrap_or_else(|| source.not_an_array(array)))?;
     if count == 0 {
-        return Err(invalid(
-            keyframes_value.get(),
+        return Err(source.invalid(
+            array,
             "\"keyframes\" is empty; add at least one keyframe".to_string(),
         ));
     }
     Ok(keyframes)
+}
+
+/// A camera path file's text and name, for finding its parts and naming them in errors.
+#[derive(Clone, Copy)]
+struct Source<'t, 'n> {
+    text: &'t str,
+    name: &'n str,
+}
+
+impl<'t> Source<'t, '_> {
+    /// The text of the `keyframes` array, checking the top level of syntactically valid JSON.
+    fn keyframes_array(&self) -> Result<&'t str, PathError> {
+        let root: &RawValue =
+            serde_json::from_str(self.text).map_err(|err| self.syntax(err, self.text))?;
+        let root = root.get();
+        let not_object = || {
+            self.invalid(
+                root,
+                "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
+                    .to_string(),
+            )
+        };
+        if !root.starts_with('{') {
+            return Err(not_object());
+        }
+        let Members(members) = serde_json::from_str(root).map_err(|_| not_object())?;
+
+        let mut keyframes_value: Option<&RawValue> = None;
+        for (key, value) in members {
+            let name = serde_json::from_str::<String>(key.get()).unwrap_or_default();
+            if name != "keyframes" {
+                return Err(self.invalid(
+                    key.get(),
+                    format!(
+                        "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
+                    ),
+                ));
+            }
+            if keyframes_value.is_some() {
+                return Err(self.invalid(
+                    key.get(),
+                    "\"keyframes\" appears more than once; keep a single keyframes array"
+                        .to_string(),
+                ));
+            }
+            keyframes_value = Some(value);
+        }
+        let array = keyframes_value
+            .ok_or_else(|| {
+                self.invalid(
+                    root,
+                    "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
+                        .to_string(),
+                )
+            })?
+            .get();
+        if !array.starts_with('[') {
+            return Err(self.not_an_array(array));
+        }
+        Ok(array)
+    }
+
+    /// A problem at the line where `at`, a slice of the text, starts.
+    fn invalid(&self, at: &str, problem: String) -> PathError {
+        PathError::Invalid {
+            file: self.name.to_string(),
+            line: line_of(self.text, offset_in(self.text, at)),
+            problem,
+        }
+    }
+
+    /// The error for a `keyframes` value (`at`) that is not an array.
+    fn not_an_array(&self, at: &str) -> PathError {
+        self.invalid(
+            at,
+            "\"keyframes\" must be an array of keyframe objects".to_string(),
+        )
+    }
+
+    /// serde_json's syntax error `err` in `part` (a slice of the text, or all of it), at its
+    /// line and column in the file.
+    fn syntax(&self, err: serde_json::Error, part: &str) -> PathError {
+        let start = offset_in(self.text, part);
+        let line_start = self.text[..start]
+            .rfind('\n')
+            .map_or(0, |newline| newline + 1);
+        PathError::Syntax {
+            file: self.name.to_string(),
+            line: line_of(self.text, start) + err.line().max(1) - 1,
+            column: if err.line() <= 1 {
+                start - line_start + err.column()
+            } else {
+                err.column()
+            },
+            message: serde_message(&err),
+        }
+    }
 }
 
 /// Calls `each` with the index and text (a slice of `array`) of every element of the JSON array
