@@ -122,11 +122,17 @@ pub struct GlobePath {
 /// Where the camera is along a globe path.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GlobePose {
+    /// Longitude in degrees (unwrapped along the path, so it may leave [-180, 180]).
     pub lon_deg: f64,
+    /// Latitude in degrees, within ±90.
     pub lat_deg: f64,
+    /// Height above the sphere in metres.
     pub altitude_m: f64,
+    /// View direction clockwise from north, in degrees (unwrapped along the path).
     pub heading_deg: f64,
+    /// View direction above the local horizontal, in degrees, within ±89.9.
     pub pitch_deg: f64,
+    /// Vertical field of view in degrees.
     pub fov_y_deg: f64,
 }
 

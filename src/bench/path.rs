@@ -71,6 +71,7 @@ use super::spline::{hermite, tangent, Timed};
 use file::{validate_keyframe, RawKeyframe};
 use glam::{DVec2, DVec3};
 
+/// Errors from reading a camera path (flat or globe), with the file and line.
 pub use super::keyframes::PathError;
 
 /// A camera state sampled from a path.

@@ -75,7 +75,9 @@ pub struct FrameRecord {
 /// What a globe benchmark frame adds: the camera and the tile cache.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GlobeFrameRecord {
+    /// Camera longitude in degrees.
     pub lon_deg: f64,
+    /// Camera latitude in degrees.
     pub lat_deg: f64,
     /// Camera height above the sphere in metres.
     pub altitude_m: f64,
@@ -90,27 +92,32 @@ pub struct GlobeFrameRecord {
 /// A globe benchmark's tile cache over the whole run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CacheSummary {
-    /// Tiles uploaded (or generated) into the atlas, and their bytes.
+    /// Tiles uploaded (or generated) into the atlas.
     pub tiles_streamed: u64,
+    /// Bytes of the tiles uploaded into the atlas.
     pub bytes_streamed: u64,
     /// Tiles evicted.
     pub evictions: u64,
     /// Over every read-back: resident tiles sampled / (resident tiles sampled + distinct keys
     /// missed). Distinct tiles per frame, not texel fetches.
     pub hit_rate: f64,
-    /// Frames read back, and those whose feedback set overflowed.
+    /// Frames whose tile feedback was read back.
     pub readback_frames: u32,
+    /// Read-back frames whose feedback set overflowed.
     pub overflow_frames: u32,
-    /// The longest load queue, and the most tiles in flight.
+    /// The longest load queue.
     pub max_load_queue: u32,
+    /// The most tiles in flight in a frame (requested and not yet resident).
     pub max_in_flight: u32,
     /// Loads that failed, at the end.
     pub failed_loads: u32,
-    /// Resident tiles at the end, of the capacity.
+    /// Resident tiles at the end.
     pub resident_tiles: u32,
+    /// Tiles the atlas can hold.
     pub capacity_tiles: u32,
-    /// CPU submit time per frame: median and maximum in milliseconds.
+    /// Median CPU submit time per frame in milliseconds.
     pub cpu_submit_median_ms: f64,
+    /// Longest CPU submit time of a frame in milliseconds.
     pub cpu_submit_max_ms: f64,
 }
 

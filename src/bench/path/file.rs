@@ -19,7 +19,9 @@ const KEYFRAME_FIELDS: &str =
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawKeyframe {
+    /// Time in seconds.
     pub(super) time_s: f64,
+    /// Camera position in metres.
     pub(super) position_m: [f64; 3],
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) look_at_m: Option<[f64; 3]>,
