@@ -1,0 +1,153 @@
+//! The benchmark report's plain-text summary table.
+
+use super::{percentile, BenchReport, SPIKE_WINDOW};
+
+impl BenchReport {
+    /// Aligned plain-text summary: per-pass and frame GPU times, then subdivision size.
+    pub fn summary_table(&self) -> String {
+        let meta = &self.meta;
+        let mut out = format!(
+            "bisector benchmark: {} along {}, {}x{} px, {} frames, {} ({}), max depth {}, {} {} px, {}\n\n",
+            meta.terrain,
+            meta.path,
+            meta.width_px,
+            meta.height_px,
+            self.frames.len(),
+            meta.adapter,
+            meta.backend,
+            meta.max_depth,
+            meta.criterion,
+            meta.pixel_error_px,
+            meta.date,
+        );
+        out.push_str(&format!(
+            "{}\n\n",
+            crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)
+        ));
+
+        let total_label = "frame total";
+        let name_width = self
+            .passes
+            .iter()
+            .map(|pass| pass.name.chars().count())
+            .chain([total_label.len(), "pass".len()])
+            .max()
+            .unwrap_or(0);
+        out.push_str(&format!(
+            "{:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}\n",
+            "pass", "median ms", "p95 ms", "p99 ms", "max ms"
+        ));
+        out.push_str(&format!("{}\n", "-".repeat(name_width + 48)));
+        let rows = self.passes.iter().map(|pass| (pass.name.as_str(), pass));
+        for (label, pass) in rows.chain([(total_label, &self.frame)]) {
+            out.push_str(&format!(
+                "{:<name_width$}  {:>10.3}  {:>10.3}  {:>10.3}  {:>10.3}\n",
+                label, pass.median_ms, pass.p95_ms, pass.p99_ms, pass.max_ms
+            ));
+        }
+
+        let counts: [(&str, Vec<f64>); 3] = [
+            (
+                "leaves",
+                self.frames.iter().map(|f| f64::from(f.leaves)).collect(),
+            ),
+            (
+                "triangles",
+                self.frames.iter().map(|f| f.triangles as f64).collect(),
+            ),
+            (
+                "max depth",
+                self.frames.iter().map(|f| f64::from(f.max_depth)).collect(),
+            ),
+        ];
+        out.push_str(&format!(
+            "\n{:<name_width$}  {:>12}  {:>12}\n",
+            "", "median", "max"
+        ));
+        for (label, mut values) in counts {
+            values.sort_by(f64::total_cmp);
+            let (median, max) = if values.is_empty() {
+                (0.0, 0.0)
+            } else {
+                (percentile(&values, 50.0), values[values.len() - 1])
+            };
+            out.push_str(&format!(
+                "{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"
+            ));
+        }
+        let with_uploads = |list: &[u32]| {
+            list.iter()
+                .filter(|&&f| {
+                    self.frames.iter().any(|r| {
+                        r.frame == f && r.globe.as_ref().is_some_and(|g| g.cache.uploaded_tiles > 0)
+                    })
+                })
+                .count()
+        };
+        out.push_str(&format!(
+            "\nframes over twice the median GPU time: {} of {} ({} uploading tiles); spikes over twice the median of the {} frames around them: {} ({} uploading tiles)\n",
+            self.long_frames.len(),
+            self.frames.len(),
+            with_uploads(&self.long_frames),
+            2 * SPIKE_WINDOW + 1,
+            self.spike_frames.len(),
+            with_uploads(&self.spike_frames),
+        ));
+        if let Some(c) = &self.cache {
+            out.push_str(&format!(
+                "tile cache: {} tiles streamed ({:.1} MiB), {} evicted, hit rate {:.1}% over {} read-backs ({} overflowed), load queue up to {}, {} failed, {} of {} resident at the end; CPU submit median {:.2} ms, max {:.2} ms\n",
+                c.tiles_streamed,
+                c.bytes_streamed as f64 / (1 << 20) as f64,
+                c.evictions,
+                100.0 * c.hit_rate,
+                c.readback_frames,
+                c.overflow_frames,
+                c.max_load_queue,
+                c.failed_loads,
+                c.resident_tiles,
+                c.capacity_tiles,
+                c.cpu_submit_median_ms,
+                c.cpu_submit_max_ms,
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::report::tests::{meta, random_frames, PASS_NAMES};
+    use crate::bench::test_rng::XorShift;
+
+    #[test]
+    fn summary_table_is_aligned() {
+        let mut rng = XorShift::fresh("report");
+        let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 50));
+        let table = report.summary_table();
+        for needle in [
+            "pass",
+            "median ms",
+            "p95 ms",
+            "max ms",
+            "frame total",
+            "leaves",
+            "triangles",
+            "max depth",
+        ] {
+            assert!(table.contains(needle), "{needle} missing from\n{table}");
+        }
+        for name in PASS_NAMES {
+            assert!(table.contains(name), "{name} missing from\n{table}");
+        }
+        let timing_rows: Vec<&str> = table
+            .lines()
+            .filter(|line| {
+                PASS_NAMES.iter().any(|n| line.starts_with(n)) || line.starts_with("frame total")
+            })
+            .collect();
+        assert_eq!(timing_rows.len(), PASS_NAMES.len() + 1, "{table}");
+        let width = timing_rows[0].len();
+        assert!(timing_rows.iter().all(|row| row.len() == width), "{table}");
+    }
+}
