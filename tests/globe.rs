@@ -4,7 +4,7 @@ mod common;
 #[allow(dead_code)]
 mod golden;
 
-use bisector::globe::octahedral;
+use bisector::leb::octahedral;
 use glam::{DVec2, Vec2};
 use rand::Rng;
 use wgpu::util::DeviceExt;

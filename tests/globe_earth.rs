@@ -12,7 +12,7 @@ use bisector::cache::tile_key::TileKey;
 use bisector::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::cache::tile_producer::TileProducer;
 use bisector::globe::earth::{texel_step_m, LayeredEarth, EARTH_SOURCE, FEATHER_M};
-use bisector::globe::octahedral;
+use bisector::leb::octahedral;
 use bisector::terrain::pyramid::{TileCache, TilePyramid};
 use glam::DVec2;
 use rand::Rng;

@@ -49,7 +49,7 @@ impl Default for GlobeSettings {
             sub_levels: 4,
             leaf_capacity: 1 << 22,
             // Overhead at 10N 125E: Asia lit from the south-east.
-            sun_direction: crate::globe::octahedral::from_lon_lat_deg(125.0, 10.0),
+            sun_direction: crate::leb::octahedral::from_lon_lat_deg(125.0, 10.0),
         }
     }
 }
