@@ -4,6 +4,7 @@
 pub mod dispatch;
 pub mod readback;
 pub mod shader;
+pub mod upload;
 
 use thiserror::Error;
 

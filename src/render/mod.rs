@@ -7,7 +7,6 @@ pub mod morph;
 pub mod target;
 pub mod terrain_draw;
 pub mod terrain_gradients;
-pub mod upload;
 
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
@@ -127,13 +126,13 @@ impl Renderer {
         let depths = bounds.depths();
         // The CPU copy (up to 4 x 128 MiB on lavapipe) is freed as it uploads, before the height
         // textures are made.
-        let gpu_bounds = upload::node_bounds_from(&gpu.device, &gpu.queue, bounds);
+        let gpu_bounds = crate::leb::bounds::upload_node_bounds_from(&gpu.device, &gpu.queue, bounds);
         Renderer::with_gpu_bounds(gpu, field, gpu_bounds, depths, settings, color_format)
     }
 
     /// As `new`, with node bounds built by the caller (tests compare with the CPU twin on them).
     pub fn with_bounds(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
-        let gpu_bounds = upload::node_bounds(&gpu.device, &gpu.queue, bounds);
+        let gpu_bounds = crate::leb::bounds::upload_node_bounds(&gpu.device, &gpu.queue, bounds);
         Renderer::with_gpu_bounds(gpu, field, gpu_bounds, bounds.depths(), settings, color_format)
     }
 
