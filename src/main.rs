@@ -1126,7 +1126,7 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size((width, height)))?;
     let max_depth = settings.max_depth;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
     // Frames for the tree to converge, and then for the tile cache to load what the view needs.
     let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
@@ -1189,7 +1189,7 @@ fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, op
     let producer = Ground::open(spec)?.producer();
     let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size(options.size_px).with_timestamps())?;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, options.size_px.0, options.size_px.1);
     Ok(bisector::bench::run::run_globe_bench(&gpu, &mut view, &camera_path, options))
 }

@@ -14,8 +14,8 @@ use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LodStats;
 use crate::leb::lod::MERGE_HYSTERESIS;
-use crate::render::terrain_draw::DEPTH_FORMAT;
-use crate::render::FrameTimings;
+use crate::gpu::target::DEPTH_FORMAT;
+use crate::gpu::timings::FrameTimings;
 use glam::DVec3;
 
 /// Colour of space behind the globe.
@@ -233,7 +233,7 @@ impl GlobeRenderer {
     pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
         let query = self.profiler.begin_pass_query("globe.draw", encoder);
         {
-            let mut pass = crate::render::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
+            let mut pass = crate::gpu::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.draw.0);
             pass.set_bind_group(0, &self.draw.1, &[]);
             pass.set_bind_group(2, cache.bind_group(), &[]);
@@ -249,7 +249,7 @@ impl GlobeRenderer {
 
     /// GPU times of the oldest finished frame, if its timestamps are available.
     pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
-        crate::render::take_timings(&mut self.profiler, queue)
+        crate::gpu::timings::take_timings(&mut self.profiler, queue)
     }
 
     /// Statistics of the last submitted frame (blocks on the GPU).

@@ -4,6 +4,8 @@
 pub mod dispatch;
 pub mod readback;
 pub mod shader;
+pub mod target;
+pub mod timings;
 pub mod upload;
 
 use thiserror::Error;

@@ -36,7 +36,7 @@ use winit::window::{Window, WindowId};
 use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use crate::globe::renderer::GlobeSettings;
 use crate::gpu::{Gpu, Requirements};
-use crate::render::terrain_draw::DEPTH_FORMAT;
+use crate::gpu::target::DEPTH_FORMAT;
 use crate::render::RenderSettings;
 use crate::terrain::HeightField;
 use bookmarks::{Bookmark, Bookmarks};
