@@ -6,5 +6,6 @@ pub mod path;
 pub mod quality;
 pub mod report;
 pub mod run;
+// Until path.rs, globe_path.rs and report.rs name `crate::test_rng` themselves.
 #[cfg(test)]
-pub(crate) mod test_rng;
+pub(crate) use crate::test_rng;
