@@ -9,7 +9,7 @@ use crate::cache::tile_cache::TileCache;
 use crate::cbt::reduce::CbtReduce;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
-use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu};
+use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LodStats;
@@ -17,6 +17,12 @@ use crate::leb::lod::MERGE_HYSTERESIS;
 use crate::gpu::target::DEPTH_FORMAT;
 use crate::gpu::timings::FrameTimings;
 use glam::DVec3;
+
+/// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
+/// `cache_tiles` layers for the tile cache's atlas.
+pub fn requirements(settings: &GlobeSettings, cache_tiles: u32) -> Requirements {
+    crate::cbt::requirements(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(cache_tiles)
+}
 
 /// Colour of space behind the globe.
 pub const SPACE_COLOR: wgpu::Color = wgpu::Color { r: 0.005, g: 0.007, b: 0.018, a: 1.0 };

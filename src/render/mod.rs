@@ -12,7 +12,7 @@ use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::{FrameStats, GpuCbt};
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::timings::{take_timings, FrameTimings};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, Requirements};
 use crate::leb::cpu::{UpdateKind, BASE_DEPTH};
 use crate::leb::bounds::{BoundsDepths, GpuNodeBounds, NodeBounds};
 use crate::leb::decode::{LebDecode, LodStats};
@@ -78,6 +78,15 @@ pub const MAX_BOUNDS_DEPTH: u32 = 25;
 pub fn bounds_depth_for(limits: &wgpu::Limits) -> u32 {
     let bytes = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     (1..=MAX_BOUNDS_DEPTH).rev().find(|&d| NodeBounds::array_bytes(d) <= bytes).unwrap_or(1)
+}
+
+/// What the flat terrain needs from the device: the CBT's needs with `settings`, 2-D textures for
+/// a height grid of `samples_per_side`, and storage buffers for its node bounds where the adapter
+/// allows (down to the data's depth, at most MAX_BOUNDS_DEPTH).
+pub fn requirements(settings: &RenderSettings, samples_per_side: u32) -> Requirements {
+    let data_depth = 2 * (samples_per_side.max(3) - 1).ilog2() + 1;
+    let node_bounds_bytes = NodeBounds::array_bytes(data_depth.min(MAX_BOUNDS_DEPTH));
+    crate::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(samples_per_side, node_bounds_bytes)
 }
 
 /// Everything the frame schedule needs on the GPU.
