@@ -211,7 +211,7 @@ impl HeightSource {
                 .enumerate()
                 .map(|(band, out)| {
                     scope.spawn(move || {
-                        let mut tiles = pyramid::TileCache::default();
+                        let mut tiles = pyramid::TileMemo::default();
                         for (i, out_row) in out.chunks_mut(n).enumerate() {
                             let row = band * rows_per_band + i;
                             for (col, out_h) in out_row.iter_mut().enumerate() {
