@@ -13,4 +13,6 @@ pub mod kernels;
 pub mod leb;
 pub mod render;
 pub mod terrain;
+#[cfg(test)]
+pub(crate) mod test_rng;
 pub mod viewer;

@@ -694,7 +694,7 @@ fn kernel_all_cbt(sizes: &AllSizes) -> anyhow::Result<()> {
             anyhow::bail!("even the smallest tree does not fit the adapter's largest buffer");
         };
         let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50) };
-        let gpu = Gpu::headless(&Requirements::renderer(max_depth, leaves(max_depth)).with_timestamps())?;
+        let gpu = Gpu::headless(&bisector::cbt::requirements(max_depth, leaves(max_depth)).with_timestamps())?;
         let report = bisector::kernels::cbt::run(&gpu, &options);
         say!("{:<34} {:>12.4} {:>14} {:>9}  {paper}{note}", format!("cbt D={max_depth} fill {fill} reduce"), report.reduce.median_ms, "", report.verified);
         say!("{:<34} {:>12.4} {:>10.3} G/s {:>9}", format!("cbt D={max_depth} fill {fill} decode"), report.decode.median_ms, report.decode_leaves_per_s / 1e9, report.verified);
@@ -957,7 +957,7 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             check_iterations(*iterations)?;
             check_files(&[], &[("--json", json.as_deref())])?;
             let leaves = 1u64 << bisector::kernels::cbt::fill_depth(*max_depth, *fill).unwrap_or(0);
-            let gpu = Gpu::headless(&Requirements::renderer(*max_depth, leaves).with_timestamps())?;
+            let gpu = Gpu::headless(&bisector::cbt::requirements(*max_depth, leaves).with_timestamps())?;
             let options = bisector::kernels::cbt::CbtKernelOptions { max_depth: *max_depth, fill: *fill, iterations: *iterations };
             let report = bisector::kernels::cbt::run(&gpu, &options);
             say!("{}", report.summary());
@@ -1016,7 +1016,7 @@ fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
 
 fn info() -> anyhow::Result<()> {
     let settings = RenderSettings::default();
-    let requirements = Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64);
+    let requirements = bisector::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64);
     let instance = bisector::gpu::create_instance();
     let adapter = bisector::gpu::request_adapter(&instance, None)?;
     let info = adapter.get_info();
@@ -1056,7 +1056,7 @@ fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::
     let spec = TerrainSpec::parse(&render.terrain)?;
     let camera = camera.map(parse_camera).transpose()?;
     let field = load_terrain(&spec, render)?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size((width, height)))?;
+    let gpu = Gpu::headless(&bisector::render::requirements(&settings, field.samples_per_side).with_image_size((width, height)))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     if let Some(warning) = camera.below_ground_warning(&field) {
         eprintln!("{warning}");
@@ -1123,10 +1123,10 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
         eprintln!("{warning}");
     }
     let producer = ground.producer();
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size((width, height)))?;
+    let gpu = Gpu::headless(&bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size((width, height)))?;
     let max_depth = settings.max_depth;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
     // Frames for the tree to converge, and then for the tile cache to load what the view needs.
     let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
@@ -1169,7 +1169,7 @@ fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, jso
             let spec = TerrainSpec::parse(&render.terrain)?;
             let camera_path = CameraPath::load(path)?;
             let field = load_terrain(&spec, render)?;
-            let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size(options.size_px).with_timestamps())?;
+            let gpu = Gpu::headless(&bisector::render::requirements(&settings, field.samples_per_side).with_image_size(options.size_px).with_timestamps())?;
             run_bench(&gpu, &field, &settings, &camera_path, &options)
         }
     };
@@ -1187,9 +1187,9 @@ fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, op
     let settings = globe_settings(render)?;
     let camera_path = GlobePath::load(path)?;
     let producer = Ground::open(spec)?.producer();
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(render.cache_tiles).with_image_size(options.size_px).with_timestamps())?;
+    let gpu = Gpu::headless(&bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size(options.size_px).with_timestamps())?;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, options.size_px.0, options.size_px.1);
     Ok(bisector::bench::run::run_globe_bench(&gpu, &mut view, &camera_path, options))
 }
@@ -1202,7 +1202,7 @@ fn quality(render: &RenderArgs, camera: Option<&str>, size: &str, json: Option<&
     let spec = TerrainSpec::parse(&render.terrain)?;
     let camera = camera.map(parse_camera).transpose()?;
     let field = load_terrain(&spec, render)?;
-    let gpu = Gpu::headless(&Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side).with_image_size(size_px))?;
+    let gpu = Gpu::headless(&bisector::render::requirements(&settings, field.samples_per_side).with_image_size(size_px))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     if let Some(warning) = camera.below_ground_warning(&field) {
         eprintln!("{warning}");

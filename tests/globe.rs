@@ -4,7 +4,7 @@ mod common;
 #[allow(dead_code)]
 mod golden;
 
-use bisector::globe::octahedral;
+use bisector::leb::octahedral;
 use glam::{DVec2, Vec2};
 use rand::Rng;
 use wgpu::util::DeviceExt;
@@ -72,7 +72,7 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
     let gpu = common::gpu(max_depth);
     let settings = GlobeSettings { max_depth, leaf_capacity: 1 << max_depth, ..Default::default() };
     let cache = bisector::cache::tile_cache::TileCache::new(&gpu, Default::default(), bisector::cache::tile_cache::Producer::Procedural { seed: 1 }).unwrap();
-    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     renderer.test_criterion = true;
     let mesh = BaseMesh::octahedron();
     let mut cpu = Cbt::new(max_depth, mesh.depth);
@@ -128,7 +128,7 @@ mod planet {
     pub fn view(gpu: &Gpu, tiles: u32, size_px: u32, wireframe: bool) -> GlobeView {
         let cache = TileCache::new(gpu, TileCacheConfig { tiles, ..Default::default() }, Producer::Procedural { seed: 1 }).unwrap_or_else(|e| panic!("{e}"));
         let settings = GlobeSettings { max_depth: 18, leaf_capacity: 1 << 18, wireframe, ..Default::default() };
-        let renderer = GlobeRenderer::new(gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+        let renderer = GlobeRenderer::new(gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
         GlobeView::new(gpu, renderer, cache, size_px, size_px)
     }
 
@@ -216,7 +216,7 @@ mod planet {
         let gpu = common::gpu(max_depth);
         let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
         let settings = GlobeSettings { max_depth, leaf_capacity: 1 << 18, ..Default::default() };
-        let renderer = GlobeRenderer::new(&gpu, settings, bisector::render::terrain_draw::COLOR_FORMAT, &cache);
+        let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
         let mut view = GlobeView::new(&gpu, renderer, cache, width_px, height_px);
         let (frames, last) = view.converge(&gpu, camera, 1000);
         assert!(view.cache.is_settled(), "{name}: the tile cache did not settle in {frames} frames: {:?}", last.cache);

@@ -12,8 +12,8 @@ use bisector::cache::tile_key::TileKey;
 use bisector::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::cache::tile_producer::TileProducer;
 use bisector::globe::earth::{texel_step_m, LayeredEarth, EARTH_SOURCE, FEATHER_M};
-use bisector::globe::octahedral;
-use bisector::terrain::pyramid::{TileCache, TilePyramid};
+use bisector::leb::octahedral;
+use bisector::terrain::pyramid::{TileMemo, TilePyramid};
 use glam::DVec2;
 use rand::Rng;
 
@@ -201,7 +201,7 @@ fn largest_step_m(heights: &[f32]) -> f32 {
 fn no_seam_at_taiwans_coast() {
     let earth = with_taiwan();
     let pyramid = TilePyramid::open(&data("taiwan-terrain-rgb")).unwrap();
-    let mut cache = TileCache::default();
+    let mut cache = TileMemo::default();
     // With the sea rule, on land the pyramid, over the sea ETOPO, whose 37 km pixels put the sea
     // floor hundreds to thousands of metres deep at the coast (east coast) or the land tens to
     // hundreds of metres above it (west coast); the sea floor fades from 0 m at the coast to

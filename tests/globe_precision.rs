@@ -5,7 +5,7 @@ mod common;
 
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::frame::{globe_frame, octahedron_fixed, FrameSettings, GlobeFrame};
-use bisector::globe::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
+use bisector::leb::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
 use bisector::globe::EARTH_RADIUS_M;
 use bisector::gpu::Gpu;
 use glam::DVec3;

@@ -15,7 +15,7 @@ mod common;
 use bisector::leb::lod::Criterion;
 use bisector::render::camera::Camera;
 use bisector::render::headless::HeadlessView;
-use bisector::render::terrain_draw::COLOR_FORMAT;
+use bisector::gpu::target::COLOR_FORMAT;
 use bisector::render::{RenderSettings, Renderer};
 use bisector::terrain::procedural;
 use glam::DVec3;

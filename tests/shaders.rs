@@ -4,13 +4,10 @@
 
 use std::collections::HashSet;
 
-use bisector::gpu::shader::{shader_source, GENERATED, SHADER_FILES};
+use bisector::gpu::shader::{shader_source, SHADER_FILES};
 
 /// The files `name` includes, transitively.
 fn includes(name: &str, seen: &mut HashSet<String>) {
-    if GENERATED.iter().any(|(n, _)| *n == name) {
-        return;
-    }
     let (_, text) = SHADER_FILES.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("{name} is not embedded"));
     for line in text.lines() {
         if let Some(included) = line.strip_prefix("//!include ") {

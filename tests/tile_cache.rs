@@ -18,7 +18,7 @@ use bisector::cache::tile_key::TileKey;
 use bisector::cache::tile_layout::{texel_map_point, TILE_SIDE, TILE_TEXELS};
 use bisector::cache::tile_producer::TileProducer;
 use bisector::cache::tile_table::TILE_MISS;
-use bisector::globe::octahedral::{self, MAP_ONE};
+use bisector::leb::octahedral::{self, MAP_ONE};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::terrain::TerrainError;

@@ -14,7 +14,7 @@ use crate::leb::bounds::NodeBounds;
 use crate::leb::lod::{Criterion, LodParams};
 use crate::render::camera::Camera;
 use crate::render::headless::{convergence_frame_limit, HeadlessView};
-use crate::render::terrain_draw::COLOR_FORMAT;
+use crate::gpu::target::COLOR_FORMAT;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::node_bounds::grid_vertices;
 use crate::terrain::HeightField;

@@ -8,7 +8,7 @@ use crate::globe::headless::GlobeView;
 use crate::gpu::Gpu;
 use crate::render::camera::Camera;
 use crate::render::headless::HeadlessView;
-use crate::render::terrain_draw::COLOR_FORMAT;
+use crate::gpu::target::COLOR_FORMAT;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 

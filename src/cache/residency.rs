@@ -240,7 +240,7 @@ impl Residency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     fn key(zoom: u8, x: u32, y: u32) -> TileKey {
         TileKey::new(3, zoom, x, y).unwrap()

@@ -25,7 +25,7 @@ use wgpu::util::DeviceExt;
 use super::atlas::Atlas;
 use super::tile_key::TileKey;
 use super::tile_layout::{TILE_SIDE, TILE_TEXELS};
-use crate::globe::octahedral::MAP_ONE;
+use crate::leb::octahedral::MAP_ONE;
 use crate::hash::fmix32;
 
 /// The source index of the procedural planet's tiles.
@@ -215,7 +215,7 @@ impl TileGenerate {
 mod tests {
     use super::*;
     use crate::cache::tile_layout::texel_map_point;
-    use crate::globe::octahedral;
+    use crate::leb::octahedral;
 
     #[test]
     fn texel_fixed_point_equals_the_layout_and_the_fold() {

@@ -110,7 +110,7 @@ pub fn parent_words(words: [u32; 2]) -> [u32; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     /// A random valid key.
     fn random_key(rng: &mut XorShift) -> TileKey {

@@ -1,4 +1,4 @@
-//! Where a tile's height samples lie on the octahedral map (src/globe/octahedral.rs).
+//! Where a tile's height samples lie on the octahedral map (src/leb/octahedral.rs).
 //!
 //! ```text
 //! Tile (source, zoom z, x, y) covers map [x, x + 1] / 2^z  x  [y, y + 1] / 2^z of the unit

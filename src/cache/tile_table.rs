@@ -389,7 +389,7 @@ impl GpuTileTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
     use std::collections::HashMap;
 
     fn random_key(rng: &mut XorShift, max_zoom: u8) -> TileKey {

@@ -1,7 +1,7 @@
 //! A camera anywhere around the globe: position in earth-centred, earth-fixed metres (f64; +z
 //! north pole, +x 0N 0E, +y 0N 90E), a view direction and an up hint.
 
-use crate::globe::octahedral::from_lon_lat_deg;
+use crate::leb::octahedral::from_lon_lat_deg;
 use crate::globe::EARTH_RADIUS_M;
 use glam::DVec3;
 
@@ -37,7 +37,7 @@ impl GlobeCamera {
 
     /// Longitude and latitude in degrees of the point under the camera.
     pub fn lon_lat_deg(&self) -> (f64, f64) {
-        crate::globe::octahedral::lon_lat_deg(self.up())
+        crate::leb::octahedral::lon_lat_deg(self.up())
     }
 
     /// Unit vector from the planet's centre through the camera.

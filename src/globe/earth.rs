@@ -40,8 +40,9 @@ use glam::{DVec2, DVec3};
 use crate::cache::tile_key::{TileKey, MAX_ZOOM};
 use crate::cache::tile_layout::{texel_map_point, TILE_INTERVALS, TILE_SIDE, TILE_TEXELS};
 use crate::cache::tile_producer::TileProducer;
-use crate::globe::{octahedral, EARTH_RADIUS_M};
-use crate::terrain::pyramid::{TileCache, TilePyramid};
+use crate::globe::EARTH_RADIUS_M;
+use crate::leb::octahedral;
+use crate::terrain::pyramid::{TileMemo, TilePyramid};
 use crate::terrain::raster::{Crs, Raster};
 use crate::terrain::{HeightSource, TerrainError, TerrainSpec};
 
@@ -105,7 +106,7 @@ struct FeatherGrid {
 
 /// Per-call state of the samplers: one pyramid tile cache per region.
 struct Scratch {
-    caches: Vec<TileCache>,
+    caches: Vec<TileMemo>,
 }
 
 /// Distance in metres between neighbouring texels at unit vector `n` on a tile of `zoom`: the
@@ -254,7 +255,7 @@ impl Region {
 
     /// The region's height and coverage at (lon, lat), read at the level matching `step_m`;
     /// with `land_only`, 0 m pixels count as no data.
-    fn sample(&self, cache: &mut TileCache, lon: f64, lat: f64, step_m: f64, land_only: bool) -> Result<Option<(f32, f64)>, TerrainError> {
+    fn sample(&self, cache: &mut TileMemo, lon: f64, lat: f64, step_m: f64, land_only: bool) -> Result<Option<(f32, f64)>, TerrainError> {
         Ok(match &self.data {
             RegionData::Pyramid(p) => p.sample_coverage_via(cache, lon, lat, p.zoom_for_step(step_m, lat.to_radians()), land_only)?,
             RegionData::Raster(r) => r.sample_coverage_m(lon, lat, land_only),
@@ -264,7 +265,7 @@ impl Region {
     /// What the region adds at (lon, lat) to a height `h` below it (the module header's formula
     /// without the feather w): (land height, c_land, c_sea k), or None where it has no data.
     /// `over_sea`: the base is below 0 m there (the sea rule applies).
-    fn blend_terms(&self, cache: &mut TileCache, lon: f64, lat: f64, step_m: f64, over_sea: bool) -> Result<Option<(f64, f64, f64)>, TerrainError> {
+    fn blend_terms(&self, cache: &mut TileMemo, lon: f64, lat: f64, step_m: f64, over_sea: bool) -> Result<Option<(f64, f64, f64)>, TerrainError> {
         let Some((all_m, all_coverage)) = self.sample(cache, lon, lat, step_m, false)? else { return Ok(None) };
         if !over_sea {
             return Ok(Some((all_m as f64, all_coverage, 0.0)));
@@ -296,7 +297,7 @@ impl FeatherGrid {
             cell_m *= 2.0;
         };
         let (d_lon, d_lat) = ((east - west) / (nx - 1) as f64, (north - south) / (ny - 1) as f64);
-        let mut cache = TileCache::default();
+        let mut cache = TileMemo::default();
         // Distances to the nearest node without data, and (sea rule) to the nearest land node.
         let mut to_edge_m = vec![0.0f64; nx * ny];
         let mut to_land_m = vec![0.0f64; nx * ny];
@@ -387,7 +388,7 @@ impl LayeredEarth {
     }
 
     fn scratch(&self) -> Scratch {
-        Scratch { caches: self.regions.iter().map(|_| TileCache::default()).collect() }
+        Scratch { caches: self.regions.iter().map(|_| TileMemo::default()).collect() }
     }
 
     /// The height in metres at (lon, lat) in degrees as a tile with texels `step_m` apart

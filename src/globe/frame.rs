@@ -18,7 +18,7 @@
 //! ```
 
 use crate::globe::camera::GlobeCamera;
-use crate::globe::octahedral::{from_unit_sphere, to_fixed};
+use crate::leb::octahedral::{from_unit_sphere, to_fixed};
 use crate::globe::EARTH_RADIUS_M;
 use glam::{DVec3, Mat4, Vec4};
 

@@ -7,7 +7,7 @@ use crate::cache::tile_cache::Producer;
 use crate::cache::tile_generate::{planet_height_m, PLANET_MAX_ZOOM};
 use crate::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
-use crate::globe::octahedral;
+use crate::leb::octahedral;
 use crate::globe::spec::GlobeSpec;
 use crate::terrain::TerrainError;
 

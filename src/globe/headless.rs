@@ -6,8 +6,8 @@ use crate::globe::camera::GlobeCamera;
 use crate::globe::renderer::GlobeRenderer;
 use crate::gpu::Gpu;
 use crate::leb::decode::LodStats;
-use crate::render::target::OffscreenTarget;
-use crate::render::FrameTimings;
+use crate::gpu::target::OffscreenTarget;
+use crate::gpu::timings::FrameTimings;
 
 /// A globe renderer, its tile cache and an offscreen target of a fixed size.
 pub struct GlobeView {

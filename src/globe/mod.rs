@@ -6,7 +6,6 @@ pub mod earth;
 pub mod frame;
 pub mod ground;
 pub mod headless;
-pub mod octahedral;
 pub mod renderer;
 pub mod spec;
 

@@ -9,14 +9,20 @@ use crate::cache::tile_cache::TileCache;
 use crate::cbt::reduce::CbtReduce;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
-use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu};
+use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LodStats;
 use crate::leb::lod::MERGE_HYSTERESIS;
-use crate::render::terrain_draw::DEPTH_FORMAT;
-use crate::render::FrameTimings;
+use crate::gpu::target::DEPTH_FORMAT;
+use crate::gpu::timings::FrameTimings;
 use glam::DVec3;
+
+/// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
+/// `cache_tiles` layers for the tile cache's atlas.
+pub fn requirements(settings: &GlobeSettings, cache_tiles: u32) -> Requirements {
+    crate::cbt::requirements(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(cache_tiles)
+}
 
 /// Colour of space behind the globe.
 pub const SPACE_COLOR: wgpu::Color = wgpu::Color { r: 0.005, g: 0.007, b: 0.018, a: 1.0 };
@@ -49,7 +55,7 @@ impl Default for GlobeSettings {
             sub_levels: 4,
             leaf_capacity: 1 << 22,
             // Overhead at 10N 125E: Asia lit from the south-east.
-            sun_direction: crate::globe::octahedral::from_lon_lat_deg(125.0, 10.0),
+            sun_direction: crate::leb::octahedral::from_lon_lat_deg(125.0, 10.0),
         }
     }
 }
@@ -233,7 +239,7 @@ impl GlobeRenderer {
     pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
         let query = self.profiler.begin_pass_query("globe.draw", encoder);
         {
-            let mut pass = crate::render::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
+            let mut pass = crate::gpu::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.draw.0);
             pass.set_bind_group(0, &self.draw.1, &[]);
             pass.set_bind_group(2, cache.bind_group(), &[]);
@@ -249,7 +255,7 @@ impl GlobeRenderer {
 
     /// GPU times of the oldest finished frame, if its timestamps are available.
     pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
-        crate::render::take_timings(&mut self.profiler, queue)
+        crate::gpu::timings::take_timings(&mut self.profiler, queue)
     }
 
     /// Statistics of the last submitted frame (blocks on the GPU).

@@ -11,15 +11,15 @@ pub fn groups_2d(groups: u32) -> (u32, u32) {
     (groups.clamp(1, MAX_GROUPS_X), groups.div_ceil(MAX_GROUPS_X).max(1))
 }
 
-/// Runs `pipeline` over a list, one thread per item: binds `cbt`'s heap at binding 0, `list` at
-/// binding 1 and the changed blocks at binding 7, records one profiled pass labelled `label` and submits. For the diagnostic passes
-/// that apply a list of operations to the CBT heap.
+/// Runs `pipeline` over a list of `items` items, one thread per item: binds `list` at binding 1
+/// and each of `buffers` at its binding, records one profiled pass labelled `label` and submits.
+/// For the diagnostic passes that apply a list of operations to the CBT heap.
 pub fn run_over_list(
     gpu: &super::Gpu,
     profiler: &mut wgpu_profiler::GpuProfiler,
     pipeline: &wgpu::ComputePipeline,
     label: &str,
-    cbt: &crate::cbt::gpu::GpuCbt,
+    buffers: &[(u32, &wgpu::Buffer)],
     list: &[u8],
     items: u32,
 ) {
@@ -32,11 +32,9 @@ pub fn run_over_list(
     let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(label),
         layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: buffer.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 7, resource: cbt.changed.as_entire_binding() },
-        ],
+        entries: &std::iter::once(wgpu::BindGroupEntry { binding: 1, resource: buffer.as_entire_binding() })
+            .chain(buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }))
+            .collect::<Vec<_>>(),
     });
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
     super::profiled_compute_pass(profiler, &mut encoder, label, |pass| {

@@ -1,9 +1,13 @@
-//! GPU context: adapter and device selection (headless or for a window surface), the features and
-//! limits the renderer needs, profiled passes, read-back and shader loading.
+//! GPU context: adapter and device selection (headless or for a window surface), features and
+//! limits (each user states its own `Requirements`), profiled passes, read-back, uploads, targets,
+//! timings and shader loading. The bottom layer: imports nothing from the rest of the crate.
 
 pub mod dispatch;
 pub mod readback;
 pub mod shader;
+pub mod target;
+pub mod timings;
+pub mod upload;
 
 use thiserror::Error;
 
@@ -20,7 +24,7 @@ pub enum GpuError {
     Device(#[from] wgpu::RequestDeviceError),
 }
 
-/// What the renderer needs from an adapter: required features, optional ones and minimum limits.
+/// What a scene or kernel needs from an adapter: required features, optional ones and minimum limits.
 #[derive(Clone, Debug)]
 pub struct Requirements {
     /// Features without which the program cannot run, each with the reason.
@@ -35,26 +39,6 @@ pub struct Requirements {
 }
 
 impl Requirements {
-    /// Needs of the CBT + LEB renderer at max depth `max_depth` with `leaf_capacity` drawable leaves.
-    pub fn renderer(max_depth: u32, leaf_capacity: u64) -> Requirements {
-        let heap_bytes = crate::cbt::cpu::heap_size_bytes(max_depth);
-        let leaf_bytes = leaf_capacity * 4;
-        let storage = heap_bytes.max(leaf_bytes);
-        let why_heap = format!("for the CBT heap at max depth {max_depth} ({} MiB) and {leaf_capacity} leaf ids; lower --max-depth", heap_bytes >> 20);
-        Requirements {
-            wanted_limits: Vec::new(),
-            features: Vec::new(),
-            optional_features: wgpu::Features::TIMESTAMP_QUERY,
-            limits: vec![
-                ("max_storage_buffer_binding_size", storage, why_heap.clone()),
-                ("max_buffer_size", storage, why_heap),
-                ("max_compute_workgroups_per_dimension", dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches over every leaf".into()),
-                ("max_compute_invocations_per_workgroup", 256, "for the 256-thread CBT passes".into()),
-                ("max_compute_workgroup_storage_size", crate::cbt::reduce::WORKGROUP_STORAGE_BYTES, "for the shared-memory CBT reduction".into()),
-            ],
-        }
-    }
-
     /// Needs of a diagnostic kernel whose largest storage buffer is `storage_bytes`; timestamps required.
     pub fn kernel(storage_bytes: u64, why: String) -> Requirements {
         Requirements {
@@ -76,14 +60,12 @@ impl Requirements {
         self
     }
 
-    /// Also requires 2-D textures of `samples` texels per side, for a height grid that size.
-    /// Also asks, where the adapter allows, for storage buffers large enough for the grid's node
-    /// bounds down to the data's depth (at most render::MAX_BOUNDS_DEPTH).
-    pub fn with_height_grid(mut self, samples: u32) -> Requirements {
+    /// Also requires 2-D textures of `samples` texels per side, for a height grid that size, and
+    /// asks, where the adapter allows, for storage buffers of `node_bounds_bytes` (the grid's node
+    /// bounds down to the data's depth).
+    pub fn with_height_grid(mut self, samples: u32, node_bounds_bytes: u64) -> Requirements {
         self.limits.push(("max_texture_dimension_2d", samples as u64, format!("for the {samples}x{samples} height grid; lower --max-samples")));
-        let data_depth = 2 * (samples.max(3) - 1).ilog2() + 1;
-        let bytes = crate::leb::bounds::NodeBounds::array_bytes(data_depth.min(crate::render::MAX_BOUNDS_DEPTH));
-        self.wanted_limits.extend([("max_storage_buffer_binding_size", bytes), ("max_buffer_size", bytes)]);
+        self.wanted_limits.extend([("max_storage_buffer_binding_size", node_bounds_bytes), ("max_buffer_size", node_bounds_bytes)]);
         self
     }
 

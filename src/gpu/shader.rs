@@ -1,4 +1,6 @@
 //! WGSL sources, embedded in the binary, with `//!include path` lines resolved (each file once).
+//! Files generated from Rust data (shared/globe_base_mesh.wgsl) are checked in; a test beside
+//! their generator keeps them current.
 
 use std::collections::HashSet;
 
@@ -32,6 +34,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/cbt_heap_atomic.wgsl", include_str!("../../shaders/shared/cbt_heap_atomic.wgsl")),
     ("shared/cbt_heap_read.wgsl", include_str!("../../shaders/shared/cbt_heap_read.wgsl")),
     ("shared/chained_hash.wgsl", include_str!("../../shaders/shared/chained_hash.wgsl")),
+    ("shared/globe_base_mesh.wgsl", include_str!("../../shaders/shared/globe_base_mesh.wgsl")),
     ("shared/globe_frame.wgsl", include_str!("../../shaders/shared/globe_frame.wgsl")),
     ("shared/globe_heights.wgsl", include_str!("../../shaders/shared/globe_heights.wgsl")),
     ("shared/globe_leb.wgsl", include_str!("../../shaders/shared/globe_leb.wgsl")),
@@ -58,12 +61,6 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/tile_table.wgsl", include_str!("../../shaders/shared/tile_table.wgsl")),
 ];
 
-/// Makes the text of a generated WGSL file.
-pub type GenerateWgsl = fn() -> String;
-
-/// WGSL generated from Rust data at run time, by path as includes name it.
-pub const GENERATED: &[(&str, GenerateWgsl)] = &[("shared/globe_base_mesh.wgsl", || crate::leb::base_mesh::BaseMesh::octahedron().to_wgsl())];
-
 const INCLUDE: &str = "//!include ";
 
 /// The source of shader `name` with its includes spliced in, or None for an unknown name.
@@ -78,10 +75,7 @@ fn append(name: &str, seen: &mut HashSet<String>, out: &mut String) -> Option<()
     if !seen.insert(name.to_string()) {
         return Some(());
     }
-    let text = match GENERATED.iter().find(|(n, _)| *n == name) {
-        Some((_, generate)) => generate(),
-        None => SHADER_FILES.iter().find(|(n, _)| *n == name)?.1.to_string(),
-    };
+    let text = SHADER_FILES.iter().find(|(n, _)| *n == name)?.1;
     for line in text.lines() {
         if let Some(included) = line.strip_prefix(INCLUDE) {
             append(included.trim(), seen, out)?;

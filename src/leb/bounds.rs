@@ -6,6 +6,7 @@
 //! conservative because the bounds are nested.
 
 use crate::cbt::cpu::Node;
+use crate::gpu::upload;
 
 /// Error and height bounds of every node with depth <= `depth`, indexed by node id.
 #[derive(Clone, Debug, PartialEq)]
@@ -183,6 +184,28 @@ impl GpuNodeBounds {
             wgpu::BindGroupEntry { binding: 2, resource: self.height_max_m.as_entire_binding() },
             wgpu::BindGroupEntry { binding: 3, resource: self.slope_range.as_entire_binding() },
         ]
+    }
+}
+
+/// The node bounds on the GPU, as `upload_node_bounds` makes them, from bounds the caller no
+/// longer needs (freed piece by piece as they are uploaded).
+pub fn upload_node_bounds_from(device: &wgpu::Device, queue: &wgpu::Queue, bounds: NodeBounds) -> GpuNodeBounds {
+    let NodeBounds { error_m, height_min_m, height_max_m, slope_range, .. } = bounds;
+    GpuNodeBounds {
+        error_m: upload::storage_buffer_from_vec(device, queue, "terrain.node_error", error_m),
+        height_min_m: upload::storage_buffer_from_vec(device, queue, "terrain.node_height_min", height_min_m),
+        height_max_m: upload::storage_buffer_from_vec(device, queue, "terrain.node_height_max", height_max_m),
+        slope_range: upload::storage_buffer_from_vec(device, queue, "terrain.node_slope_range", slope_range),
+    }
+}
+
+/// The node bounds on the GPU, as `NodeBounds::create_buffers` makes them, uploaded in pieces (`gpu::upload`).
+pub fn upload_node_bounds(device: &wgpu::Device, queue: &wgpu::Queue, bounds: &NodeBounds) -> GpuNodeBounds {
+    GpuNodeBounds {
+        error_m: upload::storage_buffer(device, queue, "terrain.node_error", bytemuck::cast_slice(&bounds.error_m)),
+        height_min_m: upload::storage_buffer(device, queue, "terrain.node_height_min", bytemuck::cast_slice(&bounds.height_min_m)),
+        height_max_m: upload::storage_buffer(device, queue, "terrain.node_height_max", bytemuck::cast_slice(&bounds.height_max_m)),
+        slope_range: upload::storage_buffer(device, queue, "terrain.node_slope_range", bytemuck::cast_slice(&bounds.slope_range)),
     }
 }
 

@@ -22,6 +22,6 @@ impl LebSplitNodes {
     /// profiled pass "leb.split_nodes", and submits.
     pub fn apply(&self, gpu: &crate::gpu::Gpu, profiler: &mut wgpu_profiler::GpuProfiler, cbt: &GpuCbt, nodes: &[Node]) {
         let ids: Vec<u32> = nodes.iter().map(|n| n.id).collect();
-        run_over_list(gpu, profiler, &self.pipeline, "leb.split_nodes", cbt, bytemuck::cast_slice(&ids), ids.len() as u32);
+        run_over_list(gpu, profiler, &self.pipeline, "leb.split_nodes", &[(0, &cbt.heap), (7, &cbt.changed)], bytemuck::cast_slice(&ids), ids.len() as u32);
     }
 }

@@ -4,8 +4,9 @@ use crate::cbt::gpu::FrameStats;
 use crate::leb::decode::LodStats;
 use crate::gpu::Gpu;
 use crate::render::camera::Camera;
-use crate::render::target::OffscreenTarget;
-use crate::render::{FrameTimings, RenderSettings, Renderer};
+use crate::gpu::target::OffscreenTarget;
+use crate::gpu::timings::FrameTimings;
+use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 
 /// A renderer with an offscreen target of a fixed size.
@@ -79,7 +80,7 @@ pub struct Shot {
 /// and the screenshot tests call.
 pub fn render_shot(gpu: &Gpu, field: &HeightField, settings: RenderSettings, camera: &Camera, size_px: (u32, u32)) -> Shot {
     let max_depth = settings.max_depth;
-    let renderer = Renderer::new(gpu, field, settings, crate::render::terrain_draw::COLOR_FORMAT);
+    let renderer = Renderer::new(gpu, field, settings, crate::gpu::target::COLOR_FORMAT);
     let mut view = HeadlessView::new(gpu, renderer, size_px.0, size_px.1);
     let (frames, last) = view.converge(gpu, camera, convergence_frame_limit(max_depth));
     Shot { image: view.image(gpu), frames, last }

@@ -4,16 +4,15 @@
 pub mod camera;
 pub mod headless;
 pub mod morph;
-pub mod target;
 pub mod terrain_draw;
 pub mod terrain_gradients;
-pub mod upload;
 
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::{FrameStats, GpuCbt};
 use crate::cbt::reduce::CbtReduce;
-use crate::gpu::Gpu;
+use crate::gpu::timings::{take_timings, FrameTimings};
+use crate::gpu::{Gpu, Requirements};
 use crate::leb::cpu::{UpdateKind, BASE_DEPTH};
 use crate::leb::bounds::{BoundsDepths, GpuNodeBounds, NodeBounds};
 use crate::leb::decode::{LebDecode, LodStats};
@@ -81,19 +80,13 @@ pub fn bounds_depth_for(limits: &wgpu::Limits) -> u32 {
     (1..=MAX_BOUNDS_DEPTH).rev().find(|&d| NodeBounds::array_bytes(d) <= bytes).unwrap_or(1)
 }
 
-/// GPU time of one pass in one frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PassTiming {
-    pub label: String,
-    pub gpu_ms: f64,
-}
-
-/// GPU times of one frame.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FrameTimings {
-    pub passes: Vec<PassTiming>,
-    /// From the start of the first pass to the end of the last, in milliseconds.
-    pub frame_gpu_ms: f64,
+/// What the flat terrain needs from the device: the CBT's needs with `settings`, 2-D textures for
+/// a height grid of `samples_per_side`, and storage buffers for its node bounds where the adapter
+/// allows (down to the data's depth, at most MAX_BOUNDS_DEPTH).
+pub fn requirements(settings: &RenderSettings, samples_per_side: u32) -> Requirements {
+    let data_depth = 2 * (samples_per_side.max(3) - 1).ilog2() + 1;
+    let node_bounds_bytes = NodeBounds::array_bytes(data_depth.min(MAX_BOUNDS_DEPTH));
+    crate::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(samples_per_side, node_bounds_bytes)
 }
 
 /// Everything the frame schedule needs on the GPU.
@@ -127,13 +120,13 @@ impl Renderer {
         let depths = bounds.depths();
         // The CPU copy (up to 4 x 128 MiB on lavapipe) is freed as it uploads, before the height
         // textures are made.
-        let gpu_bounds = upload::node_bounds_from(&gpu.device, &gpu.queue, bounds);
+        let gpu_bounds = crate::leb::bounds::upload_node_bounds_from(&gpu.device, &gpu.queue, bounds);
         Renderer::with_gpu_bounds(gpu, field, gpu_bounds, depths, settings, color_format)
     }
 
     /// As `new`, with node bounds built by the caller (tests compare with the CPU twin on them).
     pub fn with_bounds(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
-        let gpu_bounds = upload::node_bounds(&gpu.device, &gpu.queue, bounds);
+        let gpu_bounds = crate::leb::bounds::upload_node_bounds(&gpu.device, &gpu.queue, bounds);
         Renderer::with_gpu_bounds(gpu, field, gpu_bounds, bounds.depths(), settings, color_format)
     }
 
@@ -285,17 +278,4 @@ impl Renderer {
     pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
         self.decode.read_lod_stats(&gpu.device, &gpu.queue)
     }
-}
-
-/// GPU times of `profiler`'s oldest finished frame, if its timestamps are available: every pass,
-/// and the whole frame from the first pass's start to the last pass's end.
-pub fn take_timings(profiler: &mut wgpu_profiler::GpuProfiler, queue: &wgpu::Queue) -> Option<FrameTimings> {
-        let results = profiler.process_finished_frame(queue.get_timestamp_period())?;
-        let timed: Vec<(String, std::ops::Range<f64>)> = results.into_iter().filter_map(|r| r.time.map(|t| (r.label, t))).collect();
-        let start = timed.iter().map(|(_, t)| t.start).fold(f64::INFINITY, f64::min);
-        let end = timed.iter().map(|(_, t)| t.end).fold(f64::NEG_INFINITY, f64::max);
-        Some(FrameTimings {
-            frame_gpu_ms: if timed.is_empty() { 0.0 } else { (end - start) * 1e3 },
-            passes: timed.into_iter().map(|(label, t)| PassTiming { label, gpu_ms: (t.end - t.start) * 1e3 }).collect(),
-        })
 }

@@ -3,6 +3,7 @@
 
 use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
 use crate::gpu::shader;
+use crate::gpu::target::DEPTH_FORMAT;
 
 /// Uniforms of the draw. Keep in sync with DrawUniforms in shaders/terrain_draw.wgsl.
 #[repr(C)]
@@ -26,10 +27,6 @@ pub struct DrawUniforms {
 }
 const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 128);
 
-/// Colour format of every target the terrain is drawn into.
-pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-/// Depth format (reverse Z: cleared to 0, nearer is greater).
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Sky colour behind the terrain (linear RGB).
 pub const SKY_COLOR: wgpu::Color = wgpu::Color { r: 0.36, g: 0.48, b: 0.66, a: 1.0 };
 
@@ -120,7 +117,7 @@ impl TerrainDraw {
     ) {
         let query = profiler.begin_pass_query("render.draw", encoder);
         {
-            let mut pass = crate::render::target::begin_draw_pass(encoder, "render.draw", color, depth, SKY_COLOR, query.render_pass_timestamp_writes());
+            let mut pass = crate::gpu::target::begin_draw_pass(encoder, "render.draw", color, depth, SKY_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.leaf_group, &[]);
             pass.set_bind_group(1, &self.height_group, &[]);

@@ -65,7 +65,7 @@ impl HeightField {
 
     /// Uploads the heights as the texture "terrain.heights" (R32Float, read with textureLoad;
     /// NaN marks samples without data), a band of rows at a time so that no second copy of the
-    /// grid is made (see `render::upload`).
+    /// grid is made (see `gpu::upload`).
     pub fn create_texture(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::Texture {
         let n = self.samples_per_side;
         let texture = device.create_texture(&wgpu::TextureDescriptor {
@@ -79,7 +79,7 @@ impl HeightField {
             view_formats: &[],
         });
         let row_len = n as usize;
-        let rows_per_band = (crate::render::upload::CHUNK_BYTES / (4 * row_len)).max(1);
+        let rows_per_band = (crate::gpu::upload::CHUNK_BYTES / (4 * row_len)).max(1);
         let mut texels = Vec::new();
         for first_row in (0..row_len).step_by(rows_per_band) {
             let rows = rows_per_band.min(row_len - first_row);
@@ -97,7 +97,7 @@ impl HeightField {
                 wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4 * n), rows_per_image: Some(rows as u32) },
                 wgpu::Extent3d { width: n, height: rows as u32, depth_or_array_layers: 1 },
             );
-            crate::render::upload::flush(device, queue);
+            crate::gpu::upload::flush(device, queue);
         }
         texture
     }
@@ -211,7 +211,7 @@ impl HeightSource {
                 .enumerate()
                 .map(|(band, out)| {
                     scope.spawn(move || {
-                        let mut tiles = pyramid::TileCache::default();
+                        let mut tiles = pyramid::TileMemo::default();
                         for (i, out_row) in out.chunks_mut(n).enumerate() {
                             let row = band * rows_per_band + i;
                             for (col, out_h) in out_row.iter_mut().enumerate() {

@@ -49,10 +49,10 @@ impl Encoding {
 /// A tile's heights (row-major, tile_size^2), None where the file is absent.
 pub type Tile = Option<Arc<Vec<f32>>>;
 
-/// A thread's own view of the tiles it has used: the last one of each zoom (most samples fall in
-/// the same tiles as the previous one) and the others by (z, x, y).
+/// A per-thread memo of the tiles a thread has used (not the GPU tile cache): the last one of
+/// each zoom (most samples fall in the same tiles as the previous one) and the others by (z, x, y).
 #[derive(Default)]
-pub struct TileCache {
+pub struct TileMemo {
     /// By zoom (at most 24, as `open` checks).
     last: [Option<((u32, u32), Tile)>; 25],
     tiles: HashMap<(u32, u32, u32), Tile>,
@@ -148,7 +148,7 @@ impl TilePyramid {
     }
 
     /// As `tile`, through `local`, a cache of the calling thread's own (no lock per sample).
-    pub fn tile_via(&self, local: &mut TileCache, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
+    pub fn tile_via(&self, local: &mut TileMemo, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
         if let Some((key, tile)) = &local.last[z as usize] {
             if *key == (x, y) {
                 return Ok(tile.clone());
@@ -186,11 +186,11 @@ impl TilePyramid {
 
     /// As `sample_m`, using zooms up to `max_zoom` only.
     pub fn sample_up_to_zoom_m(&self, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
-        self.sample_via(&mut TileCache::default(), lon, lat, max_zoom)
+        self.sample_via(&mut TileMemo::default(), lon, lat, max_zoom)
     }
 
     /// As `sample_up_to_zoom_m`, reading tiles through the calling thread's cache `local`.
-    pub fn sample_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
+    pub fn sample_via(&self, local: &mut TileMemo, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
         Ok(self.sample_coverage_via(local, lon, lat, max_zoom, false)?.map(|(h, _)| h))
     }
 
@@ -199,7 +199,7 @@ impl TilePyramid {
     /// continuously to 0 across a nodata edge; pixels of absent tiles count for neither). With
     /// `zero_is_nodata`, pixels of exactly 0 m count as nodata too (the planet's sea rule,
     /// src/globe/earth.rs).
-    pub fn sample_coverage_via(&self, local: &mut TileCache, lon: f64, lat: f64, max_zoom: u32, zero_is_nodata: bool) -> Result<Option<(f32, f64)>, TerrainError> {
+    pub fn sample_coverage_via(&self, local: &mut TileMemo, lon: f64, lat: f64, max_zoom: u32, zero_is_nodata: bool) -> Result<Option<(f32, f64)>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
             return Ok(None);

@@ -10,7 +10,7 @@ use super::panels::{max_depth_ui, mode_ui, Action, UiState};
 use super::rig::CameraMode;
 use crate::cache::tile_cache::TileCacheStats;
 use crate::globe::camera::GlobeCamera;
-use crate::globe::octahedral::lon_lat_deg;
+use crate::leb::octahedral::lon_lat_deg;
 
 /// What the globe's sections show.
 pub struct GlobeData {

@@ -8,7 +8,7 @@ use glam::{DQuat, DVec3};
 use super::flight::Move;
 use super::rig::CameraMode;
 use crate::globe::camera::{local_east_north, GlobeCamera};
-use crate::globe::octahedral::{from_lon_lat_deg, lon_lat_deg};
+use crate::leb::octahedral::{from_lon_lat_deg, lon_lat_deg};
 use crate::globe::EARTH_RADIUS_M;
 
 /// The camera stays at least this high above the sphere, in metres.

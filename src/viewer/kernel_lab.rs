@@ -409,7 +409,7 @@ pub fn requirements(request: &KernelRequest) -> Requirements {
     match request {
         KernelRequest::Cbt(s) => {
             let leaves = 1u64 << crate::kernels::cbt::fill_depth(s.max_depth, s.fill()).unwrap_or(0);
-            Requirements::renderer(s.max_depth, leaves).with_timestamps()
+            crate::cbt::requirements(s.max_depth, leaves).with_timestamps()
         }
         KernelRequest::ChainedHash(s) => {
             let r = Requirements::kernel(chained_hash::largest_buffer_bytes(s.element_log2), format!("for 2^{} hash-table nodes; use fewer elements", s.element_log2));
@@ -735,7 +735,7 @@ mod tests {
         // The device as the viewer asks for it (renderer needs + the lab's optional ones).
         let instance = crate::gpu::create_instance();
         let adapter = crate::gpu::request_adapter(&instance, None).expect("a GPU adapter (lavapipe in CI)");
-        let mut needs = Requirements::renderer(12, 1 << 12);
+        let mut needs = crate::cbt::requirements(12, 1 << 12);
         request_optional(&mut needs, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &needs).unwrap();
         let mut lab = KernelLabState::default();

@@ -35,8 +35,8 @@ use winit::window::{Window, WindowId};
 
 use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use crate::globe::renderer::GlobeSettings;
-use crate::gpu::{Gpu, Requirements};
-use crate::render::terrain_draw::DEPTH_FORMAT;
+use crate::gpu::Gpu;
+use crate::gpu::target::DEPTH_FORMAT;
 use crate::render::RenderSettings;
 use crate::terrain::HeightField;
 use bookmarks::{Bookmark, Bookmarks};
@@ -167,8 +167,8 @@ impl State {
         let surface = instance.create_surface(window.clone()).context("cannot create a drawing surface for the window")?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let mut requirements = match &options.scene {
-            SceneOptions::Heightfield { field, settings } => Requirements::renderer(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(field.samples_per_side),
-            SceneOptions::Globe { settings, cache, .. } => Requirements::renderer(settings.max_depth, settings.leaf_capacity as u64).with_cache_tiles(cache.tiles),
+            SceneOptions::Heightfield { field, settings } => crate::render::requirements(settings, field.samples_per_side),
+            SceneOptions::Globe { settings, cache, .. } => crate::globe::renderer::requirements(settings, cache.tiles),
         };
         kernel_lab::request_optional(&mut requirements, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;

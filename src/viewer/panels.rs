@@ -576,7 +576,7 @@ mod tests {
         let ctx = egui::Context::default();
         let mut panels = PanelState::default();
         let mut history = TimingHistory::new(50);
-        history.add_gpu(&crate::render::FrameTimings { passes: vec![crate::render::PassTiming { label: "render.draw".into(), gpu_ms: 1.0 }], frame_gpu_ms: 1.5 });
+        history.add_gpu(&crate::gpu::timings::FrameTimings { passes: vec![crate::gpu::timings::PassTiming { label: "render.draw".into(), gpu_ms: 1.0 }], frame_gpu_ms: 1.5 });
         let stats = LeafStats { frame: 8, stats: crate::cbt::gpu::FrameStats { leaves: 4, max_depth: 3, overflow: 1, capacity: 4 }, depth_histogram: vec![0, 0, 2, 2], sampled: 4, lod: None };
         for stats in [None, Some(&stats)] {
             let scene = SceneData::Heightfield(HeightfieldData { camera: Camera::look_at(glam::DVec3::Z, glam::DVec3::X, 60.0), height_above_ground_m: 1.0, bookmarks: &[], recording: true, recorded_poses: 3, recorded_s: 0.2 });

@@ -11,7 +11,8 @@ use super::stats::StatsReadback;
 use crate::cache::tile_cache::TileCache;
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::gpu::Gpu;
-use crate::render::{FrameTimings, RenderSettings, Renderer};
+use crate::gpu::timings::FrameTimings;
+use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 
 /// The flat height field and its orbit / free-flight rig.

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::cbt::gpu::{FrameStats, GpuCbt};
 use crate::gpu::readback::ReadbackRing;
 use crate::leb::decode::LodStats;
-use crate::render::FrameTimings;
+use crate::gpu::timings::FrameTimings;
 
 /// Staging buffers in flight at most; when all are busy a frame simply copies nothing.
 const SLOTS: usize = 3;
@@ -202,7 +202,7 @@ impl TimingHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::PassTiming;
+    use crate::gpu::timings::PassTiming;
 
     #[test]
     fn histogram_counts_depths_from_node_ids() {

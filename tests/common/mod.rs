@@ -5,13 +5,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use bisector::cbt::cpu::Cbt;
-use bisector::gpu::{Gpu, Requirements};
+use bisector::gpu::Gpu;
 use bisector::leb::cpu::{decode_vertices, split_conforming, BASE_DEPTH};
 use rand::{rngs::StdRng, SeedableRng};
 
 /// A headless GPU for max depth `max_depth`, or a panic that says how to get one.
 pub fn gpu(max_depth: u32) -> Gpu {
-    Gpu::headless(&Requirements::renderer(max_depth, 1 << 16))
+    Gpu::headless(&bisector::cbt::requirements(max_depth, 1 << 16))
         .unwrap_or_else(|e| panic!("{e}\n(the README's test command installs the software Vulkan driver lavapipe)"))
 }
 

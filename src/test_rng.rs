@@ -1,4 +1,4 @@
-//! A tiny xorshift64 generator for the bench module's randomised unit tests, freshly seeded each
+//! A tiny xorshift64 generator for randomised unit tests (bench, cache), freshly seeded each
 //! run (the seed is printed; BISECTOR_TEST_SEED replays it).
 
 /// xorshift64 state (never zero).

@@ -15,7 +15,7 @@
 //! down to depth 58), what the globe's shaders decode vertices and address tiles with.
 //! ```
 
-use crate::leb::base_mesh::octahedron_point;
+use super::base_mesh::octahedron_point;
 use glam::{DVec2, DVec3};
 
 /// 1.0 in fixed-point map coordinates.

@@ -3,8 +3,6 @@
 //! instead of a second copy of the whole array (on a CPU adapter, GPU memory is the process's
 //! own, and a 256 MiB height texture would otherwise cost 512 MiB while it uploads).
 
-use crate::leb::bounds::{GpuNodeBounds, NodeBounds};
-
 /// Largest piece, in bytes, staged at once.
 pub const CHUNK_BYTES: usize = 16 << 20;
 
@@ -53,26 +51,4 @@ pub fn storage_buffer_from_vec<T: bytemuck::Pod>(device: &wgpu::Device, queue: &
         data.shrink_to_fit();
     }
     buffer
-}
-
-/// The node bounds on the GPU, as `upload::node_bounds` makes them, from bounds the caller no
-/// longer needs (freed piece by piece as they are uploaded).
-pub fn node_bounds_from(device: &wgpu::Device, queue: &wgpu::Queue, bounds: NodeBounds) -> GpuNodeBounds {
-    let NodeBounds { error_m, height_min_m, height_max_m, slope_range, .. } = bounds;
-    GpuNodeBounds {
-        error_m: storage_buffer_from_vec(device, queue, "terrain.node_error", error_m),
-        height_min_m: storage_buffer_from_vec(device, queue, "terrain.node_height_min", height_min_m),
-        height_max_m: storage_buffer_from_vec(device, queue, "terrain.node_height_max", height_max_m),
-        slope_range: storage_buffer_from_vec(device, queue, "terrain.node_slope_range", slope_range),
-    }
-}
-
-/// The node bounds on the GPU, as `NodeBounds::create_buffers` makes them, uploaded in pieces.
-pub fn node_bounds(device: &wgpu::Device, queue: &wgpu::Queue, bounds: &NodeBounds) -> GpuNodeBounds {
-    GpuNodeBounds {
-        error_m: storage_buffer(device, queue, "terrain.node_error", bytemuck::cast_slice(&bounds.error_m)),
-        height_min_m: storage_buffer(device, queue, "terrain.node_height_min", bytemuck::cast_slice(&bounds.height_min_m)),
-        height_max_m: storage_buffer(device, queue, "terrain.node_height_max", bytemuck::cast_slice(&bounds.height_max_m)),
-        slope_range: storage_buffer(device, queue, "terrain.node_slope_range", bytemuck::cast_slice(&bounds.slope_range)),
-    }
 }

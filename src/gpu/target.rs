@@ -1,7 +1,11 @@
 //! Offscreen colour + depth targets for headless rendering, and their read-back to an image.
 
-use crate::gpu::readback::read_texture_rgba8;
-use crate::render::terrain_draw::{COLOR_FORMAT, DEPTH_FORMAT};
+use super::readback::read_texture_rgba8;
+
+/// Colour format of every target the terrain and the globe are drawn into.
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// Depth format (reverse Z: cleared to 0, nearer is greater).
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// A colour texture that can be read back and its depth buffer.
 pub struct OffscreenTarget {

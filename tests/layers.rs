@@ -1,0 +1,183 @@
+//! The crate's layering, read from the sources: every `crate::X` path (also `use crate::{X, ..}`)
+//! in a top-level module under src/ must name a module that `ALLOWED` lets it import, the allowed
+//! imports form no cycle, and `gpu` (the bottom layer) names no other module at all.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Each top-level module under src/ and the modules it may import, from the bottom up. A module
+/// may only import modules listed before it.
+const ALLOWED: &[(&str, &[&str])] = &[
+    // The bottom layer: devices, limits, passes, read-back, uploads, targets, timings, shaders.
+    ("gpu", &[]),
+    // Plain helpers with no GPU: the tables' integer hash, bounded input reads, the tests' generator.
+    ("hash", &[]),
+    ("input", &[]),
+    ("test_rng", &[]),
+    // The concurrent binary tree: knows nothing of triangles or terrain.
+    ("cbt", &["gpu"]),
+    // Longest-edge bisection, base meshes, the octahedral map, LOD criterion, node bounds.
+    ("leb", &["gpu", "cbt"]),
+    // Height sources and the node bounds built from them.
+    ("terrain", &["gpu", "input", "cbt", "leb"]),
+    // The globe's tile cache.
+    ("cache", &["gpu", "hash", "test_rng", "leb", "terrain"]),
+    // The flat terrain's frame schedule and drawing.
+    ("render", &["gpu", "cbt", "leb", "terrain"]),
+    // The globe's frame schedule, camera and planet.
+    ("globe", &["gpu", "cbt", "leb", "terrain", "cache"]),
+    // Camera paths, the headless runners, reports, quality.
+    ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "terrain", "cache", "render", "globe"]),
+    // Argument parsing shared by the commands.
+    ("cli", &["input", "render", "globe", "bench"]),
+    // The diagnostic kernels (the kernel lab), above the renderer.
+    ("kernels", &["gpu", "hash", "input", "cbt", "leb", "cache", "bench"]),
+    // The interactive viewer: the top.
+    ("viewer", &["gpu", "input", "cbt", "leb", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
+];
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every .rs file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a file under src/ belongs to (None for lib.rs and main.rs).
+fn top_module(file: &Path) -> Option<String> {
+    let relative = file.strip_prefix(src_dir()).expect("a file under src/");
+    let first = relative.components().next()?.as_os_str().to_str()?.to_string();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+    (name != "lib" && name != "main").then_some(name)
+}
+
+fn ident(text: &str) -> &str {
+    let end = text.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The top-level modules that `text` names through `crate::` paths: `crate::X::..`, and each
+/// first name of a `crate::{X::.., Y, ..}` group.
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (at, _) in text.match_indices("crate::") {
+        // `$crate::` and identifiers ending in "crate" are not the crate root.
+        if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        let rest = &text[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if item_start && !c.is_whitespace() => {
+                        item_start = false;
+                        names.insert(ident(&group[i..]).to_string());
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            names.insert(ident(rest).to_string());
+        }
+    }
+    names.retain(|n| !n.is_empty() && n != "self");
+    names
+}
+
+/// `text` without its line comments (doc comments name modules without importing them).
+fn code_only(text: &str) -> String {
+    text.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+}
+
+/// module -> (imported module -> the files that import it), from the code under src/.
+fn imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut files = Vec::new();
+    rust_files(&src_dir(), &mut files);
+    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for file in files {
+        let Some(module) = top_module(&file) else { continue };
+        let text = std::fs::read_to_string(&file).expect("a readable source file");
+        let entry = graph.entry(module.clone()).or_default();
+        for target in crate_paths(&code_only(&text)) {
+            if target != module {
+                entry.entry(target).or_default().insert(file.strip_prefix(src_dir()).unwrap().display().to_string());
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_parser_reads_paths_and_groups() {
+    let found = crate_paths("use crate::cbt::cpu::Node;\nuse crate::{leb::bounds::{A, B}, gpu};\nlet x = crate::terrain::f();\n$crate::hidden; my_crate::no;");
+    assert_eq!(found, ["cbt", "gpu", "leb", "terrain"].map(String::from).into_iter().collect());
+    assert_eq!(code_only("use crate::a; // crate::b\n/// crate::c\nx"), "use crate::a; \n\nx");
+}
+
+#[test]
+fn every_module_has_a_place_in_the_layering() {
+    let listed: BTreeSet<&str> = ALLOWED.iter().map(|(m, _)| *m).collect();
+    assert_eq!(listed.len(), ALLOWED.len(), "a module is listed twice in ALLOWED");
+    for module in imports().keys() {
+        assert!(listed.contains(module.as_str()), "src/{module} is not in tests/layers.rs's ALLOWED: give it a place in the layering");
+    }
+}
+
+#[test]
+fn the_layering_has_no_cycle() {
+    // Each module may only import modules listed before it, so the allowed graph is acyclic.
+    for (i, (module, allowed)) in ALLOWED.iter().enumerate() {
+        let below: BTreeSet<&str> = ALLOWED[..i].iter().map(|(m, _)| *m).collect();
+        for target in *allowed {
+            assert!(below.contains(target), "ALLOWED lets {module} import {target}, which is not listed below it: that would allow a cycle");
+        }
+    }
+}
+
+#[test]
+fn modules_import_only_what_the_layering_allows() {
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let mut wrong = Vec::new();
+    for (module, targets) in imports() {
+        let Some(may) = allowed.get(module.as_str()) else { continue };
+        for (target, files) in targets {
+            if !may.contains(&target.as_str()) {
+                wrong.push(format!("{module} -> {target} ({})", files.into_iter().collect::<Vec<_>>().join(", ")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the layering (move the shared code down instead):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn gpu_names_nothing_else_in_the_crate() {
+    // Comments included: the bottom layer does not even point up in its documentation.
+    let mut files = Vec::new();
+    rust_files(&src_dir().join("gpu"), &mut files);
+    assert!(!files.is_empty());
+    let mut wrong = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("a readable source file");
+        for target in crate_paths(&text) {
+            if target != "gpu" {
+                wrong.push(format!("{}: crate::{target}", file.display()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "src/gpu must import nothing from the rest of the crate:\n{}", wrong.join("\n"));
+}
