@@ -1,10 +1,24 @@
 //! Every WGSL file passes naga validation: each pass with its includes resolved, and each shared
 //! file as part of every pass that includes it (some need a binding file from their includer).
-//! Every file in shaders/ is embedded in the binary.
+//! Every file in shaders/ is embedded in the binary. Every Rust struct that mirrors a WGSL type
+//! has the WGSL type's size and member offsets (naga's layout).
 
 use std::collections::HashSet;
 
+use bisector::cache::tile_generate::TileJob;
+use bisector::cache::tile_table::{TileSlot, TileTableHeader};
+use bisector::cbt::gpu::{FrameArgs, FrameStats};
+use bisector::cbt::ops::CbtOp;
+use bisector::cbt::reduce::ReduceParams;
+use bisector::globe::frame::GlobeFrame;
 use bisector::gpu::shader::{shader_source, GENERATED, SHADER_FILES};
+use bisector::kernels::chained_hash::{ChainNode, ChainedHashParams};
+use bisector::kernels::closest_pairs::{ClosestPairsParams, Nearest};
+use bisector::kernels::compact_hash::CompactHashParams;
+use bisector::kernels::shift_and::{ShiftAndParams, Word};
+use bisector::leb::decode::LodStats;
+use bisector::leb::lod::LodParams;
+use bisector::render::terrain_draw::DrawUniforms;
 
 /// The files `name` includes, transitively.
 fn includes(name: &str, seen: &mut HashSet<String>) {
@@ -63,4 +77,292 @@ fn every_shader_file_is_embedded() {
     let mut embedded: Vec<String> = SHADER_FILES.iter().map(|(n, _)| n.to_string()).collect();
     embedded.sort();
     assert_eq!(on_disk, embedded, "add new shaders to SHADER_FILES in src/gpu/shader.rs");
+}
+
+/// The WGSL side of a mirror: a struct by name, or the element type of an array (a global
+/// variable, or `Struct.member`), whose vector components are members `x`, `y`, `z`, `w`.
+enum Wgsl {
+    Struct(&'static str),
+    Elements(&'static str),
+}
+
+/// A Rust struct that mirrors a WGSL type: each Rust field (or each element of an array field)
+/// with the WGSL member it mirrors; padding fields are left out (see `is_padding`).
+struct Mirror {
+    rust: &'static str,
+    size: usize,
+    /// (WGSL member, offset in the Rust struct, size in bytes).
+    fields: Vec<(&'static str, usize, usize)>,
+    /// Rust fields mapped to `_`: they must be padding by name.
+    padding: Vec<&'static str>,
+    /// The shader (includes resolved) that defines the WGSL type.
+    shader: &'static str,
+    wgsl: Wgsl,
+}
+
+/// Padding, on either side, is named `pad`, `_pad` or either followed by digits: it is not
+/// matched by name (the sizes and the other members' offsets still pin it down).
+fn is_padding(name: &str) -> bool {
+    let rest = name.strip_prefix('_').unwrap_or(name);
+    rest.strip_prefix("pad").is_some_and(|digits| digits.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `mirror!("file.wgsl", Wgsl::…, RustStruct { field: "member", array: ["m0", "m1"], pad: _ })`:
+/// every Rust field must be listed (the exhaustive pattern below fails to compile otherwise); an
+/// array field lists one WGSL member per element.
+macro_rules! mirror {
+    ($shader:literal, $wgsl:expr, $rust:ident { $($field:ident: $members:tt),* $(,)? }) => {{
+        #[allow(dead_code)]
+        fn every_field_is_listed(v: $rust) {
+            let $rust { $($field: _),* } = v;
+        }
+        let zero: $rust = bytemuck::Zeroable::zeroed();
+        let mut fields = Vec::new();
+        #[allow(unused_mut)]
+        let mut padding = Vec::new();
+        $(
+            let offset = std::mem::offset_of!($rust, $field);
+            let size = std::mem::size_of_val(&zero.$field);
+            mirror!(@members fields padding $field offset size $members);
+        )*
+        Mirror { rust: stringify!($rust), size: std::mem::size_of::<$rust>(), fields, padding, shader: $shader, wgsl: $wgsl }
+    }};
+    (@members $fields:ident $padding:ident $field:ident $offset:ident $size:ident _) => {
+        let _ = ($offset, $size);
+        $padding.push(stringify!($field));
+    };
+    (@members $fields:ident $padding:ident $field:ident $offset:ident $size:ident [$($member:literal),+ $(,)?]) => {
+        let members: &[&'static str] = &[$($member),+];
+        let element = $size / members.len();
+        assert_eq!(element * members.len(), $size, "{}: {} members for {} bytes", stringify!($field), members.len(), $size);
+        for (i, member) in members.iter().enumerate() {
+            $fields.push((*member, $offset + i * element, element));
+        }
+    };
+    (@members $fields:ident $padding:ident $field:ident $offset:ident $size:ident $member:literal) => {
+        $fields.push(($member, $offset, $size));
+    };
+}
+
+/// Every Rust struct that mirrors a WGSL type. Add new mirrors here.
+fn mirrors() -> Vec<Mirror> {
+    vec![
+        mirror!("cbt_args.wgsl", Wgsl::Struct("FrameArgs"), FrameArgs {
+            dispatch: ["dispatch_x", "dispatch_y", "dispatch_z"],
+            _pad: _,
+            draw: ["draw_vertex_count", "draw_instance_count", "draw_first_vertex", "draw_first_instance"],
+        }),
+        mirror!("cbt_args.wgsl", Wgsl::Struct("FrameStats"), FrameStats {
+            leaves: "leaves",
+            max_depth: "max_depth",
+            overflow: "overflow",
+            capacity: "capacity",
+        }),
+        mirror!("cbt_ops.wgsl", Wgsl::Struct("CbtOp"), CbtOp { id: "id", depth: "depth", merge: "merge", _pad: _ }),
+        mirror!("cbt_reduce.wgsl", Wgsl::Struct("ReduceParams"), ReduceParams {
+            in_depth: "in_depth",
+            levels: "levels",
+            bitfield: "bitfield",
+            items_log2: "items_log2",
+            changed_only: "changed_only",
+            _pad: _,
+        }),
+        mirror!("leb_decode.wgsl", Wgsl::Struct("LodParams"), LodParams {
+            camera_position_m: "camera_position_m",
+            terrain_size_m: "terrain_size_m",
+            projection_scale_sq: "projection_scale_sq",
+            split_threshold_sq: "split_threshold_sq",
+            merge_threshold_sq: "merge_threshold_sq",
+            max_depth: "max_depth",
+            criterion: "criterion",
+            bounds_depth: "bounds_depth",
+            data_depth: "data_depth",
+            frustum_planes: "frustum_planes",
+        }),
+        mirror!("leb_decode.wgsl", Wgsl::Struct("LodStats"), LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }),
+        mirror!("globe_decode.wgsl", Wgsl::Struct("GlobeLodStats"), LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }),
+        mirror!("terrain_draw.wgsl", Wgsl::Struct("DrawUniforms"), DrawUniforms {
+            clip_from_world: "clip_from_world",
+            camera_position_m: "camera_position_m",
+            sun_direction: "sun_direction",
+            terrain_size_m: "terrain_size_m",
+            height_min_m: "height_min_m",
+            height_max_m: "height_max_m",
+            wireframe: "wireframe",
+            haze_distance_m: "haze_distance_m",
+            projection_scale: "projection_scale",
+            morph_target_px: "morph_target_px",
+            morph_mode: "morph_mode",
+        }),
+        mirror!("globe_draw.wgsl", Wgsl::Struct("GlobeFrame"), GlobeFrame {
+            clip_from_relative: "clip_from_relative",
+            anchor_fixed: "anchor_fixed",
+            anchor: "anchor",
+            camera_from_anchor_m: "camera_from_anchor_m",
+            centre_from_camera_m: "centre_from_camera_m",
+            frustum: "frustum",
+            sun_direction: "sun_direction",
+            radius_m: "radius_m",
+            occluder_radius_m: "occluder_radius_m",
+            projection_scale_px: "projection_scale_px",
+            split_threshold_px: "split_threshold_px",
+            merge_threshold_px: "merge_threshold_px",
+            wireframe: "wireframe",
+            max_zoom: "max_zoom",
+            criterion: "criterion",
+        }),
+        mirror!("tile_cache_probe.wgsl", Wgsl::Struct("TileTable"), TileTableHeader { capacity: "capacity", max_probe: "max_probe", len: "len", _pad: _ }),
+        mirror!("tile_cache_probe.wgsl", Wgsl::Elements("TileTable.slots"), TileSlot { key: ["x", "y"], value: "z", displacement: "w" }),
+        mirror!("tile_generate.wgsl", Wgsl::Elements("tile_jobs"), TileJob { key: ["x", "y"], layer: "z", seed: "w" }),
+        mirror!("kernel_chained_hash.wgsl", Wgsl::Struct("ChainedHashParams"), ChainedHashParams {
+            elements: "elements",
+            bucket_log2: "bucket_log2",
+            node_capacity: "node_capacity",
+            queries: "queries",
+        }),
+        mirror!("kernel_chained_hash.wgsl", Wgsl::Struct("ChainNode"), ChainNode { key: "key", value: "value", next: "next" }),
+        mirror!("kernel_compact_hash.wgsl", Wgsl::Struct("CompactHashParams"), CompactHashParams {
+            vectors: "vectors",
+            length: "length",
+            slot_log2: "slot_log2",
+            bucket_log2: "bucket_log2",
+        }),
+        mirror!("kernel_closest_pairs_grid.wgsl", Wgsl::Struct("ClosestPairsParams"), ClosestPairsParams {
+            a_count: "a_count",
+            b_count: "b_count",
+            dims: ["dim_x", "dim_y", "dim_z"],
+            candidates: "candidates",
+            top: "top",
+            zero: "zero",
+            origin: "origin",
+            cell_size_m: "cell_size_m",
+            inv_cell_size: "inv_cell_size",
+            slack: "slack",
+            pad1: _,
+        }),
+        mirror!("kernel_closest_pairs_grid.wgsl", Wgsl::Elements("nearest"), Nearest { d2_bits: "x", b: "y" }),
+        mirror!("kernel_shift_and.wgsl", Wgsl::Struct("ShiftAndParams"), ShiftAndParams {
+            patterns: "patterns",
+            text_len: "text_len",
+            chunk_len: "chunk_len",
+            chunks: "chunks",
+            capacity: "capacity",
+            total_words: "total_words",
+            module_pattern_count: "module_pattern_count",
+            pad: _,
+        }),
+        mirror!("kernel_shift_and.wgsl", Wgsl::Struct("Word"), Word {
+            rep: "rep",
+            ebeg: "ebeg",
+            eend: "eend",
+            eblk: "eblk",
+            first: "first",
+            len: "len",
+            pad: _,
+        }),
+    ]
+}
+
+/// A WGSL type's members as (name, offset, size) and its size (a struct's span, an array's stride).
+fn wgsl_layout(module: &naga::Module, wgsl: &Wgsl) -> (Vec<(String, usize, usize)>, usize) {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let find_struct = |name: &str| {
+        module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("no WGSL struct {name}")).0
+    };
+    let members_of = |ty: naga::Handle<naga::Type>| -> Vec<(String, usize, usize)> {
+        match &module.types[ty].inner {
+            naga::TypeInner::Struct { members, .. } => members
+                .iter()
+                .map(|m| {
+                    // A runtime-sized array has size 0 here: the buffer's tail, not the header.
+                    let runtime = matches!(module.types[m.ty].inner, naga::TypeInner::Array { size: naga::ArraySize::Dynamic, .. });
+                    (m.name.clone().unwrap_or_default(), m.offset as usize, if runtime { 0 } else { layouter[m.ty].size as usize })
+                })
+                .collect(),
+            naga::TypeInner::Vector { size, scalar } => ["x", "y", "z", "w"][..*size as usize]
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.to_string(), i * scalar.width as usize, scalar.width as usize))
+                .collect(),
+            other => panic!("unexpected WGSL type {other:?}"),
+        }
+    };
+    match wgsl {
+        Wgsl::Struct(name) => {
+            let ty = find_struct(name);
+            (members_of(ty), layouter[ty].size as usize)
+        }
+        Wgsl::Elements(path) => {
+            let array = match path.split_once('.') {
+                Some((name, member)) => match &module.types[find_struct(name)].inner {
+                    naga::TypeInner::Struct { members, .. } => {
+                        members.iter().find(|m| m.name.as_deref() == Some(member)).unwrap_or_else(|| panic!("no member {path}")).ty
+                    }
+                    _ => unreachable!(),
+                },
+                None => module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some(*path)).unwrap_or_else(|| panic!("no global {path}")).1.ty,
+            };
+            match module.types[array].inner {
+                naga::TypeInner::Array { base, stride, .. } => (members_of(base), stride as usize),
+                ref other => panic!("{path} is not an array: {other:?}"),
+            }
+        }
+    }
+}
+
+/// Compares one mirror with its WGSL type; returns what disagrees.
+fn mirror_mismatches(mirror: &Mirror) -> Vec<String> {
+    let source = shader_source(mirror.shader).unwrap_or_else(|| panic!("{}: unknown shader", mirror.shader));
+    let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{}: {}", mirror.shader, e.emit_to_string(&source)));
+    let (members, mut wgsl_size) = wgsl_layout(&module, &mirror.wgsl);
+    let mut errors = Vec::new();
+    for pad in &mirror.padding {
+        if !is_padding(pad) {
+            errors.push(format!("Rust field {pad} is mapped to _ but is not named as padding"));
+        }
+    }
+    let mut matched = HashSet::new();
+    for (i, (name, offset, size)) in members.iter().enumerate() {
+        // A trailing runtime-sized array is the buffer's tail after the mirrored header.
+        if i + 1 == members.len() && *size == 0 {
+            if *offset != mirror.size {
+                errors.push(format!("the array {name} starts at {offset}, after a Rust header of {} bytes", mirror.size));
+            }
+            wgsl_size = *offset;
+            continue;
+        }
+        if is_padding(name) {
+            continue;
+        }
+        match mirror.fields.iter().find(|(member, _, _)| member == name) {
+            None => errors.push(format!("WGSL member {name} has no Rust field")),
+            Some((_, rust_offset, rust_size)) => {
+                matched.insert(name.as_str());
+                if rust_offset != offset || rust_size != size {
+                    errors.push(format!("{name}: WGSL offset {offset} size {size}, Rust offset {rust_offset} size {rust_size}"));
+                }
+            }
+        }
+    }
+    for (member, _, _) in &mirror.fields {
+        if !matched.contains(member) {
+            errors.push(format!("Rust maps a field to {member}, which WGSL lacks"));
+        }
+    }
+    if wgsl_size != mirror.size {
+        errors.push(format!("WGSL size {wgsl_size}, Rust size {}", mirror.size));
+    }
+    errors
+}
+
+#[test]
+fn rust_structs_match_their_wgsl_layout() {
+    let mut errors = Vec::new();
+    for mirror in mirrors() {
+        for error in mirror_mismatches(&mirror) {
+            errors.push(format!("{} ({}): {error}", mirror.rust, mirror.shader));
+        }
+    }
+    assert!(errors.is_empty(), "Rust and WGSL layouts disagree:\n{}", errors.join("\n"));
 }
