@@ -179,8 +179,7 @@ fn mirrors() -> Vec<Mirror> {
             data_depth: "data_depth",
             frustum_planes: "frustum_planes",
         }),
-        mirror!("leb_decode.wgsl", Wgsl::Struct("LodStats"), LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }),
-        mirror!("globe_decode.wgsl", Wgsl::Struct("GlobeLodStats"), LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }),
+        mirror!("shared/decode.wgsl", Wgsl::Struct("LodStats"), LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }),
         mirror!("terrain_draw.wgsl", Wgsl::Struct("DrawUniforms"), DrawUniforms {
             clip_from_world: "clip_from_world",
             camera_position_m: "camera_position_m",

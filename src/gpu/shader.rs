@@ -40,6 +40,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/hash.wgsl", include_str!("../../shaders/shared/hash.wgsl")),
     ("shared/compact_hash.wgsl", include_str!("../../shaders/shared/compact_hash.wgsl")),
     ("shared/closest_pairs.wgsl", include_str!("../../shaders/shared/closest_pairs.wgsl")),
+    ("shared/decode.wgsl", include_str!("../../shaders/shared/decode.wgsl")),
     ("shared/dispatch.wgsl", include_str!("../../shaders/shared/dispatch.wgsl")),
     ("shared/frame.wgsl", include_str!("../../shaders/shared/frame.wgsl")),
     ("shared/heights.wgsl", include_str!("../../shaders/shared/heights.wgsl")),
