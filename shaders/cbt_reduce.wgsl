@@ -109,7 +109,7 @@ fn emit(area: Area, bit: u32, width: u32, value: u32) {
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let d = CBT_MAX_DEPTH;
     var wid = dispatch_group_index(group);

@@ -23,7 +23,7 @@ fn request_tile(p: vec2<u32>) {
     tile_cache_record(p, zoom, tile_cache_find(p, zoom));
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let leaf_index = decode_leaf_index(group, local);
     if (decode_has_leaf(leaf_index)) {

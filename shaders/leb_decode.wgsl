@@ -9,7 +9,7 @@
 // false in diagnostics that time the decode alone (kernel cbt).
 override MEASURE_LOD: bool = true;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let leaf_index = decode_leaf_index(group, local);
     if (decode_has_leaf(leaf_index)) {

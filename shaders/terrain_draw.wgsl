@@ -5,6 +5,7 @@
 //!include shared/leb.wgsl
 //!include shared/heights.wgsl
 //!include shared/shading.wgsl
+//!include shared/morph_constants.wgsl
 
 // Keep in sync with DrawUniforms in src/render/terrain_draw.rs.
 struct DrawUniforms {
@@ -37,9 +38,8 @@ struct VertexOut {
     @location(2) barycentric: vec3<f32>,
 }
 
-// Vertex morphing; mirrors src/render/morph.rs (see its header for the rules).
-const MORPH_GRID_BITS: u32 = 16u;
-const MORPH_END: f32 = 2.0;
+// Vertex morphing; mirrors src/render/morph.rs (see its header for the rules), whose MORPH_GRID_BITS
+// and MORPH_END shared/morph_constants.wgsl holds.
 
 // The height at which the vertex at `uv` is drawn: between the midpoint of the edge whose split
 // created it and its own height, by a factor that depends on the vertex alone (no cracks).

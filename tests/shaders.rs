@@ -365,3 +365,88 @@ fn rust_structs_match_their_wgsl_layout() {
     }
     assert!(errors.is_empty(), "Rust and WGSL layouts disagree:\n{}", errors.join("\n"));
 }
+
+/// A WGSL constant's value, as naga evaluates it.
+#[derive(Debug, PartialEq)]
+enum Value {
+    U32(u32),
+    I32(i32),
+    F32(f32),
+}
+
+/// The value of `const name` in `shader` (includes resolved).
+fn wgsl_constant(shader: &str, name: &str) -> Value {
+    let source = shader_source(shader).unwrap_or_else(|| panic!("{shader}: unknown shader"));
+    let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{shader}: {}", e.emit_to_string(&source)));
+    let constant = module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("{shader}: no const {name}")).1;
+    match module.global_expressions[constant.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => Value::U32(v),
+        naga::Expression::Literal(naga::Literal::I32(v)) => Value::I32(v),
+        naga::Expression::Literal(naga::Literal::F32(v)) => Value::F32(v),
+        ref other => panic!("{shader}: const {name} is {other:?}"),
+    }
+}
+
+/// The constants shared by Rust and WGSL, as WGSL sees them. Those of the globe, the tile cache,
+/// the dispatches, the LOD criterion and morphing reach WGSL as generated files
+/// (`GENERATED` in src/gpu/shader.rs): checked here that they parse back to the Rust values. The
+/// diagnostic kernels' constants are still WGSL literals, checked here against Rust: the kernels
+/// are to move to a crate of their own, which will carry its own shader sources.
+#[test]
+fn constants_shared_with_rust_agree() {
+    use bisector::cache::{tile_key, tile_layout, tile_table};
+    use bisector::kernels::{chained_hash, closest_pairs, compact_hash, shift_and};
+    let expected = [
+        ("globe_draw.wgsl", "GLOBE_MAP_SIDE_M", Value::F32(bisector::globe::MAP_SIDE_M as f32)),
+        ("globe_draw.wgsl", "GLOBE_TILE_INTERVALS", Value::F32(tile_layout::TILE_INTERVALS as f32)),
+        ("globe_draw.wgsl", "GLOBE_MAP_ONE_F", Value::F32(bisector::globe::octahedral::MAP_ONE as f32)),
+        ("globe_draw.wgsl", "GLOBE_FIXED_ONE", Value::I32(bisector::globe::frame::FIXED_ONE)),
+        ("tile_generate.wgsl", "PLANET_MAP_ONE", Value::I32(bisector::globe::octahedral::MAP_ONE as i32)),
+        ("tile_generate.wgsl", "TILE_SIDE", Value::U32(tile_layout::TILE_SIDE)),
+        ("globe_draw.wgsl", "TILE_COORD_BITS", Value::U32(tile_key::COORD_BITS)),
+        ("globe_draw.wgsl", "TILE_COORD_MASK", Value::U32(tile_key::COORD_MASK)),
+        ("globe_draw.wgsl", "TILE_MAX_ZOOM", Value::U32(tile_key::MAX_ZOOM as u32)),
+        ("globe_draw.wgsl", "TILE_MISS", Value::U32(tile_table::TILE_MISS)),
+        ("leb_decode.wgsl", "WORKGROUP_SIZE", Value::U32(bisector::gpu::dispatch::WORKGROUP_SIZE)),
+        ("leb_decode.wgsl", "MAX_GROUPS_X", Value::U32(bisector::gpu::dispatch::MAX_GROUPS_X)),
+        ("leb_decode.wgsl", "BACK_FACE_MARGIN_SQ", Value::F32(bisector::leb::lod::BACK_FACE_MARGIN_SQ)),
+        ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::render::morph::GRID_BITS)),
+        ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::render::morph::MORPH_END)),
+        ("kernel_chained_hash.wgsl", "NOT_FOUND", Value::U32(chained_hash::NOT_FOUND)),
+        ("kernel_closest_pairs_grid.wgsl", "NONE", Value::U32(closest_pairs::NONE)),
+        ("kernel_compact_hash.wgsl", "NEW_BIT", Value::U32(compact_hash::NEW_BIT)),
+        ("kernel_compact_hash.wgsl", "REFERENCE_MASK", Value::U32(compact_hash::REFERENCE_MASK)),
+        ("kernel_compact_hash.wgsl", "FAILED", Value::U32(compact_hash::FAILED)),
+        ("kernel_compact_hash.wgsl", "ZERO_REFERENCE", Value::U32(compact_hash::ZERO_REFERENCE)),
+        ("kernel_compact_hash.wgsl", "MAX_PROBED_BUCKETS", Value::U32(compact_hash::MAX_PROBED_BUCKETS)),
+        ("kernel_compact_hash.wgsl", "MAX_HASHES", Value::U32(compact_hash::MAX_HASHES)),
+        ("kernel_compact_hash.wgsl", "MAX_LENGTH", Value::U32(compact_hash::MAX_LENGTH)),
+        ("kernel_shift_and.wgsl", "MAX_WORDS", Value::U32(shift_and::MAX_WORDS as u32)),
+    ];
+    let mut errors = Vec::new();
+    for (shader, name, value) in expected {
+        let got = wgsl_constant(shader, name);
+        if got != value {
+            errors.push(format!("{shader}: {name} is {got:?} in WGSL, {value:?} in Rust"));
+        }
+    }
+    assert!(errors.is_empty(), "WGSL constants disagree with Rust:\n{}", errors.join("\n"));
+}
+
+/// Buffers that Rust lays out as words, not as a struct: the tile feedback's header (its slots
+/// follow `HEADER_WORDS` words) and `FrameStats` read as four words by the update passes.
+#[test]
+fn word_layouts_match_rust() {
+    let source = shader_source("kernel_tile_table.wgsl").unwrap();
+    let module = naga::front::wgsl::parse_str(&source).unwrap();
+    let (members, _) = wgsl_layout(&module, &Wgsl::Struct("TileFeedback"));
+    let words = members.iter().find(|(name, _, _)| name == "words").expect("TileFeedback.words").1;
+    assert_eq!(words, 4 * bisector::cache::tile_feedback::HEADER_WORDS as usize, "TileFeedback's slots start after HEADER_WORDS words");
+
+    let source = shader_source("leb_update.wgsl").unwrap();
+    let module = naga::front::wgsl::parse_str(&source).unwrap();
+    let stats_words = module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some("stats_words")).expect("stats_words").1;
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    assert_eq!(layouter[stats_words.ty].size as usize, std::mem::size_of::<FrameStats>(), "stats_words is FrameStats as words");
+}

@@ -63,7 +63,29 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
 pub type GenerateWgsl = fn() -> String;
 
 /// WGSL generated from Rust data at run time, by path as includes name it.
-pub const GENERATED: &[(&str, GenerateWgsl)] = &[("shared/globe_base_mesh.wgsl", || crate::leb::base_mesh::BaseMesh::octahedron().to_wgsl())];
+pub const GENERATED: &[(&str, GenerateWgsl)] = &[
+    ("shared/globe_base_mesh.wgsl", || crate::leb::base_mesh::BaseMesh::octahedron().to_wgsl()),
+    ("shared/globe_constants.wgsl", crate::globe::constants_wgsl),
+    ("shared/tile_constants.wgsl", crate::cache::constants_wgsl),
+    ("shared/dispatch_constants.wgsl", crate::gpu::dispatch::constants_wgsl),
+    ("shared/lod_constants.wgsl", crate::leb::lod::constants_wgsl),
+    ("shared/morph_constants.wgsl", crate::render::morph::constants_wgsl),
+];
+
+/// A WGSL `const` declaration of u32 `value`.
+pub fn const_u32(name: &str, value: u32) -> String {
+    format!("const {name}: u32 = {value}u;\n")
+}
+
+/// A WGSL `const` declaration of i32 `value`.
+pub fn const_i32(name: &str, value: i32) -> String {
+    format!("const {name}: i32 = {value}i;\n")
+}
+
+/// A WGSL `const` declaration of f32 `value`, written so that it parses back to exactly `value`.
+pub fn const_f32(name: &str, value: f32) -> String {
+    format!("const {name}: f32 = {:?};\n", f64::from(value))
+}
 
 const INCLUDE: &str = "//!include ";
 
