@@ -388,7 +388,7 @@ fn wgsl_constant(shader: &str, name: &str) -> Value {
 }
 
 /// The constants shared by Rust and WGSL, as WGSL sees them. Those of the globe, the tile cache,
-/// the dispatches, the LOD criterion and morphing reach WGSL as generated files
+/// the dispatches, the CBT reduction, the LOD criterion and morphing reach WGSL as generated files
 /// (`GENERATED` in src/gpu/shader.rs): checked here that they parse back to the Rust values. The
 /// diagnostic kernels' constants are still WGSL literals, checked here against Rust: the kernels
 /// are to move to a crate of their own, which will carry its own shader sources.
@@ -431,6 +431,22 @@ fn constants_shared_with_rust_agree() {
         }
     }
     assert!(errors.is_empty(), "WGSL constants disagree with Rust:\n{}", errors.join("\n"));
+}
+
+/// The CBT reduction's workgroup memory, as the device limit check counts it.
+#[test]
+fn cbt_reduce_workgroup_memory_matches_rust() {
+    let source = shader_source("cbt_reduce.wgsl").unwrap();
+    let module = naga::front::wgsl::parse_str(&source).unwrap();
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let bytes: u64 = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+        .map(|(_, g)| layouter[g.ty].size as u64)
+        .sum();
+    assert_eq!(bytes, bisector::cbt::reduce::WORKGROUP_STORAGE_BYTES, "cbt_reduce.wgsl's workgroup variables");
 }
 
 /// Buffers that Rust lays out as words, not as a struct: the tile feedback's header (its slots
