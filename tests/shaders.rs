@@ -412,6 +412,7 @@ fn constants_shared_with_rust_agree() {
         ("leb_decode.wgsl", "BACK_FACE_MARGIN_SQ", Value::F32(bisector::leb::lod::BACK_FACE_MARGIN_SQ)),
         ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::render::morph::GRID_BITS)),
         ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::render::morph::MORPH_END)),
+        ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
         ("kernel_chained_hash.wgsl", "NOT_FOUND", Value::U32(chained_hash::NOT_FOUND)),
         ("kernel_closest_pairs_grid.wgsl", "NONE", Value::U32(closest_pairs::NONE)),
         ("kernel_compact_hash.wgsl", "NEW_BIT", Value::U32(compact_hash::NEW_BIT)),
@@ -422,6 +423,11 @@ fn constants_shared_with_rust_agree() {
         ("kernel_compact_hash.wgsl", "MAX_HASHES", Value::U32(compact_hash::MAX_HASHES)),
         ("kernel_compact_hash.wgsl", "MAX_LENGTH", Value::U32(compact_hash::MAX_LENGTH)),
         ("kernel_shift_and.wgsl", "MAX_WORDS", Value::U32(shift_and::MAX_WORDS as u32)),
+        ("kernel_shift_and.wgsl", "PATTERNS_PER_GROUP", Value::U32(shift_and::PATTERNS_PER_GROUP)),
+        ("kernel_chained_hash.wgsl", "GOLDEN_FRACTION", Value::U32(chained_hash::GOLDEN_FRACTION)),
+        ("kernel_closest_pairs_top.wgsl", "CHUNK", Value::U32(closest_pairs::TOP_CHUNK)),
+        ("kernel_compact_hash.wgsl", "GOLDEN", Value::U32(compact_hash::GOLDEN)),
+        ("kernel_compact_hash_uncompressed.wgsl", "READY_BIT", Value::U32(compact_hash::READY_BIT)),
     ];
     let mut errors = Vec::new();
     for (shader, name, value) in expected {

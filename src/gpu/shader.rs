@@ -71,6 +71,7 @@ pub const GENERATED: &[(&str, GenerateWgsl)] = &[
     ("shared/lod_constants.wgsl", crate::leb::lod::constants_wgsl),
     ("shared/morph_constants.wgsl", crate::render::morph::constants_wgsl),
     ("shared/cbt_reduce_constants.wgsl", crate::cbt::reduce::constants_wgsl),
+    ("shared/leb_constants.wgsl", crate::leb::cpu::constants_wgsl),
 ];
 
 /// A WGSL `const` declaration of u32 `value`.
