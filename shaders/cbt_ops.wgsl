@@ -15,7 +15,7 @@ struct CbtOp {
 
 @group(0) @binding(1) var<storage, read> ops: array<CbtOp>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_ops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (i >= arrayLength(&ops)) {

@@ -15,6 +15,7 @@
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
+//!include shared/cbt_reduce_constants.wgsl
 
 // Keep in sync with ReduceParams in src/cbt/gpu.rs.
 struct ReduceParams {
@@ -39,9 +40,8 @@ struct ReduceParams {
 // area's edges, which a neighbouring workgroup shares, go through cbt_heap's atomics.
 @group(0) @binding(2) var<storage, read_write> heap_words: array<u32>;
 
-// Enough for every area of 4 items per thread (about 2070 words); see reduce_plan.
-const SHARED_WORDS: u32 = 2304u;
-const MAX_ITEMS_PER_THREAD: u32 = 4u;
+// SHARED_WORDS (enough for every area of 4 items per thread) and MAX_ITEMS_PER_THREAD come from
+// src/cbt/reduce.rs.
 // Counts of the level being summed, ping-ponging between two halves: one barrier per level.
 var<workgroup> wg_counts: array<u32, 512>;
 var<workgroup> wg_bits: array<atomic<u32>, SHARED_WORDS>;
@@ -109,7 +109,7 @@ fn emit(area: Area, bit: u32, width: u32, value: u32) {
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let d = CBT_MAX_DEPTH;
     var wid = dispatch_group_index(group);

@@ -2,10 +2,7 @@
 // depth, measures visible leaves and their largest projected hypotenuse (the statistics), and
 // tells the tile cache which tiles the visible leaves use and miss (at their vertices and
 // centre, at the zoom each point wants).
-//!include shared/cbt.wgsl
-//!include shared/cbt_heap_read.wgsl
-//!include shared/dispatch.wgsl
-//!include shared/frame.wgsl
+//!include shared/decode.wgsl
 //!include shared/hash.wgsl
 //!include shared/globe_leb.wgsl
 //!include shared/globe_frame.wgsl
@@ -13,24 +10,7 @@
 //!include shared/tile_cache_record.wgsl
 //!include shared/globe_lod.wgsl
 
-@group(0) @binding(1) var<storage, read_write> leaf_ids: array<u32>;
-@group(0) @binding(2) var<storage, read_write> stats: FrameStats;
 @group(0) @binding(3) var<uniform> globe: GlobeFrame;
-@group(0) @binding(4) var<storage, read_write> lod_stats: GlobeLodStats;
-
-// Keep in sync with LodStats in src/leb/decode.rs.
-struct GlobeLodStats {
-    // Bits of the largest projected hypotenuse in pixels of a visible leaf.
-    max_size_px_bits: atomic<u32>,
-    // Leaves neither outside the frustum nor behind the horizon.
-    visible_leaves: atomic<u32>,
-    _pad0: u32,
-    _pad1: u32,
-}
-
-var<workgroup> wg_max_depth: atomic<u32>;
-var<workgroup> wg_max_size_bits: atomic<u32>;
-var<workgroup> wg_visible: atomic<u32>;
 
 // Projected size (largest edge, pixels) above which a leaf may span several tiles: tiles aim at
 // one to two pixels per sample over 128 samples, so they span 128 pixels or more. (Leaves split
@@ -43,13 +23,11 @@ fn request_tile(p: vec2<u32>) {
     tile_cache_record(p, zoom, tile_cache_find(p, zoom));
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (leaf_index < cbt_node_count() && leaf_index < stats.capacity) {
-        let node = cbt_decode_node(leaf_index);
-        leaf_ids[leaf_index] = node.id;
-        atomicMax(&wg_max_depth, node.depth);
+    let leaf_index = decode_leaf_index(group, local);
+    if (decode_has_leaf(leaf_index)) {
+        let node = decode_leaf(leaf_index);
         let b = globe_bound(node.id, node.depth);
         if (!globe_is_hidden(b)) {
             let v = globe_decode_map(node.id, node.depth);
@@ -71,14 +49,8 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 request_tile(v[2]);
                 request_tile(v[0] / 4u + v[2] / 4u + v[1] / 2u);
             }
-            atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
-            atomicAdd(&wg_visible, 1u);
+            decode_count_visible(projected_px);
         }
     }
-    workgroupBarrier();
-    if (local == 0u) {
-        atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
-        atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));
-        atomicAdd(&lod_stats.visible_leaves, atomicLoad(&wg_visible));
-    }
+    decode_flush_stats(local);
 }

@@ -98,15 +98,12 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
     let albedo = terrain_colour(surface.x, slope);
     let sun = globe.sun_direction.xyz;
-    let diffuse = max(dot(normal, sun), 0.0);
     // Night side: faint, so the globe's shape still reads.
     let daylight = smoothstep(-0.1, 0.15, dot(frame.up, sun));
-    let sky = 0.5 + 0.5 * dot(normal, frame.up);
-    var colour = albedo * (1.3 * diffuse * vec3<f32>(1.0, 0.96, 0.88) + (0.05 + 0.17 * daylight) * sky * vec3<f32>(0.55, 0.65, 0.85));
+    var colour = sun_and_sky_light(albedo, normal, sun, dot(normal, frame.up), 0.05 + 0.17 * daylight);
     // Haze over a distance that grows with the camera's height, so orbit views stay clear.
     let haze_distance_m = max(60000.0, 3.0 * globe.camera_from_anchor_m.w);
-    let haze = 1.0 - exp(-length(in.relative_m) / haze_distance_m);
-    colour = mix(colour, vec3<f32>(0.55, 0.66, 0.80) * (0.2 + 0.8 * daylight), haze * 0.6);
+    colour = hazed(colour, HAZE_COLOUR * (0.2 + 0.8 * daylight), length(in.relative_m), haze_distance_m);
     if (globe.wireframe == 1u) {
         colour = wireframe_overlay(colour, in.barycentric);
     }

@@ -6,7 +6,7 @@
 @group(0) @binding(6) var<storage, read> queries: array<u32>;
 @group(0) @binding(7) var<storage, read_write> found: array<u32>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn build_global(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (i < params.elements) {
@@ -16,7 +16,7 @@ fn build_global(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
 
 // The value stored with query key `queries[q]` (the one linked last when the key was inserted
 // several times), or NOT_FOUND.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn lookup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (q >= params.queries) {

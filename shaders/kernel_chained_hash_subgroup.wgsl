@@ -4,7 +4,7 @@
 //!include shared/dispatch.wgsl
 //!include shared/chained_hash.wgsl
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn build_subgroup(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) local: u32,

@@ -6,7 +6,7 @@
 
 var<workgroup> tile: array<vec4<f32>, 256>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn nearest_brute(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     let p = a_points[min(i, params.a_count - 1u)].xyz;

@@ -24,7 +24,7 @@ fn visit_cell(p: vec3<f32>, cell: vec3<i32>, best: ptr<function, vec2<u32>>) {
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn nearest_grid(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (i >= params.a_count) {

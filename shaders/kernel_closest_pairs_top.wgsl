@@ -17,7 +17,7 @@ override identity: bool = false;
 
 var<workgroup> keys: array<vec2<u32>, 2048>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn top(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let chunk = dispatch_group_index(group);
     for (var k = local; k < CHUNK; k += WORKGROUP_SIZE) {

@@ -89,7 +89,7 @@ fn find_or_put_node(left: u32, right: u32) -> u32 {
     return fail();
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn find_or_put(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let v = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (v >= params.vectors) {

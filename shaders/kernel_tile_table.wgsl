@@ -13,7 +13,7 @@
 // lookup_ancestor: (atlas slot, zoom) of the nearest resident tile per query.
 @group(0) @binding(4) var<storage, read_write> ancestors_found: array<vec2<u32>>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn lookup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (q < arrayLength(&queries)) {
@@ -21,7 +21,7 @@ fn lookup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn lookup_ancestor(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (q < arrayLength(&queries)) {
@@ -34,7 +34,7 @@ fn lookup_ancestor(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn feedback_insert(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (q < arrayLength(&queries)) {

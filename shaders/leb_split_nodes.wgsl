@@ -8,7 +8,7 @@
 
 @group(0) @binding(1) var<storage, read> node_ids: array<u32>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn split_nodes(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (i < arrayLength(&node_ids)) {

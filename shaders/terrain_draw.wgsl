@@ -5,6 +5,7 @@
 //!include shared/leb.wgsl
 //!include shared/heights.wgsl
 //!include shared/shading.wgsl
+//!include shared/morph_constants.wgsl
 
 // Keep in sync with DrawUniforms in src/render/terrain_draw.rs.
 struct DrawUniforms {
@@ -37,9 +38,8 @@ struct VertexOut {
     @location(2) barycentric: vec3<f32>,
 }
 
-// Vertex morphing; mirrors src/render/morph.rs (see its header for the rules).
-const MORPH_GRID_BITS: u32 = 16u;
-const MORPH_END: f32 = 2.0;
+// Vertex morphing; mirrors src/render/morph.rs (see its header for the rules), whose MORPH_GRID_BITS
+// and MORPH_END shared/morph_constants.wgsl holds.
 
 // The height at which the vertex at `uv` is drawn: between the midpoint of the edge whose split
 // created it and its own height, by a factor that depends on the vertex alone (no cracks).
@@ -124,13 +124,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     // Colour by the data's height here, not the mesh's: a coarse triangle across a coast must
     // not paint the sea green.
     let albedo = terrain_colour(data.z, slope);
-    let sun = normalize(u.sun_direction.xyz);
-    let diffuse = max(dot(normal, sun), 0.0);
-    let sky = 0.5 + 0.5 * normal.z;
-    var colour = albedo * (1.3 * diffuse * vec3<f32>(1.0, 0.96, 0.88) + 0.22 * sky * vec3<f32>(0.55, 0.65, 0.85));
-    let distance_m = length(in.world_m - u.camera_position_m.xyz);
-    let haze = 1.0 - exp(-distance_m / u.haze_distance_m);
-    colour = mix(colour, vec3<f32>(0.55, 0.66, 0.80), haze * 0.6);
+    var colour = sun_and_sky_light(albedo, normal, normalize(u.sun_direction.xyz), normal.z, 0.22);
+    colour = hazed(colour, HAZE_COLOUR, length(in.world_m - u.camera_position_m.xyz), u.haze_distance_m);
     if (u.wireframe == 1u) {
         colour = wireframe_overlay(colour, in.barycentric);
     }

@@ -2,14 +2,12 @@
 // atlas layers. One invocation per texel, one workgroup layer (z) per scheduled tile. Mirrors
 // src/cache/tile_generate.rs (planet_tile, the CPU twin).
 //!include shared/planet.wgsl
+//!include shared/tile_constants.wgsl
 
 // Keep in sync with TileJob in src/cache/tile_generate.rs: x = key lo, y = key hi, z = atlas
 // layer, w = seed.
 @group(0) @binding(0) var<storage, read> tile_jobs: array<vec4<u32>>;
 @group(0) @binding(1) var atlas: texture_storage_2d_array<r32float, write>;
-
-// Keep in sync with TILE_SIDE in src/cache/tile_layout.rs.
-const TILE_SIDE: u32 = 131u;
 
 @compute @workgroup_size(8, 8, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

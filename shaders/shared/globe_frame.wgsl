@@ -1,6 +1,7 @@
 // The globe's per-frame uniforms and camera-relative vertex positions. Keep GlobeFrame in sync
 // with src/globe/frame.rs, which explains the scheme; the includer binds
 //   @group(0) @binding(1) var<uniform> globe: GlobeFrame;
+//!include shared/globe_constants.wgsl
 
 struct GlobeFrame {
     // Camera-relative metres -> clip space (reverse Z, infinite far plane).
@@ -32,8 +33,6 @@ struct GlobeFrame {
     // 0 = the render criterion; 1 = the test criterion (hash of the node id; tests/globe.rs).
     criterion: u32,
 }
-
-const GLOBE_FIXED_ONE: i32 = 536870912; // 2^29: 1.0 on the octahedron
 
 // The octahedron point |x| + |y| + |z| = 1 (in units of 2^-29) of fixed-point map point `map`
 // (MAP_ONE = 2^30): exact integer arithmetic, so shared vertices agree bit for bit.

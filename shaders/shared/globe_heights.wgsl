@@ -1,11 +1,7 @@
 // Heights of the globe from the tile cache (shared/tile_cache.wgsl, @group(2)). Needs
 // shared/globe_frame.wgsl with `globe` bound.
 //!include shared/tile_cache.wgsl
-
-// Samples of a tile along its side, and the map's side in metres (half the equator: the
-// octahedral map's square spans it from corner to corner through a side's midpoint).
-const GLOBE_TILE_INTERVALS: f32 = 128.0;
-const GLOBE_MAP_SIDE_M: f32 = 20015087.0;
+//!include shared/globe_constants.wgsl
 
 // The tile zoom whose samples are one to two pixels apart at `distance_m` from the camera (a
 // quarter of the tiles that one sample per pixel would need).
@@ -27,8 +23,6 @@ fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
 fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
     return max(tile_cache_height(tile_cache_find(map, globe_vertex_zoom(map)), map), 0.0);
 }
-
-const GLOBE_MAP_ONE_F: f32 = 1073741824.0;
 
 // The fixed-point map point of `map_f` ([0, 1]^2, floats).
 fn globe_map_fixed(map_f: vec2<f32>) -> vec2<u32> {

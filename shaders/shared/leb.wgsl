@@ -2,9 +2,8 @@
 // node-id bits. Mirrors src/leb/cpu.rs (see its header for the rules). No bindings.
 
 //!include shared/leb_bits.wgsl
-
-// The unit square's base triangles are the nodes of depth 1.
-const LEB_BASE_DEPTH: u32 = 1u;
+// LEB_BASE_DEPTH: the unit square's base triangles are the nodes of that depth (src/leb/cpu.rs).
+//!include shared/leb_constants.wgsl
 
 // Same-depth neighbours of a node of depth >= 1 (0 = none).
 fn leb_neighbours(id: u32, depth: u32) -> LebNeighbours {

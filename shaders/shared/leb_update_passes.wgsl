@@ -25,7 +25,7 @@ fn leaf_node(group: vec3<u32>, local: u32) -> CbtNode {
     return cbt_decode_node_by_counts(leaf_index);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn split_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let node = leaf_node(group, local);
     if (node.id != 0u && should_split(node)) {
@@ -33,7 +33,7 @@ fn split_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn merge_pass(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let node = leaf_node(group, local);
     // One thread per diamond half: the left child of a parent whose children are both leaves.

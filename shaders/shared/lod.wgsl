@@ -3,8 +3,9 @@
 // (outside the frustum, or facing away from the camera). Mirrors LodParams::wants_split in src/leb/lod.rs operation for operation.
 //!include shared/leb.wgsl
 //!include shared/node_bounds.wgsl
+//!include shared/lod_constants.wgsl
 
-// Keep in sync with LodParams in src/leb/lod.rs.
+// Keep in sync with LodParams in src/leb/lod.rs (tests/shaders.rs compares the layouts).
 struct LodParams {
     camera_position_m: vec4<f32>,
     terrain_size_m: f32,
@@ -63,8 +64,7 @@ fn lod_is_culled(lod: LodParams, b: LodBox) -> bool {
 }
 
 // Mirrors LodParams::box_is_back_facing: every surface under the node faces away from the camera
-// by at least the margin (squared sine; keep in sync with BACK_FACE_MARGIN_SQ in src/leb/lod.rs).
-const BACK_FACE_MARGIN_SQ: f32 = 0.01;
+// by at least the margin (squared sine; BACK_FACE_MARGIN_SQ comes from src/leb/lod.rs).
 fn lod_is_back_facing(lod: LodParams, b: LodBox, margin_sq: f32) -> bool {
     let c = lod.camera_position_m.xyz;
     let dx = vec2<f32>(c.x - b.hi.x, c.x - b.lo.x);

@@ -4,9 +4,7 @@
 // point of a tile texel (tile_texel_map_fixed), so tiles sharing an edge compute identical
 // heights there. No bindings.
 //!include shared/hash.wgsl
-
-// 1.0 in fixed-point map coordinates. Keep in sync with MAP_ONE in src/globe/octahedral.rs.
-const PLANET_MAP_ONE: i32 = 1073741824;
+//!include shared/globe_constants.wgsl
 
 // Lattice value in [-1, 1) at integer point `i`, decorrelated by `salt`.
 fn planet_lattice(i: vec3<i32>, salt: u32) -> f32 {

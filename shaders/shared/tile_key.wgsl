@@ -2,10 +2,7 @@
 // their hash. Mirrors src/cache/tile_key.rs (see its bit layout):
 //   lo = x | (zoom + 1) << 27,  hi = y | (source + 1) << 27;  (0, 0) is the empty slot.
 //!include shared/hash.wgsl
-
-const TILE_COORD_BITS: u32 = 27u;
-const TILE_COORD_MASK: u32 = 0x07ffffffu;
-const TILE_MAX_ZOOM: u32 = 27u;
+//!include shared/tile_constants.wgsl
 
 fn tile_key(source: u32, zoom: u32, x: u32, y: u32) -> vec2<u32> {
     return vec2<u32>(x | ((zoom + 1u) << TILE_COORD_BITS), y | ((source + 1u) << TILE_COORD_BITS));

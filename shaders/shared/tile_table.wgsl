@@ -18,9 +18,6 @@ struct TileTable {
     slots: array<vec4<u32>>,
 }
 
-// A lookup's answer for an absent key. Keep in sync with TILE_MISS in src/cache/tile_table.rs.
-const TILE_MISS: u32 = 0xffffffffu;
-
 // The atlas slot of `key`, or TILE_MISS. Probes from the key's home slot until the key, an
 // empty slot, an entry displaced less than the probe distance (Robin Hood order: the key would
 // sit before it), or max_probe + 1 slots (so it ends even in a full table).

@@ -31,7 +31,7 @@ use std::collections::BTreeSet;
 
 use super::tile_key::TileKey;
 
-/// Header words before the slots. Keep in sync with TileFeedback in tile_feedback.wgsl.
+/// Header words before the slots of TileFeedback in tile_feedback.wgsl (tests/shaders.rs checks it).
 pub const HEADER_WORDS: u32 = 4;
 
 /// The CPU twin: the same set built one key at a time.

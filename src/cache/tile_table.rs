@@ -40,7 +40,7 @@ use wgpu::util::DeviceExt;
 
 use super::tile_key::{tile_hash, TileKey, EMPTY};
 
-/// A lookup's answer for an absent key. Keep in sync with TILE_MISS in tile_table.wgsl.
+/// A lookup's answer for an absent key; reaches WGSL as TILE_MISS through `cache::constants_wgsl`.
 pub const TILE_MISS: u32 = u32::MAX;
 
 /// The table's header on the GPU. Keep in sync with TileTable in shaders/shared/tile_table.wgsl.

@@ -43,6 +43,7 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/hash.wgsl", include_str!("../../shaders/shared/hash.wgsl")),
     ("shared/compact_hash.wgsl", include_str!("../../shaders/shared/compact_hash.wgsl")),
     ("shared/closest_pairs.wgsl", include_str!("../../shaders/shared/closest_pairs.wgsl")),
+    ("shared/decode.wgsl", include_str!("../../shaders/shared/decode.wgsl")),
     ("shared/dispatch.wgsl", include_str!("../../shaders/shared/dispatch.wgsl")),
     ("shared/frame.wgsl", include_str!("../../shaders/shared/frame.wgsl")),
     ("shared/heights.wgsl", include_str!("../../shaders/shared/heights.wgsl")),
@@ -59,7 +60,29 @@ pub const SHADER_FILES: &[(&str, &str)] = &[
     ("shared/tile_feedback.wgsl", include_str!("../../shaders/shared/tile_feedback.wgsl")),
     ("shared/tile_key.wgsl", include_str!("../../shaders/shared/tile_key.wgsl")),
     ("shared/tile_table.wgsl", include_str!("../../shaders/shared/tile_table.wgsl")),
+    ("shared/globe_constants.wgsl", include_str!("../../shaders/shared/globe_constants.wgsl")),
+    ("shared/tile_constants.wgsl", include_str!("../../shaders/shared/tile_constants.wgsl")),
+    ("shared/dispatch_constants.wgsl", include_str!("../../shaders/shared/dispatch_constants.wgsl")),
+    ("shared/lod_constants.wgsl", include_str!("../../shaders/shared/lod_constants.wgsl")),
+    ("shared/morph_constants.wgsl", include_str!("../../shaders/shared/morph_constants.wgsl")),
+    ("shared/cbt_reduce_constants.wgsl", include_str!("../../shaders/shared/cbt_reduce_constants.wgsl")),
+    ("shared/leb_constants.wgsl", include_str!("../../shaders/shared/leb_constants.wgsl")),
 ];
+
+/// A WGSL `const` declaration of u32 `value`.
+pub fn const_u32(name: &str, value: u32) -> String {
+    format!("const {name}: u32 = {value}u;\n")
+}
+
+/// A WGSL `const` declaration of i32 `value`.
+pub fn const_i32(name: &str, value: i32) -> String {
+    format!("const {name}: i32 = {value}i;\n")
+}
+
+/// A WGSL `const` declaration of f32 `value`, written so that it parses back to exactly `value`.
+pub fn const_f32(name: &str, value: f32) -> String {
+    format!("const {name}: f32 = {:?};\n", f64::from(value))
+}
 
 const INCLUDE: &str = "//!include ";
 

@@ -46,7 +46,8 @@ const _: () = assert!(std::mem::size_of::<ChainNode>() == 12);
 
 /// A lookup's answer for an absent key.
 pub const NOT_FOUND: u32 = u32::MAX;
-const GOLDEN_FRACTION: u32 = 2_654_435_769;
+/// 2^32 / the golden ratio: the multiplier of the bucket hash (GOLDEN_FRACTION in the shaders).
+pub const GOLDEN_FRACTION: u32 = 2_654_435_769;
 
 /// The bucket of `key` among 2^`bucket_log2`.
 pub fn bucket_of(key: u32, bucket_log2: u32) -> u32 {

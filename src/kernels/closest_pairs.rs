@@ -31,7 +31,7 @@ pub const TOP_PAIRS: usize = 100;
 pub const UNIFORM_RANGE: f32 = 1.0e6;
 /// Candidates each workgroup of the top-100 pass sorts. Keep in sync with CHUNK in
 /// shaders/kernel_closest_pairs_top.wgsl.
-const TOP_CHUNK: u32 = 2048;
+pub const TOP_CHUNK: u32 = 2048;
 /// "No B": above the bits of any squared distance. Keep in sync with NONE in the shaders.
 pub const NONE: u32 = u32::MAX;
 /// Grid cells at most.

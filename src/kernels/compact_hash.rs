@@ -83,11 +83,13 @@ pub const MAX_SLOT_LOG2: u32 = 27;
 pub const BUCKET_SIZES: [u32; 5] = [2, 4, 8, 16, 32];
 /// Most vectors in one run.
 pub const MAX_VECTORS: u32 = 1 << 26;
-const GOLDEN: u32 = 0x9e37_79b9;
+/// 2^32 / the golden ratio: decorrelates the node hash and the rehash rounds (GOLDEN in the shaders).
+pub const GOLDEN: u32 = 0x9e37_79b9;
 // Uncompressed slot states: empty, claimed (the claiming vector's index + 1) or ready (the
 // vector's hash with READY_BIT).
 const EMPTY_STATE: u32 = 0;
-const READY_BIT: u32 = 0x8000_0000;
+/// Marks an uncompressed slot's state as ready (READY_BIT in the shaders).
+pub const READY_BIT: u32 = 0x8000_0000;
 
 pub use crate::hash::fmix32;
 

@@ -53,7 +53,7 @@ pub const MAX_WORDS: usize = 8;
 /// Carry rounds tried before the sequential fix-up takes over (the default of `max_carry_rounds`).
 pub const MAX_CARRY_ROUNDS: u32 = 8;
 /// Patterns each scan workgroup runs. Keep in sync with PATTERNS_PER_GROUP in shaders/kernel_shift_and.wgsl.
-const PATTERNS_PER_GROUP: u32 = 64;
+pub const PATTERNS_PER_GROUP: u32 = 64;
 
 /// A set of bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader};
 use crate::leb::bounds::GpuNodeBounds;
 use crate::leb::lod::LodParams;
 
-/// What leb.decode measured in the last frame. Keep in sync with LodStats in shaders/leb_decode.wgsl.
+/// What leb.decode measured in the last frame. Keep in sync with LodStats in shaders/shared/decode.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LodStats {
