@@ -471,11 +471,14 @@ fn word_layouts_match_rust() {
     assert_eq!(layouter[stats_words.ty].size as usize, std::mem::size_of::<FrameStats>(), "stats_words is FrameStats as words");
 }
 
+/// Makes the text of a generated WGSL file.
+type GenerateWgsl = fn() -> String;
+
 /// WGSL files generated from Rust constants. They are checked in, so that `gpu::shader` embeds
 /// them without naming the modules that own the constants (`gpu` is the bottom layer), and kept
 /// current here; `BISECTOR_UPDATE_GENERATED=1` rewrites them. (shared/globe_base_mesh.wgsl has
 /// its own test beside `BaseMesh::to_wgsl`.)
-const GENERATED_FILES: &[(&str, fn() -> String)] = &[
+const GENERATED_FILES: &[(&str, GenerateWgsl)] = &[
     ("shared/globe_constants.wgsl", bisector::globe::constants_wgsl),
     ("shared/tile_constants.wgsl", bisector::cache::constants_wgsl),
     ("shared/dispatch_constants.wgsl", bisector::gpu::dispatch::constants_wgsl),
