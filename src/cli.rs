@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context};
 use crate::globe::camera::GlobeCamera;
+use anyhow::{bail, Context};
 use glam::DVec3;
 
 use crate::render::camera::Camera;
@@ -190,7 +190,8 @@ fn resolved(path: &Path) -> std::path::PathBuf {
 /// an existing file inside an input folder, or the same file as another output (links resolved).
 /// A new file is never an input; inputs that do not exist are skipped (their readers report them).
 pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(), OutputError> {
-    let inputs: Vec<(&str, &Path, std::path::PathBuf)> = inputs.iter().filter_map(|&(flag, path)| Some((flag, path, path.canonicalize().ok()?))).collect();
+    let inputs: Vec<(&str, &Path, std::path::PathBuf)> =
+        inputs.iter().filter_map(|&(flag, path)| Some((flag, path, path.canonicalize().ok()?))).collect();
     let outputs: Vec<(&str, &Path, std::path::PathBuf)> = outputs.iter().map(|&(flag, path)| (flag, path, resolved(path))).collect();
     for (k, (flag, path, target)) in outputs.iter().enumerate() {
         let (flag, path_text) = (flag.to_string(), path.display().to_string());
@@ -204,7 +205,12 @@ pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Res
             }
         }
         if let Some((other_flag, other, _)) = outputs[..k].iter().find(|(_, _, other)| other == target) {
-            return Err(OutputError::SameAsOutput { flag, path: path_text, other_flag: other_flag.to_string(), other: other.display().to_string() });
+            return Err(OutputError::SameAsOutput {
+                flag,
+                path: path_text,
+                other_flag: other_flag.to_string(),
+                other: other.display().to_string(),
+            });
         }
     }
     Ok(())
@@ -358,7 +364,8 @@ mod tests {
         let spec = parse_globe_camera("121.5,24.1,30000").unwrap();
         assert_eq!(spec.altitude, GlobeAltitude::AboveSphereM(30000.0));
         assert!((spec.resolve(|_, _| panic!("no ground needed")).unwrap().altitude_m() - 30000.0).abs() < 1e-6);
-        for bad in ["121,24", "121,24,100m", "121,24,agl", "121,24,-5agl", "121,24,0", "200,24,100", "121,24,100,0", "121,24,100agl,0,-100"] {
+        for bad in ["121,24", "121,24,100m", "121,24,agl", "121,24,-5agl", "121,24,0", "200,24,100", "121,24,100,0", "121,24,100agl,0,-100"]
+        {
             let error = parse_globe_camera(bad).unwrap_err().to_string();
             assert!(error.starts_with(&format!("--camera '{bad}': ")) && !error.contains('\n'), "{error}");
         }

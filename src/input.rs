@@ -148,7 +148,11 @@ pub fn read_limited(path: &Path, limit_bytes: u64, what: &'static str) -> Result
 /// As [`read_limited`], for a text file: refuses bytes that are not UTF-8.
 pub fn read_limited_text(path: &Path, limit_bytes: u64, what: &'static str) -> Result<String, InputError> {
     let bytes = read_limited(path, limit_bytes, what)?;
-    String::from_utf8(bytes).map_err(|e| InputError::NotText { what, path: path.display().to_string(), offset: e.utf8_error().valid_up_to() })
+    String::from_utf8(bytes).map_err(|e| InputError::NotText {
+        what,
+        path: path.display().to_string(),
+        offset: e.utf8_error().valid_up_to(),
+    })
 }
 
 /// The most bytes one byte of a PNG can decode to (deflate's best ratio): a PNG whose header
@@ -181,7 +185,11 @@ mod tests {
         assert_eq!(read_limited(&file, 10, "camera path").unwrap(), b"0123456789");
         let err = read_limited(&file, 9, "camera path").unwrap_err();
         assert!(matches!(err, InputError::TooLarge { size_bytes: Some(10), limit_bytes: 9, .. }), "{err}");
-        assert!(err.to_string().starts_with(&format!("camera path {}: ", file.display())) && err.to_string().contains("it is 10 bytes, more than the 9 bytes a camera path may have"), "{err}");
+        assert!(
+            err.to_string().starts_with(&format!("camera path {}: ", file.display()))
+                && err.to_string().contains("it is 10 bytes, more than the 9 bytes a camera path may have"),
+            "{err}"
+        );
         #[cfg(unix)]
         {
             let err = read_limited(Path::new("/dev/zero"), 1 << 20, "camera path").unwrap_err();

@@ -5,26 +5,26 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use bisector::cli::{check_output_path, check_outputs, parse_camera, parse_size, write_atomic, write_bytes_atomic, write_png};
-use bisector::gpu::{Gpu, Requirements};
 use bisector::bench::globe_path::GlobePath;
 use bisector::bench::path::CameraPath;
 use bisector::bench::run::{run_bench, BenchOptions};
-use bisector::render::camera::Camera;
-use bisector::render::headless::{render_shot, Shot};
-use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
-use bisector::leb::lod::Criterion;
-use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
-use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
-use bisector::render::RenderSettings;
-use bisector::terrain::TerrainSpec;
+use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use bisector::cli::{check_output_path, check_outputs, parse_camera, parse_size, write_atomic, write_bytes_atomic, write_png};
 use bisector::globe::camera::GlobeCamera;
+use bisector::globe::ground::Ground;
 use bisector::globe::headless::GlobeView;
 use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::spec::GlobeSpec;
-use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
-use bisector::globe::ground::Ground;
+use bisector::gpu::{Gpu, Requirements};
+use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
+use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
+use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
 use bisector::leb::base_mesh::BaseMesh;
+use bisector::leb::lod::Criterion;
+use bisector::render::camera::Camera;
+use bisector::render::headless::{render_shot, Shot};
+use bisector::render::RenderSettings;
+use bisector::terrain::TerrainSpec;
 use bisector::viewer::SceneOptions;
 
 /// Prints a line on stdout like `println!`, but a closed stdout (its reader gone, as in
@@ -51,7 +51,12 @@ fn print_line(line: std::fmt::Arguments<'_>) {
 }
 
 #[derive(Parser)]
-#[command(name = "bisector", version, about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection", arg_required_else_help = true)]
+#[command(
+    name = "bisector",
+    version,
+    about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection",
+    arg_required_else_help = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -379,18 +384,28 @@ enum KernelCommand {
 
 fn chained_hash_gpu(options: &ChainedHashOptions) -> anyhow::Result<Gpu> {
     let bytes = bisector::kernels::chained_hash::buffer_bytes(options);
-    let mut requirements = Requirements::kernel(bytes, format!("for 2^{} hash-table nodes and 2^{} buckets; lower --elements-log2 or --buckets-log2", options.element_log2, options.bucket_log2));
+    let mut requirements = Requirements::kernel(
+        bytes,
+        format!(
+            "for 2^{} hash-table nodes and 2^{} buckets; lower --elements-log2 or --buckets-log2",
+            options.element_log2, options.bucket_log2
+        ),
+    );
     if options.variant != BuildVariant::Global {
-        requirements = requirements.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; use --variant global");
+        requirements = requirements
+            .with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; use --variant global");
     }
     Ok(Gpu::headless(&requirements)?)
 }
 
 fn compact_hash_gpu(options: &CompactHashOptions) -> anyhow::Result<Gpu> {
     let bytes = bisector::kernels::compact_hash::largest_buffer_bytes(options);
-    let requirements = Requirements::kernel(bytes, format!("for the tables of {} vectors of {} words; lower --table-log2 or --vectors", options.vector_count(), options.length))
-        .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
-        .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap");
+    let requirements = Requirements::kernel(
+        bytes,
+        format!("for the tables of {} vectors of {} words; lower --table-log2 or --vectors", options.vector_count(), options.length),
+    )
+    .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
+    .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap");
     Ok(Gpu::headless(&requirements)?)
 }
 
@@ -438,10 +453,24 @@ fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
     let mut per_s = Vec::new();
     for (length, bucket_size, paper_log2) in runs {
         let (_, optimal, paper_32, paper_optimal) = COMPACT_HASH_PAPER.into_iter().find(|p| p.0 == length).unwrap_or(COMPACT_HASH_PAPER[3]);
-        let options = |table_log2: u32| CompactHashOptions { length, bucket_size, table_log2, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: sizes.iterations(5), seed: 1 };
+        let options = |table_log2: u32| CompactHashOptions {
+            length,
+            bucket_size,
+            table_log2,
+            vectors: None,
+            fill: 0.5,
+            distribution: VectorDistribution::Uniform,
+            iterations: sizes.iterations(5),
+            seed: 1,
+        };
         let name = format!("compact-hash n={length} b={bucket_size}");
-        let Some((table_log2, note)) = sizes.fit_log2(paper_log2, bucket_size.ilog2().max(1), |log2| ch::largest_buffer_bytes(&options(log2))) else {
-            say!("{name:<34} skipped: even the smallest table does not fit the adapter's largest buffer ({} bytes)", sizes.max_buffer_bytes);
+        let Some((table_log2, note)) =
+            sizes.fit_log2(paper_log2, bucket_size.ilog2().max(1), |log2| ch::largest_buffer_bytes(&options(log2)))
+        else {
+            say!(
+                "{name:<34} skipped: even the smallest table does not fit the adapter's largest buffer ({} bytes)",
+                sizes.max_buffer_bytes
+            );
             continue;
         };
         let options = options(table_log2);
@@ -454,7 +483,12 @@ fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
             _ => String::new(),
         };
         let name = format!("{name} 2^{table_log2}");
-        say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", report.compressed.insert.median_ms, report.compressed.insert_per_s / 1e9, report.verified && !report.overflow);
+        say!(
+            "{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}",
+            report.compressed.insert.median_ms,
+            report.compressed.insert_per_s / 1e9,
+            report.verified && !report.overflow
+        );
         say!(
             "{:<34} {:>12.4} {:>10.3} G/s {:>9}  (uncompressed table; compressed: fill {:.2}, compression ratio {:.2}, all seen {:.3} G/s{})",
             "",
@@ -466,10 +500,25 @@ fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
             report.compressed.again_per_s / 1e9,
             report.overflow_message().map_or(String::new(), |m| format!("; OVERFLOW: {m}"))
         );
-        say!("{:<34} {:>12.1} {:>10.3} G/s {:>9}  (CPU twin, {} threads: GPU {:.1}x)", "", report.cpu_parallel_ms, report.vectors as f64 / report.cpu_parallel_ms / 1e6, "", report.cpu_threads, report.gpu_over_cpu);
+        say!(
+            "{:<34} {:>12.1} {:>10.3} G/s {:>9}  (CPU twin, {} threads: GPU {:.1}x)",
+            "",
+            report.cpu_parallel_ms,
+            report.vectors as f64 / report.cpu_parallel_ms / 1e6,
+            "",
+            report.cpu_threads,
+            report.gpu_over_cpu
+        );
         let rate = |b: u32| per_s.iter().find(|(run, _)| *run == (length, b, 24)).map_or(f64::NAN, |(_, r)| *r);
         if bucket_size == 32 {
-            say!("{:<34} {:>12} {:>14} {:>9}  n={length}: bucket {optimal} / bucket 32 = {:.2}x here; paper {paper_optimal}", "", "", "", "", rate(optimal) / rate(32));
+            say!(
+                "{:<34} {:>12} {:>14} {:>9}  n={length}: bucket {optimal} / bucket 32 = {:.2}x here; paper {paper_optimal}",
+                "",
+                "",
+                "",
+                "",
+                rate(optimal) / rate(32)
+            );
         }
     }
     Ok(())
@@ -480,7 +529,13 @@ fn tile_table_gpu(capacity_log2: u32) -> anyhow::Result<Gpu> {
     Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for a tile table of 2^{capacity_log2} slots; lower --capacity-log2")))?)
 }
 
-fn kernel_tile_table(capacity_log2: u32, feedback_capacity: u32, iterations: u32, seed: Option<u64>, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+fn kernel_tile_table(
+    capacity_log2: u32,
+    feedback_capacity: u32,
+    iterations: u32,
+    seed: Option<u64>,
+    json: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
     use bisector::kernels::tile_table as tt;
     if capacity_log2 > 26 {
         anyhow::bail!("--capacity-log2 {capacity_log2}: must be 0..=26 (1 to 2^26 slots)");
@@ -502,12 +557,8 @@ fn kernel_tile_table(capacity_log2: u32, feedback_capacity: u32, iterations: u32
 }
 
 /// The papers' figures `kernel all` prints beside ours.
-const CHAINED_HASH_PAPER: [(u32, u32, &str); 4] = [
-    (23, 22, "77 ms (GTX 780 Ti), CPU 2.5 s"),
-    (23, 21, "-"),
-    (24, 23, "160 ms (GTX 780 Ti), CPU 4.5 s"),
-    (24, 22, "-"),
-];
+const CHAINED_HASH_PAPER: [(u32, u32, &str); 4] =
+    [(23, 22, "77 ms (GTX 780 Ti), CPU 2.5 s"), (23, 21, "-"), (24, 23, "160 ms (GTX 780 Ti), CPU 4.5 s"), (24, 22, "-")];
 
 /// Most `kernel all --shrink-log2`.
 const MAX_SHRINK_LOG2: u32 = 16;
@@ -561,7 +612,11 @@ fn kernel_all(shrink_log2: u32) -> anyhow::Result<()> {
         let instance = bisector::gpu::create_instance();
         let adapter = bisector::gpu::request_adapter(&instance, None)?;
         let limits = adapter.limits();
-        AllSizes { shrink_log2, max_buffer_bytes: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size), features: adapter.features() }
+        AllSizes {
+            shrink_log2,
+            max_buffer_bytes: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
+            features: adapter.features(),
+        }
     };
     if shrink_log2 > 0 {
         say!("(every size 2^{shrink_log2} times smaller than the papers', 2 iterations: a quick check, not a measurement)");
@@ -588,7 +643,14 @@ fn kernel_all(shrink_log2: u32) -> anyhow::Result<()> {
 fn kernel_all_chained_hash(sizes: &AllSizes) -> anyhow::Result<()> {
     let variant = if sizes.features.contains(wgpu::Features::SUBGROUP) { BuildVariant::Both } else { BuildVariant::Global };
     for (element_log2, bucket_log2, paper) in CHAINED_HASH_PAPER {
-        let options = |e: u32| ChainedHashOptions { element_log2: e, bucket_log2: (e + bucket_log2).saturating_sub(element_log2), keys: KeyDistribution::Uniform, variant, iterations: sizes.iterations(10), seed: 1 };
+        let options = |e: u32| ChainedHashOptions {
+            element_log2: e,
+            bucket_log2: (e + bucket_log2).saturating_sub(element_log2),
+            keys: KeyDistribution::Uniform,
+            variant,
+            iterations: sizes.iterations(10),
+            seed: 1,
+        };
         let Some((e, note)) = sizes.fit_log2(element_log2, 4, |e| bisector::kernels::chained_hash::buffer_bytes(&options(e))) else {
             anyhow::bail!("even 2^4 elements do not fit the adapter's largest buffer");
         };
@@ -618,15 +680,37 @@ fn kernel_all_closest_pairs(sizes: &AllSizes) -> anyhow::Result<()> {
     };
     let (m, n) = armies(16 - d);
     let armies_drawn = cp::make_armies(m, n, Distribution::Uniform, 1);
-    let report = cp::run(&closest_pairs_gpu(m, n)?, &ClosestPairsOptions { variant: CpVariant::Both, iterations: sizes.iterations(5) }, &armies_drawn);
+    let report = cp::run(
+        &closest_pairs_gpu(m, n)?,
+        &ClosestPairsOptions { variant: CpVariant::Both, iterations: sizes.iterations(5) },
+        &armies_drawn,
+    );
     for v in &report.variants {
-        let paper = if v.variant == "brute" { "585 ms brute force (RTX 2080 Ti)" } else { "172 ms inexact 27-cell grid (RTX 2080 Ti); target 2 ms" };
+        let paper = if v.variant == "brute" {
+            "585 ms brute force (RTX 2080 Ti)"
+        } else {
+            "172 ms inexact 27-cell grid (RTX 2080 Ti); target 2 ms"
+        };
         let name = format!("closest-pairs {m} x {n} ({})", v.variant);
         say!("{name:<34} {:>12.4} {:>10.1} M/s {:>9}  {paper}{note}", v.total_gpu.median_ms, v.queries_per_s / 1e6, v.verified);
     }
-    say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference: exact grid, {} threads; grid built on the CPU in {:.1} ms)", "", report.cpu_reference_ms, "", "", report.cpu_threads, report.grid_build_cpu_ms);
+    say!(
+        "{:<34} {:>12.1} {:>14} {:>9}  (CPU reference: exact grid, {} threads; grid built on the CPU in {:.1} ms)",
+        "",
+        report.cpu_reference_ms,
+        "",
+        "",
+        report.cpu_threads,
+        report.grid_build_cpu_ms
+    );
     if report.lavapipe_loop_limit_exceeded {
-        say!("{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more", "", "", "", "");
+        say!(
+            "{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more",
+            "",
+            "",
+            "",
+            ""
+        );
     }
     Ok(())
 }
@@ -639,17 +723,35 @@ fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
     // most 32 states are one word each (the per-chunk states are 4 bytes per chunk and pattern).
     let workload = |log2: u32| sa::make_workload(patterns, 32, 1 << log2, b"abcdefghijklmnopqrstuvwxyz", 1);
     let capacity = |log2: u32| 1u32 << (log2 - 2);
-    let Some((log2, note)) = sizes.fit_log2(26, 12, |log2| sa::largest_buffer_bytes(1 << log2, capacity(log2)).max(4 * sa::chunk_count(1 << log2, 0) * patterns as u64)) else {
+    let Some((log2, note)) = sizes.fit_log2(26, 12, |log2| {
+        sa::largest_buffer_bytes(1 << log2, capacity(log2)).max(4 * sa::chunk_count(1 << log2, 0) * patterns as u64)
+    }) else {
         anyhow::bail!("even a 4 KB text does not fit the adapter's largest buffer");
     };
     let work = workload(log2);
-    let options = sa::ShiftAndOptions { chunk_len: 0, iterations: sizes.iterations(3), capacity: capacity(log2), max_carry_rounds: sa::MAX_CARRY_ROUNDS };
+    let options = sa::ShiftAndOptions {
+        chunk_len: 0,
+        iterations: sizes.iterations(3),
+        capacity: capacity(log2),
+        max_carry_rounds: sa::MAX_CARRY_ROUNDS,
+    };
     let report = sa::run(&shift_and_gpu(&work, 0, options.capacity)?, &options, &work);
     let name = format!("shift-and {patterns} patterns x {} KB", work.text.len() >> 10);
-    say!("{name:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns){note}", report.total_gpu.median_ms, report.byte_patterns_per_s / 1e9, report.verified);
+    say!(
+        "{name:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns){note}",
+        report.total_gpu.median_ms,
+        report.byte_patterns_per_s / 1e9,
+        report.verified
+    );
     say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, {} threads)", "", report.cpu_reference_ms, "", "", report.cpu_threads);
     if report.lavapipe_loop_limit_exceeded {
-        say!("{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more", "", "", "", "");
+        say!(
+            "{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more",
+            "",
+            "",
+            "",
+            ""
+        );
     }
     Ok(())
 }
@@ -660,12 +762,19 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
     let Some((capacity_log2, note)) = sizes.fit_log2(24, 4, tt::largest_buffer_bytes) else {
         anyhow::bail!("even 2^4 slots do not fit the adapter's largest buffer");
     };
-    let options = tt::TileTableOptions { capacity_log2, feedback_capacity: (1u32 << 16) >> (24 - capacity_log2).min(15), iterations: sizes.iterations(10), seed: 1 };
+    let options = tt::TileTableOptions {
+        capacity_log2,
+        feedback_capacity: (1u32 << 16) >> (24 - capacity_log2).min(15),
+        iterations: sizes.iterations(10),
+        seed: 1,
+    };
     let report = tt::run(&tile_table_gpu(options.capacity_log2)?, &options);
     for l in &report.loads {
         for q in &l.lookups {
             let paper = match (q.queries, l.load == 0.9) {
-                ("hits", true) => "Awad et al. 2023: bucketed cuckoo ~7 G finds/s at load 0.9 (A100); cuco::static_map 11.9 G/s (H100, 32-bit keys)",
+                ("hits", true) => {
+                    "Awad et al. 2023: bucketed cuckoo ~7 G finds/s at load 0.9 (A100); cuco::static_map 11.9 G/s (H100, 32-bit keys)"
+                }
                 ("hits", false) => "cuco::static_map 21.9 G finds/s at load 0.5 (H100, 32-bit keys)",
                 _ => "-",
             };
@@ -687,7 +796,11 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
 /// `kernel all`'s CBT rows (D = 17 at 25%, 20 and 25 full).
 fn kernel_all_cbt(sizes: &AllSizes) -> anyhow::Result<()> {
     use bisector::cbt::cpu::{heap_size_bytes, MIN_MAX_DEPTH};
-    for (paper_depth, paper) in [(17, "23 us per reduce + decode cycle at 25% (RTX 3080)"), (20, "decode of a full tree 0.128 ms"), (25, "target: reduce within 0.02 ms")] {
+    for (paper_depth, paper) in [
+        (17, "23 us per reduce + decode cycle at 25% (RTX 3080)"),
+        (20, "decode of a full tree 0.128 ms"),
+        (25, "target: reduce within 0.02 ms"),
+    ] {
         let fill = if paper_depth == 17 { 0.25 } else { 1.0 };
         let leaves = |max_depth: u32| 1u64 << bisector::kernels::cbt::fill_depth(max_depth, fill).unwrap_or(0);
         let Some((max_depth, note)) = sizes.fit_log2(paper_depth, MIN_MAX_DEPTH, |d| heap_size_bytes(d).max(4 * leaves(d))) else {
@@ -696,8 +809,20 @@ fn kernel_all_cbt(sizes: &AllSizes) -> anyhow::Result<()> {
         let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50) };
         let gpu = Gpu::headless(&bisector::cbt::requirements(max_depth, leaves(max_depth)).with_timestamps())?;
         let report = bisector::kernels::cbt::run(&gpu, &options);
-        say!("{:<34} {:>12.4} {:>14} {:>9}  {paper}{note}", format!("cbt D={max_depth} fill {fill} reduce"), report.reduce.median_ms, "", report.verified);
-        say!("{:<34} {:>12.4} {:>10.3} G/s {:>9}", format!("cbt D={max_depth} fill {fill} decode"), report.decode.median_ms, report.decode_leaves_per_s / 1e9, report.verified);
+        say!(
+            "{:<34} {:>12.4} {:>14} {:>9}  {paper}{note}",
+            format!("cbt D={max_depth} fill {fill} reduce"),
+            report.reduce.median_ms,
+            "",
+            report.verified
+        );
+        say!(
+            "{:<34} {:>12.4} {:>10.3} G/s {:>9}",
+            format!("cbt D={max_depth} fill {fill} decode"),
+            report.decode.median_ms,
+            report.decode_leaves_per_s / 1e9,
+            report.verified
+        );
     }
     Ok(())
 }
@@ -801,7 +926,8 @@ fn kernel_closest_pairs(
     json: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     use bisector::kernels::closest_pairs as cp;
-    let inputs: Vec<(&str, PathBuf)> = [("--a", files.0), ("--b", files.1)].into_iter().filter_map(|(flag, path)| Some((flag, path?.to_path_buf()))).collect();
+    let inputs: Vec<(&str, PathBuf)> =
+        [("--a", files.0), ("--b", files.1)].into_iter().filter_map(|(flag, path)| Some((flag, path?.to_path_buf()))).collect();
     check_files(&inputs, &[("--json", json), ("--pairs", pairs)])?;
     check_iterations(iterations)?;
     let armies = match files {
@@ -850,8 +976,25 @@ fn shift_and_gpu(work: &bisector::kernels::shift_and::Workload, chunk_len: u32, 
 
 fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     use bisector::kernels::shift_and as sa;
-    let KernelCommand::ShiftAnd { patterns, text, count, max_states, text_bytes, alphabet, chunk, capacity, iterations, seed, matches, json } = kernel else { unreachable!() };
-    let inputs: Vec<(&str, PathBuf)> = [("--patterns", patterns), ("--text", text)].into_iter().filter_map(|(flag, path)| Some((flag, path.clone()?))).collect();
+    let KernelCommand::ShiftAnd {
+        patterns,
+        text,
+        count,
+        max_states,
+        text_bytes,
+        alphabet,
+        chunk,
+        capacity,
+        iterations,
+        seed,
+        matches,
+        json,
+    } = kernel
+    else {
+        unreachable!()
+    };
+    let inputs: Vec<(&str, PathBuf)> =
+        [("--patterns", patterns), ("--text", text)].into_iter().filter_map(|(flag, path)| Some((flag, path.clone()?))).collect();
     check_files(&inputs, &[("--json", json.as_deref()), ("--matches", matches.as_deref())])?;
     check_iterations(*iterations)?;
     let work = match (patterns, text) {
@@ -889,7 +1032,8 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     if chunks > 65535 {
         anyhow::bail!("--chunk {chunk}: makes {chunks} chunks, at most 65535");
     }
-    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
+    let options =
+        sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
     let report = sa::run(&shift_and_gpu(&work, *chunk, *capacity)?, &options, &work);
     say!("{}", report.summary());
     write_json(json.as_deref(), &report)?;
@@ -912,7 +1056,9 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
 fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
         KernelCommand::All { shrink_log2 } => kernel_all(*shrink_log2),
-        KernelCommand::TileTable { capacity_log2, feedback_capacity, iterations, seed, json } => kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, json.as_deref()),
+        KernelCommand::TileTable { capacity_log2, feedback_capacity, iterations, seed, json } => {
+            kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, json.as_deref())
+        }
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
         KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {
             let options = CompactHashOptions {
@@ -927,9 +1073,17 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             };
             kernel_compact_hash(&options, json.as_deref())
         }
-        KernelCommand::ClosestPairs { m, n, distribution, a, b, variant, iterations, seed, pairs, json } => {
-            kernel_closest_pairs(*m, *n, *distribution, (a.as_deref(), b.as_deref()), *variant, *iterations, *seed, pairs.as_deref(), json.as_deref())
-        }
+        KernelCommand::ClosestPairs { m, n, distribution, a, b, variant, iterations, seed, pairs, json } => kernel_closest_pairs(
+            *m,
+            *n,
+            *distribution,
+            (a.as_deref(), b.as_deref()),
+            *variant,
+            *iterations,
+            *seed,
+            pairs.as_deref(),
+            json.as_deref(),
+        ),
         KernelCommand::ChainedHash { elements_log2, buckets_log2, keys, variant, iterations, seed, json } => {
             if *elements_log2 > 28 {
                 anyhow::bail!("--elements-log2 {elements_log2}: must be 0..=28 (1 to 2^28 elements)");
@@ -940,7 +1094,14 @@ fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             check_iterations(*iterations)?;
             check_files(&[], &[("--json", json.as_deref())])?;
             let seed = seed.unwrap_or_else(clock_seed);
-            let options = ChainedHashOptions { element_log2: *elements_log2, bucket_log2: *buckets_log2, keys: *keys, variant: *variant, iterations: *iterations, seed };
+            let options = ChainedHashOptions {
+                element_log2: *elements_log2,
+                bucket_log2: *buckets_log2,
+                keys: *keys,
+                variant: *variant,
+                iterations: *iterations,
+                seed,
+            };
             let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
             say!("{} (seed {seed})", report.summary());
             write_json(json.as_deref(), &report)?;
@@ -1027,10 +1188,18 @@ fn info() -> anyhow::Result<()> {
     let features = adapter.features();
     say!("features used:");
     for (feature, why) in &requirements.features {
-        say!("  {}: {} (required: {why})", bisector::gpu::feature_name(*feature), if features.contains(*feature) { "yes" } else { "MISSING" });
+        say!(
+            "  {}: {} (required: {why})",
+            bisector::gpu::feature_name(*feature),
+            if features.contains(*feature) { "yes" } else { "MISSING" }
+        );
     }
     for feature in requirements.optional_features.iter() {
-        say!("  {}: {} (optional: GPU pass timings; required by bench)", bisector::gpu::feature_name(feature), if features.contains(feature) { "yes" } else { "no" });
+        say!(
+            "  {}: {} (optional: GPU pass timings; required by bench)",
+            bisector::gpu::feature_name(feature),
+            if features.contains(feature) { "yes" } else { "no" }
+        );
     }
     let limits = adapter.limits();
     say!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
@@ -1091,7 +1260,10 @@ fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
 /// The height of the surface drawn at (lon, lat): the ground, or sea level over the sea (as the
 /// globe draws the water's surface); an error names the point where no layer has data.
 fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Result<f64> {
-    ground.height_m(lon_deg, lat_deg)?.map(|h| f64::from(h.max(0.0))).with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
+    ground
+        .height_m(lon_deg, lat_deg)?
+        .map(|h| f64::from(h.max(0.0)))
+        .with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
 }
 
 /// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).
@@ -1129,7 +1301,8 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
     // Frames for the tree to converge, and then for the tile cache to load what the view needs.
-    let (frames, last) = view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
+    let (frames, last) =
+        view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
     write_png(&view.image(&gpu), out)?;
     let c = &last.cache;
     say!(
@@ -1147,7 +1320,13 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     Ok(())
 }
 
-fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, json: &std::path::Path, plot: Option<&std::path::Path>) -> anyhow::Result<()> {
+fn bench(
+    render: &RenderArgs,
+    path: &std::path::Path,
+    options: BenchOptions,
+    json: &std::path::Path,
+    plot: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
     let mut inputs = render_inputs(render, None);
     inputs.push(("--path", path.to_path_buf()));
     check_files(&inputs, &[("--json", Some(json)), ("--plot", plot)])?;
@@ -1158,7 +1337,12 @@ fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, jso
         anyhow::bail!("--warmup {}: must be 0..={MAX_WARMUP_FRAMES}", options.warmup_frames);
     }
     if !(options.pace_fps == 0.0 || FPS_RANGE.contains(&options.pace_fps)) {
-        anyhow::bail!("--fps {}: must be 0 (as fast as the GPU goes) or {} to {} frames per second", options.pace_fps, FPS_RANGE.start(), FPS_RANGE.end());
+        anyhow::bail!(
+            "--fps {}: must be 0 (as fast as the GPU goes) or {} to {} frames per second",
+            options.pace_fps,
+            FPS_RANGE.start(),
+            FPS_RANGE.end()
+        );
     }
     check_render_args(render)?;
     let globe = GlobeSpec::parse(&render.terrain).transpose()?;
@@ -1169,7 +1353,9 @@ fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, jso
             let spec = TerrainSpec::parse(&render.terrain)?;
             let camera_path = CameraPath::load(path)?;
             let field = load_terrain(&spec, render)?;
-            let gpu = Gpu::headless(&bisector::render::requirements(&settings, field.samples_per_side).with_image_size(options.size_px).with_timestamps())?;
+            let gpu = Gpu::headless(
+                &bisector::render::requirements(&settings, field.samples_per_side).with_image_size(options.size_px).with_timestamps(),
+            )?;
             run_bench(&gpu, &field, &settings, &camera_path, &options)
         }
     };
@@ -1183,11 +1369,18 @@ fn bench(render: &RenderArgs, path: &std::path::Path, options: BenchOptions, jso
 }
 
 /// `bench --terrain planet...`: the globe along a lon/lat camera path.
-fn globe_bench(render: &RenderArgs, spec: &GlobeSpec, path: &std::path::Path, options: &BenchOptions) -> anyhow::Result<bisector::bench::report::BenchReport> {
+fn globe_bench(
+    render: &RenderArgs,
+    spec: &GlobeSpec,
+    path: &std::path::Path,
+    options: &BenchOptions,
+) -> anyhow::Result<bisector::bench::report::BenchReport> {
     let settings = globe_settings(render)?;
     let camera_path = GlobePath::load(path)?;
     let producer = Ground::open(spec)?.producer();
-    let gpu = Gpu::headless(&bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size(options.size_px).with_timestamps())?;
+    let gpu = Gpu::headless(
+        &bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size(options.size_px).with_timestamps(),
+    )?;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     let mut view = GlobeView::new(&gpu, renderer, cache, options.size_px.0, options.size_px.1);

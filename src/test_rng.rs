@@ -7,9 +7,10 @@ pub struct XorShift(pub u64);
 impl XorShift {
     /// A generator seeded from BISECTOR_TEST_SEED or the clock; prints the seed for `test`.
     pub fn fresh(test: &str) -> XorShift {
-        let seed = std::env::var("BISECTOR_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-        });
+        let seed = std::env::var("BISECTOR_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
         eprintln!("{test}: BISECTOR_TEST_SEED={seed}");
         XorShift(seed.max(1))
     }

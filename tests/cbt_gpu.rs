@@ -10,10 +10,10 @@ use bisector::cbt::cpu::{Cbt, Node};
 use bisector::cbt::gpu::GpuCbt;
 use bisector::cbt::ops::{CbtOp, CbtOps};
 use bisector::cbt::reduce::CbtReduce;
+use bisector::gpu::readback::read_buffer;
 use bisector::gpu::{create_profiler, Gpu};
 use bisector::leb::bounds::NodeBounds;
 use bisector::leb::decode::LebDecode;
-use bisector::gpu::readback::read_buffer;
 use rand::{seq::SliceRandom, Rng};
 
 /// A batch of operations on distinct leaves (so their order cannot matter), applied to `cpu`.
@@ -86,7 +86,11 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, r
         let gpu_tree = tree.read_heap(&gpu.device, &gpu.queue);
         if gpu_tree != cpu {
             let first = gpu_tree.heap().iter().zip(cpu.heap()).position(|(a, b)| a != b).unwrap();
-            panic!("D={max_depth} {reduction:?} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}", gpu_tree.heap()[first], cpu.heap()[first]);
+            panic!(
+                "D={max_depth} {reduction:?} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}",
+                gpu_tree.heap()[first],
+                cpu.heap()[first]
+            );
         }
         assert_eq!(gpu_tree.node_count(), gpu_tree.bitfield_popcount(), "D={max_depth}: root count != popcount");
         let leaves = cpu.leaves();

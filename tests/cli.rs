@@ -49,8 +49,21 @@ fn bench_writes_json_and_plot() {
     let (json, plot) = (dir.path().join("bench.json"), dir.path().join("bench.png"));
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/high-pan.json");
     let out = bisector(&[
-        "bench", "--path", path, "--size", "96x64", "--frames", "6", "--warmup", "20", "--max-depth", "16",
-        "--json", json.to_str().unwrap(), "--plot", plot.to_str().unwrap(),
+        "bench",
+        "--path",
+        path,
+        "--size",
+        "96x64",
+        "--frames",
+        "6",
+        "--warmup",
+        "20",
+        "--max-depth",
+        "16",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -84,8 +97,23 @@ fn globe_bench_reports_passes_and_the_tile_cache() {
     let json = dir.path().join("globe.json");
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/globe-taiwan-descent.json");
     let out = bisector(&[
-        "bench", "--terrain", "planet", "--path", path, "--size", "96x64", "--frames", "6", "--warmup", "40", "--max-depth", "20",
-        "--fps", "0", "--json", json.to_str().unwrap(),
+        "bench",
+        "--terrain",
+        "planet",
+        "--path",
+        path,
+        "--size",
+        "96x64",
+        "--frames",
+        "6",
+        "--warmup",
+        "40",
+        "--max-depth",
+        "20",
+        "--fps",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -187,13 +215,17 @@ fn bad_input_gives_one_clear_line() {
     assert_clean_failure(&bisector(&["shot", "--size", "12", "--out", out_png]), "--size");
     assert_clean_failure(&bisector(&["shot", "--max-depth", "40", "--out", out_png]), "max depth 40");
     assert_clean_failure(&bisector(&["shot", "--camera", "1,2", "--out", out_png]), "--camera");
-    assert_clean_failure(&bisector(&["shot", "--terrain", "planet", "--camera", "121,24,100ft", "--out", out_png]), "--camera '121,24,100ft': '100ft' is not a number");
+    assert_clean_failure(
+        &bisector(&["shot", "--terrain", "planet", "--camera", "121,24,100ft", "--out", out_png]),
+        "--camera '121,24,100ft': '100ft' is not a number",
+    );
     assert_clean_failure(&bisector(&["shot", "--terrain", "planet", "--camera", "121,24,-3agl", "--out", out_png]), "above the ground");
     assert_clean_failure(&bisector(&["shot", "--terrain", "mars", "--out", out_png]), "--terrain 'mars'");
     assert_clean_failure(&bisector(&["shot", "--out", "/nonexistent-folder/x.png"]), "/nonexistent-folder");
     // A camera path with a semantic error on its third line: the file and the line are named.
     let bad_path = dir.path().join("bad.json");
-    std::fs::write(&bad_path, "{\n  \"keyframes\": [\n    { \"time_s\": 0.0, \"position_m\": [0, 0, 10], \"fov_y_deg\": 60 }\n  ]\n}\n").unwrap();
+    std::fs::write(&bad_path, "{\n  \"keyframes\": [\n    { \"time_s\": 0.0, \"position_m\": [0, 0, 10], \"fov_y_deg\": 60 }\n  ]\n}\n")
+        .unwrap();
     let json = dir.path().join("out.json");
     let out = bisector(&["bench", "--path", bad_path.to_str().unwrap(), "--json", json.to_str().unwrap(), "--size", "64x64"]);
     assert_clean_failure(&out, &format!("{}:3", bad_path.display()));
@@ -278,7 +310,20 @@ fn view_shows_the_globe_under_xvfb() {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("globe.png");
     let out = Command::new("timeout")
-        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view", "--terrain", "planet", "--max-depth", "16", "--cache-tiles", "64", "--frames", "40", "--screenshot"])
+        .args([
+            "300",
+            env!("CARGO_BIN_EXE_bisector"),
+            "view",
+            "--terrain",
+            "planet",
+            "--max-depth",
+            "16",
+            "--cache-tiles",
+            "64",
+            "--frames",
+            "40",
+            "--screenshot",
+        ])
         .arg(&shot)
         .env("DISPLAY", &screen.display)
         .env_remove("WAYLAND_DISPLAY")
@@ -306,7 +351,8 @@ fn view_shows_the_globe_under_xvfb() {
     assert!(sea + land > planet.len() / 2, "few terrain colours in the middle: {sea} sea, {land} land");
     // The panel on the right, with its Tile cache section (light text on the dark fill).
     let panel: Vec<_> = region(width - 250, width - 10, 0, height).map(|(x, y)| *image.get_pixel(x, y)).collect();
-    let fill = panel.iter().filter(|p| p[0].abs_diff(27) <= 3 && p[1].abs_diff(27) <= 3 && p[2].abs_diff(27) <= 3).count() as f64 / panel.len() as f64;
+    let fill = panel.iter().filter(|p| p[0].abs_diff(27) <= 3 && p[1].abs_diff(27) <= 3 && p[2].abs_diff(27) <= 3).count() as f64
+        / panel.len() as f64;
     assert!(fill > 0.5, "the panel region is only {:.0}% panel colour", fill * 100.0);
     assert!(panel.iter().filter(|p| p[0] > 150 && p[1] > 150 && p[2] > 150).count() > 500, "the panel shows little text");
 }
@@ -331,7 +377,12 @@ fn view_reports_a_lost_device_and_exits() {
 
 #[test]
 fn view_without_a_display_suggests_shot() {
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["view", "--frames", "1"]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["view", "--frames", "1"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
     assert_clean_failure(&out, "bisector shot");
 }
 

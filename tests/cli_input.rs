@@ -49,15 +49,31 @@ fn assert_refused_and_kept(args: &[&str], expect: &[&str], input: &Path) {
 fn shot_out_equal_to_the_input_geotiff_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let tif = copy_in(dir.path(), "heightmaps/bigtujunga.tif");
-    assert_refused_and_kept(&["shot", "--terrain", s(&tif), "--size", "16x16", "--max-depth", "10", "--out", s(&tif)], &["--out", "--terrain"], &tif);
+    assert_refused_and_kept(
+        &["shot", "--terrain", s(&tif), "--size", "16x16", "--max-depth", "10", "--out", s(&tif)],
+        &["--out", "--terrain"],
+        &tif,
+    );
     // Through a link, and as the base of a globe.
     let link = dir.path().join("link.png");
     std::os::unix::fs::symlink(&tif, &link).unwrap();
-    assert_refused_and_kept(&["shot", "--terrain", s(&tif), "--size", "16x16", "--max-depth", "10", "--out", s(&link)], &["--out", "--terrain"], &tif);
+    assert_refused_and_kept(
+        &["shot", "--terrain", s(&tif), "--size", "16x16", "--max-depth", "10", "--out", s(&link)],
+        &["--out", "--terrain"],
+        &tif,
+    );
     let planet = format!("planet:{}", s(&tif));
-    assert_refused_and_kept(&["shot", "--terrain", &planet, "--size", "16x16", "--max-depth", "10", "--out", s(&tif)], &["--out", "--terrain"], &tif);
+    assert_refused_and_kept(
+        &["shot", "--terrain", &planet, "--size", "16x16", "--max-depth", "10", "--out", s(&tif)],
+        &["--out", "--terrain"],
+        &tif,
+    );
     // The viewer's screenshot, refused before any window opens.
-    assert_refused_and_kept(&["view", "--terrain", s(&tif), "--frames", "1", "--screenshot", s(&tif)], &["--screenshot", "--terrain"], &tif);
+    assert_refused_and_kept(
+        &["view", "--terrain", s(&tif), "--frames", "1", "--screenshot", s(&tif)],
+        &["--screenshot", "--terrain"],
+        &tif,
+    );
 }
 
 #[test]
@@ -74,8 +90,30 @@ fn an_output_inside_a_pyramid_folder_is_refused() {
 fn bench_json_equal_to_the_path_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = copy_in(dir.path(), "assets/paths/high-pan.json");
-    assert_refused_and_kept(&["bench", "--path", s(&path), "--size", "16x16", "--frames", "1", "--max-depth", "10", "--json", s(&path)], &["--json", "--path"], &path);
-    assert_refused_and_kept(&["bench", "--path", s(&path), "--size", "16x16", "--frames", "1", "--max-depth", "10", "--json", s(&dir.path().join("b.json")), "--plot", s(&path)], &["--plot", "--path"], &path);
+    assert_refused_and_kept(
+        &["bench", "--path", s(&path), "--size", "16x16", "--frames", "1", "--max-depth", "10", "--json", s(&path)],
+        &["--json", "--path"],
+        &path,
+    );
+    assert_refused_and_kept(
+        &[
+            "bench",
+            "--path",
+            s(&path),
+            "--size",
+            "16x16",
+            "--frames",
+            "1",
+            "--max-depth",
+            "10",
+            "--json",
+            s(&dir.path().join("b.json")),
+            "--plot",
+            s(&path),
+        ],
+        &["--plot", "--path"],
+        &path,
+    );
 }
 
 #[test]
@@ -83,7 +121,24 @@ fn bench_json_equal_to_plot_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = copy_in(dir.path(), "assets/paths/high-pan.json");
     let out = dir.path().join("out.json");
-    assert_clean_failure(&bisector(&["bench", "--path", s(&path), "--size", "16x16", "--frames", "1", "--max-depth", "10", "--json", s(&out), "--plot", s(&out)]), &["--plot", "--json"]);
+    assert_clean_failure(
+        &bisector(&[
+            "bench",
+            "--path",
+            s(&path),
+            "--size",
+            "16x16",
+            "--frames",
+            "1",
+            "--max-depth",
+            "10",
+            "--json",
+            s(&out),
+            "--plot",
+            s(&out),
+        ]),
+        &["--plot", "--json"],
+    );
     assert!(!out.exists(), "a refused bench wrote {}", out.display());
 }
 
@@ -91,7 +146,11 @@ fn bench_json_equal_to_plot_is_refused() {
 fn quality_json_equal_to_the_camera_file_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let camera = copy_in(dir.path(), "assets/paths/high-pan.json");
-    assert_refused_and_kept(&["quality", "--camera", s(&camera), "--size", "16x16", "--max-depth", "10", "--json", s(&camera)], &["--json", "--camera"], &camera);
+    assert_refused_and_kept(
+        &["quality", "--camera", s(&camera), "--size", "16x16", "--max-depth", "10", "--json", s(&camera)],
+        &["--json", "--camera"],
+        &camera,
+    );
 }
 
 #[test]
@@ -100,16 +159,45 @@ fn kernel_outputs_equal_to_their_inputs_are_refused() {
     let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
     std::fs::write(&a, "1,2,3\n4,5,6\n").unwrap();
     std::fs::write(&b, "7,8,9\n").unwrap();
-    assert_refused_and_kept(&["kernel", "closest-pairs", "--a", s(&a), "--b", s(&b), "--iterations", "1", "--pairs", s(&a)], &["--pairs", "--a"], &a);
-    assert_refused_and_kept(&["kernel", "closest-pairs", "--a", s(&a), "--b", s(&b), "--iterations", "1", "--json", s(&b)], &["--json", "--b"], &b);
+    assert_refused_and_kept(
+        &["kernel", "closest-pairs", "--a", s(&a), "--b", s(&b), "--iterations", "1", "--pairs", s(&a)],
+        &["--pairs", "--a"],
+        &a,
+    );
+    assert_refused_and_kept(
+        &["kernel", "closest-pairs", "--a", s(&a), "--b", s(&b), "--iterations", "1", "--json", s(&b)],
+        &["--json", "--b"],
+        &b,
+    );
     let (patterns, text) = (dir.path().join("patterns.txt"), dir.path().join("text.txt"));
     std::fs::write(&patterns, "abc\nb.d\n").unwrap();
     std::fs::write(&text, "abcdabcd").unwrap();
-    assert_refused_and_kept(&["kernel", "shift-and", "--patterns", s(&patterns), "--text", s(&text), "--iterations", "1", "--matches", s(&patterns)], &["--matches", "--patterns"], &patterns);
-    assert_refused_and_kept(&["kernel", "shift-and", "--patterns", s(&patterns), "--text", s(&text), "--iterations", "1", "--json", s(&text)], &["--json", "--text"], &text);
+    assert_refused_and_kept(
+        &["kernel", "shift-and", "--patterns", s(&patterns), "--text", s(&text), "--iterations", "1", "--matches", s(&patterns)],
+        &["--matches", "--patterns"],
+        &patterns,
+    );
+    assert_refused_and_kept(
+        &["kernel", "shift-and", "--patterns", s(&patterns), "--text", s(&text), "--iterations", "1", "--json", s(&text)],
+        &["--json", "--text"],
+        &text,
+    );
     let both = dir.path().join("both.txt");
     assert_clean_failure(
-        &bisector(&["kernel", "shift-and", "--patterns", s(&patterns), "--text", s(&text), "--iterations", "1", "--json", s(&both), "--matches", s(&both)]),
+        &bisector(&[
+            "kernel",
+            "shift-and",
+            "--patterns",
+            s(&patterns),
+            "--text",
+            s(&text),
+            "--iterations",
+            "1",
+            "--json",
+            s(&both),
+            "--matches",
+            s(&both),
+        ]),
         &["--matches", "--json"],
     );
     assert!(!both.exists());
@@ -157,8 +245,14 @@ fn numeric_options_are_bounded_before_the_gpu() {
     let max_samples = bisector(&["shot", "--max-samples", "0", "--size", "16x16", "--out", s(&png)]);
     assert_clean_failure(&max_samples, &["--max-samples 0"]);
     assert!(!error_lines(&max_samples)[0].contains("--terrain"), "{:?}", error_lines(&max_samples));
-    assert_clean_failure(&bisector(&["shot", "--terrain", "planet:9999999999999", "--size", "16x16", "--out", s(&png)]), &["seed", "out of range"]);
-    assert_clean_failure(&bisector(&["shot", "--cache-tiles", "0", "--terrain", "planet", "--size", "16x16", "--out", s(&png)]), &["--cache-tiles"]);
+    assert_clean_failure(
+        &bisector(&["shot", "--terrain", "planet:9999999999999", "--size", "16x16", "--out", s(&png)]),
+        &["seed", "out of range"],
+    );
+    assert_clean_failure(
+        &bisector(&["shot", "--cache-tiles", "0", "--terrain", "planet", "--size", "16x16", "--out", s(&png)]),
+        &["--cache-tiles"],
+    );
     assert!(!png.exists());
 }
 
@@ -199,7 +293,21 @@ fn negative_numbers_need_no_equals_sign() {
     // The globe's camera, west and south.
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("globe.png");
-    let out = bisector(&["shot", "--terrain", "planet", "--camera", "-150,-20,30000,-90,-10", "--size", "8x8", "--max-depth", "8", "--cache-tiles", "16", "--out", s(&png)]);
+    let out = bisector(&[
+        "shot",
+        "--terrain",
+        "planet",
+        "--camera",
+        "-150,-20,30000,-90,-10",
+        "--size",
+        "8x8",
+        "--max-depth",
+        "8",
+        "--cache-tiles",
+        "16",
+        "--out",
+        s(&png),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("camera 30000.0 m above the sphere"));
     let out = bisector(&["quality", "--camera", "-100,-100,3000,10240,10240,0", "--max-depth", "40"]);
@@ -251,7 +359,23 @@ fn a_closed_stdout_does_not_stop_the_report() {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-        .args(["bench", "--path", path, "--size", "16x16", "--frames", "2", "--warmup", "0", "--max-depth", "10", "--fps", "0", "--json", s(&json)])
+        .args([
+            "bench",
+            "--path",
+            path,
+            "--size",
+            "16x16",
+            "--frames",
+            "2",
+            "--warmup",
+            "0",
+            "--max-depth",
+            "10",
+            "--fps",
+            "0",
+            "--json",
+            s(&json),
+        ])
         .stdout(Stdio::from(writer))
         .stderr(Stdio::piped())
         .output()
@@ -265,7 +389,11 @@ fn a_closed_stdout_does_not_stop_the_report() {
 
 #[test]
 fn headless_commands_are_quiet_without_xdg_runtime_dir() {
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["kernel", "cbt", "--max-depth", "10", "--iterations", "1"]).env_remove("XDG_RUNTIME_DIR").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["kernel", "cbt", "--max-depth", "10", "--iterations", "1"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(error_lines(&out), Vec::<String>::new());
 }
@@ -277,7 +405,23 @@ fn the_globe_camera_takes_a_path_file() {
     let dir = tempfile::tempdir().unwrap();
     let globe_path = copy_in(dir.path(), "assets/paths/globe-taiwan-descent.json");
     let png = dir.path().join("x.png");
-    let shot = |camera: &Path| bisector(&["shot", "--terrain", "planet", "--size", "16x16", "--max-depth", "10", "--cache-tiles", "16", "--camera", s(camera), "--out", s(&png)]);
+    let shot = |camera: &Path| {
+        bisector(&[
+            "shot",
+            "--terrain",
+            "planet",
+            "--size",
+            "16x16",
+            "--max-depth",
+            "10",
+            "--cache-tiles",
+            "16",
+            "--camera",
+            s(camera),
+            "--out",
+            s(&png),
+        ])
+    };
     let out = shot(&globe_path);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -320,12 +464,18 @@ fn a_chain_past_lavapipes_loop_limit_is_warned_about() {
 fn a_camera_below_the_ground_is_warned_about() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("under.png");
-    let under = bisector(&["shot", "--size", "32x24", "--max-depth", "12", "--camera", "10240,10240,-500,12000,12000,-500", "--out", s(&out)]);
+    let under =
+        bisector(&["shot", "--size", "32x24", "--max-depth", "12", "--camera", "10240,10240,-500,12000,12000,-500", "--out", s(&out)]);
     assert!(under.status.success(), "{}", String::from_utf8_lossy(&under.stderr));
     let stderr = String::from_utf8_lossy(&under.stderr);
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(warnings.len(), 1, "{stderr}");
     assert!(warnings[0].contains("m below the ground"), "{stderr}");
-    let above = bisector(&["shot", "--size", "32x24", "--max-depth", "12", "--camera", "10240,10240,9000,12000,12000,500", "--out", s(&out)]);
-    assert!(above.status.success() && !String::from_utf8_lossy(&above.stderr).contains("below the ground"), "{}", String::from_utf8_lossy(&above.stderr));
+    let above =
+        bisector(&["shot", "--size", "32x24", "--max-depth", "12", "--camera", "10240,10240,9000,12000,12000,500", "--out", s(&out)]);
+    assert!(
+        above.status.success() && !String::from_utf8_lossy(&above.stderr).contains("below the ground"),
+        "{}",
+        String::from_utf8_lossy(&above.stderr)
+    );
 }

@@ -45,7 +45,8 @@ fn the_wgsl_octahedral_map_equals_the_cpu_twin() {
         pass.dispatch_workgroups((points.len() as u32).div_ceil(64), 1, 1);
     }
     gpu.queue.submit([encoder.finish()]);
-    let gpu_points: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes));
+    let gpu_points: Vec<[f32; 4]> =
+        bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes));
     for (p, g) in points.iter().zip(&gpu_points) {
         let cpu = octahedral::to_unit_sphere(DVec2::new(p.x as f64, p.y as f64));
         let error = (cpu - glam::DVec3::new(g[0] as f64, g[1] as f64, g[2] as f64)).length();
@@ -71,7 +72,12 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
     let max_depth = rng.random_range(10..=15u32);
     let gpu = common::gpu(max_depth);
     let settings = GlobeSettings { max_depth, leaf_capacity: 1 << max_depth, ..Default::default() };
-    let cache = bisector::cache::tile_cache::TileCache::new(&gpu, Default::default(), bisector::cache::tile_cache::Producer::Procedural { seed: 1 }).unwrap();
+    let cache = bisector::cache::tile_cache::TileCache::new(
+        &gpu,
+        Default::default(),
+        bisector::cache::tile_cache::Producer::Procedural { seed: 1 },
+    )
+    .unwrap();
     let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
     renderer.test_criterion = true;
     let mesh = BaseMesh::octahedron();
@@ -118,15 +124,16 @@ mod planet {
     use super::{common, golden};
     use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
     use bisector::globe::camera::GlobeCamera;
-    use bisector::globe::headless::GlobeView;
     use bisector::globe::ground::Ground;
+    use bisector::globe::headless::GlobeView;
     use bisector::globe::renderer::{GlobeRenderer, GlobeSettings, SPACE_COLOR};
     use bisector::globe::spec::GlobeSpec;
     use bisector::gpu::Gpu;
     use rand::Rng;
 
     pub fn view(gpu: &Gpu, tiles: u32, size_px: u32, wireframe: bool) -> GlobeView {
-        let cache = TileCache::new(gpu, TileCacheConfig { tiles, ..Default::default() }, Producer::Procedural { seed: 1 }).unwrap_or_else(|e| panic!("{e}"));
+        let cache = TileCache::new(gpu, TileCacheConfig { tiles, ..Default::default() }, Producer::Procedural { seed: 1 })
+            .unwrap_or_else(|e| panic!("{e}"));
         let settings = GlobeSettings { max_depth: 18, leaf_capacity: 1 << 18, wireframe, ..Default::default() };
         let renderer = GlobeRenderer::new(gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
         GlobeView::new(gpu, renderer, cache, size_px, size_px)
@@ -139,7 +146,8 @@ mod planet {
 
     /// Whether pixel `p` is the clear colour (space, or the sky of a low view).
     fn is_space(p: &image::Rgba<u8>) -> bool {
-        let space = [SPACE_COLOR.r, SPACE_COLOR.g, SPACE_COLOR.b].map(|c| (255.0 * if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }).round() as i32);
+        let space = [SPACE_COLOR.r, SPACE_COLOR.g, SPACE_COLOR.b]
+            .map(|c| (255.0 * if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }).round() as i32);
         (0..3).all(|i| (p[i] as i32 - space[i]).abs() <= 1)
     }
 
@@ -154,7 +162,14 @@ mod planet {
         let mut rng = common::rng("a_tiny_cache_never_shows_holes_and_converges");
         let mut tiny = view(&gpu, 16, 96, false);
         for jump in 0..6 {
-            let camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), rng.random_range(150e3..1500e3), 0.0, -90.0, 50.0);
+            let camera = GlobeCamera::at_lon_lat(
+                rng.random_range(-180.0..180.0),
+                rng.random_range(-80.0..80.0),
+                rng.random_range(150e3..1500e3),
+                0.0,
+                -90.0,
+                50.0,
+            );
             for frame in 0..3 {
                 tiny.frame(&gpu, &camera);
                 let holes = space_pixels(&tiny.image(&gpu));
@@ -211,10 +226,18 @@ mod planet {
     /// Renders `ground` from `camera` at `width_px` x `height_px` with a tree of `max_depth`
     /// until it has converged and the tile cache (`tiles` tiles, big enough for the view) has
     /// settled, and compares it with golden `name`; prints the time taken.
-    fn earth_golden(ground: &Ground, camera: &GlobeCamera, (width_px, height_px): (u32, u32), max_depth: u32, tiles: u32, name: &str) -> image::RgbaImage {
+    fn earth_golden(
+        ground: &Ground,
+        camera: &GlobeCamera,
+        (width_px, height_px): (u32, u32),
+        max_depth: u32,
+        tiles: u32,
+        name: &str,
+    ) -> image::RgbaImage {
         let start = std::time::Instant::now();
         let gpu = common::gpu(max_depth);
-        let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+        let cache =
+            TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
         let settings = GlobeSettings { max_depth, leaf_capacity: 1 << 18, ..Default::default() };
         let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
         let mut view = GlobeView::new(&gpu, renderer, cache, width_px, height_px);
@@ -222,7 +245,12 @@ mod planet {
         assert!(view.cache.is_settled(), "{name}: the tile cache did not settle in {frames} frames: {:?}", last.cache);
         assert_eq!(last.stats.overflow, 0, "{name}: the leaf buffer overflowed");
         let image = view.image(&gpu);
-        eprintln!("{name}: {frames} frames, {} leaves, {} tiles resident, {:.1} s", last.stats.leaves, last.cache.resident_tiles, start.elapsed().as_secs_f64());
+        eprintln!(
+            "{name}: {frames} frames, {} leaves, {} tiles resident, {:.1} s",
+            last.stats.leaves,
+            last.cache.resident_tiles,
+            start.elapsed().as_secs_f64()
+        );
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
         let outcome = golden::compare_golden(&dir, name, &image, 0.01).unwrap_or_else(|e| panic!("{e}"));
         assert!(outcome.passed, "{name}: mean FLIP {:.4} > 0.01; see tests/golden/{name}-actual.png", outcome.mean_flip);
@@ -264,7 +292,9 @@ mod planet {
         let camera = GlobeCamera::at_lon_lat(lon, lat, floor_m + 100.0, 25.0, -3.0, 60.0);
         let image = earth_golden(&ground, &camera, (256, 144), 26, 256, "valley_100m");
         // Sky above, ground below: the top rows mostly sky, the bottom rows all ground.
-        let sky_in_rows = |rows: std::ops::Range<u32>| rows.flat_map(|y| (0..image.width()).map(move |x| (x, y))).filter(|&(x, y)| is_space(image.get_pixel(x, y))).count();
+        let sky_in_rows = |rows: std::ops::Range<u32>| {
+            rows.flat_map(|y| (0..image.width()).map(move |x| (x, y))).filter(|&(x, y)| is_space(image.get_pixel(x, y))).count()
+        };
         assert!(sky_in_rows(0..10) > 256 * 5, "little sky at the top");
         assert_eq!(sky_in_rows(100..144), 0, "holes in the ground");
     }

@@ -39,7 +39,8 @@ fn with_taiwan() -> &'static LayeredEarth {
 fn tile_at(lon: f64, lat: f64, zoom: u8) -> TileKey {
     let p = octahedral::from_unit_sphere(octahedral::from_lon_lat_deg(lon, lat));
     let side = (1u64 << zoom) as f64;
-    TileKey::new(EARTH_SOURCE, zoom, ((p.x * side) as u32).min((side - 1.0) as u32), ((p.y * side) as u32).min((side - 1.0) as u32)).unwrap()
+    TileKey::new(EARTH_SOURCE, zoom, ((p.x * side) as u32).min((side - 1.0) as u32), ((p.y * side) as u32).min((side - 1.0) as u32))
+        .unwrap()
 }
 
 /// (lon, lat, texel spacing) of texel (i, j) of `key`, as produce computes them.
@@ -321,7 +322,8 @@ fn bad_inputs_give_one_line_naming_the_file() {
     let mut half = std::fs::read(&etopo_path).unwrap();
     let ifd = u32::from_le_bytes(half[4..8].try_into().unwrap()) as usize;
     let entries = u16::from_le_bytes(half[ifd..ifd + 2].try_into().unwrap()) as usize;
-    let entry = (0..entries).map(|e| ifd + 2 + 12 * e).find(|&at| u16::from_le_bytes(half[at..at + 2].try_into().unwrap()) == 33550).unwrap();
+    let entry =
+        (0..entries).map(|e| ifd + 2 + 12 * e).find(|&at| u16::from_le_bytes(half[at..at + 2].try_into().unwrap()) == 33550).unwrap();
     let offset = u32::from_le_bytes(half[entry + 8..entry + 12].try_into().unwrap()) as usize;
     for k in 0..2 {
         let at = offset + 8 * k;
@@ -348,7 +350,13 @@ fn bad_inputs_give_one_line_naming_the_file() {
 #[ignore]
 fn produce_time() {
     let earth = with_taiwan();
-    let cases = [("open sea (base only)", tile_at(-150.0, 0.0, 6)), ("Himalaya (base only)", tile_at(85.2, 28.8, 9)), ("Taiwan coast, zoom 10", tile_at(122.0, 23.5, 10)), ("Yushan, zoom 13", tile_at(120.9572, 23.47, 13)), ("Taiwan, zoom 8", tile_at(121.0, 23.7, 8))];
+    let cases = [
+        ("open sea (base only)", tile_at(-150.0, 0.0, 6)),
+        ("Himalaya (base only)", tile_at(85.2, 28.8, 9)),
+        ("Taiwan coast, zoom 10", tile_at(122.0, 23.5, 10)),
+        ("Yushan, zoom 13", tile_at(120.9572, 23.47, 13)),
+        ("Taiwan, zoom 8", tile_at(121.0, 23.7, 8)),
+    ];
     for (name, key) in cases {
         earth.produce(key).unwrap(); // tiles read from disk once
         let runs = 10;

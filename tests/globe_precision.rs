@@ -5,9 +5,9 @@ mod common;
 
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::frame::{globe_frame, octahedron_fixed, FrameSettings, GlobeFrame};
-use bisector::leb::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
 use bisector::globe::EARTH_RADIUS_M;
 use bisector::gpu::Gpu;
+use bisector::leb::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
 use glam::DVec3;
 use rand::Rng;
 use wgpu::util::DeviceExt;
@@ -28,7 +28,14 @@ fn exact_relative_m(v: Vertex, camera: &GlobeCamera) -> DVec3 {
 
 /// The frame uniforms a renderer would use for `camera`.
 fn frame(camera: &GlobeCamera) -> GlobeFrame {
-    let settings = FrameSettings { split_threshold_px: 12.0, merge_threshold_px: 9.0, wireframe: false, max_zoom: 0, criterion: 0, sun_direction: DVec3::X };
+    let settings = FrameSettings {
+        split_threshold_px: 12.0,
+        merge_threshold_px: 9.0,
+        wireframe: false,
+        max_zoom: 0,
+        criterion: 0,
+        sun_direction: DVec3::X,
+    };
     globe_frame(camera, (1920, 1080), &settings)
 }
 
@@ -36,8 +43,16 @@ fn frame(camera: &GlobeCamera) -> GlobeFrame {
 fn gpu_relative_m(gpu: &Gpu, frame: &GlobeFrame, vertices: &[Vertex]) -> Vec<DVec3> {
     let device = &gpu.device;
     let points: Vec<[u32; 4]> = vertices.iter().map(|v| [v.map[0], v.map[1], v.height_m.to_bits(), 0]).collect();
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("points"), contents: bytemuck::cast_slice(&points), usage: wgpu::BufferUsages::STORAGE });
-    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("globe frame"), contents: bytemuck::bytes_of(frame), usage: wgpu::BufferUsages::UNIFORM });
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("points"),
+        contents: bytemuck::cast_slice(&points),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("globe frame"),
+        contents: bytemuck::bytes_of(frame),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
     let output_bytes = points.len() as u64 * 16;
     let output = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("relative"),
@@ -63,7 +78,8 @@ fn gpu_relative_m(gpu: &Gpu, frame: &GlobeFrame, vertices: &[Vertex]) -> Vec<DVe
         pass.dispatch_workgroups((points.len() as u32).div_ceil(64), 1, 1);
     }
     gpu.queue.submit([encoder.finish()]);
-    let out: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes));
+    let out: Vec<[f32; 4]> =
+        bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes));
     out.iter().map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)).collect()
 }
 
@@ -115,8 +131,17 @@ fn vertices_near_a_camera_2m_above_the_ground_do_not_jitter() {
             worst_px = worst_px.max(error_px);
             let move_error_px = ((*a - *b) + step).length() * pixels_per_m(distance_m);
             worst_move_px = worst_move_px.max(move_error_px);
-            assert!(error_px < 0.01, "{lon_deg},{lat_deg} ground {ground_m:.0} m: vertex {:?} off by {error_px:.3} px ({:.2e} m at {distance_m:.1} m)", v.map, (*b - exact).length());
-            assert!(move_error_px < 0.01, "{lon_deg},{lat_deg}: a 1 mm camera move moved vertex {:?} wrongly by {move_error_px:.3} px", v.map);
+            assert!(
+                error_px < 0.01,
+                "{lon_deg},{lat_deg} ground {ground_m:.0} m: vertex {:?} off by {error_px:.3} px ({:.2e} m at {distance_m:.1} m)",
+                v.map,
+                (*b - exact).length()
+            );
+            assert!(
+                move_error_px < 0.01,
+                "{lon_deg},{lat_deg}: a 1 mm camera move moved vertex {:?} wrongly by {move_error_px:.3} px",
+                v.map
+            );
             // What f32 Earth-centred coordinates would give: the vertex and camera rounded to f32.
             let exact_world = exact + camera.position_m;
             let naive = exact_world.as_vec3().as_dvec3() - camera.position_m.as_vec3().as_dvec3();

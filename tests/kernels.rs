@@ -22,9 +22,15 @@ fn chained_hash_gpu_equals_cpu() {
     // (elements, buckets) as log2: one bucket, more buckets than elements, long chains.
     for (element_log2, bucket_log2) in [(1, 0), (10, 12), (14, 6), (16, 15)] {
         for keys in [KeyDistribution::Uniform, KeyDistribution::Duplicates, KeyDistribution::Sequential] {
-            let options = ChainedHashOptions { element_log2, bucket_log2, keys, variant: BuildVariant::Both, iterations: 1, seed: rng.random() };
+            let options =
+                ChainedHashOptions { element_log2, bucket_log2, keys, variant: BuildVariant::Both, iterations: 1, seed: rng.random() };
             let report = run(&gpu, &options);
-            assert!(report.verified, "2^{element_log2} elements, 2^{bucket_log2} buckets, {keys:?} keys, seed {}: {}", options.seed, report.summary());
+            assert!(
+                report.verified,
+                "2^{element_log2} elements, 2^{bucket_log2} buckets, {keys:?} keys, seed {}: {}",
+                options.seed,
+                report.summary()
+            );
             assert_eq!(report.builds.len(), 2);
             assert_eq!(report.lookups.len(), 3);
         }
@@ -46,9 +52,29 @@ fn compact_hash_gpu_equals_cpu() {
     let gpu = compact_hash_gpu();
     // (length, bucket size, log2 slots, vectors): every length and bucket size, fills 0.05 to 0.7,
     // one vector, and three copies of one vector racing in one batch (duplicates of 3 vectors).
-    for (length, bucket_size, table_log2, vectors) in [(1, 2, 10, 400), (2, 4, 12, 2000), (3, 8, 12, 1000), (4, 2, 14, 3000), (5, 16, 12, 700), (6, 4, 13, 900), (7, 32, 12, 500), (8, 2, 14, 1100), (4, 4, 6, 1), (8, 8, 6, 3)] {
+    for (length, bucket_size, table_log2, vectors) in [
+        (1, 2, 10, 400),
+        (2, 4, 12, 2000),
+        (3, 8, 12, 1000),
+        (4, 2, 14, 3000),
+        (5, 16, 12, 700),
+        (6, 4, 13, 900),
+        (7, 32, 12, 500),
+        (8, 2, 14, 1100),
+        (4, 4, 6, 1),
+        (8, 8, 6, 3),
+    ] {
         for distribution in [VectorDistribution::Uniform, VectorDistribution::Shared, VectorDistribution::Duplicates] {
-            let options = CompactHashOptions { length, bucket_size, table_log2, vectors: Some(vectors), fill: 0.5, distribution, iterations: 1, seed: rng.random() };
+            let options = CompactHashOptions {
+                length,
+                bucket_size,
+                table_log2,
+                vectors: Some(vectors),
+                fill: 0.5,
+                distribution,
+                iterations: 1,
+                seed: rng.random(),
+            };
             let report = ch::run(&gpu, &options);
             assert!(report.verified && !report.overflow, "{options:?}: {}", report.summary());
             // Exactly one findOrPut reported each distinct vector new, in both tables.
@@ -64,7 +90,16 @@ fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
     // empty table; the root of [5, 6, 9] is (reference s, word 9): bit for bit the same node.
     // All vectors must still be new once, whichever order the threads take.
     let gpu = compact_hash_gpu();
-    let options = CompactHashOptions { length: 3, bucket_size: 2, table_log2: 12, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 1, seed: 1 };
+    let options = CompactHashOptions {
+        length: 3,
+        bucket_size: 2,
+        table_log2: 12,
+        vectors: None,
+        fill: 0.5,
+        distribution: VectorDistribution::Uniform,
+        iterations: 1,
+        seed: 1,
+    };
     let s = options.geometry().probe(ch::hash_node(5, 6)).next().unwrap();
     let cpu = ch::CompactTable::new(options.geometry());
     let words = [5, 6, 7, s, 9, 1, 5, 6, 9, 5, 6, 9, s, 9, 1];
@@ -81,7 +116,16 @@ fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
 fn compact_hash_reports_a_full_table() {
     let gpu = compact_hash_gpu();
     // 1000 distinct vectors of 4 words need about 3000 nodes; the table has 256 slots.
-    let options = CompactHashOptions { length: 4, bucket_size: 4, table_log2: 8, vectors: Some(1000), fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 1, seed: 5 };
+    let options = CompactHashOptions {
+        length: 4,
+        bucket_size: 4,
+        table_log2: 8,
+        vectors: Some(1000),
+        fill: 0.5,
+        distribution: VectorDistribution::Uniform,
+        iterations: 1,
+        seed: 5,
+    };
     let report = ch::run(&gpu, &options);
     assert!(report.overflow && report.compressed.failed > 0 && report.uncompressed.failed == 0, "{}", report.summary());
     // What was stored is consistent: the vectors that found room decode, none is new twice.
@@ -123,7 +167,10 @@ fn compact_hash_cli_runs_and_refuses_bad_options() {
         assert!(stderr.contains(expected) && stderr.lines().count() == 1, "{args:?}: {stderr}");
     }
     // A full table: one clear line and a failure, no hang.
-    let out = std::process::Command::new(bin).args(["kernel", "compact-hash", "--table-log2", "6", "--vectors", "500", "--iterations", "1"]).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "compact-hash", "--table-log2", "6", "--vectors", "500", "--iterations", "1"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("compact-hash")).collect();
@@ -150,8 +197,17 @@ fn closest_pairs_gpu_equals_cpu() {
         }
     }
     // Near ties at large coordinates: B on a lattice, A at lattice midpoints, shifted by an ulp.
-    let b: Vec<cp::Point> = (0..512).map(|i| [1.0e6 + (i % 8) as f32 * 4.0, 2.0e6 + (i / 8 % 8) as f32 * 4.0, (i / 64) as f32 * 4.0]).collect();
-    let a: Vec<cp::Point> = (0..512).map(|i| [1.0e6 + 2.0 + (i % 8) as f32 * 4.0, 2.0e6 + 2.0 + (i / 8 % 8) as f32 * 4.0 + (i % 3) as f32 * 0.125, (i / 64) as f32 * 4.0 + 2.0]).collect();
+    let b: Vec<cp::Point> =
+        (0..512).map(|i| [1.0e6 + (i % 8) as f32 * 4.0, 2.0e6 + (i / 8 % 8) as f32 * 4.0, (i / 64) as f32 * 4.0]).collect();
+    let a: Vec<cp::Point> = (0..512)
+        .map(|i| {
+            [
+                1.0e6 + 2.0 + (i % 8) as f32 * 4.0,
+                2.0e6 + 2.0 + (i / 8 % 8) as f32 * 4.0 + (i % 3) as f32 * 0.125,
+                (i / 64) as f32 * 4.0 + 2.0,
+            ]
+        })
+        .collect();
     let report = cp::run(&gpu, &options, &cp::Armies { a, b, source: "lattice".into() });
     assert!(report.verified, "{}", report.summary());
 }
@@ -171,7 +227,10 @@ fn kernels_run_from_the_cli_and_write_json() {
         let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(report["verified"], true, "{report}");
     }
-    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_bisector")).args(["kernel", "chained-hash", "--elements-log2", "40"]).output().unwrap();
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["kernel", "chained-hash", "--elements-log2", "40"])
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--elements-log2 40"));
 }
@@ -183,17 +242,24 @@ fn closest_pairs_cli_reads_armies_and_writes_pairs() {
     std::fs::write(&a, "0,0,0\n10,0,0\n5,5,5\n").unwrap();
     std::fs::write(&b, "1,0,0\n9,0,0\n100,100,100\n").unwrap();
     let bin = env!("CARGO_BIN_EXE_bisector");
-    let out = std::process::Command::new(bin).args(["kernel", "closest-pairs", "--iterations", "1", "--a"]).arg(&a).arg("--b").arg(&b).arg("--pairs").arg(&pairs).arg("--json").arg(&json).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "closest-pairs", "--iterations", "1", "--a"])
+        .arg(&a)
+        .arg("--b")
+        .arg(&b)
+        .arg("--pairs")
+        .arg(&pairs)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // A 0 and A 1 are 1 from B 0 and B 1 (equal distances: A id orders them); A 2 is sqrt(66)
     // from both B 0 and B 1: the smaller B id wins.
     assert_eq!(std::fs::read_to_string(&pairs).unwrap(), format!("a,b,distance\n0,0,1\n1,1,1\n2,0,{}\n", 66f64.sqrt()));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["verified"], true);
-    for (args, expected) in [
-        (vec!["--m", "0"], "--m 0: the army is empty"),
-        (vec!["--n", "0"], "--n 0: the army is empty"),
-    ] {
+    for (args, expected) in [(vec!["--m", "0"], "--m 0: the army is empty"), (vec!["--n", "0"], "--n 0: the army is empty")] {
         let out = std::process::Command::new(bin).args(["kernel", "closest-pairs"]).args(&args).output().unwrap();
         assert!(!out.status.success());
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -247,7 +313,13 @@ fn shift_and_cpu_equals_naive_matcher() {
         let items = sa::parse(&pattern).unwrap();
         let Ok(compiled) = sa::compile(&items) else { continue };
         let text: Vec<u8> = (0..rng.random_range(1..60)).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
-        assert_eq!(sa::match_ends(&compiled, &text), sa::naive_match_ends(&items, &text), "pattern {} text {}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&text));
+        assert_eq!(
+            sa::match_ends(&compiled, &text),
+            sa::naive_match_ends(&items, &text),
+            "pattern {} text {}",
+            String::from_utf8_lossy(&pattern),
+            String::from_utf8_lossy(&text)
+        );
     }
 }
 
@@ -256,7 +328,8 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
     let mut rng = common::rng("shift_and_gpu_equals_cpu_for_any_chunking");
     let gpu = kernel_gpu();
     let alphabet = b"abc";
-    let mut patterns: Vec<Vec<u8>> = (0..40).map(|_| random_pattern(&mut rng, alphabet, 6)).filter(|p| sa::compile(&sa::parse(p).unwrap()).is_ok()).collect();
+    let mut patterns: Vec<Vec<u8>> =
+        (0..40).map(|_| random_pattern(&mut rng, alphabet, 6)).filter(|p| sa::compile(&sa::parse(p).unwrap()).is_ok()).collect();
     // Unbounded repeats across chunks, the empty-matching ones, and patterns of 2 to 5 modules.
     patterns.extend([&b"a.*b"[..], b"a*", b"a?b?c?", b"[^c]+c", b"c{3,}"].map(|p| p.to_vec()));
     patterns.push(b"ab?c*.".repeat(20));
@@ -278,23 +351,50 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
 #[test]
 fn shift_and_cli_reads_files_and_writes_matches() {
     let dir = tempfile::tempdir().unwrap();
-    let (patterns, text, matches, json) = (dir.path().join("p.txt"), dir.path().join("t.txt"), dir.path().join("m.txt"), dir.path().join("r.json"));
+    let (patterns, text, matches, json) =
+        (dir.path().join("p.txt"), dir.path().join("t.txt"), dir.path().join("m.txt"), dir.path().join("r.json"));
     std::fs::write(&patterns, "ab+\n[xy].?z\r\n").unwrap();
     std::fs::write(&text, "abbxzab").unwrap();
     let bin = env!("CARGO_BIN_EXE_bisector");
-    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--chunk", "2", "--iterations", "1", "--patterns"]).arg(&patterns).arg("--text").arg(&text).arg("--matches").arg(&matches).arg("--json").arg(&json).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "shift-and", "--chunk", "2", "--iterations", "1", "--patterns"])
+        .arg(&patterns)
+        .arg("--text")
+        .arg(&text)
+        .arg("--matches")
+        .arg(&matches)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&matches).unwrap(), "0 1\n0 2\n0 6\n1 4\n");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["verified"], true);
-    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--iterations", "1", "--count", "8", "--text-bytes", "5000", "--json"]).arg(&json).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "shift-and", "--iterations", "1", "--count", "8", "--text-bytes", "5000", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::write(&patterns, "ab\na{3,1}\n").unwrap();
-    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--patterns"]).arg(&patterns).arg("--text").arg(&text).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "shift-and", "--patterns"])
+        .arg(&patterns)
+        .arg("--text")
+        .arg(&text)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("p.txt:2:"), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::write(&text, "").unwrap();
     std::fs::write(&patterns, "ab\n").unwrap();
-    let out = std::process::Command::new(bin).args(["kernel", "shift-and", "--patterns"]).arg(&patterns).arg("--text").arg(&text).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "shift-and", "--patterns"])
+        .arg(&patterns)
+        .arg("--text")
+        .arg(&text)
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("the text is empty"), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -124,7 +124,9 @@ fn imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
 
 #[test]
 fn the_parser_reads_paths_and_groups() {
-    let found = crate_paths("use crate::cbt::cpu::Node;\nuse crate::{leb::bounds::{A, B}, gpu};\nlet x = crate::terrain::f();\n$crate::hidden; my_crate::no;");
+    let found = crate_paths(
+        "use crate::cbt::cpu::Node;\nuse crate::{leb::bounds::{A, B}, gpu};\nlet x = crate::terrain::f();\n$crate::hidden; my_crate::no;",
+    );
     assert_eq!(found, ["cbt", "gpu", "leb", "terrain"].map(String::from).into_iter().collect());
     assert_eq!(code_only("use crate::a; // crate::b\n/// crate::c\nx"), "use crate::a; \n\nx");
 }
@@ -144,7 +146,10 @@ fn the_layering_has_no_cycle() {
     for (i, (module, allowed)) in ALLOWED.iter().enumerate() {
         let below: BTreeSet<&str> = ALLOWED[..i].iter().map(|(m, _)| *m).collect();
         for target in *allowed {
-            assert!(below.contains(target), "ALLOWED lets {module} import {target}, which is not listed below it: that would allow a cycle");
+            assert!(
+                below.contains(target),
+                "ALLOWED lets {module} import {target}, which is not listed below it: that would allow a cycle"
+            );
         }
     }
 }

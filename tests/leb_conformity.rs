@@ -4,12 +4,12 @@
 mod common;
 
 use bisector::cbt::cpu::Cbt;
+use bisector::leb::bounds::NodeBounds;
 use bisector::leb::conformity::{check_conforming, ConformityError};
 use bisector::leb::cpu::{converge, update, UpdateKind, BASE_DEPTH};
-use common::refine_around_points;
-use bisector::leb::bounds::NodeBounds;
 use bisector::leb::lod::{Criterion, Lod, LodParams, LodView};
 use bisector::terrain::node_bounds;
+use common::refine_around_points;
 use glam::Vec3;
 use rand::Rng;
 

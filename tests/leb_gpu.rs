@@ -8,14 +8,14 @@ use bisector::cbt::cpu::Cbt;
 use bisector::cbt::gpu::GpuCbt;
 use bisector::cbt::reduce::CbtReduce;
 use bisector::gpu::create_profiler;
+use bisector::leb::bounds::NodeBounds;
 use bisector::leb::conformity::check_conforming;
 use bisector::leb::cpu::{decode_vertices, split_conforming, update, UpdateKind, BASE_DEPTH};
 use bisector::leb::decode::LebDecode;
-use bisector::leb::bounds::NodeBounds;
 use bisector::leb::lod::{Criterion, Lod, LodParams};
-use bisector::terrain::node_bounds;
 use bisector::leb::split_nodes::LebSplitNodes;
 use bisector::leb::update::LebUpdate;
+use bisector::terrain::node_bounds;
 use rand::Rng;
 
 const SIZE_M: f32 = 20480.0;
@@ -111,7 +111,11 @@ fn gpu_split_chains_equal_cpu_split_chains() {
         // Leaves one conforming split added: more than 2 means its chain went past the edge neighbour.
         let mut most_new_leaves = 0;
         loop {
-            let targets: Vec<_> = cpu.leaves().into_iter().filter(|&n| n.depth < max_depth && points.iter().any(|p| common::triangle_contains(decode_vertices(n), *p))).collect();
+            let targets: Vec<_> = cpu
+                .leaves()
+                .into_iter()
+                .filter(|&n| n.depth < max_depth && points.iter().any(|p| common::triangle_contains(decode_vertices(n), *p)))
+                .collect();
             if targets.is_empty() {
                 break;
             }

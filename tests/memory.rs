@@ -35,7 +35,10 @@ fn a_taiwan_shot_stays_within_its_memory_budget() {
     assert!(out.status.success(), "{}", stderr(&out));
     let peak = bisector::bench::memory::children_peak_rss_bytes().expect("getrusage reports the children's peak memory");
     let peak_mib = peak >> 20;
-    assert!(peak_mib <= SHOT_2049_BUDGET_MIB, "a 2049^2 shot of Taiwan took {peak_mib} MiB at its peak, over its budget of {SHOT_2049_BUDGET_MIB} MiB");
+    assert!(
+        peak_mib <= SHOT_2049_BUDGET_MIB,
+        "a 2049^2 shot of Taiwan took {peak_mib} MiB at its peak, over its budget of {SHOT_2049_BUDGET_MIB} MiB"
+    );
 }
 
 #[test]
@@ -45,8 +48,25 @@ fn bench_reports_its_peak_memory_in_the_summary_and_the_json() {
     let terrain = repo("heightmaps/taiwan-terrain-rgb");
     let path = repo("assets/paths/taiwan-low.json");
     let out = bisector(&[
-        "bench", "--terrain", terrain.to_str().unwrap(), "--max-samples", "65", "--path", path.to_str().unwrap(), "--size", "64x36", "--frames", "3",
-        "--warmup", "1", "--fps", "0", "--max-depth", "16", "--json", json.to_str().unwrap(),
+        "bench",
+        "--terrain",
+        terrain.to_str().unwrap(),
+        "--max-samples",
+        "65",
+        "--path",
+        path.to_str().unwrap(),
+        "--size",
+        "64x36",
+        "--frames",
+        "3",
+        "--warmup",
+        "1",
+        "--fps",
+        "0",
+        "--max-depth",
+        "16",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let summary = String::from_utf8_lossy(&out.stdout);

@@ -12,10 +12,10 @@
 
 mod common;
 
+use bisector::gpu::target::COLOR_FORMAT;
 use bisector::leb::lod::Criterion;
 use bisector::render::camera::Camera;
 use bisector::render::headless::HeadlessView;
-use bisector::gpu::target::COLOR_FORMAT;
 use bisector::render::{RenderSettings, Renderer};
 use bisector::terrain::procedural;
 use glam::DVec3;

@@ -112,10 +112,36 @@ impl Rng {
 }
 
 /// Integers that tend to sit on a parser's edges, as 4 bytes (TIFF tags, PNG lengths, sizes).
-const INTERESTING: [u32; 16] = [0, 1, 2, 7, 8, 255, 256, 0x7fff, 0x8000, 0xffff, 0x1_0000, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff, 4096];
+const INTERESTING: [u32; 16] =
+    [0, 1, 2, 7, 8, 255, 256, 0x7fff, 0x8000, 0xffff, 0x1_0000, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff, 4096];
 
 /// Tokens that tend to break text parsers.
-const TOKENS: [&str; 24] = ["1e308", "-1e308", "1e39", "NaN", "nan", "inf", "-inf", "-0", "0", "99999999999999999999", "{", "}", "[", "]", "\"", ",", ":", "\n", "\r", "\\", "*", "{9999}", "[^", ".png"];
+const TOKENS: [&str; 24] = [
+    "1e308",
+    "-1e308",
+    "1e39",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "-0",
+    "0",
+    "99999999999999999999",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    ",",
+    ":",
+    "\n",
+    "\r",
+    "\\",
+    "*",
+    "{9999}",
+    "[^",
+    ".png",
+];
 
 /// One mutated copy of `seed`: 1 to 4 stacked mutations.
 fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
@@ -237,7 +263,14 @@ fn write_seeds(parser: &str, seeds: &[(String, Vec<u8>)]) {
 /// Runs each seed and `cases` mutations of it through `parse` (true when it accepted the
 /// input; every seed must be accepted); `limit_bytes(input_len)` is the most the parse may
 /// allocate. Panics listing every failing case.
-fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit_bytes: impl Fn(usize) -> usize, parse: impl Fn(&[u8]) -> bool) {
+fn run(
+    parser: &str,
+    seeds: &[(String, Vec<u8>)],
+    cases: usize,
+    png: bool,
+    limit_bytes: impl Fn(usize) -> usize,
+    parse: impl Fn(&[u8]) -> bool,
+) {
     let cases = cases * budget_factor();
     write_seeds(parser, seeds);
     let mut failures = Vec::new();
@@ -274,7 +307,11 @@ fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit
             }
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             input.hash(&mut hasher);
-            let id = format!("{parser} seed file {name}, case {case} (seed {case_seed:#x}, input {} bytes, hash {:#x})", input.len(), hasher.finish());
+            let id = format!(
+                "{parser} seed file {name}, case {case} (seed {case_seed:#x}, input {} bytes, hash {:#x})",
+                input.len(),
+                hasher.finish()
+            );
             *current.lock().unwrap() = (Instant::now(), id.clone());
             let start = Instant::now();
             let (result, peak_bytes) = measure(|| parse(&input));
@@ -296,7 +333,12 @@ fn run(parser: &str, seeds: &[(String, Vec<u8>)], cases: usize, png: bool, limit
     }
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     watchdog.join().unwrap();
-    eprintln!("{parser}: {} seeds x {} cases in {:.1?} (slowest case {slowest:.1?}), {accepted} accepted", seeds.len(), cases + 1, started.elapsed());
+    eprintln!(
+        "{parser}: {} seeds x {} cases in {:.1?} (slowest case {slowest:.1?}), {accepted} accepted",
+        seeds.len(),
+        cases + 1,
+        started.elapsed()
+    );
     assert!(failures.is_empty(), "{} failing cases:\n{}", failures.len(), failures.join("\n"));
 }
 
@@ -315,16 +357,28 @@ fn named(name: &str, bytes: impl Into<Vec<u8>>) -> (String, Vec<u8>) {
 fn small_geotiffs() -> Vec<(String, Vec<u8>)> {
     use tiff::encoder::{colortype, Compression, DeflateLevel, TiffEncoder};
     use tiff::tags::Tag;
-    fn tags<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(e: &mut tiff::encoder::DirectoryEncoder<'_, W, K>, projected: bool) {
+    fn tags<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(
+        e: &mut tiff::encoder::DirectoryEncoder<'_, W, K>,
+        projected: bool,
+    ) {
         e.write_tag(Tag::ModelPixelScaleTag, &[0.5f64, 0.5, 0.0][..]).unwrap();
         e.write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 10.0, 50.0, 0.0][..]).unwrap();
-        let keys: &[u16] = if projected { &[1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 2, 3072, 0, 1, 32611] } else { &[1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326] };
+        let keys: &[u16] = if projected {
+            &[1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 2, 3072, 0, 1, 32611]
+        } else {
+            &[1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326]
+        };
         e.write_tag(Tag::GeoKeyDirectoryTag, keys).unwrap();
         e.write_tag(Tag::GdalNodata, "-9999").unwrap();
     }
     let mut out = Vec::new();
     let heights: Vec<f32> = (0..256).map(|i| (i * 37 % 900) as f32 - 100.0).collect();
-    for (name, compression) in [("none", Compression::Uncompressed), ("lzw", Compression::Lzw), ("deflate", Compression::Deflate(DeflateLevel::Fast)), ("packbits", Compression::Packbits)] {
+    for (name, compression) in [
+        ("none", Compression::Uncompressed),
+        ("lzw", Compression::Lzw),
+        ("deflate", Compression::Deflate(DeflateLevel::Fast)),
+        ("packbits", Compression::Packbits),
+    ] {
         let mut bytes = Cursor::new(Vec::new());
         let mut encoder = TiffEncoder::new(&mut bytes).unwrap().with_compression(compression);
         match name {
@@ -382,11 +436,20 @@ fn png16_height_map() {
 #[test]
 fn terrain_rgb_and_terrarium_tiles() {
     let small = [
-        named("generated-terrain-rgb.png", png_bytes(image::RgbImage::from_fn(8, 8, |x, y| image::Rgb(Encoding::TerrainRgb.encode((x * 100 + y) as f64))).into())),
-        named("generated-terrarium-rgba.png", png_bytes(image::RgbaImage::from_fn(8, 8, |x, y| {
-            let [r, g, b] = Encoding::Terrarium.encode(x as f64 * 10.0 - y as f64);
-            image::Rgba([r, g, b, 255])
-        }).into())),
+        named(
+            "generated-terrain-rgb.png",
+            png_bytes(image::RgbImage::from_fn(8, 8, |x, y| image::Rgb(Encoding::TerrainRgb.encode((x * 100 + y) as f64))).into()),
+        ),
+        named(
+            "generated-terrarium-rgba.png",
+            png_bytes(
+                image::RgbaImage::from_fn(8, 8, |x, y| {
+                    let [r, g, b] = Encoding::Terrarium.encode(x as f64 * 10.0 - y as f64);
+                    image::Rgba([r, g, b, 255])
+                })
+                .into(),
+            ),
+        ),
         named("generated-grey.png", png_bytes(image::GrayImage::from_pixel(8, 8, image::Luma([9])).into())),
     ];
     // The decoder's buffer (tile_size^2 x at most 8 bytes) and 4 bytes of heights per pixel.
@@ -397,16 +460,28 @@ fn terrain_rgb_and_terrarium_tiles() {
         rgb && terrarium
     });
     let taiwan = [repo_file("heightmaps/taiwan-terrain-rgb/7/106/55.png")];
-    run("tile (Taiwan, 256 px)", &taiwan, 1500, true, limit_for(256), |bytes| decode_tile(bytes, Encoding::TerrainRgb, 256, "fuzz.png").is_ok());
+    run("tile (Taiwan, 256 px)", &taiwan, 1500, true, limit_for(256), |bytes| {
+        decode_tile(bytes, Encoding::TerrainRgb, 256, "fuzz.png").is_ok()
+    });
     // Whatever size a header claims, the decoder stays within MAX_TILE_DECODE_BYTES.
-    run("tile size", &small, 10_000, true, |_| MAX_TILE_DECODE_BYTES as usize / 64 + 4 * MIB, |bytes| tile_size_px(bytes, "fuzz.png").is_ok());
+    run(
+        "tile size",
+        &small,
+        10_000,
+        true,
+        |_| MAX_TILE_DECODE_BYTES as usize / 64 + 4 * MIB,
+        |bytes| tile_size_px(bytes, "fuzz.png").is_ok(),
+    );
 }
 
 #[test]
 fn tilejson() {
     let seeds = [
         repo_file("heightmaps/taiwan-terrain-rgb/tiles.json"),
-        named("generated-terrarium.json", r#"{"tilejson": "2.2.0", "tiles": ["t/{z}/{x}/{y}.png"], "minzoom": 1, "maxzoom": 2, "scheme": "tms", "encoding": "terrarium", "bounds": [-180, -85, 180, 85]}"#),
+        named(
+            "generated-terrarium.json",
+            r#"{"tilejson": "2.2.0", "tiles": ["t/{z}/{x}/{y}.png"], "minzoom": 1, "maxzoom": 2, "scheme": "tms", "encoding": "terrarium", "bounds": [-180, -85, 180, 85]}"#,
+        ),
     ];
     run("tilejson", &seeds, 30_000, false, |len| 16 * len + MIB, |bytes| parse_tilejson(bytes, "tiles.json").is_ok());
 }
@@ -418,30 +493,57 @@ fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 
 #[test]
 fn camera_paths() {
-    let seeds: Vec<_> = ["assets/paths/high-pan.json", "assets/paths/low-flyover.json", "assets/paths/taiwan-low.json", "assets/paths/globe-taiwan-descent.json"].into_iter().map(repo_file).collect();
+    let seeds: Vec<_> = [
+        "assets/paths/high-pan.json",
+        "assets/paths/low-flyover.json",
+        "assets/paths/taiwan-low.json",
+        "assets/paths/globe-taiwan-descent.json",
+    ]
+    .into_iter()
+    .map(repo_file)
+    .collect();
     // The top-level members' spans (serde_json RawValue slices, 32 bytes per member of at least 5
     // bytes, in a vector up to twice as long) and the keyframes, read one at a time: under 16
     // bytes per input byte.
     let limit = |len: usize| 16 * len.min(CAMERA_PATH_BYTES as usize) + MIB;
-    run("camera path (flat)", &seeds[..3], 30_000, false, limit, |bytes| CameraPath::parse(&text(bytes), "fuzz.json").map(|path| path.sample(path.duration_s() * 0.37)).is_ok());
-    run("camera path (globe)", &seeds[3..], 60_000, false, limit, |bytes| GlobePath::parse(&text(bytes), "fuzz.json").map(|path| path.sample(path.duration_s() * 0.37)).is_ok());
+    run("camera path (flat)", &seeds[..3], 30_000, false, limit, |bytes| {
+        CameraPath::parse(&text(bytes), "fuzz.json").map(|path| path.sample(path.duration_s() * 0.37)).is_ok()
+    });
+    run("camera path (globe)", &seeds[3..], 60_000, false, limit, |bytes| {
+        GlobePath::parse(&text(bytes), "fuzz.json").map(|path| path.sample(path.duration_s() * 0.37)).is_ok()
+    });
 }
 
 #[test]
 fn shift_and_patterns() {
     let seeds = [named("generated-patterns.txt", "ab[c-e]*x{2,5}\n.\\.+[^a]?\nq{0,}r{3}\n[a-z0-9]{1,31}z\r\nhello\n")];
-    run("shift-and patterns", &seeds, 30_000, false, |len| 64 * len + MIB, |bytes| {
-        let Ok(patterns) = shift_and::parse_patterns(bytes, "fuzz.txt") else { return false };
-        let compiled = shift_and::compile(&shift_and::parse(&patterns[0]).expect("parse_patterns checked it")).expect("parse_patterns checked it");
-        let _ = shift_and::match_ends(&compiled, b"abcx xxabccccxxxxx q rrr hello.");
-        true
-    });
+    run(
+        "shift-and patterns",
+        &seeds,
+        30_000,
+        false,
+        |len| 64 * len + MIB,
+        |bytes| {
+            let Ok(patterns) = shift_and::parse_patterns(bytes, "fuzz.txt") else { return false };
+            let compiled =
+                shift_and::compile(&shift_and::parse(&patterns[0]).expect("parse_patterns checked it")).expect("parse_patterns checked it");
+            let _ = shift_and::match_ends(&compiled, b"abcx xxabccccxxxxx q rrr hello.");
+            true
+        },
+    );
 }
 
 #[test]
 fn closest_pairs_csv() {
     let seeds = [named("generated-army.csv", "1,2,3\n4.5,-6,7e2\r\n-1e30, 0.000001 ,3.4e38\n0,0,0\n")];
-    run("closest-pairs csv", &seeds, 40_000, false, |len| 8 * len + MIB, |bytes| closest_pairs::parse_army(&text(bytes), "fuzz.csv").is_ok());
+    run(
+        "closest-pairs csv",
+        &seeds,
+        40_000,
+        false,
+        |len| 8 * len + MIB,
+        |bytes| closest_pairs::parse_army(&text(bytes), "fuzz.csv").is_ok(),
+    );
 }
 
 #[test]
@@ -456,16 +558,23 @@ fn cli_strings_and_terrain_specs() {
         named("terrain png", "heightmaps/taiwan-terrain-rgb/7/106/55.png:0.1:20480"),
         named("terrain tif", "heightmaps/bigtujunga.tif"),
     ];
-    run("cli strings", &seeds, 5_000, false, |_| MIB, |bytes| {
-        let s = text(bytes);
-        let size = bisector::cli::parse_size(&s).is_ok();
-        // A mutated string that names an existing file reads it as a camera path (flat or globe):
-        // only strings that do not (camera paths have their own mutation test).
-        let is_file = Path::new(s.as_ref()).exists();
-        let camera = !is_file && bisector::cli::parse_camera(&s).is_ok();
-        let globe = !is_file && bisector::cli::parse_globe_camera(&s).is_ok();
-        let at = bisector::cli::parse_lon_lat(&s).is_ok();
-        let terrain = TerrainSpec::parse(&s).is_ok();
-        size || camera || globe || at || terrain
-    });
+    run(
+        "cli strings",
+        &seeds,
+        5_000,
+        false,
+        |_| MIB,
+        |bytes| {
+            let s = text(bytes);
+            let size = bisector::cli::parse_size(&s).is_ok();
+            // A mutated string that names an existing file reads it as a camera path (flat or globe):
+            // only strings that do not (camera paths have their own mutation test).
+            let is_file = Path::new(s.as_ref()).exists();
+            let camera = !is_file && bisector::cli::parse_camera(&s).is_ok();
+            let globe = !is_file && bisector::cli::parse_globe_camera(&s).is_ok();
+            let at = bisector::cli::parse_lon_lat(&s).is_ok();
+            let terrain = TerrainSpec::parse(&s).is_ok();
+            size || camera || globe || at || terrain
+        },
+    );
 }

@@ -51,7 +51,10 @@ fn army_pattern_and_text_files_have_limits() {
     let big = dir.path().join("army.csv");
     sparse(&big, (512 << 20) + 1);
     let army = error_text(closest_pairs::read_army(&big));
-    assert!(army.contains("army.csv: it is 512.0 MiB, more than the 512 MiB an army may have") || army.contains("more than the 512 MiB"), "{army}");
+    assert!(
+        army.contains("army.csv: it is 512.0 MiB, more than the 512 MiB an army may have") || army.contains("more than the 512 MiB"),
+        "{army}"
+    );
     let patterns = dir.path().join("patterns.txt");
     sparse(&patterns, (16 << 20) + 1);
     assert!(error_text(shift_and::read_patterns(&patterns)).contains("more than the 16 MiB a pattern file may have"));
@@ -88,7 +91,8 @@ fn png_bytes(image: image::DynamicImage) -> Vec<u8> {
 /// A Terrain-RGB pyramid at zooms 1 and 2 whose tiles all hold `height_m`, except tile
 /// (2, 1, 1), which is `odd`.
 fn write_pyramid(dir: &Path, height_m: f64, odd: image::DynamicImage) {
-    std::fs::write(dir.join("tiles.json"), r#"{"tiles": ["{z}/{x}/{y}.png"], "minzoom": 1, "maxzoom": 2, "bounds": [-180, -85, 180, 85]}"#).unwrap();
+    std::fs::write(dir.join("tiles.json"), r#"{"tiles": ["{z}/{x}/{y}.png"], "minzoom": 1, "maxzoom": 2, "bounds": [-180, -85, 180, 85]}"#)
+        .unwrap();
     let rgb = Encoding::TerrainRgb.encode(height_m);
     let good = png_bytes(image::RgbImage::from_pixel(8, 8, image::Rgb(rgb)).into());
     for z in 1..=2u32 {
@@ -109,8 +113,14 @@ const IN_ODD_TILE: (f64, f64) = (-45.0, 30.0);
 fn greyscale_and_16_bit_tiles_are_not_terrain_rgb() {
     let odd_tiles: [(image::DynamicImage, &str); 4] = [
         (image::GrayImage::from_pixel(8, 8, image::Luma([200])).into(), "8-bit greyscale cannot be Terrain-RGB"),
-        (image::ImageBuffer::<image::Luma<u16>, _>::from_pixel(8, 8, image::Luma([40000])).into(), "16-bit greyscale cannot be Terrain-RGB"),
-        (image::ImageBuffer::<image::LumaA<u8>, _>::from_pixel(8, 8, image::LumaA([90, 255])).into(), "8-bit greyscale+alpha cannot be Terrain-RGB"),
+        (
+            image::ImageBuffer::<image::Luma<u16>, _>::from_pixel(8, 8, image::Luma([40000])).into(),
+            "16-bit greyscale cannot be Terrain-RGB",
+        ),
+        (
+            image::ImageBuffer::<image::LumaA<u8>, _>::from_pixel(8, 8, image::LumaA([90, 255])).into(),
+            "8-bit greyscale+alpha cannot be Terrain-RGB",
+        ),
         (image::ImageBuffer::<image::Rgb<u16>, _>::from_pixel(8, 8, image::Rgb([1, 2, 3])).into(), "16-bit RGB cannot be Terrain-RGB"),
     ];
     for (odd, _) in odd_tiles {
@@ -142,7 +152,8 @@ fn a_rejected_tile_is_named_once_on_stderr() {
     write_pyramid(dir.path(), 700.0, image::GrayImage::from_pixel(8, 8, image::Luma([200])).into());
     // A second greyscale tile: counted, not named.
     std::fs::write(dir.path().join("2/1/2.png"), png_bytes(image::GrayImage::from_pixel(8, 8, image::Luma([3])).into())).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["probe", "--terrain"]).arg(dir.path()).arg("--at=-45,30").output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_bisector")).args(["probe", "--terrain"]).arg(dir.path()).arg("--at=-45,30").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
@@ -155,7 +166,11 @@ fn a_rejected_tile_is_named_once_on_stderr() {
 fn png_height_scales_and_sizes_must_be_sane() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("h.png");
-    std::fs::write(&file, png_bytes(image::ImageBuffer::<image::Luma<u16>, _>::from_fn(4, 4, |x, y| image::Luma([(x * 100 + y) as u16])).into())).unwrap();
+    std::fs::write(
+        &file,
+        png_bytes(image::ImageBuffer::<image::Luma<u16>, _>::from_fn(4, 4, |x, y| image::Luma([(x * 100 + y) as u16])).into()),
+    )
+    .unwrap();
     let f = file.display();
     for (spec, problem) in [
         (format!("{f}:1e308:100"), "height scale 1e308 is out of range"),
@@ -188,7 +203,10 @@ fn geotiff_f32(heights: &[f32; 16], nodata: Option<&str>) -> Vec<u8> {
     bytes.into_inner()
 }
 
-fn write_geo_tags<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(encoder: &mut tiff::encoder::DirectoryEncoder<'_, W, K>, nodata: Option<&str>) {
+fn write_geo_tags<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(
+    encoder: &mut tiff::encoder::DirectoryEncoder<'_, W, K>,
+    nodata: Option<&str>,
+) {
     encoder.write_tag(Tag::ModelPixelScaleTag, &[0.5f64, 0.5, 0.0][..]).unwrap();
     encoder.write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 10.0, 50.0, 0.0][..]).unwrap();
     encoder.write_tag(Tag::GeoKeyDirectoryTag, &[1u16, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326][..]).unwrap();
@@ -222,7 +240,10 @@ fn geotiff_nan_is_nodata_and_infinite_or_absurd_heights_are_refused() {
 fn patch_tag(bytes: &mut [u8], tag: u16, value: u32) {
     let ifd = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
     let count = u16::from_le_bytes(bytes[ifd..ifd + 2].try_into().unwrap()) as usize;
-    let entry = (0..count).map(|i| ifd + 2 + 12 * i).find(|&e| u16::from_le_bytes(bytes[e..e + 2].try_into().unwrap()) == tag).expect("tag present");
+    let entry = (0..count)
+        .map(|i| ifd + 2 + 12 * i)
+        .find(|&e| u16::from_le_bytes(bytes[e..e + 2].try_into().unwrap()) == tag)
+        .expect("tag present");
     match u16::from_le_bytes(bytes[entry + 2..entry + 4].try_into().unwrap()) {
         3 => bytes[entry + 8..entry + 10].copy_from_slice(&(value as u16).to_le_bytes()),
         _ => bytes[entry + 8..entry + 12].copy_from_slice(&value.to_le_bytes()),
@@ -264,7 +285,11 @@ fn the_repository_files_still_read() {
 fn bench_path_from_dev_zero_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
-    let script = format!("ulimit -v 2000000; exec '{}' bench --path /dev/zero --size 32x32 --json '{}'", env!("CARGO_BIN_EXE_bisector"), json.display());
+    let script = format!(
+        "ulimit -v 2000000; exec '{}' bench --path /dev/zero --size 32x32 --json '{}'",
+        env!("CARGO_BIN_EXE_bisector"),
+        json.display()
+    );
     let out = Command::new("sh").arg("-c").arg(script).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains("XDG_RUNTIME_DIR")).collect();

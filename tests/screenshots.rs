@@ -33,8 +33,7 @@ fn check(name: &str, field: &HeightField, camera: &Camera, wireframe: bool) {
     assert!(
         outcome.passed,
         "{name}: mean FLIP {:.4} > {THRESHOLD_MEAN_FLIP} (max {:.3}); see tests/golden/{name}-actual.png and -diff.png",
-        outcome.mean_flip,
-        outcome.max_flip
+        outcome.mean_flip, outcome.max_flip
     );
 }
 

@@ -51,10 +51,14 @@ fn every_wgsl_file_validates() {
         let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
         naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP | F16_IN_F32 | naga::valid::Capabilities::SHADER_INT64 | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
+            naga::valid::Capabilities::default()
+                | naga::valid::Capabilities::SUBGROUP
+                | F16_IN_F32
+                | naga::valid::Capabilities::SHADER_INT64
+                | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
         )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
     }
 }
 
@@ -144,118 +148,147 @@ macro_rules! mirror {
 /// Every Rust struct that mirrors a WGSL type. Add new mirrors here.
 fn mirrors() -> Vec<Mirror> {
     vec![
-        mirror!("cbt_args.wgsl", Wgsl::Struct("FrameArgs"), FrameArgs {
-            dispatch: ["dispatch_x", "dispatch_y", "dispatch_z"],
-            _pad: _,
-            draw: ["draw_vertex_count", "draw_instance_count", "draw_first_vertex", "draw_first_instance"],
-        }),
-        mirror!("cbt_args.wgsl", Wgsl::Struct("FrameStats"), FrameStats {
-            leaves: "leaves",
-            max_depth: "max_depth",
-            overflow: "overflow",
-            capacity: "capacity",
-        }),
+        mirror!(
+            "cbt_args.wgsl",
+            Wgsl::Struct("FrameArgs"),
+            FrameArgs {
+                dispatch: ["dispatch_x", "dispatch_y", "dispatch_z"],
+                _pad: _,
+                draw: ["draw_vertex_count", "draw_instance_count", "draw_first_vertex", "draw_first_instance"],
+            }
+        ),
+        mirror!(
+            "cbt_args.wgsl",
+            Wgsl::Struct("FrameStats"),
+            FrameStats { leaves: "leaves", max_depth: "max_depth", overflow: "overflow", capacity: "capacity" }
+        ),
         mirror!("cbt_ops.wgsl", Wgsl::Struct("CbtOp"), CbtOp { id: "id", depth: "depth", merge: "merge", _pad: _ }),
-        mirror!("cbt_reduce.wgsl", Wgsl::Struct("ReduceParams"), ReduceParams {
-            in_depth: "in_depth",
-            levels: "levels",
-            bitfield: "bitfield",
-            items_log2: "items_log2",
-            changed_only: "changed_only",
-            _pad: _,
-        }),
-        mirror!("leb_decode.wgsl", Wgsl::Struct("LodParams"), LodParams {
-            camera_position_m: "camera_position_m",
-            terrain_size_m: "terrain_size_m",
-            projection_scale_sq: "projection_scale_sq",
-            split_threshold_sq: "split_threshold_sq",
-            merge_threshold_sq: "merge_threshold_sq",
-            max_depth: "max_depth",
-            criterion: "criterion",
-            bounds_depth: "bounds_depth",
-            data_depth: "data_depth",
-            frustum_planes: "frustum_planes",
-        }),
-        mirror!("shared/decode.wgsl", Wgsl::Struct("LodStats"), LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }),
-        mirror!("terrain_draw.wgsl", Wgsl::Struct("DrawUniforms"), DrawUniforms {
-            clip_from_world: "clip_from_world",
-            camera_position_m: "camera_position_m",
-            sun_direction: "sun_direction",
-            terrain_size_m: "terrain_size_m",
-            height_min_m: "height_min_m",
-            height_max_m: "height_max_m",
-            wireframe: "wireframe",
-            haze_distance_m: "haze_distance_m",
-            projection_scale: "projection_scale",
-            morph_target_px: "morph_target_px",
-            morph_mode: "morph_mode",
-        }),
-        mirror!("globe_draw.wgsl", Wgsl::Struct("GlobeFrame"), GlobeFrame {
-            clip_from_relative: "clip_from_relative",
-            anchor_fixed: "anchor_fixed",
-            anchor: "anchor",
-            camera_from_anchor_m: "camera_from_anchor_m",
-            centre_from_camera_m: "centre_from_camera_m",
-            frustum: "frustum",
-            sun_direction: "sun_direction",
-            radius_m: "radius_m",
-            occluder_radius_m: "occluder_radius_m",
-            projection_scale_px: "projection_scale_px",
-            split_threshold_px: "split_threshold_px",
-            merge_threshold_px: "merge_threshold_px",
-            wireframe: "wireframe",
-            max_zoom: "max_zoom",
-            criterion: "criterion",
-        }),
-        mirror!("tile_cache_probe.wgsl", Wgsl::Struct("TileTable"), TileTableHeader { capacity: "capacity", max_probe: "max_probe", len: "len", _pad: _ }),
+        mirror!(
+            "cbt_reduce.wgsl",
+            Wgsl::Struct("ReduceParams"),
+            ReduceParams {
+                in_depth: "in_depth",
+                levels: "levels",
+                bitfield: "bitfield",
+                items_log2: "items_log2",
+                changed_only: "changed_only",
+                _pad: _,
+            }
+        ),
+        mirror!(
+            "leb_decode.wgsl",
+            Wgsl::Struct("LodParams"),
+            LodParams {
+                camera_position_m: "camera_position_m",
+                terrain_size_m: "terrain_size_m",
+                projection_scale_sq: "projection_scale_sq",
+                split_threshold_sq: "split_threshold_sq",
+                merge_threshold_sq: "merge_threshold_sq",
+                max_depth: "max_depth",
+                criterion: "criterion",
+                bounds_depth: "bounds_depth",
+                data_depth: "data_depth",
+                frustum_planes: "frustum_planes",
+            }
+        ),
+        mirror!(
+            "shared/decode.wgsl",
+            Wgsl::Struct("LodStats"),
+            LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }
+        ),
+        mirror!(
+            "terrain_draw.wgsl",
+            Wgsl::Struct("DrawUniforms"),
+            DrawUniforms {
+                clip_from_world: "clip_from_world",
+                camera_position_m: "camera_position_m",
+                sun_direction: "sun_direction",
+                terrain_size_m: "terrain_size_m",
+                height_min_m: "height_min_m",
+                height_max_m: "height_max_m",
+                wireframe: "wireframe",
+                haze_distance_m: "haze_distance_m",
+                projection_scale: "projection_scale",
+                morph_target_px: "morph_target_px",
+                morph_mode: "morph_mode",
+            }
+        ),
+        mirror!(
+            "globe_draw.wgsl",
+            Wgsl::Struct("GlobeFrame"),
+            GlobeFrame {
+                clip_from_relative: "clip_from_relative",
+                anchor_fixed: "anchor_fixed",
+                anchor: "anchor",
+                camera_from_anchor_m: "camera_from_anchor_m",
+                centre_from_camera_m: "centre_from_camera_m",
+                frustum: "frustum",
+                sun_direction: "sun_direction",
+                radius_m: "radius_m",
+                occluder_radius_m: "occluder_radius_m",
+                projection_scale_px: "projection_scale_px",
+                split_threshold_px: "split_threshold_px",
+                merge_threshold_px: "merge_threshold_px",
+                wireframe: "wireframe",
+                max_zoom: "max_zoom",
+                criterion: "criterion",
+            }
+        ),
+        mirror!(
+            "tile_cache_probe.wgsl",
+            Wgsl::Struct("TileTable"),
+            TileTableHeader { capacity: "capacity", max_probe: "max_probe", len: "len", _pad: _ }
+        ),
         mirror!("tile_cache_probe.wgsl", Wgsl::Elements("TileTable.slots"), TileSlot { key: ["x", "y"], value: "z", displacement: "w" }),
         mirror!("tile_generate.wgsl", Wgsl::Elements("tile_jobs"), TileJob { key: ["x", "y"], layer: "z", seed: "w" }),
-        mirror!("kernel_chained_hash.wgsl", Wgsl::Struct("ChainedHashParams"), ChainedHashParams {
-            elements: "elements",
-            bucket_log2: "bucket_log2",
-            node_capacity: "node_capacity",
-            queries: "queries",
-        }),
+        mirror!(
+            "kernel_chained_hash.wgsl",
+            Wgsl::Struct("ChainedHashParams"),
+            ChainedHashParams { elements: "elements", bucket_log2: "bucket_log2", node_capacity: "node_capacity", queries: "queries" }
+        ),
         mirror!("kernel_chained_hash.wgsl", Wgsl::Struct("ChainNode"), ChainNode { key: "key", value: "value", next: "next" }),
-        mirror!("kernel_compact_hash.wgsl", Wgsl::Struct("CompactHashParams"), CompactHashParams {
-            vectors: "vectors",
-            length: "length",
-            slot_log2: "slot_log2",
-            bucket_log2: "bucket_log2",
-        }),
-        mirror!("kernel_closest_pairs_grid.wgsl", Wgsl::Struct("ClosestPairsParams"), ClosestPairsParams {
-            a_count: "a_count",
-            b_count: "b_count",
-            dims: ["dim_x", "dim_y", "dim_z"],
-            candidates: "candidates",
-            top: "top",
-            zero: "zero",
-            origin: "origin",
-            cell_size_m: "cell_size_m",
-            inv_cell_size: "inv_cell_size",
-            slack: "slack",
-            pad1: _,
-        }),
+        mirror!(
+            "kernel_compact_hash.wgsl",
+            Wgsl::Struct("CompactHashParams"),
+            CompactHashParams { vectors: "vectors", length: "length", slot_log2: "slot_log2", bucket_log2: "bucket_log2" }
+        ),
+        mirror!(
+            "kernel_closest_pairs_grid.wgsl",
+            Wgsl::Struct("ClosestPairsParams"),
+            ClosestPairsParams {
+                a_count: "a_count",
+                b_count: "b_count",
+                dims: ["dim_x", "dim_y", "dim_z"],
+                candidates: "candidates",
+                top: "top",
+                zero: "zero",
+                origin: "origin",
+                cell_size_m: "cell_size_m",
+                inv_cell_size: "inv_cell_size",
+                slack: "slack",
+                pad1: _,
+            }
+        ),
         mirror!("kernel_closest_pairs_grid.wgsl", Wgsl::Elements("nearest"), Nearest { d2_bits: "x", b: "y" }),
-        mirror!("kernel_shift_and.wgsl", Wgsl::Struct("ShiftAndParams"), ShiftAndParams {
-            patterns: "patterns",
-            text_len: "text_len",
-            chunk_len: "chunk_len",
-            chunks: "chunks",
-            capacity: "capacity",
-            total_words: "total_words",
-            module_pattern_count: "module_pattern_count",
-            pad: _,
-        }),
-        mirror!("kernel_shift_and.wgsl", Wgsl::Struct("Word"), Word {
-            rep: "rep",
-            ebeg: "ebeg",
-            eend: "eend",
-            eblk: "eblk",
-            first: "first",
-            len: "len",
-            pad: _,
-        }),
+        mirror!(
+            "kernel_shift_and.wgsl",
+            Wgsl::Struct("ShiftAndParams"),
+            ShiftAndParams {
+                patterns: "patterns",
+                text_len: "text_len",
+                chunk_len: "chunk_len",
+                chunks: "chunks",
+                capacity: "capacity",
+                total_words: "total_words",
+                module_pattern_count: "module_pattern_count",
+                pad: _,
+            }
+        ),
+        mirror!(
+            "kernel_shift_and.wgsl",
+            Wgsl::Struct("Word"),
+            Word { rep: "rep", ebeg: "ebeg", eend: "eend", eblk: "eblk", first: "first", len: "len", pad: _ }
+        ),
     ]
 }
 
@@ -297,7 +330,15 @@ fn wgsl_layout(module: &naga::Module, wgsl: &Wgsl) -> (Vec<(String, usize, usize
                     }
                     _ => unreachable!(),
                 },
-                None => module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some(*path)).unwrap_or_else(|| panic!("no global {path}")).1.ty,
+                None => {
+                    module
+                        .global_variables
+                        .iter()
+                        .find(|(_, g)| g.name.as_deref() == Some(*path))
+                        .unwrap_or_else(|| panic!("no global {path}"))
+                        .1
+                        .ty
+                }
             };
             match module.types[array].inner {
                 naga::TypeInner::Array { base, stride, .. } => (members_of(base), stride as usize),
@@ -375,7 +416,8 @@ enum Value {
 fn wgsl_constant(shader: &str, name: &str) -> Value {
     let source = shader_source(shader).unwrap_or_else(|| panic!("{shader}: unknown shader"));
     let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{shader}: {}", e.emit_to_string(&source)));
-    let constant = module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("{shader}: no const {name}")).1;
+    let constant =
+        module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("{shader}: no const {name}")).1;
     match module.global_expressions[constant.init] {
         naga::Expression::Literal(naga::Literal::U32(v)) => Value::U32(v),
         naga::Expression::Literal(naga::Literal::I32(v)) => Value::I32(v),
@@ -500,6 +542,9 @@ fn generated_wgsl_files_are_current() {
             continue;
         }
         let embedded = SHADER_FILES.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} is not embedded (SHADER_FILES)")).1;
-        assert_eq!(embedded, expected, "shaders/{name} is out of date: run BISECTOR_UPDATE_GENERATED=1 cargo test --test shaders generated");
+        assert_eq!(
+            embedded, expected,
+            "shaders/{name} is out of date: run BISECTOR_UPDATE_GENERATED=1 cargo test --test shaders generated"
+        );
     }
 }

@@ -18,8 +18,13 @@ fn data(relative: &str) -> PathBuf {
 }
 
 fn probe_line(terrain: &Path, at: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector")).args(["probe", "--terrain"]).arg(terrain).arg(format!("--at={at}")).output().unwrap();
-    let text = if out.status.success() { String::from_utf8_lossy(&out.stdout).to_string() } else { String::from_utf8_lossy(&out.stderr).to_string() };
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_bisector")).args(["probe", "--terrain"]).arg(terrain).arg(format!("--at={at}")).output().unwrap();
+    let text = if out.status.success() {
+        String::from_utf8_lossy(&out.stdout).to_string()
+    } else {
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
     let lines: Vec<&str> = text.lines().filter(|l| !l.contains("XDG_RUNTIME_DIR") && !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "expected one line, got {lines:?}");
     assert!(!text.contains("panicked"));
@@ -103,7 +108,8 @@ fn write_terrarium(dir: &Path, tile_px: u32, height_at: impl Fn(u32, u32, u32, u
 #[test]
 fn terrarium_pyramid_round_trips_exactly() {
     let dir = tempfile::tempdir().unwrap();
-    let height_at = |z: u32, x: u32, y: u32, px: u32, py: u32| (z * 1000 + x * 100 + y * 10) as f64 + (px * 7 + py * 3) as f64 / 256.0 - 500.0;
+    let height_at =
+        |z: u32, x: u32, y: u32, px: u32, py: u32| (z * 1000 + x * 100 + y * 10) as f64 + (px * 7 + py * 3) as f64 / 256.0 - 500.0;
     write_terrarium(dir.path(), 16, height_at);
     let source = TerrainSpec::parse(dir.path().to_str().unwrap()).unwrap().open().unwrap();
     assert!(matches!(source, HeightSource::Pyramid(_)));
@@ -142,7 +148,8 @@ fn corrupt_inputs_give_one_clear_line() {
     let mut absurd = etopo.clone();
     let ifd = u32::from_le_bytes(absurd[4..8].try_into().unwrap()) as usize;
     let entries = u16::from_le_bytes(absurd[ifd..ifd + 2].try_into().unwrap()) as usize;
-    let entry = (0..entries).map(|e| ifd + 2 + 12 * e).find(|&at| u16::from_le_bytes(absurd[at..at + 2].try_into().unwrap()) == 256).unwrap();
+    let entry =
+        (0..entries).map(|e| ifd + 2 + 12 * e).find(|&at| u16::from_le_bytes(absurd[at..at + 2].try_into().unwrap()) == 256).unwrap();
     let kind = u16::from_le_bytes(absurd[entry + 2..entry + 4].try_into().unwrap());
     if kind == 3 {
         absurd[entry + 8..entry + 10].copy_from_slice(&u16::MAX.to_le_bytes());
@@ -190,7 +197,8 @@ fn a_geotiff_renders() {
     let image = image::open(&png).unwrap().to_rgba8();
     let distinct = common::distinct_colours(&image);
     assert!(distinct > 100, "only {} colours", distinct);
-    let field = TerrainSpec::parse(data("bigtujunga.tif").to_str().unwrap()).unwrap().load(bisector::terrain::DEFAULT_MAX_SAMPLES).unwrap().field;
+    let field =
+        TerrainSpec::parse(data("bigtujunga.tif").to_str().unwrap()).unwrap().load(bisector::terrain::DEFAULT_MAX_SAMPLES).unwrap().field;
     let (lo, hi) = field.height_range_m();
     assert!((315.0..400.0).contains(&lo) && (2200.0..=2295.0).contains(&hi), "{lo}..{hi}");
     assert!((field.size_m - 1196.0 * 30.0).abs() < 1.0, "{}", field.size_m);

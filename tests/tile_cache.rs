@@ -18,9 +18,9 @@ use bisector::cache::tile_key::TileKey;
 use bisector::cache::tile_layout::{texel_map_point, TILE_SIDE, TILE_TEXELS};
 use bisector::cache::tile_producer::TileProducer;
 use bisector::cache::tile_table::TILE_MISS;
-use bisector::leb::octahedral::{self, MAP_ONE};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
+use bisector::leb::octahedral::{self, MAP_ONE};
 use bisector::terrain::TerrainError;
 use rand::Rng;
 use wgpu::util::DeviceExt;
@@ -52,7 +52,9 @@ impl TileProducer for Analytic {
         if Some(key) == self.fail {
             return Err(TerrainError::File { path: "analytic".into(), problem: format!("{key:?} refused on purpose") });
         }
-        Ok((0..TILE_SIDE).flat_map(|j| (0..TILE_SIDE).map(move |i| analytic_height_m(octahedral::wrap(texel_map_point(key, i, j))))).collect())
+        Ok((0..TILE_SIDE)
+            .flat_map(|j| (0..TILE_SIDE).map(move |i| analytic_height_m(octahedral::wrap(texel_map_point(key, i, j)))))
+            .collect())
     }
 }
 
@@ -81,10 +83,17 @@ impl Probe {
         let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
             count: None,
         };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("probe"), entries: &[storage(0, true), storage(1, false), storage(2, false)] });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("probe"),
+            entries: &[storage(0, true), storage(1, false), storage(2, false)],
+        });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("probe"),
             bind_group_layouts: &[Some(&layout), None, Some(cache.bind_group_layout())],
@@ -105,10 +114,27 @@ impl Probe {
 
     /// Records the probe over `queries` (map x, map y, wanted zoom, record); returns the output
     /// buffers to read after the submission.
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, queries: &[[u32; 4]]) -> (wgpu::Buffer, wgpu::Buffer) {
+    fn record(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        cache: &TileCache,
+        queries: &[[u32; 4]],
+    ) -> (wgpu::Buffer, wgpu::Buffer) {
         let device = &gpu.device;
-        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("probe.queries"), contents: bytemuck::cast_slice(queries), usage: wgpu::BufferUsages::STORAGE });
-        let make = |size: u64| device.create_buffer(&wgpu::BufferDescriptor { label: Some("probe.out"), size, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("probe.queries"),
+            contents: bytemuck::cast_slice(queries),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let make = |size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("probe.out"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
         let (results, slots) = (make(16 * queries.len() as u64), make(4 * queries.len() as u64));
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
@@ -168,7 +194,14 @@ fn layers_of(cache: &TileCache, make: &dyn Fn(TileKey) -> Vec<f32>) -> HashMap<u
 }
 
 /// Checks one probe frame's answers, feedback and used bits against the twins.
-fn check_probe_frame(gpu: &Gpu, cache: &TileCache, queries: &[[u32; 4]], answers: &[Answer], layers: &HashMap<u32, (TileKey, Vec<f32>)>, context: &str) {
+fn check_probe_frame(
+    gpu: &Gpu,
+    cache: &TileCache,
+    queries: &[[u32; 4]],
+    answers: &[Answer],
+    layers: &HashMap<u32, (TileKey, Vec<f32>)>,
+    context: &str,
+) {
     let (source, max_zoom) = (cache.source(), cache.max_zoom());
     let mut missed = BTreeSet::new();
     let mut used = BTreeSet::new();
@@ -197,7 +230,8 @@ fn check_probe_frame(gpu: &Gpu, cache: &TileCache, queries: &[[u32; 4]], answers
     let feedback = cache.feedback().read(&gpu.device, &gpu.queue);
     assert!(!feedback.overflow && feedback.bad_slots == 0, "{context}: feedback {feedback:?}");
     assert_eq!(feedback.keys.iter().copied().collect::<BTreeSet<_>>(), missed, "{context}: the feedback keys");
-    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&read_buffer(&gpu.device, &gpu.queue, cache.used_buffer(), 0, cache.used_buffer().size()));
+    let words: Vec<u32> =
+        bytemuck::pod_collect_to_vec(&read_buffer(&gpu.device, &gpu.queue, cache.used_buffer(), 0, cache.used_buffer().size()));
     let gpu_used: BTreeSet<u32> = (0..32 * words.len() as u32).filter(|&s| words[s as usize / 32] >> (s % 32) & 1 == 1).collect();
     assert_eq!(gpu_used, used, "{context}: the used bits");
 }
@@ -216,7 +250,8 @@ fn run_probe_test(producer: Producer, make: &dyn Fn(TileKey) -> Vec<f32>, max_wa
         let queries: Vec<[u32; 4]> = (0..512)
             .map(|_| {
                 let c = centres[rng.random_range(0..centres.len())];
-                let jitter = |v: u32, rng: &mut dyn rand::RngCore| v.saturating_add_signed(rng.random_range(-(1 << 22)..(1 << 22))).min(MAP_ONE);
+                let jitter =
+                    |v: u32, rng: &mut dyn rand::RngCore| v.saturating_add_signed(rng.random_range(-(1 << 22)..(1 << 22))).min(MAP_ONE);
                 let map = if rng.random_bool(0.3) { random_map(&mut rng) } else { [jitter(c[0], &mut rng), jitter(c[1], &mut rng)] };
                 [map[0], map[1], rng.random_range(0..=max_wanted), rng.random_bool(0.8) as u32]
             })
@@ -228,7 +263,14 @@ fn run_probe_test(producer: Producer, make: &dyn Fn(TileKey) -> Vec<f32>, max_wa
         }
         if frame >= frames {
             let layers = layers_of(&cache, make);
-            check_probe_frame(&gpu, &cache, &queries, &answers, &layers, &format!("{name}, frame {frame}, {} resident", cache.table().len()));
+            check_probe_frame(
+                &gpu,
+                &cache,
+                &queries,
+                &answers,
+                &layers,
+                &format!("{name}, frame {frame}, {} resident", cache.table().len()),
+            );
         }
     }
     assert!(cache.table().len() > 5, "{name}: nothing was streamed in: {:?}", cache.stats());
@@ -255,14 +297,17 @@ fn run_probe_test_procedural(seed: u32) {
     assert_eq!(cache.source(), PLANET_SOURCE);
     let probe = Probe::new(&gpu, &cache);
     for frame in 0..rng.random_range(3..12) {
-        let queries: Vec<[u32; 4]> = (0..256).map(|_| {
-            let m = random_map(&mut rng);
-            [m[0], m[1], rng.random_range(0..=20), 1]
-        }).collect();
+        let queries: Vec<[u32; 4]> = (0..256)
+            .map(|_| {
+                let m = random_map(&mut rng);
+                [m[0], m[1], rng.random_range(0..=20), 1]
+            })
+            .collect();
         let answers = probe.frame(&gpu, &mut cache, &queries);
         // The twin of the layers is the GPU's own layers read back (the generator's own test
         // compares them with planet_tile): this checks the API over generated tiles exactly.
-        let layers: HashMap<u32, (TileKey, Vec<f32>)> = cache.table().iter().map(|(k, slot)| (slot, (k, cache.atlas.read_layer(&gpu.device, &gpu.queue, slot)))).collect();
+        let layers: HashMap<u32, (TileKey, Vec<f32>)> =
+            cache.table().iter().map(|(k, slot)| (slot, (k, cache.atlas.read_layer(&gpu.device, &gpu.queue, slot)))).collect();
         check_probe_frame(&gpu, &cache, &queries, &answers, &layers, &format!("procedural frame {frame}"));
         for (key, layer) in layers.values() {
             let twin = planet_tile(*key, seed);
@@ -319,7 +364,11 @@ fn tiny_cache_never_has_holes_and_converges_to_the_resident_heights() {
     // Phase 2: fixed requests whose wanted tiles fit (at most 6 distinct, beside the 5 pins):
     // the cache settles and then samples exactly the fully resident heights.
     let points: Vec<[u32; 2]> = (0..6).map(|_| random_map(&mut rng)).collect();
-    let queries: Vec<[u32; 4]> = points.iter().map(|m| [m[0], m[1], rng.random_range(2..=8), 1]).chain([[((2 * fail.x + 1) << 26), ((2 * fail.y + 1) << 26), 3, 1]]).collect();
+    let queries: Vec<[u32; 4]> = points
+        .iter()
+        .map(|m| [m[0], m[1], rng.random_range(2..=8), 1])
+        .chain([[((2 * fail.x + 1) << 26), ((2 * fail.y + 1) << 26), 3, 1]])
+        .collect();
     let frames = cache
         .settle(&gpu, 400, |encoder, cache| {
             // Dropped output buffers are kept alive by the encoder until it finishes.

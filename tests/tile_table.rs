@@ -8,17 +8,18 @@ mod common;
 use std::collections::BTreeSet;
 
 use bisector::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
-use bisector::gpu::readback::ReadbackRing;
 use bisector::cache::tile_key::{TileKey, MAX_SOURCE, MAX_ZOOM};
 use bisector::cache::tile_table::{GpuTileTable, TileSlot, TileTable, TileTableHeader, TILE_MISS};
 use bisector::gpu::readback::read_buffer;
+use bisector::gpu::readback::ReadbackRing;
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::tile_table::{expected_ancestor, expected_feedback, Pass, TileTableKernel};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::Rng;
 
 fn kernel_gpu() -> Gpu {
-    Gpu::headless(&Requirements::kernel(64 << 20, "tests".into())).unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
+    Gpu::headless(&Requirements::kernel(64 << 20, "tests".into()))
+        .unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
 }
 
 fn random_key(rng: &mut impl Rng, zooms: std::ops::RangeInclusive<u8>) -> TileKey {
@@ -54,7 +55,13 @@ fn check_gpu_equals_twin(
         assert_eq!(*found, expected_ancestor(table, *key), "{context}: ancestor of {key:?}");
     }
     let (twin, missed) = expected_feedback(table, queries, feedback.capacity);
-    assert!(answers.feedback.equals_twin(&twin, &missed), "{context}: feedback {:?} vs twin {} keys, overflow {}", (answers.feedback.count, answers.feedback.overflow, answers.feedback.bad_slots), twin.keys.len(), twin.overflow);
+    assert!(
+        answers.feedback.equals_twin(&twin, &missed),
+        "{context}: feedback {:?} vs twin {} keys, overflow {}",
+        (answers.feedback.count, answers.feedback.overflow, answers.feedback.bad_slots),
+        twin.keys.len(),
+        twin.overflow
+    );
 }
 
 #[test]
@@ -121,7 +128,8 @@ fn gpu_tile_table_equals_cpu_twin_under_inserts_and_removals() {
                 key
             }));
             queries.shuffle(&mut rng);
-            let context = format!("2^{capacity_log2} slots, round {round} at load {load} ({} keys, max probe {})", table.len(), table.max_probe());
+            let context =
+                format!("2^{capacity_log2} slots, round {round} at load {load} ({} keys, max probe {})", table.len(), table.max_probe());
             check_gpu_equals_twin(&gpu, &mut profiler, &kernel, &table, &gpu_table, &feedback, &queries, &context);
         }
     }
@@ -133,10 +141,18 @@ fn gpu_tile_table_equals_cpu_twin_at_load_half_and_nine_tenths() {
     let mut rng = common::rng("gpu_tile_table_equals_cpu_twin_at_load_half_and_nine_tenths");
     let gpu = kernel_gpu();
     for capacity_log2 in [1, 10, 14] {
-        let options = bisector::kernels::tile_table::TileTableOptions { capacity_log2, feedback_capacity: 1 << 10, iterations: 1, seed: rng.random() };
+        let options = bisector::kernels::tile_table::TileTableOptions {
+            capacity_log2,
+            feedback_capacity: 1 << 10,
+            iterations: 1,
+            seed: rng.random(),
+        };
         let report = bisector::kernels::tile_table::run(&gpu, &options);
         assert!(report.verified, "seed {}: {}", options.seed, report.summary());
-        assert_eq!(report.loads.iter().map(|l| l.keys).collect::<Vec<_>>(), [(1u32 << capacity_log2) / 2, ((0.9 * (1u32 << capacity_log2) as f64).round() as u32)]);
+        assert_eq!(
+            report.loads.iter().map(|l| l.keys).collect::<Vec<_>>(),
+            [(1u32 << capacity_log2) / 2, ((0.9 * (1u32 << capacity_log2) as f64).round() as u32)]
+        );
     }
 }
 
@@ -173,7 +189,16 @@ fn gpu_feedback_set_equals_cpu_twin() {
                 }
                 assert_eq!(twin.overflow, distinct > c);
                 // Two runs: the second starts from the cleared set.
-                let answers = kernel.run(&gpu, &mut profiler, "kernel.tile_table.feedback_insert", Pass::FeedbackInsert, &table, &feedback, &inserts, 1);
+                let answers = kernel.run(
+                    &gpu,
+                    &mut profiler,
+                    "kernel.tile_table.feedback_insert",
+                    Pass::FeedbackInsert,
+                    &table,
+                    &feedback,
+                    &inserts,
+                    1,
+                );
                 let read = &answers.feedback;
                 assert!(read.equals_twin(&twin, &keys), "capacity {capacity}, {distinct} distinct keys (same lo: {same_lo}), {} inserts: GPU {} keys, count {}, overflow {}, bad {}", inserts.len(), read.keys.len(), read.count, read.overflow, read.bad_slots);
                 if !twin.overflow {
@@ -198,14 +223,17 @@ fn the_readback_ring_returns_each_frames_set_without_blocking() {
     let mut ring = ReadbackRing::new("test.feedback_readback", 3);
     let bytes = feedback.buffer.size();
     let record = |ring: &mut ReadbackRing<u64>, encoder: &mut wgpu::CommandEncoder, frame: u64| {
-        ring.record(&gpu.device, encoder, bytes, frame, |encoder, staging| encoder.copy_buffer_to_buffer(&feedback.buffer, 0, staging, 0, bytes))
+        ring.record(&gpu.device, encoder, bytes, frame, |encoder, staging| {
+            encoder.copy_buffer_to_buffer(&feedback.buffer, 0, staging, 0, bytes)
+        })
     };
     let mut expected = Vec::new();
     let mut received = Vec::new();
     // Frames 0..3 fill the three staging buffers; frame 3 finds none free.
     for frame in 0..4u64 {
         let keys: Vec<TileKey> = (0..rng.random_range(0..100)).map(|_| random_key(&mut rng, 0..=MAX_ZOOM)).collect();
-        let answers = kernel.run(&gpu, &mut profiler, "kernel.tile_table.feedback_insert", Pass::FeedbackInsert, &table, &feedback, &keys, 1);
+        let answers =
+            kernel.run(&gpu, &mut profiler, "kernel.tile_table.feedback_insert", Pass::FeedbackInsert, &table, &feedback, &keys, 1);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let slot = record(&mut ring, &mut encoder, frame);
         gpu.queue.submit([encoder.finish()]);
@@ -236,7 +264,11 @@ fn kernel_tile_table_runs_from_the_cli_and_writes_json() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("tile.json");
     let bin = env!("CARGO_BIN_EXE_bisector");
-    let out = std::process::Command::new(bin).args(["kernel", "tile-table", "--capacity-log2", "10", "--feedback-capacity", "64", "--iterations", "2", "--json"]).arg(&json).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "tile-table", "--capacity-log2", "10", "--feedback-capacity", "64", "--iterations", "2", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["verified"], true, "{report}");

@@ -28,18 +28,14 @@
 //! to the ground take equal time per factor of altitude, as a user zooming in would. The field of
 //! view follows a smoothstep. Sampling at a keyframe's time returns that keyframe.
 
-use super::keyframes::{
-    check_time_increases, parse_keyframes, resolve_fov_y_deg, CommonKeyframeError, PathError,
-    MAX_PITCH_DEG,
-};
+use super::keyframes::{check_time_increases, parse_keyframes, resolve_fov_y_deg, CommonKeyframeError, PathError, MAX_PITCH_DEG};
 use super::spline::{hermite, tangent, Timed};
 use crate::globe::camera::GlobeCamera;
 use serde::Deserialize;
 use std::path::Path;
 
 /// The fields of a keyframe, for error messages.
-const FIELDS: &str =
-    "time_s, lon_deg, lat_deg, altitude_m, heading_deg, pitch_deg and optionally fov_y_deg";
+const FIELDS: &str = "time_s, lon_deg, lat_deg, altitude_m, heading_deg, pitch_deg and optionally fov_y_deg";
 
 /// A keyframe as it appears in the file.
 #[derive(Debug, Clone, Deserialize)]
@@ -139,14 +135,7 @@ pub struct GlobePose {
 impl GlobePose {
     /// The camera at this pose.
     pub fn camera(&self) -> GlobeCamera {
-        GlobeCamera::at_lon_lat(
-            self.lon_deg,
-            self.lat_deg,
-            self.altitude_m,
-            self.heading_deg,
-            self.pitch_deg,
-            self.fov_y_deg,
-        )
+        GlobeCamera::at_lon_lat(self.lon_deg, self.lat_deg, self.altitude_m, self.heading_deg, self.pitch_deg, self.fov_y_deg)
     }
 }
 
@@ -159,12 +148,9 @@ impl GlobePath {
 
     /// Parses a globe camera path from JSON text; `source_name` names the file in errors.
     pub fn parse(text: &str, source_name: &str) -> Result<GlobePath, PathError> {
-        let keyframes = parse_keyframes(
-            text,
-            source_name,
-            FIELDS,
-            |_, raw: RawGlobeKeyframe, previous: Option<&GlobeKeyframe>| validate(&raw, previous),
-        )?;
+        let keyframes = parse_keyframes(text, source_name, FIELDS, |_, raw: RawGlobeKeyframe, previous: Option<&GlobeKeyframe>| {
+            validate(&raw, previous)
+        })?;
         Ok(GlobePath { keyframes })
     }
 
@@ -192,14 +178,7 @@ impl GlobePath {
         let (a, b) = (&keyframes[i], &keyframes[j]);
         let interval_s = b.time_s - a.time_s;
         let s = (time_s - a.time_s) / interval_s;
-        let state = hermite(
-            a.state,
-            tangent(keyframes, i, |k| k.state),
-            b.state,
-            tangent(keyframes, j, |k| k.state),
-            interval_s,
-            s,
-        );
+        let state = hermite(a.state, tangent(keyframes, i, |k| k.state), b.state, tangent(keyframes, j, |k| k.state), interval_s, s);
         let smooth = s * s * (3.0 - 2.0 * s);
         pose(state, a.fov_y_deg + (b.fov_y_deg - a.fov_y_deg) * smooth)
     }
@@ -247,36 +226,20 @@ enum GlobeKeyframeError {
 }
 
 /// Checks one keyframe and unwraps its longitude and heading against the previous keyframe.
-fn validate(
-    raw: &RawGlobeKeyframe,
-    previous: Option<&GlobeKeyframe>,
-) -> Result<GlobeKeyframe, GlobeKeyframeError> {
-    let numbers = [
-        raw.time_s,
-        raw.lon_deg,
-        raw.lat_deg,
-        raw.altitude_m,
-        raw.heading_deg,
-        raw.pitch_deg,
-    ];
+fn validate(raw: &RawGlobeKeyframe, previous: Option<&GlobeKeyframe>) -> Result<GlobeKeyframe, GlobeKeyframeError> {
+    let numbers = [raw.time_s, raw.lon_deg, raw.lat_deg, raw.altitude_m, raw.heading_deg, raw.pitch_deg];
     if numbers.iter().any(|v| !v.is_finite()) {
         return Err(GlobeKeyframeError::NotFinite);
     }
     check_time_increases(raw.time_s, previous.map(|p| p.time_s))?;
     if raw.lat_deg.abs() > 90.0 {
-        return Err(GlobeKeyframeError::LatitudeOutOfRange {
-            lat_deg: raw.lat_deg,
-        });
+        return Err(GlobeKeyframeError::LatitudeOutOfRange { lat_deg: raw.lat_deg });
     }
     if raw.altitude_m <= 0.0 {
-        return Err(GlobeKeyframeError::AltitudeNotPositive {
-            altitude_m: raw.altitude_m,
-        });
+        return Err(GlobeKeyframeError::AltitudeNotPositive { altitude_m: raw.altitude_m });
     }
     if raw.pitch_deg.abs() > MAX_PITCH_DEG {
-        return Err(GlobeKeyframeError::PitchOutOfRange {
-            pitch_deg: raw.pitch_deg,
-        });
+        return Err(GlobeKeyframeError::PitchOutOfRange { pitch_deg: raw.pitch_deg });
     }
     let fov_y_deg = resolve_fov_y_deg(raw.fov_y_deg, previous.map(|p| p.fov_y_deg))?;
     let unwrap = |value_deg: f64, previous_deg: Option<f64>| match previous_deg {
@@ -290,11 +253,7 @@ fn validate(
         heading_deg: unwrap(raw.heading_deg, previous.map(|p| p.state.heading_deg)),
         pitch_deg: raw.pitch_deg,
     };
-    Ok(GlobeKeyframe {
-        time_s: raw.time_s,
-        state,
-        fov_y_deg,
-    })
+    Ok(GlobeKeyframe { time_s: raw.time_s, state, fov_y_deg })
 }
 
 #[cfg(test)]
@@ -316,58 +275,27 @@ mod tests {
     fn keyframes_are_hit_exactly_and_altitude_is_interpolated_in_log() {
         let mut rng = XorShift::fresh("globe_path");
         let times = [0.0, 3.0, 4.5, 10.0];
-        let altitudes: Vec<f64> = times
-            .iter()
-            .map(|_| 10f64.powf(2.0 + 5.0 * rng.unit()))
-            .collect();
-        let text = path(
-            &times
-                .iter()
-                .zip(&altitudes)
-                .map(|(&t, &a)| keyframe(t, 120.0 + t, a, 10.0 * t))
-                .collect::<Vec<_>>(),
-        );
+        let altitudes: Vec<f64> = times.iter().map(|_| 10f64.powf(2.0 + 5.0 * rng.unit())).collect();
+        let text = path(&times.iter().zip(&altitudes).map(|(&t, &a)| keyframe(t, 120.0 + t, a, 10.0 * t)).collect::<Vec<_>>());
         let p = GlobePath::parse(&text, "p.json").unwrap();
         assert_eq!(p.duration_s(), 10.0);
         for (&t, &a) in times.iter().zip(&altitudes) {
             let pose = p.sample(t);
-            assert!(
-                (pose.altitude_m - a).abs() <= 1e-9 * a,
-                "{t}: {} vs {a}",
-                pose.altitude_m
-            );
+            assert!((pose.altitude_m - a).abs() <= 1e-9 * a, "{t}: {} vs {a}", pose.altitude_m);
             assert!((pose.lon_deg - (120.0 + t)).abs() < 1e-12);
         }
         // Two keyframes: halfway in time is the geometric mean of the altitudes.
-        let p = GlobePath::parse(
-            &path(&[
-                keyframe(0.0, 121.0, 1e7, 0.0),
-                keyframe(1.0, 121.0, 1e3, 0.0),
-            ]),
-            "p",
-        )
-        .unwrap();
+        let p = GlobePath::parse(&path(&[keyframe(0.0, 121.0, 1e7, 0.0), keyframe(1.0, 121.0, 1e3, 0.0)]), "p").unwrap();
         assert!((p.sample(0.5).altitude_m - 1e5).abs() < 1e-6);
         assert!(p.sample(0.25).altitude_m > p.sample(0.5).altitude_m);
     }
 
     #[test]
     fn longitude_and_heading_turn_the_short_way() {
-        let p = GlobePath::parse(
-            &path(&[
-                keyframe(0.0, 179.0, 1e4, 350.0),
-                keyframe(1.0, -179.0, 1e4, 10.0),
-            ]),
-            "p",
-        )
-        .unwrap();
+        let p = GlobePath::parse(&path(&[keyframe(0.0, 179.0, 1e4, 350.0), keyframe(1.0, -179.0, 1e4, 10.0)]), "p").unwrap();
         let mid = p.sample(0.5);
         assert!((mid.lon_deg - 180.0).abs() < 1e-9, "{}", mid.lon_deg);
-        assert!(
-            (mid.heading_deg - 360.0).abs() < 1e-9,
-            "{}",
-            mid.heading_deg
-        );
+        assert!((mid.heading_deg - 360.0).abs() < 1e-9, "{}", mid.heading_deg);
     }
 
     #[test]
@@ -375,19 +303,16 @@ mod tests {
         let cases = [
             (keyframe(0.0, 0.0, -5.0, 0.0), "altitude_m -5"),
             (r#"{"time_s": 0, "lon_deg": 0, "lat_deg": 95, "altitude_m": 10, "heading_deg": 0, "pitch_deg": 0}"#.to_string(), "lat_deg 95"),
-            (r#"{"time_s": 0, "lon_deg": 0, "lat_deg": 0, "altitude_m": 10, "heading_deg": 0, "pitch_deg": -90}"#.to_string(), "pitch_deg -90"),
+            (
+                r#"{"time_s": 0, "lon_deg": 0, "lat_deg": 0, "altitude_m": 10, "heading_deg": 0, "pitch_deg": -90}"#.to_string(),
+                "pitch_deg -90",
+            ),
             (r#"{"time_s": 0, "position_m": [0, 0, 0]}"#.to_string(), "unknown field"),
         ];
         for (bad, expected) in cases {
-            let text = path(&[
-                keyframe(0.0, 0.0, 10.0, 0.0).replace("\"time_s\": 0", "\"time_s\": -1"),
-                bad,
-            ]);
+            let text = path(&[keyframe(0.0, 0.0, 10.0, 0.0).replace("\"time_s\": 0", "\"time_s\": -1"), bad]);
             let error = GlobePath::parse(&text, "p.json").unwrap_err().to_string();
-            assert!(
-                error.starts_with("camera path p.json:3: keyframes[1]: "),
-                "{error}"
-            );
+            assert!(error.starts_with("camera path p.json:3: keyframes[1]: "), "{error}");
             assert!(error.contains(expected), "{error}");
         }
     }

@@ -17,9 +17,7 @@ pub(super) const MAX_PITCH_DEG: f64 = 89.9;
 #[derive(Debug, thiserror::Error)]
 pub enum PathError {
     /// The file could not be read.
-    #[error(
-        "camera path {file}: cannot read the file ({source}); check that it exists and is readable"
-    )]
+    #[error("camera path {file}: cannot read the file ({source}); check that it exists and is readable")]
     Read {
         /// File name as given by the caller.
         file: String,
@@ -30,9 +28,7 @@ pub enum PathError {
     #[error(transparent)]
     Input(crate::input::InputError),
     /// The file is not valid JSON.
-    #[error(
-        "camera path {file}:{line}: invalid JSON at column {column}: {message}; fix the syntax there"
-    )]
+    #[error("camera path {file}:{line}: invalid JSON at column {column}: {message}; fix the syntax there")]
     Syntax {
         /// File name as given by the caller.
         file: String,
@@ -94,26 +90,15 @@ pub(super) enum CommonKeyframeError {
 }
 
 /// Checks that a keyframe's time comes strictly after the previous keyframe's (if any).
-pub(super) fn check_time_increases(
-    time_s: f64,
-    previous_time_s: Option<f64>,
-) -> Result<(), CommonKeyframeError> {
+pub(super) fn check_time_increases(time_s: f64, previous_time_s: Option<f64>) -> Result<(), CommonKeyframeError> {
     match previous_time_s {
-        Some(previous_time_s) if time_s <= previous_time_s => {
-            Err(CommonKeyframeError::NotAfterPrevious {
-                time_s,
-                previous_time_s,
-            })
-        }
+        Some(previous_time_s) if time_s <= previous_time_s => Err(CommonKeyframeError::NotAfterPrevious { time_s, previous_time_s }),
         _ => Ok(()),
     }
 }
 
 /// A keyframe's field of view: the one given, else the previous keyframe's, else 60; in (0, 180).
-pub(super) fn resolve_fov_y_deg(
-    fov_y_deg: Option<f64>,
-    previous_fov_y_deg: Option<f64>,
-) -> Result<f64, CommonKeyframeError> {
+pub(super) fn resolve_fov_y_deg(fov_y_deg: Option<f64>, previous_fov_y_deg: Option<f64>) -> Result<f64, CommonKeyframeError> {
     let fov_y_deg = fov_y_deg.unwrap_or(previous_fov_y_deg.unwrap_or(DEFAULT_FOV_Y_DEG));
     if fov_y_deg > 0.0 && fov_y_deg < 180.0 {
         Ok(fov_y_deg)
@@ -137,10 +122,7 @@ where
     R: serde::de::DeserializeOwned,
     E: fmt::Display,
 {
-    let source = Source {
-        text,
-        name: source_name,
-    };
+    let source = Source { text, name: source_name };
     // IgnoredAny checks the syntax without building the document in memory.
     serde_json::from_str::<IgnoredAny>(text).map_err(|err| source.syntax(err, text))?;
     let array = source.keyframes_array()?;
@@ -153,10 +135,7 @@ where
                 return source.syntax(err, element);
             }
             let problem = if element.starts_with('{') {
-                format!(
-                    "keyframes[{index}]: {}; a keyframe has {fields}",
-                    serde_message(&err)
-                )
+                format!("keyframes[{index}]: {}; a keyframe has {fields}", serde_message(&err))
             } else {
                 format!("keyframes[{index}] must be an object with {fields}")
             };
@@ -169,10 +148,7 @@ where
     })
     .map_err(|stopped| stopped.unwrap_or_else(|| source.not_an_array(array)))?;
     if count == 0 {
-        return Err(source.invalid(
-            array,
-            "\"keyframes\" is empty; add at least one keyframe".to_string(),
-        ));
+        return Err(source.invalid(array, "\"keyframes\" is empty; add at least one keyframe".to_string()));
     }
     Ok(keyframes)
 }
@@ -187,16 +163,10 @@ struct Source<'t, 'n> {
 impl<'t> Source<'t, '_> {
     /// The text of the `keyframes` array, checking the top level of syntactically valid JSON.
     fn keyframes_array(&self) -> Result<&'t str, PathError> {
-        let root: &RawValue =
-            serde_json::from_str(self.text).map_err(|err| self.syntax(err, self.text))?;
+        let root: &RawValue = serde_json::from_str(self.text).map_err(|err| self.syntax(err, self.text))?;
         let root = root.get();
-        let not_object = || {
-            self.invalid(
-                root,
-                "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it"
-                    .to_string(),
-            )
-        };
+        let not_object =
+            || self.invalid(root, "the top level must be an object like {\"keyframes\": [ ... ]}; wrap the keyframes in it".to_string());
         if !root.starts_with('{') {
             return Err(not_object());
         }
@@ -206,29 +176,18 @@ impl<'t> Source<'t, '_> {
         for (key, value) in members {
             let name = serde_json::from_str::<String>(key.get()).unwrap_or_default();
             if name != "keyframes" {
-                return Err(self.invalid(
-                    key.get(),
-                    format!(
-                        "unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""
-                    ),
-                ));
+                return Err(
+                    self.invalid(key.get(), format!("unknown top-level field \"{name}\"; the only top-level field is \"keyframes\""))
+                );
             }
             if keyframes_value.is_some() {
-                return Err(self.invalid(
-                    key.get(),
-                    "\"keyframes\" appears more than once; keep a single keyframes array"
-                        .to_string(),
-                ));
+                return Err(self.invalid(key.get(), "\"keyframes\" appears more than once; keep a single keyframes array".to_string()));
             }
             keyframes_value = Some(value);
         }
         let array = keyframes_value
             .ok_or_else(|| {
-                self.invalid(
-                    root,
-                    "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}"
-                        .to_string(),
-                )
+                self.invalid(root, "missing \"keyframes\"; the top level must be an object like {\"keyframes\": [ ... ]}".to_string())
             })?
             .get();
         if !array.starts_with('[') {
@@ -239,36 +198,23 @@ impl<'t> Source<'t, '_> {
 
     /// A problem at the line where `at`, a slice of the text, starts.
     fn invalid(&self, at: &str, problem: String) -> PathError {
-        PathError::Invalid {
-            file: self.name.to_string(),
-            line: line_of(self.text, offset_in(self.text, at)),
-            problem,
-        }
+        PathError::Invalid { file: self.name.to_string(), line: line_of(self.text, offset_in(self.text, at)), problem }
     }
 
     /// The error for a `keyframes` value (`at`) that is not an array.
     fn not_an_array(&self, at: &str) -> PathError {
-        self.invalid(
-            at,
-            "\"keyframes\" must be an array of keyframe objects".to_string(),
-        )
+        self.invalid(at, "\"keyframes\" must be an array of keyframe objects".to_string())
     }
 
     /// serde_json's syntax error `err` in `part` (a slice of the text, or all of it), at its
     /// line and column in the file.
     fn syntax(&self, err: serde_json::Error, part: &str) -> PathError {
         let start = offset_in(self.text, part);
-        let line_start = self.text[..start]
-            .rfind('\n')
-            .map_or(0, |newline| newline + 1);
+        let line_start = self.text[..start].rfind('\n').map_or(0, |newline| newline + 1);
         PathError::Syntax {
             file: self.name.to_string(),
             line: line_of(self.text, start) + err.line().max(1) - 1,
-            column: if err.line() <= 1 {
-                start - line_start + err.column()
-            } else {
-                err.column()
-            },
+            column: if err.line() <= 1 { start - line_start + err.column() } else { err.column() },
             message: serde_message(&err),
         }
     }
@@ -279,10 +225,7 @@ impl<'t> Source<'t, '_> {
 ///
 /// Stops at the first error `each` returns and gives it back; `Err(None)` means `array` is not
 /// an array.
-fn for_each_element<'t>(
-    array: &'t str,
-    mut each: impl FnMut(usize, &'t str) -> Result<(), PathError>,
-) -> Result<usize, Option<PathError>> {
+fn for_each_element<'t>(array: &'t str, mut each: impl FnMut(usize, &'t str) -> Result<(), PathError>) -> Result<usize, Option<PathError>> {
     /// Hands each element to `each`; keeps the error that stopped it in `stopped`.
     struct EachElement<'f, F> {
         each: &'f mut F,
@@ -311,10 +254,7 @@ fn for_each_element<'t>(
 
     let mut stopped = None;
     let mut deserializer = serde_json::Deserializer::from_str(array);
-    let visitor = EachElement {
-        each: &mut each,
-        stopped: &mut stopped,
-    };
+    let visitor = EachElement { each: &mut each, stopped: &mut stopped };
     match (deserializer.deserialize_seq(visitor), stopped) {
         (_, Some(err)) => Err(Some(err)),
         (Ok(count), None) => Ok(count),
@@ -353,18 +293,12 @@ impl<'de> Deserialize<'de> for Members<'de> {
 
 /// Byte offset of `part`, a slice of `text`, within `text` (0 if it is not such a slice).
 fn offset_in(text: &str, part: &str) -> usize {
-    (part.as_ptr() as usize)
-        .checked_sub(text.as_ptr() as usize)
-        .filter(|&offset| offset <= text.len())
-        .unwrap_or(0)
+    (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize).filter(|&offset| offset <= text.len()).unwrap_or(0)
 }
 
 /// The 1-based line of a byte offset in `text`.
 fn line_of(text: &str, offset: usize) -> usize {
-    1 + text.as_bytes()[..offset]
-        .iter()
-        .filter(|&&byte| byte == b'\n')
-        .count()
+    1 + text.as_bytes()[..offset].iter().filter(|&&byte| byte == b'\n').count()
 }
 
 /// serde_json's message without its " at line L column C" suffix.
@@ -408,10 +342,6 @@ mod tests {
         assert_eq!(resolve_fov_y_deg(None, Some(30.0)), Ok(30.0));
         assert_eq!(resolve_fov_y_deg(Some(90.0), Some(30.0)), Ok(90.0));
         let err = resolve_fov_y_deg(Some(180.0), None).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("fov_y_deg 180 is outside (0, 180)"),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with("fov_y_deg 180 is outside (0, 180)"), "{err}");
     }
 }

@@ -162,11 +162,7 @@ impl CameraPath {
     pub fn sample(&self, time_s: f64) -> CameraPose {
         let keyframes = &self.keyframes;
         let (Some(first), Some(last)) = (keyframes.first(), keyframes.last()) else {
-            return CameraPose {
-                position_m: DVec3::ZERO,
-                forward: DVec3::X,
-                fov_y_deg: DEFAULT_FOV_Y_DEG,
-            };
+            return CameraPose { position_m: DVec3::ZERO, forward: DVec3::X, fov_y_deg: DEFAULT_FOV_Y_DEG };
         };
         if time_s.is_nan() || time_s <= first.time_s {
             return keyframe_pose(first);
@@ -225,10 +221,7 @@ fn forward_from_angles(yaw_rad: f64, pitch_rad: f64) -> DVec3 {
 
 /// Yaw and pitch in radians of a non-zero direction.
 fn yaw_pitch_rad(direction: DVec3) -> (f64, f64) {
-    (
-        direction.y.atan2(direction.x),
-        direction.z.atan2(direction.x.hypot(direction.y)),
-    )
+    (direction.y.atan2(direction.x), direction.z.atan2(direction.x.hypot(direction.y)))
 }
 
 impl Timed for Keyframe {
@@ -268,35 +261,17 @@ mod tests {
         let mut expected = Vec::new();
         for _ in 0..count {
             time_s += rng.range(0.05, 10.0);
-            let position_m = DVec3::new(
-                rng.range(0.0, 10000.0),
-                rng.range(0.0, 10000.0),
-                rng.range(100.0, 1500.0),
-            );
-            let mut fields = vec![
-                format!("\"time_s\": {time_s}"),
-                format!(
-                    "\"position_m\": [{}, {}, {}]",
-                    position_m.x, position_m.y, position_m.z
-                ),
-            ];
+            let position_m = DVec3::new(rng.range(0.0, 10000.0), rng.range(0.0, 10000.0), rng.range(100.0, 1500.0));
+            let mut fields =
+                vec![format!("\"time_s\": {time_s}"), format!("\"position_m\": [{}, {}, {}]", position_m.x, position_m.y, position_m.z)];
             let forward = if rng.unit() < 0.5 {
-                let look_at_m = DVec3::new(
-                    rng.range(0.0, 10000.0),
-                    rng.range(0.0, 10000.0),
-                    rng.range(0.0, 500.0),
-                );
-                fields.push(format!(
-                    "\"look_at_m\": [{}, {}, {}]",
-                    look_at_m.x, look_at_m.y, look_at_m.z
-                ));
+                let look_at_m = DVec3::new(rng.range(0.0, 10000.0), rng.range(0.0, 10000.0), rng.range(0.0, 500.0));
+                fields.push(format!("\"look_at_m\": [{}, {}, {}]", look_at_m.x, look_at_m.y, look_at_m.z));
                 (look_at_m - position_m).normalize()
             } else {
                 let yaw_deg = rng.range(-400.0, 400.0);
                 let pitch_deg = rng.range(-80.0, 80.0);
-                fields.push(format!(
-                    "\"yaw_deg\": {yaw_deg}, \"pitch_deg\": {pitch_deg}"
-                ));
+                fields.push(format!("\"yaw_deg\": {yaw_deg}, \"pitch_deg\": {pitch_deg}"));
                 forward_from_angles(yaw_deg.to_radians(), pitch_deg.to_radians())
             };
             if rng.unit() < 0.5 {
@@ -304,12 +279,7 @@ mod tests {
                 fields.push(format!("\"fov_y_deg\": {fov_y_deg}"));
             }
             objects.push(format!("    {{ {} }}", fields.join(", ")));
-            expected.push(Expected {
-                time_s,
-                position_m,
-                forward,
-                fov_y_deg,
-            });
+            expected.push(Expected { time_s, position_m, forward, fov_y_deg });
         }
         let text = format!("{{\n  \"keyframes\": [\n{}\n  ]\n}}\n", objects.join(",\n"));
         (text, expected)
@@ -330,11 +300,7 @@ mod tests {
         let end = path.sample(10.0);
         assert_eq!(end.position_m, DVec3::new(8000.0, 3000.0, 700.0));
         let pitch = (-10.0f64).to_radians();
-        let expected = DVec3::new(
-            pitch.cos() * 45f64.to_radians().cos(),
-            pitch.cos() * 45f64.to_radians().sin(),
-            pitch.sin(),
-        );
+        let expected = DVec3::new(pitch.cos() * 45f64.to_radians().cos(), pitch.cos() * 45f64.to_radians().sin(), pitch.sin());
         assert!((end.forward - expected).length() < 1e-12);
         assert_eq!(end.fov_y_deg, 60.0);
 
@@ -362,8 +328,7 @@ mod tests {
 
     #[test]
     fn single_keyframe_is_static() {
-        let text =
-            r#"{"keyframes": [{"time_s": 3, "position_m": [5, 6, 7], "look_at_m": [6, 6, 7]}]}"#;
+        let text = r#"{"keyframes": [{"time_s": 3, "position_m": [5, 6, 7], "look_at_m": [6, 6, 7]}]}"#;
         let path = CameraPath::parse(text, "static.json").unwrap();
         assert_eq!(path.duration_s(), 0.0);
         for time_s in [-1.0, 3.0, 100.0] {
@@ -382,10 +347,7 @@ mod tests {
             let path = CameraPath::parse(&text, "random.json").unwrap();
             for keyframe in &expected {
                 let pose = path.sample(keyframe.time_s);
-                assert!(
-                    (pose.position_m - keyframe.position_m).length() < 1e-9,
-                    "{text}"
-                );
+                assert!((pose.position_m - keyframe.position_m).length() < 1e-9, "{text}");
                 assert!((pose.forward - keyframe.forward).length() < 1e-9, "{text}");
                 assert!((pose.fov_y_deg - keyframe.fov_y_deg).abs() < 1e-9, "{text}");
             }
@@ -407,19 +369,15 @@ mod tests {
             let mut fov_rate_deg_per_s: f64 = 0.0;
             for pair in keyframes.windows(2) {
                 let interval_s = pair[1].time_s - pair[0].time_s;
-                speed_m_per_s = speed_m_per_s
-                    .max((pair[1].position_m - pair[0].position_m).length() / interval_s);
+                speed_m_per_s = speed_m_per_s.max((pair[1].position_m - pair[0].position_m).length() / interval_s);
                 let turn = pair[1].angles_rad - pair[0].angles_rad;
                 turn_rad_per_s = turn_rad_per_s.max((turn.x.abs() + turn.y.abs()) / interval_s);
-                fov_rate_deg_per_s = fov_rate_deg_per_s
-                    .max((pair[1].fov_y_deg - pair[0].fov_y_deg).abs() / interval_s);
+                fov_rate_deg_per_s = fov_rate_deg_per_s.max((pair[1].fov_y_deg - pair[0].fov_y_deg).abs() / interval_s);
             }
             let start_s = keyframes[0].time_s - 1.0;
             let end_s = keyframes[keyframes.len() - 1].time_s + 1.0;
             let dt_s = 1e-4;
-            let mut times_s: Vec<f64> = (0..20_000)
-                .map(|i| start_s + (end_s - start_s) * i as f64 / 20_000.0)
-                .collect();
+            let mut times_s: Vec<f64> = (0..20_000).map(|i| start_s + (end_s - start_s) * i as f64 / 20_000.0).collect();
             for keyframe in keyframes {
                 times_s.push(keyframe.time_s - dt_s);
                 times_s.push(keyframe.time_s - dt_s * 0.5);
@@ -430,18 +388,9 @@ mod tests {
                 let moved_m = (b.position_m - a.position_m).length();
                 let turned = (b.forward - a.forward).length();
                 let zoomed_deg = (b.fov_y_deg - a.fov_y_deg).abs();
-                assert!(
-                    moved_m <= 4.0 * speed_m_per_s * dt_s + 1e-9,
-                    "{moved_m} at {time_s}\n{text}"
-                );
-                assert!(
-                    turned <= 4.0 * turn_rad_per_s * dt_s + 1e-9,
-                    "{turned} at {time_s}\n{text}"
-                );
-                assert!(
-                    zoomed_deg <= 1.5 * fov_rate_deg_per_s * dt_s + 1e-9,
-                    "{zoomed_deg} at {time_s}\n{text}"
-                );
+                assert!(moved_m <= 4.0 * speed_m_per_s * dt_s + 1e-9, "{moved_m} at {time_s}\n{text}");
+                assert!(turned <= 4.0 * turn_rad_per_s * dt_s + 1e-9, "{turned} at {time_s}\n{text}");
+                assert!(zoomed_deg <= 1.5 * fov_rate_deg_per_s * dt_s + 1e-9, "{zoomed_deg} at {time_s}\n{text}");
                 assert!((a.forward.length() - 1.0).abs() < 1e-12);
             }
         }
@@ -465,18 +414,9 @@ mod tests {
         let mut poses = Vec::new();
         for i in 0..50 {
             times_s.push(i as f64 * 0.1);
-            let forward = DVec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-0.5, 0.5),
-            )
-            .normalize();
+            let forward = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.5, 0.5)).normalize();
             poses.push(CameraPose {
-                position_m: DVec3::new(
-                    rng.range(0.0, 1e4),
-                    rng.range(0.0, 1e4),
-                    rng.range(0.0, 1e3),
-                ),
+                position_m: DVec3::new(rng.range(0.0, 1e4), rng.range(0.0, 1e4), rng.range(0.0, 1e3)),
                 forward,
                 fov_y_deg: rng.range(30.0, 90.0),
             });
@@ -495,30 +435,14 @@ mod tests {
 
     #[test]
     fn recorder_drops_unusable_poses() {
-        let good = CameraPose {
-            position_m: DVec3::new(1.0, 2.0, 3.0),
-            forward: DVec3::Y,
-            fov_y_deg: 60.0,
-        };
+        let good = CameraPose { position_m: DVec3::new(1.0, 2.0, 3.0), forward: DVec3::Y, fov_y_deg: 60.0 };
         let poses = [
             good,
             good,
-            CameraPose {
-                forward: DVec3::ZERO,
-                ..good
-            },
-            CameraPose {
-                fov_y_deg: 200.0,
-                ..good
-            },
-            CameraPose {
-                position_m: DVec3::new(f64::NAN, 0.0, 0.0),
-                ..good
-            },
-            CameraPose {
-                forward: DVec3::NEG_Z,
-                ..good
-            },
+            CameraPose { forward: DVec3::ZERO, ..good },
+            CameraPose { fov_y_deg: 200.0, ..good },
+            CameraPose { position_m: DVec3::new(f64::NAN, 0.0, 0.0), ..good },
+            CameraPose { forward: DVec3::NEG_Z, ..good },
         ];
         let times_s = [0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
         let path = CameraPath::from_poses(&times_s, &poses);

@@ -9,12 +9,12 @@
 //! screen-space error. Morphing is off (it moves vertices by less than the target).
 
 use crate::cbt::cpu::Node;
+use crate::gpu::target::COLOR_FORMAT;
 use crate::gpu::Gpu;
 use crate::leb::bounds::NodeBounds;
 use crate::leb::lod::{Criterion, LodParams};
 use crate::render::camera::Camera;
 use crate::render::headless::{convergence_frame_limit, HeadlessView};
-use crate::gpu::target::COLOR_FORMAT;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::node_bounds::grid_vertices;
 use crate::terrain::HeightField;
@@ -37,7 +37,14 @@ pub struct QualityRun {
 }
 
 /// Converges the LOD of `settings` (morphing off) for `camera` and measures it.
-pub fn measure(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: &RenderSettings, camera: &Camera, size_px: (u32, u32)) -> QualityRun {
+pub fn measure(
+    gpu: &Gpu,
+    field: &HeightField,
+    bounds: &NodeBounds,
+    settings: &RenderSettings,
+    camera: &Camera,
+    size_px: (u32, u32),
+) -> QualityRun {
     let settings = RenderSettings { morph: false, wireframe: false, ..settings.clone() };
     let renderer = Renderer::with_bounds(gpu, field, bounds, settings.clone(), COLOR_FORMAT);
     let mut view = HeadlessView::new(gpu, renderer, size_px.0, size_px.1);
@@ -48,7 +55,10 @@ pub fn measure(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: &R
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = visible.len().div_ceil(threads).max(1);
     let measured = std::thread::scope(|scope| {
-        let workers: Vec<_> = visible.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(|&n| measured_error_px(field, bounds, &params, n)).fold(0.0f32, f32::max))).collect();
+        let workers: Vec<_> = visible
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(|&n| measured_error_px(field, bounds, &params, n)).fold(0.0f32, f32::max)))
+            .collect();
         workers.into_iter().map(|w| w.join().expect("measuring thread")).fold(0.0f32, f32::max)
     });
     QualityRun {
@@ -91,7 +101,8 @@ pub fn measured_error_px(field: &HeightField, bounds: &NodeBounds, params: &LodP
             let height = h(x, y);
             let plane = w0 * hv[0] + w1 * hv[1] + w2 * hv[2];
             let world = [x as f64 * metres_per_sample, y as f64 * metres_per_sample, height];
-            let distance = ((world[0] - camera[0]).powi(2) + (world[1] - camera[1]).powi(2) + (world[2] - camera[2]).powi(2)).sqrt().max(1e-3);
+            let distance =
+                ((world[0] - camera[0]).powi(2) + (world[1] - camera[1]).powi(2) + (world[2] - camera[2]).powi(2)).sqrt().max(1e-3);
             worst = worst.max((height - plane).abs() * scale / distance);
         }
     }
@@ -115,14 +126,28 @@ pub struct QualityComparison {
 
 /// Measures the screen-space-error criterion, then searches (bisection on a log scale, 8 steps)
 /// the largest edge-length target whose measured error is within the first's.
-pub fn compare(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: &RenderSettings, camera: &Camera, size_px: (u32, u32)) -> QualityComparison {
+pub fn compare(
+    gpu: &Gpu,
+    field: &HeightField,
+    bounds: &NodeBounds,
+    settings: &RenderSettings,
+    camera: &Camera,
+    size_px: (u32, u32),
+) -> QualityComparison {
     let sse = measure(gpu, field, bounds, &RenderSettings { criterion: Criterion::ScreenSpaceError, ..settings.clone() }, camera, size_px);
     let (mut fine, mut coarse) = (0.5f32, 256.0f32);
     let mut search = Vec::new();
     let mut best: Option<QualityRun> = None;
     for _ in 0..8 {
         let target = (fine * coarse).sqrt();
-        let run = measure(gpu, field, bounds, &RenderSettings { criterion: Criterion::EdgeLength, pixel_target_px: target, ..settings.clone() }, camera, size_px);
+        let run = measure(
+            gpu,
+            field,
+            bounds,
+            &RenderSettings { criterion: Criterion::EdgeLength, pixel_target_px: target, ..settings.clone() },
+            camera,
+            size_px,
+        );
         if run.measured_max_error_px <= sse.measured_max_error_px {
             fine = target;
             best = Some(run.clone());
@@ -132,7 +157,16 @@ pub fn compare(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: &R
         search.push(run);
     }
     let edge_length_matched = best.is_some();
-    let edge_length = best.unwrap_or_else(|| measure(gpu, field, bounds, &RenderSettings { criterion: Criterion::EdgeLength, pixel_target_px: fine, ..settings.clone() }, camera, size_px));
+    let edge_length = best.unwrap_or_else(|| {
+        measure(
+            gpu,
+            field,
+            bounds,
+            &RenderSettings { criterion: Criterion::EdgeLength, pixel_target_px: fine, ..settings.clone() },
+            camera,
+            size_px,
+        )
+    });
     QualityComparison { screen_space_error: sse, edge_length, edge_length_matched, edge_search: search }
 }
 
@@ -157,8 +191,16 @@ impl QualityComparison {
 
     /// A table of the two criteria and of every edge-length target tried.
     pub fn summary(&self) -> String {
-        let row = |r: &QualityRun| format!("{:<20} {:>9.2} {:>10} {:>10} {:>12.3} {:>12.3}", r.criterion, r.target_px, r.triangles, r.visible_triangles, r.measured_max_error_px, r.estimated_max_error_px);
-        let mut lines = vec![format!("{:<20} {:>9} {:>10} {:>10} {:>12} {:>12}", "criterion", "target px", "triangles", "visible", "measured px", "estimated px")];
+        let row = |r: &QualityRun| {
+            format!(
+                "{:<20} {:>9.2} {:>10} {:>10} {:>12.3} {:>12.3}",
+                r.criterion, r.target_px, r.triangles, r.visible_triangles, r.measured_max_error_px, r.estimated_max_error_px
+            )
+        };
+        let mut lines = vec![format!(
+            "{:<20} {:>9} {:>10} {:>10} {:>12} {:>12}",
+            "criterion", "target px", "triangles", "visible", "measured px", "estimated px"
+        )];
         lines.push(row(&self.screen_space_error));
         lines.push(row(&self.edge_length));
         lines.push(self.verdict());
@@ -173,7 +215,14 @@ mod tests {
     use super::*;
 
     fn run(criterion: &str, target_px: f32, triangles: u32, measured_px: f32) -> QualityRun {
-        QualityRun { criterion: criterion.into(), target_px, triangles, visible_triangles: triangles, measured_max_error_px: measured_px, estimated_max_error_px: target_px }
+        QualityRun {
+            criterion: criterion.into(),
+            target_px,
+            triangles,
+            visible_triangles: triangles,
+            measured_max_error_px: measured_px,
+            estimated_max_error_px: target_px,
+        }
     }
 
     /// The finding of issue 13: the edge-length search never got down to the screen-space error's

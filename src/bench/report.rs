@@ -29,9 +29,7 @@ pub enum ReportError {
         message: String,
     },
     /// The PNG could not be encoded or written.
-    #[error(
-        "benchmark plot {file}: cannot write the PNG ({source}); check that the directory exists and is writable"
-    )]
+    #[error("benchmark plot {file}: cannot write the PNG ({source}); check that the directory exists and is writable")]
     Write {
         /// PNG file that was being written.
         file: String,
@@ -124,8 +122,7 @@ pub struct CacheSummary {
 impl CacheSummary {
     /// The summary of the globe frames among `frames` (None: no globe frames).
     pub fn from_frames(frames: &[FrameRecord]) -> Option<CacheSummary> {
-        let globe: Vec<&GlobeFrameRecord> =
-            frames.iter().filter_map(|f| f.globe.as_ref()).collect();
+        let globe: Vec<&GlobeFrameRecord> = frames.iter().filter_map(|f| f.globe.as_ref()).collect();
         let last = globe.last()?;
         let mut readbacks = globe.clone();
         readbacks.dedup_by_key(|g| g.cache.readback_frame);
@@ -135,22 +132,12 @@ impl CacheSummary {
         let mut cpu_ms: Vec<f64> = globe.iter().map(|g| g.cpu_submit_ms).collect();
         cpu_ms.sort_by(f64::total_cmp);
         Some(CacheSummary {
-            tiles_streamed: globe
-                .iter()
-                .map(|g| u64::from(g.cache.uploaded_tiles))
-                .sum(),
+            tiles_streamed: globe.iter().map(|g| u64::from(g.cache.uploaded_tiles)).sum(),
             bytes_streamed: globe.iter().map(|g| g.cache.uploaded_bytes).sum(),
             evictions: globe.iter().map(|g| u64::from(g.cache.evictions)).sum(),
-            hit_rate: if hits + misses == 0 {
-                1.0
-            } else {
-                hits as f64 / (hits + misses) as f64
-            },
+            hit_rate: if hits + misses == 0 { 1.0 } else { hits as f64 / (hits + misses) as f64 },
             readback_frames: readbacks.len() as u32,
-            overflow_frames: readbacks
-                .iter()
-                .filter(|g| g.cache.feedback_overflow)
-                .count() as u32,
+            overflow_frames: readbacks.iter().filter(|g| g.cache.feedback_overflow).count() as u32,
             max_load_queue: globe.iter().map(|g| g.cache.load_queue).max().unwrap_or(0),
             max_in_flight: globe.iter().map(|g| g.cache.in_flight).max().unwrap_or(0),
             failed_loads: last.cache.failed_loads,
@@ -250,20 +237,9 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// Statistics of `samples_ms`, ignoring non-finite values; all zero when nothing is left.
 fn stats(name: &str, samples_ms: &[f64]) -> PassStats {
-    let mut sorted: Vec<f64> = samples_ms
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
+    let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|v| v.is_finite()).collect();
     if sorted.is_empty() {
-        return PassStats {
-            name: name.to_string(),
-            median_ms: 0.0,
-            p95_ms: 0.0,
-            p99_ms: 0.0,
-            max_ms: 0.0,
-            mean_ms: 0.0,
-        };
+        return PassStats { name: name.to_string(), median_ms: 0.0, p95_ms: 0.0, p99_ms: 0.0, max_ms: 0.0, mean_ms: 0.0 };
     }
     sorted.sort_by(f64::total_cmp);
     PassStats {
@@ -295,13 +271,8 @@ const SPIKE_WINDOW: usize = 15;
 fn spike_frames(frames: &[FrameRecord]) -> Vec<u32> {
     (0..frames.len())
         .filter(|&i| {
-            let window =
-                &frames[i.saturating_sub(SPIKE_WINDOW)..(i + SPIKE_WINDOW + 1).min(frames.len())];
-            let mut times: Vec<f64> = window
-                .iter()
-                .map(|f| f.frame_gpu_ms)
-                .filter(|t| t.is_finite())
-                .collect();
+            let window = &frames[i.saturating_sub(SPIKE_WINDOW)..(i + SPIKE_WINDOW + 1).min(frames.len())];
+            let mut times: Vec<f64> = window.iter().map(|f| f.frame_gpu_ms).filter(|t| t.is_finite()).collect();
             times.sort_by(f64::total_cmp);
             !times.is_empty() && frames[i].frame_gpu_ms > 2.0 * percentile(&times, 50.0)
         })
@@ -310,10 +281,7 @@ fn spike_frames(frames: &[FrameRecord]) -> Vec<u32> {
 }
 
 /// Serialises pass times as a JSON object in their recorded order.
-fn serialize_pass_times<S: Serializer>(
-    pass_gpu_ms: &[(String, f64)],
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
+fn serialize_pass_times<S: Serializer>(pass_gpu_ms: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
     let mut map = serializer.serialize_map(Some(pass_gpu_ms.len()))?;
     for (name, ms) in pass_gpu_ms {
         map.serialize_entry(name, ms)?;
@@ -329,13 +297,8 @@ impl BenchReport {
     /// summed in `frames`). Non-finite times are left out of the statistics. Statistics
     /// of a series with no samples are all zero.
     pub fn from_frames(meta: BenchMeta, frames: Vec<FrameRecord>) -> BenchReport {
-        let frames: Vec<FrameRecord> = frames
-            .into_iter()
-            .map(|frame| FrameRecord {
-                pass_gpu_ms: merge_duplicate_passes(frame.pass_gpu_ms),
-                ..frame
-            })
-            .collect();
+        let frames: Vec<FrameRecord> =
+            frames.into_iter().map(|frame| FrameRecord { pass_gpu_ms: merge_duplicate_passes(frame.pass_gpu_ms), ..frame }).collect();
 
         let mut names: Vec<&str> = Vec::new();
         let mut samples_ms: Vec<Vec<f64>> = Vec::new();
@@ -350,36 +313,19 @@ impl BenchReport {
                 samples_ms[index].push(*ms);
             }
         }
-        let passes = names
-            .iter()
-            .zip(&samples_ms)
-            .map(|(name, samples)| stats(name, samples))
-            .collect();
+        let passes = names.iter().zip(&samples_ms).map(|(name, samples)| stats(name, samples)).collect();
         let frame_samples_ms: Vec<f64> = frames.iter().map(|f| f.frame_gpu_ms).collect();
         let frame = stats("frame", &frame_samples_ms);
-        let long_frames = frames
-            .iter()
-            .filter(|f| f.frame_gpu_ms > 2.0 * frame.median_ms)
-            .map(|f| f.frame)
-            .collect();
+        let long_frames = frames.iter().filter(|f| f.frame_gpu_ms > 2.0 * frame.median_ms).map(|f| f.frame).collect();
         let spike_frames = spike_frames(&frames);
         let cache = CacheSummary::from_frames(&frames);
 
-        BenchReport {
-            meta,
-            passes,
-            frame,
-            long_frames,
-            spike_frames,
-            cache,
-            frames,
-        }
+        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, frames }
     }
 
     /// The report as pretty-printed JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self)
-            .unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }).to_string())
+        serde_json::to_string_pretty(self).unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }).to_string())
     }
 }
 
@@ -407,8 +353,7 @@ mod tests {
         }
     }
 
-    pub(super) const PASS_NAMES: [&str; 4] =
-        ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
+    pub(super) const PASS_NAMES: [&str; 4] = ["leb.split", "leb.merge", "cbt.reduce", "render.draw"];
 
     /// Random frames; some passes are missing from some frames.
     pub(super) fn random_frames(rng: &mut XorShift, count: u32) -> Vec<FrameRecord> {
@@ -468,10 +413,7 @@ mod tests {
         assert!(report.spike_frames.is_empty(), "{:?}", report.spike_frames);
         let spike = (rng.next_u64() % 200) as usize;
         frames[spike].frame_gpu_ms *= 2.5;
-        assert_eq!(
-            BenchReport::from_frames(meta(), frames).spike_frames,
-            vec![spike as u32]
-        );
+        assert_eq!(BenchReport::from_frames(meta(), frames).spike_frames, vec![spike as u32]);
     }
 
     #[test]
@@ -482,52 +424,30 @@ mod tests {
         let (mut hits, mut misses, mut uploaded) = (0u64, 0u64, 0u64);
         let mut previous = TileCacheStats::default();
         for (i, frame) in frames.iter_mut().enumerate() {
-            let mut cache = TileCacheStats {
-                uploaded_tiles: (rng.next_u64() % 8) as u32,
-                capacity_tiles: 64,
-                ..Default::default()
-            };
+            let mut cache = TileCacheStats { uploaded_tiles: (rng.next_u64() % 8) as u32, capacity_tiles: 64, ..Default::default() };
             if i % 3 == 2 {
                 // No new read-back this frame: the cache repeats the previous one's counts.
-                (cache.readback_frame, cache.hits, cache.misses) =
-                    (previous.readback_frame, previous.hits, previous.misses);
+                (cache.readback_frame, cache.hits, cache.misses) = (previous.readback_frame, previous.hits, previous.misses);
             } else {
-                (cache.readback_frame, cache.hits, cache.misses) = (
-                    previous.readback_frame + 1,
-                    (rng.next_u64() % 50) as u32,
-                    (rng.next_u64() % 20) as u32,
-                );
+                (cache.readback_frame, cache.hits, cache.misses) =
+                    (previous.readback_frame + 1, (rng.next_u64() % 50) as u32, (rng.next_u64() % 20) as u32);
                 hits += u64::from(cache.hits);
                 misses += u64::from(cache.misses);
             }
             uploaded += u64::from(cache.uploaded_tiles);
             previous = cache.clone();
-            frame.globe = Some(GlobeFrameRecord {
-                lon_deg: 0.0,
-                lat_deg: 0.0,
-                altitude_m: 1.0,
-                cpu_submit_ms: i as f64,
-                cache,
-            });
+            frame.globe = Some(GlobeFrameRecord { lon_deg: 0.0, lat_deg: 0.0, altitude_m: 1.0, cpu_submit_ms: i as f64, cache });
         }
         frames[7].frame_gpu_ms = 1e3;
         let report = BenchReport::from_frames(meta(), frames);
-        let c = report
-            .cache
-            .as_ref()
-            .expect("globe frames give a cache summary");
+        let c = report.cache.as_ref().expect("globe frames give a cache summary");
         assert_eq!(u64::from(c.readback_frames), previous.readback_frame);
         assert_eq!(c.tiles_streamed, uploaded);
         assert!((c.hit_rate - hits as f64 / (hits + misses) as f64).abs() < 1e-12);
         assert_eq!(c.cpu_submit_max_ms, 39.0);
         assert!(report.long_frames.contains(&7) && report.spike_frames.contains(&7));
-        assert!(report
-            .long_frames
-            .iter()
-            .all(|&f| report.frames[f as usize].frame_gpu_ms > 2.0 * report.frame.median_ms));
-        assert!(BenchReport::from_frames(meta(), random_frames(&mut rng, 5))
-            .cache
-            .is_none());
+        assert!(report.long_frames.iter().all(|&f| report.frames[f as usize].frame_gpu_ms > 2.0 * report.frame.median_ms));
+        assert!(BenchReport::from_frames(meta(), random_frames(&mut rng, 5)).cache.is_none());
     }
 
     #[test]
@@ -562,19 +482,12 @@ mod tests {
                     (pass, values)
                 })
                 .collect();
-            series.push((
-                &report.frame,
-                frames.iter().map(|f| f.frame_gpu_ms).collect(),
-            ));
+            series.push((&report.frame, frames.iter().map(|f| f.frame_gpu_ms).collect()));
 
             for (stats, mut values) in series {
                 values.sort_by(|a, b| a.partial_cmp(b).unwrap());
                 let n = values.len();
-                let median = if n % 2 == 1 {
-                    values[n / 2]
-                } else {
-                    (values[n / 2 - 1] + values[n / 2]) / 2.0
-                };
+                let median = if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 };
                 let rank = 0.95 * (n - 1) as f64;
                 let low = rank.floor() as usize;
                 let high = rank.ceil() as usize;
@@ -602,23 +515,14 @@ mod tests {
             max_depth: 1,
             cache_hits: 0,
             cache_misses: 0,
-            pass_gpu_ms: pass_gpu_ms
-                .into_iter()
-                .map(|(n, ms)| (n.to_string(), ms))
-                .collect(),
+            pass_gpu_ms: pass_gpu_ms.into_iter().map(|(n, ms)| (n.to_string(), ms)).collect(),
             frame_gpu_ms,
         };
         let report = BenchReport::from_frames(
             meta(),
-            vec![
-                frame(vec![("a", 1.0), ("b", 2.0), ("a", 0.5)], 4.0),
-                frame(vec![("b", f64::NAN)], f64::INFINITY),
-            ],
+            vec![frame(vec![("a", 1.0), ("b", 2.0), ("a", 0.5)], 4.0), frame(vec![("b", f64::NAN)], f64::INFINITY)],
         );
-        assert_eq!(
-            report.frames[0].pass_gpu_ms,
-            vec![("a".to_string(), 1.5), ("b".to_string(), 2.0)]
-        );
+        assert_eq!(report.frames[0].pass_gpu_ms, vec![("a".to_string(), 1.5), ("b".to_string(), 2.0)]);
         assert_eq!(report.passes[0].max_ms, 1.5);
         assert_eq!(report.passes[1].mean_ms, 2.0);
         assert_eq!(report.frame.max_ms, 4.0);
@@ -632,31 +536,12 @@ mod tests {
     #[test]
     fn peak_memory_is_in_the_summary_and_the_json() {
         let report = BenchReport::from_frames(meta(), Vec::new());
-        assert!(
-            report
-                .summary_table()
-                .contains("peak memory: 734 MiB resident"),
-            "{}",
-            report.summary_table()
-        );
+        assert!(report.summary_table().contains("peak memory: 734 MiB resident"), "{}", report.summary_table());
         let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
-        assert_eq!(
-            json["meta"]["peak_rss_bytes"],
-            serde_json::json!(734u64 << 20)
-        );
-        let unknown = BenchReport::from_frames(
-            BenchMeta {
-                peak_rss_bytes: None,
-                ..meta()
-            },
-            Vec::new(),
-        );
+        assert_eq!(json["meta"]["peak_rss_bytes"], serde_json::json!(734u64 << 20));
+        let unknown = BenchReport::from_frames(BenchMeta { peak_rss_bytes: None, ..meta() }, Vec::new());
         assert!(unknown.summary_table().contains("peak memory: unknown"));
-        assert!(
-            serde_json::from_str::<serde_json::Value>(&unknown.to_json()).unwrap()["meta"]
-                ["peak_rss_bytes"]
-                .is_null()
-        );
+        assert!(serde_json::from_str::<serde_json::Value>(&unknown.to_json()).unwrap()["meta"]["peak_rss_bytes"].is_null());
     }
 
     /// Equal up to the last-digit error of serde_json's default float parser.
@@ -670,18 +555,7 @@ mod tests {
         let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 20));
         let value: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
 
-        for key in [
-            "terrain",
-            "path",
-            "width_px",
-            "height_px",
-            "frames",
-            "adapter",
-            "backend",
-            "max_depth",
-            "pixel_error_px",
-            "date",
-        ] {
+        for key in ["terrain", "path", "width_px", "height_px", "frames", "adapter", "backend", "max_depth", "pixel_error_px", "date"] {
             assert!(value["meta"].get(key).is_some(), "meta.{key} missing");
         }
         let stat_keys = ["name", "median_ms", "p95_ms", "max_ms", "mean_ms"];
@@ -693,25 +567,12 @@ mod tests {
             }
         }
         assert_eq!(value["passes"][0]["name"], "leb.split");
-        assert!(close(
-            value["frame"]["median_ms"].as_f64().unwrap(),
-            report.frame.median_ms
-        ));
+        assert!(close(value["frame"]["median_ms"].as_f64().unwrap(), report.frame.median_ms));
 
         let frames = value["frames"].as_array().unwrap();
         assert_eq!(frames.len(), 20);
         for (json, record) in frames.iter().zip(&report.frames) {
-            for key in [
-                "frame",
-                "time_s",
-                "leaves",
-                "triangles",
-                "max_depth",
-                "cache_hits",
-                "cache_misses",
-                "gpu_ms",
-                "frame_gpu_ms",
-            ] {
+            for key in ["frame", "time_s", "leaves", "triangles", "max_depth", "cache_hits", "cache_misses", "gpu_ms", "frame_gpu_ms"] {
                 assert!(json.get(key).is_some(), "{key} missing from {json}");
             }
             let gpu_ms = json["gpu_ms"].as_object().unwrap();

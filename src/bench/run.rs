@@ -5,10 +5,10 @@ use crate::bench::globe_path::GlobePath;
 use crate::bench::path::CameraPath;
 use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord};
 use crate::globe::headless::GlobeView;
+use crate::gpu::target::COLOR_FORMAT;
 use crate::gpu::Gpu;
 use crate::render::camera::Camera;
 use crate::render::headless::HeadlessView;
-use crate::gpu::target::COLOR_FORMAT;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 

@@ -20,10 +20,7 @@ where
     };
     let (after_value, after_time_s) = if index == last {
         let k = &keyframes[last];
-        (
-            value(k),
-            k.time_s() + (k.time_s() - keyframes[last - 1].time_s()),
-        )
+        (value(k), k.time_s() + (k.time_s() - keyframes[last - 1].time_s()))
     } else {
         let k = &keyframes[index + 1];
         (value(k), k.time_s())
@@ -38,14 +35,7 @@ pub(super) trait Timed {
 }
 
 /// Cubic Hermite interpolation at `s` in [0, 1] of a segment `interval_s` seconds long.
-pub(super) fn hermite<T>(
-    start: T,
-    start_tangent: T,
-    end: T,
-    end_tangent: T,
-    interval_s: f64,
-    s: f64,
-) -> T
+pub(super) fn hermite<T>(start: T, start_tangent: T, end: T, end_tangent: T, interval_s: f64, s: f64) -> T
 where
     T: Copy + Add<Output = T> + Mul<f64, Output = T>,
 {

@@ -342,14 +342,18 @@ mod tests {
                                 // Everything was in use: a finer tile, the LRU of those.
                                 assert!(before.iter().all(|s| s.pinned || s.last_used_frame >= latest));
                                 assert!(e.zoom > k.zoom, "evicted {e:?} in use for the coarser-or-equal {k:?}");
-                                assert!(before.iter().filter(|s| !s.pinned && s.key.unwrap().zoom > k.zoom).all(|s| s.last_used_frame >= old.last_used_frame));
+                                assert!(before
+                                    .iter()
+                                    .filter(|s| !s.pinned && s.key.unwrap().zoom > k.zoom)
+                                    .all(|s| s.last_used_frame >= old.last_used_frame));
                             }
                             assert!(r.table().lookup(e).is_none(), "evicted key still in the table");
                         }
                     }
                     None => {
                         r.cancel(k);
-                        assert!(r.slots().iter().all(|s| s.key.is_some() && (s.pinned || (s.last_used_frame >= frame.saturating_sub(2) && s.key.unwrap().zoom <= k.zoom))));
+                        assert!(r.slots().iter().all(|s| s.key.is_some()
+                            && (s.pinned || (s.last_used_frame >= frame.saturating_sub(2) && s.key.unwrap().zoom <= k.zoom))));
                     }
                 }
             }

@@ -120,7 +120,6 @@ enum Mode {
 /// Read-back buffers in flight at most; when all are busy a frame is not read back.
 const RING_SLOTS: usize = 3;
 
-
 /// The GPU tile cache (see the module comment).
 pub struct TileCache {
     pub atlas: Atlas,
@@ -158,7 +157,11 @@ impl TileCache {
         let storage = |binding, visibility, read_only| wgpu::BindGroupLayoutEntry {
             binding,
             visibility,
-            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
             count: None,
         };
         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -355,7 +358,11 @@ impl TileCache {
             self.stats.feedback_count = feedback.count;
             self.stats.feedback_overflow = feedback.overflow;
             let (source, max_zoom) = (self.source, self.max_zoom);
-            let wanted = feedback.keys.into_iter().filter(|k| k.source == source).map(|k| k.ancestors().find(|a| a.zoom <= max_zoom).expect("zoom 0 is an ancestor"));
+            let wanted = feedback
+                .keys
+                .into_iter()
+                .filter(|k| k.source == source)
+                .map(|k| k.ancestors().find(|a| a.zoom <= max_zoom).expect("zoom 0 is an ancestor"));
             self.residency.set_requests(wanted);
         }
     }
@@ -388,7 +395,10 @@ impl TileCache {
                     match result {
                         Ok(heights) if heights.len() == TILE_TEXELS => ready.push_back((key, heights)),
                         Ok(heights) => {
-                            log::warn!("tile cache: the producer gave {} heights for {key:?}, not {TILE_TEXELS}; not retried", heights.len());
+                            log::warn!(
+                                "tile cache: the producer gave {} heights for {key:?}, not {TILE_TEXELS}; not retried",
+                                heights.len()
+                            );
                             self.residency.fail(key);
                         }
                         Err(error) => {
@@ -453,7 +463,12 @@ impl TileCache {
 
     /// Runs frames (begin, `record_frame`, end, submit, wait) until `is_settled`, at most
     /// `max_frames`; returns the frames run. For tests and shots: it waits for the GPU each frame.
-    pub fn settle(&mut self, gpu: &Gpu, max_frames: u32, mut record_frame: impl FnMut(&mut wgpu::CommandEncoder, &TileCache)) -> Result<u32, CacheError> {
+    pub fn settle(
+        &mut self,
+        gpu: &Gpu,
+        max_frames: u32,
+        mut record_frame: impl FnMut(&mut wgpu::CommandEncoder, &TileCache),
+    ) -> Result<u32, CacheError> {
         for n in 1..=max_frames {
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("cache.settle") });
             self.begin_frame(gpu, &mut encoder, self.frame + 1);

@@ -25,8 +25,8 @@ use wgpu::util::DeviceExt;
 use super::atlas::Atlas;
 use super::tile_key::TileKey;
 use super::tile_layout::{TILE_SIDE, TILE_TEXELS};
-use crate::leb::octahedral::MAP_ONE;
 use crate::hash::fmix32;
+use crate::leb::octahedral::MAP_ONE;
 
 /// The source index of the procedural planet's tiles.
 pub const PLANET_SOURCE: u8 = 30;
@@ -203,7 +203,8 @@ impl TileGenerate {
             return;
         }
         queue.write_buffer(&self.jobs, 0, bytemuck::cast_slice(jobs));
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("cache.tile_generate"), timestamp_writes: None });
+        let mut pass =
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("cache.tile_generate"), timestamp_writes: None });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         let groups = TILE_SIDE.div_ceil(8);
@@ -219,7 +220,12 @@ mod tests {
 
     #[test]
     fn texel_fixed_point_equals_the_layout_and_the_fold() {
-        for key in [TileKey::new(0, 0, 0, 0).unwrap(), TileKey::new(0, 3, 7, 0).unwrap(), TileKey::new(0, 12, 4095, 17).unwrap(), TileKey::new(0, 5, 0, 31).unwrap()] {
+        for key in [
+            TileKey::new(0, 0, 0, 0).unwrap(),
+            TileKey::new(0, 3, 7, 0).unwrap(),
+            TileKey::new(0, 12, 4095, 17).unwrap(),
+            TileKey::new(0, 5, 0, 31).unwrap(),
+        ] {
             for (i, j) in [(0, 0), (1, 1), (130, 5), (64, 130), (130, 130), (0, 77)] {
                 let exact = octahedral::wrap(texel_map_point(key, i, j));
                 let fixed = octahedral::from_fixed(tile_texel_map_fixed(key, i, j));

@@ -87,7 +87,12 @@ impl TileKey {
 
     /// Child `quadrant` (bit 0: x + 1, bit 1: y + 1), None beyond MAX_ZOOM.
     pub fn child(self, quadrant: u32) -> Option<TileKey> {
-        (self.zoom < MAX_ZOOM).then(|| TileKey { source: self.source, zoom: self.zoom + 1, x: self.x << 1 | (quadrant & 1), y: self.y << 1 | (quadrant >> 1 & 1) })
+        (self.zoom < MAX_ZOOM).then(|| TileKey {
+            source: self.source,
+            zoom: self.zoom + 1,
+            x: self.x << 1 | (quadrant & 1),
+            y: self.y << 1 | (quadrant >> 1 & 1),
+        })
     }
 }
 
@@ -98,7 +103,6 @@ pub fn tile_hash(words: [u32; 2]) -> u32 {
     use crate::hash::fmix32;
     fmix32(words[0] ^ fmix32(words[1]))
 }
-
 
 /// Parent of packed words, computed on the words as the shader does (tile_key_parent); for
 /// tests of the WGSL arithmetic. `words` must be a key of zoom >= 1.
@@ -116,7 +120,8 @@ mod tests {
     fn random_key(rng: &mut XorShift) -> TileKey {
         let zoom = (rng.next_u64() % (MAX_ZOOM as u64 + 1)) as u8;
         let side = 1u64 << zoom;
-        TileKey::new((rng.next_u64() % (MAX_SOURCE as u64 + 1)) as u8, zoom, (rng.next_u64() % side) as u32, (rng.next_u64() % side) as u32).unwrap()
+        TileKey::new((rng.next_u64() % (MAX_SOURCE as u64 + 1)) as u8, zoom, (rng.next_u64() % side) as u32, (rng.next_u64() % side) as u32)
+            .unwrap()
     }
 
     #[test]

@@ -104,7 +104,13 @@ impl TileTable {
     pub fn new(capacity_log2: u32) -> TileTable {
         assert!(capacity_log2 <= 31, "capacity 2^{capacity_log2} too large");
         let capacity = 1usize << capacity_log2;
-        TileTable { slots: vec![TileSlot::EMPTY; capacity], len: 0, displacement_counts: vec![0; capacity], max_probe: 0, dirty: Vec::new() }
+        TileTable {
+            slots: vec![TileSlot::EMPTY; capacity],
+            len: 0,
+            displacement_counts: vec![0; capacity],
+            max_probe: 0,
+            dirty: Vec::new(),
+        }
     }
 
     /// The smallest table that holds `keys` keys at load factor at most `max_load` (0 < max_load <= 1).
@@ -231,7 +237,8 @@ impl TileTable {
         let mut i = self.home(words);
         loop {
             let slot = self.slots[i as usize];
-            let sorts_after = slot.displacement < entry.displacement || (slot.displacement == entry.displacement && key_order(slot.key) > key_order(entry.key));
+            let sorts_after = slot.displacement < entry.displacement
+                || (slot.displacement == entry.displacement && key_order(slot.key) > key_order(entry.key));
             if slot.is_empty() || sorts_after {
                 self.slots[i as usize] = entry;
                 self.count_displacement(entry.displacement, true);

@@ -16,7 +16,8 @@ pub fn requirements(max_depth: u32, leaf_capacity: u64) -> Requirements {
     let heap_bytes = cpu::heap_size_bytes(max_depth);
     let leaf_bytes = leaf_capacity * 4;
     let storage = heap_bytes.max(leaf_bytes);
-    let why_heap = format!("for the CBT heap at max depth {max_depth} ({} MiB) and {leaf_capacity} leaf ids; lower --max-depth", heap_bytes >> 20);
+    let why_heap =
+        format!("for the CBT heap at max depth {max_depth} ({} MiB) and {leaf_capacity} leaf ids; lower --max-depth", heap_bytes >> 20);
     Requirements {
         wanted_limits: Vec::new(),
         features: Vec::new(),
@@ -24,7 +25,11 @@ pub fn requirements(max_depth: u32, leaf_capacity: u64) -> Requirements {
         limits: vec![
             ("max_storage_buffer_binding_size", storage, why_heap.clone()),
             ("max_buffer_size", storage, why_heap),
-            ("max_compute_workgroups_per_dimension", crate::gpu::dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches over every leaf".into()),
+            (
+                "max_compute_workgroups_per_dimension",
+                crate::gpu::dispatch::MAX_GROUPS_X as u64,
+                "for 2-D dispatches over every leaf".into(),
+            ),
             ("max_compute_invocations_per_workgroup", 256, "for the 256-thread CBT passes".into()),
             ("max_compute_workgroup_storage_size", reduce::WORKGROUP_STORAGE_BYTES, "for the shared-memory CBT reduction".into()),
         ],

@@ -42,6 +42,14 @@ impl CbtOps {
 
     /// Applies `ops` to `cbt`'s heap, all in parallel, in the profiled pass "cbt.ops", and submits.
     pub fn apply(&self, gpu: &crate::gpu::Gpu, profiler: &mut wgpu_profiler::GpuProfiler, cbt: &GpuCbt, ops: &[CbtOp]) {
-        run_over_list(gpu, profiler, &self.pipeline, "cbt.ops", &[(0, &cbt.heap), (7, &cbt.changed)], bytemuck::cast_slice(ops), ops.len() as u32);
+        run_over_list(
+            gpu,
+            profiler,
+            &self.pipeline,
+            "cbt.ops",
+            &[(0, &cbt.heap), (7, &cbt.changed)],
+            bytemuck::cast_slice(ops),
+            ops.len() as u32,
+        );
     }
 }

@@ -62,7 +62,8 @@ pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
     let items_log2 = word_log2(max_depth);
     let thread_depth = max_depth - 5 - items_log2;
     let first_levels = thread_depth.min(LEVELS_PER_GROUP);
-    let mut plan = vec![ReduceParams { in_depth: thread_depth, levels: first_levels, bitfield: 1, items_log2, changed_only: 0, _pad: [0; 3] }];
+    let mut plan =
+        vec![ReduceParams { in_depth: thread_depth, levels: first_levels, bitfield: 1, items_log2, changed_only: 0, _pad: [0; 3] }];
     // Counts at `depth` are the deepest not yet summed; each later dispatch sums up to
     // MAX_WORD_LOG2 levels in registers and LEVELS_PER_GROUP in shared memory.
     let mut depth = thread_depth - first_levels;

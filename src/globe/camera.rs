@@ -1,8 +1,8 @@
 //! A camera anywhere around the globe: position in earth-centred, earth-fixed metres (f64; +z
 //! north pole, +x 0N 0E, +y 0N 90E), a view direction and an up hint.
 
-use crate::leb::octahedral::from_lon_lat_deg;
 use crate::globe::EARTH_RADIUS_M;
+use crate::leb::octahedral::from_lon_lat_deg;
 use glam::DVec3;
 
 /// Where the camera is and where it looks.
@@ -20,7 +20,10 @@ impl GlobeCamera {
     pub fn at_lon_lat(lon_deg: f64, lat_deg: f64, altitude_m: f64, heading_deg: f64, pitch_deg: f64, fov_y_deg: f64) -> GlobeCamera {
         let up = from_lon_lat_deg(lon_deg, lat_deg);
         let (east, north) = local_east_north(up);
-        let (heading, pitch) = (heading_deg.to_radians(), pitch_deg.to_radians().clamp(-0.9999 * std::f64::consts::FRAC_PI_2, 0.9999 * std::f64::consts::FRAC_PI_2));
+        let (heading, pitch) = (
+            heading_deg.to_radians(),
+            pitch_deg.to_radians().clamp(-0.9999 * std::f64::consts::FRAC_PI_2, 0.9999 * std::f64::consts::FRAC_PI_2),
+        );
         let forward = pitch.cos() * (heading.cos() * north + heading.sin() * east) + pitch.sin() * up;
         GlobeCamera { position_m: up * (EARTH_RADIUS_M + altitude_m), forward: forward.normalize(), fov_y_deg }
     }

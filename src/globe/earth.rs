@@ -193,7 +193,12 @@ impl GlobalRaster {
         let c0 = col.floor();
         let f = col - c0;
         let index = |c: f64| (c as i64).rem_euclid(self.cols_per_turn) as usize + (row * r.width) as usize;
-        weighted_mean([(r.heights_m[index(c0)] as f64, 1.0 - f), (r.heights_m[index(c0 + 1.0)] as f64, f), (f64::NAN, 0.0), (f64::NAN, 0.0)])
+        weighted_mean([
+            (r.heights_m[index(c0)] as f64, 1.0 - f),
+            (r.heights_m[index(c0 + 1.0)] as f64, f),
+            (f64::NAN, 0.0),
+            (f64::NAN, 0.0),
+        ])
     }
 
     /// The height at (lon, lat): bilinear between rows; beyond the first (last) row, blended
@@ -235,12 +240,19 @@ impl Region {
                 (RegionData::Pyramid(p), bounds)
             }
             HeightSource::Raster(r) if r.crs == Crs::Geographic => {
-                let bounds = [r.origin.0, r.origin.1 - (r.height - 1) as f64 * r.step.1, r.origin.0 + (r.width - 1) as f64 * r.step.0, r.origin.1];
+                let bounds =
+                    [r.origin.0, r.origin.1 - (r.height - 1) as f64 * r.step.1, r.origin.0 + (r.width - 1) as f64 * r.step.0, r.origin.1];
                 (RegionData::Raster(r), bounds)
             }
             _ => return Err(file_error(path, "a planet region must be a tile-pyramid folder or a geographic (EPSG:4326) GeoTIFF")),
         };
-        if !(bounds[0] < bounds[2] && bounds[1] < bounds[3] && bounds[0] >= -180.0 && bounds[2] <= 180.0 && bounds[1] >= -90.0 && bounds[3] <= 90.0) {
+        if !(bounds[0] < bounds[2]
+            && bounds[1] < bounds[3]
+            && bounds[0] >= -180.0
+            && bounds[2] <= 180.0
+            && bounds[1] >= -90.0
+            && bounds[3] <= 90.0)
+        {
             return Err(file_error(path, format!("region bounds {bounds:?} are not west < east, south < north within -180..180, -90..90")));
         }
         let mid_lat = ((bounds[1] + bounds[3]) / 2.0).to_radians();
@@ -248,7 +260,21 @@ impl Region {
             RegionData::Pyramid(p) => p.finest_pixel_m(mid_lat),
             RegionData::Raster(r) => (r.step.0 * METRES_PER_DEGREE.1 * mid_lat.cos()).min(r.step.1 * METRES_PER_DEGREE.0),
         };
-        let mut region = Region { data, bounds, pixel_m, feather: FeatherGrid { west: 0.0, south: 0.0, d_lon: 1.0, d_lat: 1.0, nx: 0, ny: 0, weights: Vec::new(), sea_level: Vec::new() } };
+        let mut region = Region {
+            data,
+            bounds,
+            pixel_m,
+            feather: FeatherGrid {
+                west: 0.0,
+                south: 0.0,
+                d_lon: 1.0,
+                d_lat: 1.0,
+                nx: 0,
+                ny: 0,
+                weights: Vec::new(),
+                sea_level: Vec::new(),
+            },
+        };
         region.feather = FeatherGrid::build(&region, base)?;
         Ok(region)
     }
@@ -265,7 +291,14 @@ impl Region {
     /// What the region adds at (lon, lat) to a height `h` below it (the module header's formula
     /// without the feather w): (land height, c_land, c_sea k), or None where it has no data.
     /// `over_sea`: the base is below 0 m there (the sea rule applies).
-    fn blend_terms(&self, cache: &mut TileMemo, lon: f64, lat: f64, step_m: f64, over_sea: bool) -> Result<Option<(f64, f64, f64)>, TerrainError> {
+    fn blend_terms(
+        &self,
+        cache: &mut TileMemo,
+        lon: f64,
+        lat: f64,
+        step_m: f64,
+        over_sea: bool,
+    ) -> Result<Option<(f64, f64, f64)>, TerrainError> {
         let Some((all_m, all_coverage)) = self.sample(cache, lon, lat, step_m, false)? else { return Ok(None) };
         if !over_sea {
             return Ok(Some((all_m as f64, all_coverage, 0.0)));
@@ -348,17 +381,31 @@ impl FeatherGrid {
 fn chamfer(distance_m: &mut [f64], nx: usize, (cx, cy): (f64, f64), outside_m: f64) {
     let ny = distance_m.len() / nx;
     let cd = cx.hypot(cy);
-    let at = |d: &[f64], i: isize, j: isize| if i < 0 || j < 0 || i >= nx as isize || j >= ny as isize { outside_m } else { d[j as usize * nx + i as usize] };
+    let at = |d: &[f64], i: isize, j: isize| {
+        if i < 0 || j < 0 || i >= nx as isize || j >= ny as isize {
+            outside_m
+        } else {
+            d[j as usize * nx + i as usize]
+        }
+    };
     for j in 0..ny as isize {
         for i in 0..nx as isize {
             let k = j as usize * nx + i as usize;
-            distance_m[k] = distance_m[k].min(at(distance_m, i - 1, j) + cx).min(at(distance_m, i, j - 1) + cy).min(at(distance_m, i - 1, j - 1) + cd).min(at(distance_m, i + 1, j - 1) + cd);
+            distance_m[k] = distance_m[k]
+                .min(at(distance_m, i - 1, j) + cx)
+                .min(at(distance_m, i, j - 1) + cy)
+                .min(at(distance_m, i - 1, j - 1) + cd)
+                .min(at(distance_m, i + 1, j - 1) + cd);
         }
     }
     for j in (0..ny as isize).rev() {
         for i in (0..nx as isize).rev() {
             let k = j as usize * nx + i as usize;
-            distance_m[k] = distance_m[k].min(at(distance_m, i + 1, j) + cx).min(at(distance_m, i, j + 1) + cy).min(at(distance_m, i + 1, j + 1) + cd).min(at(distance_m, i - 1, j + 1) + cd);
+            distance_m[k] = distance_m[k]
+                .min(at(distance_m, i + 1, j) + cx)
+                .min(at(distance_m, i, j + 1) + cy)
+                .min(at(distance_m, i + 1, j + 1) + cd)
+                .min(at(distance_m, i - 1, j + 1) + cd);
         }
     }
 }
@@ -503,9 +550,11 @@ mod tests {
 
     #[test]
     fn a_raster_short_of_the_globe_is_refused() {
-        let error = GlobalRaster::new(Path::new("half.tif"), raster(18, 18, (-175.0, 85.0), (10.0, 10.0), |_, _| 0.0)).err().unwrap().to_string();
+        let error =
+            GlobalRaster::new(Path::new("half.tif"), raster(18, 18, (-175.0, 85.0), (10.0, 10.0), |_, _| 0.0)).err().unwrap().to_string();
         assert!(error.starts_with("half.tif: not a global raster: it covers 180.000 x 180.000 degrees"), "{error}");
-        let error = GlobalRaster::new(Path::new("cap.tif"), raster(36, 9, (-175.0, 85.0), (10.0, 10.0), |_, _| 0.0)).err().unwrap().to_string();
+        let error =
+            GlobalRaster::new(Path::new("cap.tif"), raster(36, 9, (-175.0, 85.0), (10.0, 10.0), |_, _| 0.0)).err().unwrap().to_string();
         assert!(error.contains("360.000 x 90.000"), "{error}");
         // -180..180 inclusive (the first column repeated) is global too.
         assert!(GlobalRaster::new(Path::new("full.tif"), raster(37, 19, (-180.0, 90.0), (10.0, 10.0), |_, _| 0.0)).is_ok());
@@ -530,7 +579,21 @@ mod tests {
     fn the_feather_fades_in_inside_the_data_edge() {
         // A 1-degree region with data east of 10.5E only.
         let r = raster(101, 101, (10.0, 1.0), (0.01, 0.01), |lon, _| if lon < 10.5 { f32::NAN } else { 100.0 });
-        let mut region = Region { bounds: [10.0, 0.0, 11.0, 1.0], pixel_m: 1000.0, data: RegionData::Raster(r), feather: FeatherGrid { west: 0.0, south: 0.0, d_lon: 1.0, d_lat: 1.0, nx: 0, ny: 0, weights: Vec::new(), sea_level: Vec::new() } };
+        let mut region = Region {
+            bounds: [10.0, 0.0, 11.0, 1.0],
+            pixel_m: 1000.0,
+            data: RegionData::Raster(r),
+            feather: FeatherGrid {
+                west: 0.0,
+                south: 0.0,
+                d_lon: 1.0,
+                d_lat: 1.0,
+                nx: 0,
+                ny: 0,
+                weights: Vec::new(),
+                sea_level: Vec::new(),
+            },
+        };
         region.feather = FeatherGrid::build(&region, &global(|_, _| 100.0)).unwrap();
         let w = |lon: f64| region.feather.weight(lon, 0.5);
         assert_eq!(w(10.4), 0.0);

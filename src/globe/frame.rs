@@ -18,8 +18,8 @@
 //! ```
 
 use crate::globe::camera::GlobeCamera;
-use crate::leb::octahedral::{from_unit_sphere, to_fixed};
 use crate::globe::EARTH_RADIUS_M;
+use crate::leb::octahedral::{from_unit_sphere, to_fixed};
 use glam::{DVec3, Mat4, Vec4};
 
 /// 1.0 on the octahedron in the fixed point of `octahedron_fixed`.
@@ -83,7 +83,11 @@ pub struct FrameSettings {
 /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
 pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSettings) -> GlobeFrame {
     let aspect = size_px.0 as f32 / size_px.1 as f32;
-    let up_hint = if camera.forward.cross(camera.up()).length_squared() < 1e-12 { DVec3::Z.cross(camera.up()).normalize_or(DVec3::Y).cross(camera.up()) } else { camera.up() };
+    let up_hint = if camera.forward.cross(camera.up()).length_squared() < 1e-12 {
+        DVec3::Z.cross(camera.up()).normalize_or(DVec3::Y).cross(camera.up())
+    } else {
+        camera.up()
+    };
     let view = Mat4::look_to_rh(glam::Vec3::ZERO, camera.forward.as_vec3(), up_hint.as_vec3());
     let clip_from_relative = Mat4::perspective_infinite_reverse_rh(camera.fov_y_rad(), aspect, NEAR_M) * view;
     let anchor_fixed = octahedron_fixed(to_fixed(from_unit_sphere(camera.up())));

@@ -7,8 +7,8 @@ use crate::cache::tile_cache::Producer;
 use crate::cache::tile_generate::{planet_height_m, PLANET_MAX_ZOOM};
 use crate::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
-use crate::leb::octahedral;
 use crate::globe::spec::GlobeSpec;
+use crate::leb::octahedral;
 use crate::terrain::TerrainError;
 
 /// A globe's heights on the CPU.
@@ -67,9 +67,9 @@ impl Ground {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::tile_generate::PLANET_SOURCE;
     use crate::cache::tile_generate::{planet_direction, tile_texel_map_fixed};
     use crate::cache::tile_key::TileKey;
-    use crate::cache::tile_generate::PLANET_SOURCE;
 
     #[test]
     fn the_procedural_ground_is_the_generators_height_at_its_texels() {

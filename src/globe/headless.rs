@@ -4,10 +4,10 @@ use crate::cache::tile_cache::{TileCache, TileCacheStats};
 use crate::cbt::gpu::FrameStats;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::renderer::GlobeRenderer;
-use crate::gpu::Gpu;
-use crate::leb::decode::LodStats;
 use crate::gpu::target::OffscreenTarget;
 use crate::gpu::timings::FrameTimings;
+use crate::gpu::Gpu;
+use crate::leb::decode::LodStats;
 
 /// A globe renderer, its tile cache and an offscreen target of a fixed size.
 pub struct GlobeView {

@@ -2,20 +2,20 @@
 //! globe.split | globe.merge -> cbt.reduce -> cbt.args -> globe.decode -> globe.draw,
 //! over a CBT whose base is the octahedron's 8 triangles (depth 3).
 
+use crate::cache::tile_cache::TileCache;
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::{FrameStats, GpuCbt, DRAW_ARGS_OFFSET};
-use crate::cache::tile_cache::TileCache;
 use crate::cbt::reduce::CbtReduce;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
+use crate::gpu::target::DEPTH_FORMAT;
+use crate::gpu::timings::FrameTimings;
 use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LodStats;
 use crate::leb::lod::MERGE_HYSTERESIS;
-use crate::gpu::target::DEPTH_FORMAT;
-use crate::gpu::timings::FrameTimings;
 use glam::DVec3;
 
 /// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
@@ -88,16 +88,23 @@ impl GlobeRenderer {
         let mesh = BaseMesh::octahedron();
         // The globe's tree is sparse at every depth (some 10^4 leaves; most blocks never change),
         // so it always reduces the changed blocks alone.
-        let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31))).with_change_tracking(true);
+        let cbt =
+            GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)))
+                .with_change_tracking(true);
         let reduce = CbtReduce::new(device, &cbt);
         assert!(settings.sub_levels.is_multiple_of(2) && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
         let args = CbtArgs::with_draw_instances(device, &cbt, 1 << settings.sub_levels);
-        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
-        let frame = buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        };
+        let frame =
+            buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         let leaf_ids = buffer("globe.leaf_ids", cbt.leaf_capacity as u64 * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
-        let lod_stats = buffer("globe.lod_stats", 16, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
+        let lod_stats =
+            buffer("globe.lod_stats", 16, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry> = buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
+            let entries: Vec<wgpu::BindGroupEntry> =
+                buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
         };
         let [depth, track_changes, block_bits] = cbt.writer_constants();
@@ -105,10 +112,22 @@ impl GlobeRenderer {
         let constants = [depth, source, max_zoom];
         let update_constants = [depth, track_changes, block_bits, source, max_zoom];
         let cache_layout = cache.bind_group_layout();
-        let update_layout = layout(device, "globe.update", &[(0, Binding::StorageWrite), (1, Binding::Uniform), (2, Binding::StorageRead), (3, Binding::StorageRead), (7, Binding::StorageWrite)], wgpu::ShaderStages::COMPUTE);
+        let update_layout = layout(
+            device,
+            "globe.update",
+            &[
+                (0, Binding::StorageWrite),
+                (1, Binding::Uniform),
+                (2, Binding::StorageRead),
+                (3, Binding::StorageRead),
+                (7, Binding::StorageWrite),
+            ],
+            wgpu::ShaderStages::COMPUTE,
+        );
         let update = |label: &str, entry: &str| {
             let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &update_constants, &update_layout, cache_layout);
-            let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
+            let bind_group =
+                group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
             (pipeline, bind_group)
         };
         let split = update("globe.split", "split_pass");
@@ -116,12 +135,21 @@ impl GlobeRenderer {
         let decode_layout = layout(
             device,
             "globe.decode",
-            &[(0, Binding::StorageRead), (1, Binding::StorageWrite), (2, Binding::StorageWrite), (3, Binding::Uniform), (4, Binding::StorageWrite)],
+            &[
+                (0, Binding::StorageRead),
+                (1, Binding::StorageWrite),
+                (2, Binding::StorageWrite),
+                (3, Binding::Uniform),
+                (4, Binding::StorageWrite),
+            ],
             wgpu::ShaderStages::COMPUTE,
         );
-        let decode_pipeline = compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &constants, &decode_layout, cache_layout);
-        let decode_group = group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
-        let draw_layout = layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
+        let decode_pipeline =
+            compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &constants, &decode_layout, cache_layout);
+        let decode_group =
+            group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
+        let draw_layout =
+            layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
         let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
         let draw_group = group("globe.draw", &draw_layout, &[(0, &leaf_ids), (1, &frame)]);
         let profiler = crate::gpu::create_profiler(device);
@@ -239,7 +267,8 @@ impl GlobeRenderer {
     pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
         let query = self.profiler.begin_pass_query("globe.draw", encoder);
         {
-            let mut pass = crate::gpu::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
+            let mut pass =
+                crate::gpu::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.draw.0);
             pass.set_bind_group(0, &self.draw.1, &[]);
             pass.set_bind_group(2, cache.bind_group(), &[]);
@@ -312,7 +341,11 @@ fn layout(device: &wgpu::Device, label: &str, bindings: &[(u32, Binding)], visib
 }
 
 fn pipeline_layout(device: &wgpu::Device, group0: &wgpu::BindGroupLayout, cache: &wgpu::BindGroupLayout) -> wgpu::PipelineLayout {
-    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: None, bind_group_layouts: &[Some(group0), None, Some(cache)], immediate_size: 0 })
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(group0), None, Some(cache)],
+        immediate_size: 0,
+    })
 }
 
 fn compute_pipeline(
@@ -350,7 +383,12 @@ fn draw_pipeline(
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("globe.draw"),
         layout: Some(&pipeline_layout(device, group0, cache)),
-        vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: compilation_options.clone(), buffers: &[] },
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: compilation_options.clone(),
+            buffers: &[],
+        },
         // Every triangle faces out (the shader reverses odd levels): the far side of the globe
         // and the backs of slopes are culled before rasterisation.
         primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
@@ -362,7 +400,12 @@ fn draw_pipeline(
             bias: Default::default(),
         }),
         multisample: Default::default(),
-        fragment: Some(wgpu::FragmentState { module: &module, entry_point: Some("fs_main"), compilation_options, targets: &[Some(color_format.into())] }),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options,
+            targets: &[Some(color_format.into())],
+        }),
         multiview_mask: None,
         cache: None,
     })

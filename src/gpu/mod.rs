@@ -64,7 +64,11 @@ impl Requirements {
     /// asks, where the adapter allows, for storage buffers of `node_bounds_bytes` (the grid's node
     /// bounds down to the data's depth).
     pub fn with_height_grid(mut self, samples: u32, node_bounds_bytes: u64) -> Requirements {
-        self.limits.push(("max_texture_dimension_2d", samples as u64, format!("for the {samples}x{samples} height grid; lower --max-samples")));
+        self.limits.push((
+            "max_texture_dimension_2d",
+            samples as u64,
+            format!("for the {samples}x{samples} height grid; lower --max-samples"),
+        ));
         self.wanted_limits.extend([("max_storage_buffer_binding_size", node_bounds_bytes), ("max_buffer_size", node_bounds_bytes)]);
         self
     }
@@ -111,12 +115,20 @@ fn set_limit(limits: &mut wgpu::Limits, name: &str, value: u64) {
     match name {
         "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.max(value),
         "max_buffer_size" => limits.max_buffer_size = limits.max_buffer_size.max(value),
-        "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension = limits.max_compute_workgroups_per_dimension.max(value as u32),
-        "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32),
-        "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32),
+        "max_compute_workgroups_per_dimension" => {
+            limits.max_compute_workgroups_per_dimension = limits.max_compute_workgroups_per_dimension.max(value as u32)
+        }
+        "max_compute_invocations_per_workgroup" => {
+            limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32)
+        }
+        "max_compute_workgroup_storage_size" => {
+            limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32)
+        }
         "max_texture_dimension_2d" => limits.max_texture_dimension_2d = limits.max_texture_dimension_2d.max(value as u32),
         "max_texture_array_layers" => limits.max_texture_array_layers = limits.max_texture_array_layers.max(value as u32),
-        "max_storage_buffers_per_shader_stage" => limits.max_storage_buffers_per_shader_stage = limits.max_storage_buffers_per_shader_stage.max(value as u32),
+        "max_storage_buffers_per_shader_stage" => {
+            limits.max_storage_buffers_per_shader_stage = limits.max_storage_buffers_per_shader_stage.max(value as u32)
+        }
         other => panic!("unknown limit {other}"),
     }
 }

@@ -77,9 +77,7 @@ pub struct ReadbackRing<T> {
 impl<T> ReadbackRing<T> {
     /// A ring of `slots` staging buffers labelled `label` (created on first use, grown as needed).
     pub fn new(label: &'static str, slots: usize) -> ReadbackRing<T> {
-        let slots = (0..slots)
-            .map(|_| RingSlot { buffer: None, state: Arc::new(AtomicU8::new(SLOT_FREE)), bytes: 0, tag: None })
-            .collect();
+        let slots = (0..slots).map(|_| RingSlot { buffer: None, state: Arc::new(AtomicU8::new(SLOT_FREE)), bytes: 0, tag: None }).collect();
         ReadbackRing { label, slots, failed: false }
     }
 
@@ -91,7 +89,14 @@ impl<T> ReadbackRing<T> {
     /// `encoder`; the slot carries `tag` until it is collected. Returns the slot to `map` after
     /// the encoder is submitted, or None when every slot is still in flight. A slot recorded but
     /// never mapped is reused.
-    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, bytes: u64, tag: T, copy: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer)) -> Option<usize> {
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        bytes: u64,
+        tag: T,
+        copy: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+    ) -> Option<usize> {
         let index = (0..self.slots.len()).find(|&i| matches!(self.state(i), SLOT_FREE | SLOT_RECORDED))?;
         let label = self.label;
         let slot = &mut self.slots[index];

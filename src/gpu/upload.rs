@@ -33,7 +33,12 @@ pub fn storage_buffer(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, d
 /// A storage buffer labelled `label` holding `data`, uploaded from its end in pieces of at most
 /// `CHUNK_BYTES`, each freed on the CPU once written: CPU and GPU copies together never hold
 /// much more than one copy.
-pub fn storage_buffer_from_vec<T: bytemuck::Pod>(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, mut data: Vec<T>) -> wgpu::Buffer {
+pub fn storage_buffer_from_vec<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    mut data: Vec<T>,
+) -> wgpu::Buffer {
     let item_bytes = std::mem::size_of::<T>();
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),

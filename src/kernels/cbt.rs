@@ -9,9 +9,9 @@ use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::readback::read_buffer;
 use crate::gpu::Gpu;
+use crate::kernels::{submit_and_time, TimingMs};
 use crate::leb::bounds::NodeBounds;
 use crate::leb::decode::LebDecode;
-use crate::kernels::{submit_and_time, TimingMs};
 
 /// What to run.
 #[derive(Clone, Debug)]

@@ -95,7 +95,14 @@ pub struct ChainedHashOptions {
 impl Default for ChainedHashOptions {
     /// The CLI's defaults, with a fixed seed.
     fn default() -> Self {
-        ChainedHashOptions { element_log2: 16, bucket_log2: 15, keys: KeyDistribution::Uniform, variant: BuildVariant::Both, iterations: 10, seed: 1 }
+        ChainedHashOptions {
+            element_log2: 16,
+            bucket_log2: 15,
+            keys: KeyDistribution::Uniform,
+            variant: BuildVariant::Both,
+            iterations: 10,
+            seed: 1,
+        }
     }
 }
 
@@ -314,7 +321,11 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     let upload_start = Instant::now();
     let params = ChainedHashParams { elements: n, bucket_log2: options.bucket_log2, node_capacity: n, queries: n };
     let buffers = Buffers {
-        params: device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("kernel.chained_hash.params"), contents: bytemuck::bytes_of(&params), usage: wgpu::BufferUsages::UNIFORM }),
+        params: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("kernel.chained_hash.params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        }),
         heads: storage(device, "kernel.chained_hash.heads", &vec![0u8; 4 << options.bucket_log2]),
         nodes: storage(device, "kernel.chained_hash.nodes", &vec![0u8; 12 * n as usize]),
         counter: storage(device, "kernel.chained_hash.counter", &[0u8; 8]),
@@ -331,7 +342,9 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     let variants: &[(&'static str, &str, &str)] = match options.variant {
         BuildVariant::Global => &[("global", "kernel_chained_hash.wgsl", "build_global")],
         BuildVariant::Subgroup => &[("subgroup", "kernel_chained_hash_subgroup.wgsl", "build_subgroup")],
-        BuildVariant::Both => &[("global", "kernel_chained_hash.wgsl", "build_global"), ("subgroup", "kernel_chained_hash_subgroup.wgsl", "build_subgroup")],
+        BuildVariant::Both => {
+            &[("global", "kernel_chained_hash.wgsl", "build_global"), ("subgroup", "kernel_chained_hash_subgroup.wgsl", "build_subgroup")]
+        }
     };
     let expected = bucket_contents(&cpu.heads, &cpu.nodes);
     let mut readback_ms = 0.0;
@@ -345,7 +358,8 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
         });
         let read_start = Instant::now();
         let heads: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.heads, 0, buffers.heads.size())).to_vec();
-        let nodes: Vec<ChainNode> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.nodes, 0, buffers.nodes.size())).to_vec();
+        let nodes: Vec<ChainNode> =
+            bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.nodes, 0, buffers.nodes.size())).to_vec();
         let counter: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &buffers.counter, 0, 8)).to_vec();
         readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
         let verified = counter == [n, 0] && bucket_contents(&heads, &nodes) == expected;
@@ -440,7 +454,11 @@ fn bind(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, b: &Buffers, lo
         entries.push(wgpu::BindGroupEntry { binding: 4, resource: b.keys.as_entire_binding() });
         entries.push(wgpu::BindGroupEntry { binding: 5, resource: b.values.as_entire_binding() });
     }
-    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("kernel.chained_hash"), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("kernel.chained_hash"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
 }
 
 impl ChainedHashReport {
@@ -451,10 +469,23 @@ impl ChainedHashReport {
             self.adapter, self.elements, self.keys, self.buckets, self.verified
         );
         for b in &self.builds {
-            out += &format!("  build ({:8}): median {:.4} ms, min {:.4} ms, {:.3} G elements/s, verified: {}\n", b.variant, b.gpu.median_ms, b.gpu.min_ms, b.elements_per_s / 1e9, b.verified);
+            out += &format!(
+                "  build ({:8}): median {:.4} ms, min {:.4} ms, {:.3} G elements/s, verified: {}\n",
+                b.variant,
+                b.gpu.median_ms,
+                b.gpu.min_ms,
+                b.elements_per_s / 1e9,
+                b.verified
+            );
         }
         for l in &self.lookups {
-            out += &format!("  lookup ({:10}): median {:.4} ms, {:.3} G lookups/s, verified: {}\n", l.queries, l.gpu.median_ms, l.lookups_per_s / 1e9, l.verified);
+            out += &format!(
+                "  lookup ({:10}): median {:.4} ms, {:.3} G lookups/s, verified: {}\n",
+                l.queries,
+                l.gpu.median_ms,
+                l.lookups_per_s / 1e9,
+                l.verified
+            );
         }
         out += &format!(
             "  upload {:.1} ms, read-back {:.1} ms, CPU reference build 1 thread {:.1} ms, {} threads {:.1} ms; longest chain {}, empty buckets {}",
@@ -487,7 +518,14 @@ mod tests {
 
     #[test]
     fn cpu_table_finds_every_key_and_no_miss() {
-        let options = ChainedHashOptions { element_log2: 10, bucket_log2: 8, keys: KeyDistribution::Duplicates, variant: BuildVariant::Global, iterations: 1, seed: 5 };
+        let options = ChainedHashOptions {
+            element_log2: 10,
+            bucket_log2: 8,
+            keys: KeyDistribution::Duplicates,
+            variant: BuildVariant::Global,
+            iterations: 1,
+            seed: 5,
+        };
         let (keys, values, misses) = make_inputs(&options);
         let table = CpuChainedHash::build(&keys, &values, 8);
         for (k, v) in keys.iter().zip(&values) {
@@ -502,7 +540,14 @@ mod tests {
     #[test]
     fn parallel_build_equals_the_one_thread_build() {
         for (element_log2, bucket_log2, threads) in [(10, 0, 4), (12, 3, 16), (12, 10, 3), (1, 5, 2)] {
-            let options = ChainedHashOptions { element_log2, bucket_log2, keys: KeyDistribution::Duplicates, variant: BuildVariant::Global, iterations: 1, seed: 11 };
+            let options = ChainedHashOptions {
+                element_log2,
+                bucket_log2,
+                keys: KeyDistribution::Duplicates,
+                variant: BuildVariant::Global,
+                iterations: 1,
+                seed: 11,
+            };
             let (keys, values, _) = make_inputs(&options);
             let one = CpuChainedHash::build(&keys, &values, bucket_log2);
             let many = CpuChainedHash::build_parallel(&keys, &values, bucket_log2, threads);
@@ -518,7 +563,14 @@ mod tests {
 
     #[test]
     fn bucket_contents_see_a_wrong_node() {
-        let options = ChainedHashOptions { element_log2: 8, bucket_log2: 4, keys: KeyDistribution::Uniform, variant: BuildVariant::Global, iterations: 1, seed: 9 };
+        let options = ChainedHashOptions {
+            element_log2: 8,
+            bucket_log2: 4,
+            keys: KeyDistribution::Uniform,
+            variant: BuildVariant::Global,
+            iterations: 1,
+            seed: 9,
+        };
         let (keys, values, _) = make_inputs(&options);
         let table = CpuChainedHash::build(&keys, &values, 4);
         let mut broken = table.nodes.clone();

@@ -410,7 +410,10 @@ pub fn top_pairs(nearest: &[Nearest], k: usize) -> Vec<Pair> {
         order.truncate(k);
     }
     order.sort_unstable();
-    order.into_iter().map(|(bits, a)| Pair { a, b: nearest[a as usize].b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits }).collect()
+    order
+        .into_iter()
+        .map(|(bits, a)| Pair { a, b: nearest[a as usize].b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits })
+        .collect()
 }
 
 /// One GPU version's outcome.
@@ -512,18 +515,24 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
     let cell_start = storage(device, "kernel.closest_pairs.cell_start", bytemuck::cast_slice(&grid.cell_start));
     let nearest = storage(device, "kernel.closest_pairs.nearest", &vec![0u8; 8 * m]);
     let kept_len = (m as u32).div_ceil(TOP_CHUNK) as usize * top as usize;
-    let kept = [storage(device, "kernel.closest_pairs.kept0", &vec![0u8; 4 * kept_len]), storage(device, "kernel.closest_pairs.kept1", &vec![0u8; 4 * kept_len])];
+    let kept = [
+        storage(device, "kernel.closest_pairs.kept0", &vec![0u8; 4 * kept_len]),
+        storage(device, "kernel.closest_pairs.kept1", &vec![0u8; 4 * kept_len]),
+    ];
     let kept_pairs = storage(device, "kernel.closest_pairs.kept_pairs", &vec![0u8; 16 * kept_len]);
     // One uniform per top-100 round (its candidate count).
     let mut rounds = Vec::new();
     let mut candidates = m as u32;
     loop {
         let groups = candidates.div_ceil(TOP_CHUNK);
-        rounds.push((device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("kernel.closest_pairs.params"),
-            contents: bytemuck::bytes_of(&ClosestPairsParams { candidates, ..params }),
-            usage: wgpu::BufferUsages::UNIFORM,
-        }), groups));
+        rounds.push((
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("kernel.closest_pairs.params"),
+                contents: bytemuck::bytes_of(&ClosestPairsParams { candidates, ..params }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            }),
+            groups,
+        ));
         if groups == 1 {
             break;
         }
@@ -532,8 +541,10 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
     gpu.wait_idle();
     let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
 
-    let top_first = shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 1.0)]);
-    let top_next = shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 0.0)]);
+    let top_first =
+        shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 1.0)]);
+    let top_next =
+        shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 0.0)]);
     let top_groups: Vec<(wgpu::BindGroup, u32, &wgpu::ComputePipeline)> = rounds
         .iter()
         .enumerate()
@@ -542,7 +553,13 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("kernel.closest_pairs.top100"),
                 layout: &pipeline.get_bind_group_layout(0),
-                entries: &[entry(0, uniform), entry(3, &nearest), entry(5, &kept[(r + 1) % 2]), entry(6, &kept[r % 2]), entry(7, &kept_pairs)],
+                entries: &[
+                    entry(0, uniform),
+                    entry(3, &nearest),
+                    entry(5, &kept[(r + 1) % 2]),
+                    entry(6, &kept[r % 2]),
+                    entry(7, &kept_pairs),
+                ],
             });
             (group, *groups, pipeline)
         })
@@ -552,7 +569,9 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
     let versions: &[(&'static str, &str, &str)] = match options.variant {
         Variant::Brute => &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute")],
         Variant::Grid => &[("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")],
-        Variant::Both => &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute"), ("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")],
+        Variant::Both => {
+            &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute"), ("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")]
+        }
     };
     let mut variants = Vec::new();
     let mut readback_ms = 0.0;
@@ -569,7 +588,11 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
             entries.push(entry(1, &a_buffer));
             entries.push(entry(2, &b_buffer));
         }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&label), layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
         let (mut near_ms, mut top_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..options.iterations {
             let mut encoder = device.create_command_encoder(&Default::default());
@@ -601,7 +624,8 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
         let got: Vec<Nearest> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &nearest, 0, 8 * m as u64)).to_vec();
         let got_pairs: Vec<[u32; 4]> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &kept_pairs, 0, 16 * top as u64)).to_vec();
         readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
-        pairs = got_pairs.iter().map(|&[bits, a, b, _]| Pair { a, b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits }).collect();
+        pairs =
+            got_pairs.iter().map(|&[bits, a, b, _]| Pair { a, b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits }).collect();
         let verified = got == expected && pairs == expected_pairs;
         let total = TimingMs::of(total_ms);
         variants.push(VariantReport {
@@ -637,11 +661,20 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
 impl ClosestPairsReport {
     /// A readable summary.
     pub fn summary(&self) -> String {
-        let mut out = format!("closest-pairs on {}: A {} points, B {} points ({}), verified: {}\n", self.adapter, self.a_points, self.b_points, self.source, self.verified);
+        let mut out = format!(
+            "closest-pairs on {}: A {} points, B {} points ({}), verified: {}\n",
+            self.adapter, self.a_points, self.b_points, self.source, self.verified
+        );
         for v in &self.variants {
             out += &format!(
                 "  {:5}: median {:.4} ms (nearest {:.4} + top-100 {:.4}), min {:.4} ms, {:.3} M queries/s, verified: {}\n",
-                v.variant, v.total_gpu.median_ms, v.nearest_gpu.median_ms, v.top_gpu.median_ms, v.total_gpu.min_ms, v.queries_per_s / 1e6, v.verified
+                v.variant,
+                v.total_gpu.median_ms,
+                v.nearest_gpu.median_ms,
+                v.top_gpu.median_ms,
+                v.total_gpu.min_ms,
+                v.queries_per_s / 1e6,
+                v.verified
             );
         }
         out += &format!(

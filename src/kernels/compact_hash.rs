@@ -93,7 +93,6 @@ pub const READY_BIT: u32 = 0x8000_0000;
 
 pub use crate::hash::fmix32;
 
-
 /// The hash of node (left, right).
 pub fn hash_node(left: u32, right: u32) -> u32 {
     fmix32(left ^ fmix32(right ^ GOLDEN))
@@ -144,7 +143,8 @@ impl Geometry {
         (0..MAX_HASHES).flat_map(move |round| {
             let h = rehash(hash, round);
             let first = if buckets_log2 == 0 { 0 } else { h >> (32 - buckets_log2) };
-            (0..MAX_PROBED_BUCKETS.min(1 << buckets_log2)).flat_map(move |p| (0..1u32 << bucket_log2).map(move |s| ((first.wrapping_add(p) & mask) << bucket_log2) | s))
+            (0..MAX_PROBED_BUCKETS.min(1 << buckets_log2))
+                .flat_map(move |p| (0..1u32 << bucket_log2).map(move |s| ((first.wrapping_add(p) & mask) << bucket_log2) | s))
         })
     }
 }
@@ -186,7 +186,11 @@ pub fn decode(root: u32, length: usize, node: impl Fn(u32) -> Option<u64>) -> Op
 pub fn decode_visiting(root: u32, length: usize, node: impl Fn(u32) -> Option<u64>, mut visit: impl FnMut(u32)) -> Option<Vec<u32>> {
     let mut read = |reference: u32| {
         visit(reference);
-        if reference == ZERO_REFERENCE { Some((0, 0)) } else { node(reference).map(unpack) }
+        if reference == ZERO_REFERENCE {
+            Some((0, 0))
+        } else {
+            node(reference).map(unpack)
+        }
     };
     if length == 1 {
         let (word, unused) = read(root)?;
@@ -219,7 +223,14 @@ pub fn decode_visiting(root: u32, length: usize, node: impl Fn(u32) -> Option<u6
 /// exactly the trees of the distinct vectors, and the root bitmap marks exactly the roots. Slot
 /// references depend on the order of the insertions, so this compares meanings, not slots.
 /// Returns the vectors reported new.
-pub fn check_compact_table(copy: &TableCopy, vectors: &[&[u32]], insert: &[u32], again: Option<&[u32]>, distinct: usize, failed_counted: u32) -> Result<u64, String> {
+pub fn check_compact_table(
+    copy: &TableCopy,
+    vectors: &[&[u32]],
+    insert: &[u32],
+    again: Option<&[u32]>,
+    distinct: usize,
+    failed_counted: u32,
+) -> Result<u64, String> {
     let table = &copy.nodes;
     let length = vectors.first().map_or(1, |v| v.len());
     let mut reached = vec![false; table.len()];
@@ -255,7 +266,11 @@ pub fn check_compact_table(copy: &TableCopy, vectors: &[&[u32]], insert: &[u32],
             return Err(format!("slot {slot} holds node {:?}, which no stored vector's tree uses", unpack(table[slot])));
         }
         if zero != zero_reached {
-            return Err(format!("the all-zero node is {}stored, but {}used", if zero { "" } else { "not " }, if zero_reached { "" } else { "not " }));
+            return Err(format!(
+                "the all-zero node is {}stored, but {}used",
+                if zero { "" } else { "not " },
+                if zero_reached { "" } else { "not " }
+            ));
         }
     }
     Ok(new)
@@ -347,7 +362,11 @@ impl CompactTable {
             return result;
         }
         let root = result & REFERENCE_MASK;
-        if self.claim_root(root) { root | NEW_BIT } else { root }
+        if self.claim_root(root) {
+            root | NEW_BIT
+        } else {
+            root
+        }
     }
 
     /// A plain copy.
@@ -454,7 +473,16 @@ pub struct CompactHashOptions {
 impl Default for CompactHashOptions {
     /// The CLI's defaults, with a fixed seed: length 4, bucket size 2, 2^16 slots, fill 0.5.
     fn default() -> Self {
-        CompactHashOptions { length: 4, bucket_size: 2, table_log2: 16, vectors: None, fill: 0.5, distribution: VectorDistribution::Uniform, iterations: 5, seed: 1 }
+        CompactHashOptions {
+            length: 4,
+            bucket_size: 2,
+            table_log2: 16,
+            vectors: None,
+            fill: 0.5,
+            distribution: VectorDistribution::Uniform,
+            iterations: 5,
+            seed: 1,
+        }
     }
 }
 
@@ -488,11 +516,16 @@ impl CompactHashOptions {
         }
         let bucket_log2 = self.bucket_size.ilog2();
         if !(bucket_log2..=MAX_SLOT_LOG2).contains(&self.table_log2) {
-            return Err(format!("--table-log2 {}: must be {bucket_log2}..={MAX_SLOT_LOG2} (at least one bucket of {} slots)", self.table_log2, self.bucket_size));
+            return Err(format!(
+                "--table-log2 {}: must be {bucket_log2}..={MAX_SLOT_LOG2} (at least one bucket of {} slots)",
+                self.table_log2, self.bucket_size
+            ));
         }
         match self.vectors {
             Some(v) if v == 0 || v > MAX_VECTORS => return Err(format!("--vectors {v}: must be 1..={MAX_VECTORS}")),
-            None if !(self.fill > 0.0 && self.fill <= 1.0) => return Err(format!("--fill {}: must be in (0, 1] (nodes per slot)", self.fill)),
+            None if !(self.fill > 0.0 && self.fill <= 1.0) => {
+                return Err(format!("--fill {}: must be in (0, 1] (nodes per slot)", self.fill))
+            }
             _ => {}
         }
         if !(1..=super::MAX_ITERATIONS).contains(&self.iterations) {
@@ -618,7 +651,11 @@ fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
 }
 
 fn uniform(device: &wgpu::Device, label: &str, params: &CompactHashParams) -> wgpu::Buffer {
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::bytes_of(params), usage: wgpu::BufferUsages::UNIFORM })
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::bytes_of(params),
+        usage: wgpu::BufferUsages::UNIFORM,
+    })
 }
 
 /// One table's GPU buffers and pipeline.
@@ -635,7 +672,16 @@ struct GpuTable {
 
 impl GpuTable {
     #[allow(clippy::too_many_arguments)]
-    fn new(device: &wgpu::Device, name: &'static str, file: &str, entry: &str, params: &CompactHashParams, table_bytes: u64, root_bitmap_bytes: Option<u64>, words: &wgpu::Buffer) -> GpuTable {
+    fn new(
+        device: &wgpu::Device,
+        name: &'static str,
+        file: &str,
+        entry: &str,
+        params: &CompactHashParams,
+        table_bytes: u64,
+        root_bitmap_bytes: Option<u64>,
+        words: &wgpu::Buffer,
+    ) -> GpuTable {
         let label = format!("kernel.compact_hash.{name}");
         let pipeline = shader::compute_pipeline(device, &label, file, entry, &[("VECTOR_LENGTH", params.length as f64)]);
         let params_buffer = uniform(device, &format!("{label}.params"), params);
@@ -654,7 +700,11 @@ impl GpuTable {
             if let Some(bits) = &root_bits {
                 entries.push(wgpu::BindGroupEntry { binding: 5, resource: bits.as_entire_binding() });
             }
-            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&label), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&label),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
         });
         GpuTable { name, pipeline, table, status, results, root_bits, groups }
     }
@@ -673,7 +723,14 @@ fn sorted_nodes(table: &[u64]) -> Vec<u64> {
 /// check that nothing is stored twice) and, without overflow, `distinct` (the CPU reference's
 /// count) of them. `failed_counted` is what the
 /// shader counted in its status word. Returns the vectors reported new.
-fn check_results(vectors: &[&[u32]], insert: &[u32], again: Option<&[u32]>, distinct: usize, failed_counted: u32, mut decode: impl FnMut(u32) -> Option<Vec<u32>>) -> Result<u64, String> {
+fn check_results(
+    vectors: &[&[u32]],
+    insert: &[u32],
+    again: Option<&[u32]>,
+    distinct: usize,
+    failed_counted: u32,
+    mut decode: impl FnMut(u32) -> Option<Vec<u32>>,
+) -> Result<u64, String> {
     let failed = insert.iter().chain(again.unwrap_or_default()).filter(|&&r| r == FAILED).count();
     if failed != failed_counted as usize {
         return Err(format!("{failed} failed findOrPuts returned but {failed_counted} counted"));
@@ -769,14 +826,34 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
     });
     gpu.wait_idle();
     let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
-    let params = CompactHashParams { vectors: count, length: options.length, slot_log2: geometry.slot_log2, bucket_log2: geometry.bucket_log2 };
+    let params =
+        CompactHashParams { vectors: count, length: options.length, slot_log2: geometry.slot_log2, bucket_log2: geometry.bucket_log2 };
     let uncompressed_params = CompactHashParams { slot_log2: uncompressed_geometry.slot_log2, ..params };
     let uncompressed_bytes = uncompressed_geometry.slots() as u64 * (length as u64 + 1) * 4;
     let tables = [
-        GpuTable::new(device, "compressed", "kernel_compact_hash.wgsl", "find_or_put", &params, 8 << geometry.slot_log2, Some(4 * root_bitmap_words(geometry.slot_log2) as u64), &words_buffer),
-        GpuTable::new(device, "uncompressed", "kernel_compact_hash_uncompressed.wgsl", "find_or_put_uncompressed", &uncompressed_params, uncompressed_bytes, None, &words_buffer),
+        GpuTable::new(
+            device,
+            "compressed",
+            "kernel_compact_hash.wgsl",
+            "find_or_put",
+            &params,
+            8 << geometry.slot_log2,
+            Some(4 * root_bitmap_words(geometry.slot_log2) as u64),
+            &words_buffer,
+        ),
+        GpuTable::new(
+            device,
+            "uncompressed",
+            "kernel_compact_hash_uncompressed.wgsl",
+            "find_or_put_uncompressed",
+            &uncompressed_params,
+            uncompressed_bytes,
+            None,
+            &words_buffer,
+        ),
     ];
-    let labels: Vec<[String; 2]> = tables.iter().map(|t| ["insert", "again"].map(|pass| format!("kernel.compact_hash.{}.{pass}", t.name))).collect();
+    let labels: Vec<[String; 2]> =
+        tables.iter().map(|t| ["insert", "again"].map(|pass| format!("kernel.compact_hash.{}.{pass}", t.name))).collect();
     let mut samples = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
     let mut profiler = crate::gpu::create_profiler(device);
     let (x, y) = groups_2d(count.div_ceil(WORKGROUP_SIZE));
@@ -823,12 +900,19 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
     let gpu_copy = TableCopy {
         nodes: bytemuck::pod_collect_to_vec(&compressed.table),
         zero: compressed.status[0] != 0,
-        root_bits: bytemuck::pod_collect_to_vec(&read_buffer(device, &gpu.queue, tables[0].root_bits.as_ref().expect("the compressed table's root bitmap"), 0, 4 * root_bitmap_words(geometry.slot_log2) as u64)),
+        root_bits: bytemuck::pod_collect_to_vec(&read_buffer(
+            device,
+            &gpu.queue,
+            tables[0].root_bits.as_ref().expect("the compressed table's root bitmap"),
+            0,
+            4 * root_bitmap_words(geometry.slot_log2) as u64,
+        )),
         zero_root: compressed.status[2] != 0,
     };
     let gpu_nodes = gpu_copy.nodes.iter().filter(|&&n| n != 0).count() as u64;
     let gpu_zero = gpu_copy.zero;
-    let compressed_check = check_compact_table(&gpu_copy, &vectors, &compressed.insert, Some(&compressed.again), distinct, compressed.status[1]);
+    let compressed_check =
+        check_compact_table(&gpu_copy, &vectors, &compressed.insert, Some(&compressed.again), distinct, compressed.status[1]);
     let nodes = gpu_nodes + gpu_zero as u64;
 
     // The uncompressed table: every slot in use holds a distinct vector under its hash.
@@ -838,7 +922,9 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
     let contents = uncompressed_contents(&cells, length);
     let stored_vectors = contents.as_ref().map_or(0, |c| c.len() as u64);
     let uncompressed_check = contents.and_then(|mut stored| {
-        let new = check_results(&vectors, &plain.insert, Some(&plain.again), distinct, plain.status[1], |slot| cells.get(slot as usize * stride + 1..(slot as usize + 1) * stride).map(|w| w.to_vec()))?;
+        let new = check_results(&vectors, &plain.insert, Some(&plain.again), distinct, plain.status[1], |slot| {
+            cells.get(slot as usize * stride + 1..(slot as usize + 1) * stride).map(|w| w.to_vec())
+        })?;
         let all = stored.len();
         stored.sort_unstable();
         stored.dedup();
@@ -869,7 +955,8 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
         }
     };
     let compressed = table_report("compressed", 0, geometry.slots() as u64, 8 << geometry.slot_log2, gpu_nodes, compressed_check);
-    let uncompressed = table_report("uncompressed", 1, uncompressed_geometry.slots() as u64, uncompressed_bytes, stored_vectors, uncompressed_check);
+    let uncompressed =
+        table_report("uncompressed", 1, uncompressed_geometry.slots() as u64, uncompressed_bytes, stored_vectors, uncompressed_check);
     let stored = if compressed.failed == 0 { distinct as u64 } else { compressed.new_vectors };
     let cpu_per_s = count as f64 / (cpu_parallel_ms * 1e-3);
     CompactHashReport {
@@ -1110,7 +1197,8 @@ mod tests {
         vectors.iter().for_each(|v| _ = one.find_or_put(v));
         let many = CompactTable::new(Geometry { slot_log2: 16, bucket_log2: 1 });
         let news: u64 = std::thread::scope(|s| {
-            let handles: Vec<_> = vectors.chunks(2500).map(|c| s.spawn(|| c.iter().filter(|v| many.find_or_put(v) & NEW_BIT != 0).count() as u64)).collect();
+            let handles: Vec<_> =
+                vectors.chunks(2500).map(|c| s.spawn(|| c.iter().filter(|v| many.find_or_put(v) & NEW_BIT != 0).count() as u64)).collect();
             handles.into_iter().map(|h| h.join().unwrap()).sum()
         });
         assert_eq!(sorted_nodes(&one.snapshot().nodes).len(), sorted_nodes(&many.snapshot().nodes).len());
@@ -1150,7 +1238,9 @@ mod tests {
         let again: Vec<u32> = insert.iter().map(|r| r & REFERENCE_MASK).collect();
         let copy = table.snapshot();
         let mut plain = copy.nodes.clone();
-        let check = |nodes: &[u64], insert: &[u32]| check_compact_table(&TableCopy { nodes: nodes.to_vec(), ..copy.clone() }, &vectors, insert, Some(&again), 1, 0);
+        let check = |nodes: &[u64], insert: &[u32]| {
+            check_compact_table(&TableCopy { nodes: nodes.to_vec(), ..copy.clone() }, &vectors, insert, Some(&again), 1, 0)
+        };
         assert_eq!(check(&plain, &insert), Ok(1));
         // Both duplicates new, none new, a wrong reference, a failure not counted.
         assert!(check(&plain, &[insert[0], insert[0]]).is_err());

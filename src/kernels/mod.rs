@@ -2,8 +2,8 @@
 
 pub mod cbt;
 pub mod chained_hash;
-pub mod compact_hash;
 pub mod closest_pairs;
+pub mod compact_hash;
 pub mod shift_and;
 pub mod tile_table;
 
@@ -27,7 +27,11 @@ impl TimingMs {
     /// Statistics of `samples` (NaN when there are none).
     pub fn of(mut samples: Vec<f64>) -> TimingMs {
         samples.sort_by(f64::total_cmp);
-        TimingMs { median_ms: percentile(&samples, 50.0), p95_ms: percentile(&samples, 95.0), min_ms: samples.first().copied().unwrap_or(f64::NAN) }
+        TimingMs {
+            median_ms: percentile(&samples, 50.0),
+            p95_ms: percentile(&samples, 95.0),
+            min_ms: samples.first().copied().unwrap_or(f64::NAN),
+        }
     }
 }
 

@@ -239,7 +239,10 @@ pub fn compile(items: &[Item]) -> Result<Compiled, String> {
     for unit in &units {
         let size = unit.len() as u32;
         if size > 32 {
-            return Err(format!("an optional run of {} states does not fit a 32-bit module (at most 31 after a mandatory state)", size - 1));
+            return Err(format!(
+                "an optional run of {} states does not fit a 32-bit module (at most 31 after a mandatory state)",
+                size - 1
+            ));
         }
         if used + size > 32 {
             word += 1;
@@ -417,7 +420,14 @@ pub fn make_workload(patterns: usize, max_states: usize, text_len: usize, alphab
             list.push(p);
         }
     }
-    Workload { patterns: list, text, source: format!("{patterns} random patterns (<= {max_states} states), {text_len} random bytes over {:?}, seed {seed}", String::from_utf8_lossy(alphabet)) }
+    Workload {
+        patterns: list,
+        text,
+        source: format!(
+            "{patterns} random patterns (<= {max_states} states), {text_len} random bytes over {:?}, seed {seed}",
+            String::from_utf8_lossy(alphabet)
+        ),
+    }
 }
 
 /// Why a pattern or text file cannot be used (unreadable, too large (`crate::input::PATTERNS_BYTES`,
@@ -442,7 +452,11 @@ pub fn parse_patterns(bytes: &[u8], file: &str) -> Result<Vec<Vec<u8>>, PatternF
         return Err(PatternFileError::File { file: file.to_string(), problem: "no patterns".into() });
     }
     for (i, line) in lines.iter().enumerate() {
-        parse(line).and_then(|items| compile(&items)).map_err(|problem| PatternFileError::Line { file: file.to_string(), line: i + 1, problem })?;
+        parse(line).and_then(|items| compile(&items)).map_err(|problem| PatternFileError::Line {
+            file: file.to_string(),
+            line: i + 1,
+            problem,
+        })?;
     }
     Ok(lines.into_iter().map(|l| l.to_vec()).collect())
 }
@@ -530,7 +544,8 @@ pub const MAX_PATTERNS: usize = 65535 * PATTERNS_PER_GROUP as usize;
 /// Runs both passes on `work` (at least one pattern, each of which compiles, and a non-empty text).
 pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndReport {
     let device = &gpu.device;
-    let compiled: Vec<Compiled> = work.patterns.iter().map(|p| compile(&parse(p).expect("pattern parses")).expect("pattern compiles")).collect();
+    let compiled: Vec<Compiled> =
+        work.patterns.iter().map(|p| compile(&parse(p).expect("pattern parses")).expect("pattern compiles")).collect();
     let n = work.text.len();
     assert!(n > 0 && !compiled.is_empty() && n < u32::MAX as usize);
     let cpu_threads = std::thread::available_parallelism().map_or(1, |t| t.get());
@@ -575,7 +590,11 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
     };
     let mut text = work.text.clone();
     text.resize(n.div_ceil(4) * 4, 0);
-    let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("kernel.shift_and.params"), contents: bytemuck::bytes_of(&params), usage: wgpu::BufferUsages::UNIFORM });
+    let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("kernel.shift_and.params"),
+        contents: bytemuck::bytes_of(&params),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
     let info_buffer = storage(device, "kernel.shift_and.patterns", bytemuck::cast_slice(&info));
     let words_buffer = storage(device, "kernel.shift_and.words", bytemuck::cast_slice(&words));
     let ch_buffer = storage(device, "kernel.shift_and.ch", bytemuck::cast_slice(&ch));
@@ -589,9 +608,15 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
 
     let starts = storage(device, "kernel.shift_and.starts", &vec![0u8; 4 * chunks as usize * total_words as usize]);
     let changed = storage(device, "kernel.shift_and.changed", &[0u8; 4]);
-    let module_list = storage(device, "kernel.shift_and.module_patterns", bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()));
-    let pipeline = |entry: &str| shader::compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
-    let (scan, scan_modules, carry, extra, fixup) = (pipeline("scan"), pipeline("scan_modules"), pipeline("carry"), pipeline("extra"), pipeline("fixup"));
+    let module_list = storage(
+        device,
+        "kernel.shift_and.module_patterns",
+        bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()),
+    );
+    let pipeline =
+        |entry: &str| shader::compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
+    let (scan, scan_modules, carry, extra, fixup) =
+        (pipeline("scan"), pipeline("scan_modules"), pipeline("carry"), pipeline("extra"), pipeline("fixup"));
     let common = [
         (0, &params_buffer),
         (1, &info_buffer),
@@ -606,9 +631,24 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
     // The layouts come from the shaders, which bind only what each entry point uses: `carry`
     // and `extra` read no end states, `carry` keeps no counts.
     let bind = |pipeline: &wgpu::ComputePipeline, more: &[(u32, &wgpu::Buffer)]| {
-        let unused: &[u32] = if std::ptr::eq(pipeline, &carry) { &[5, 6] } else if std::ptr::eq(pipeline, &extra) { &[5] } else { &[] };
-        let entries: Vec<wgpu::BindGroupEntry> = common.iter().chain(more).filter(|(b, _)| !unused.contains(b)).map(|(b, buf)| wgpu::BindGroupEntry { binding: *b, resource: buf.as_entire_binding() }).collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("kernel.shift_and"), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
+        let unused: &[u32] = if std::ptr::eq(pipeline, &carry) {
+            &[5, 6]
+        } else if std::ptr::eq(pipeline, &extra) {
+            &[5]
+        } else {
+            &[]
+        };
+        let entries: Vec<wgpu::BindGroupEntry> = common
+            .iter()
+            .chain(more)
+            .filter(|(b, _)| !unused.contains(b))
+            .map(|(b, buf)| wgpu::BindGroupEntry { binding: *b, resource: buf.as_entire_binding() })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("kernel.shift_and"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
     };
     let (scan_group, fixup_group) = (bind(&scan, &[]), bind(&fixup, &[]));
     let scan_modules_group = bind(&scan_modules, &[(11, &module_list)]);
@@ -619,7 +659,13 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
     let mut carry_rounds = 0;
     let mut sequential_fixup = false;
     let pattern_groups = (compiled.len() as u32).div_ceil(PATTERNS_PER_GROUP);
-    let run_pass = |profiler: &mut wgpu_profiler::GpuProfiler, prepare: &dyn Fn(&mut wgpu::CommandEncoder), label: &str, pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup, (x, y): (u32, u32)| -> f64 {
+    let run_pass = |profiler: &mut wgpu_profiler::GpuProfiler,
+                    prepare: &dyn Fn(&mut wgpu::CommandEncoder),
+                    label: &str,
+                    pipeline: &wgpu::ComputePipeline,
+                    group: &wgpu::BindGroup,
+                    (x, y): (u32, u32)|
+     -> f64 {
         let mut encoder = device.create_command_encoder(&Default::default());
         prepare(&mut encoder);
         profiled_compute_pass(profiler, &mut encoder, label, |pass| {
@@ -637,7 +683,14 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
         };
         let mut scan_time = run_pass(&mut profiler, &clear, "kernel.shift_and.scan", &scan, &scan_group, (pattern_groups, chunks));
         if !module_patterns.is_empty() {
-            scan_time += run_pass(&mut profiler, &|_| {}, "kernel.shift_and.scan_modules", &scan_modules, &scan_modules_group, ((module_patterns.len() as u32).div_ceil(8), chunks));
+            scan_time += run_pass(
+                &mut profiler,
+                &|_| {},
+                "kernel.shift_and.scan_modules",
+                &scan_modules,
+                &scan_modules_group,
+                ((module_patterns.len() as u32).div_ceil(8), chunks),
+            );
         }
         // Carry rounds until the start states are a fixed point, at most MAX_CARRY_ROUNDS.
         let mut fix_time = 0.0;
@@ -672,7 +725,12 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
     let counter_value: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &counter, 0, 8)).to_vec();
     let gpu_total: u64 = got_counts.iter().map(|&c| c as u64).sum();
     let kept = counter_value[0].min(options.capacity);
-    let mut got: Vec<(u32, u32)> = bytemuck::cast_slice::<u8, [u32; 2]>(&read_buffer(device, &gpu.queue, &matches, 0, 8 * kept.max(1) as u64)).iter().take(kept as usize).map(|&[p, i]| (p, i)).collect();
+    let mut got: Vec<(u32, u32)> =
+        bytemuck::cast_slice::<u8, [u32; 2]>(&read_buffer(device, &gpu.queue, &matches, 0, 8 * kept.max(1) as u64))
+            .iter()
+            .take(kept as usize)
+            .map(|&[p, i]| (p, i))
+            .collect();
     let readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
     got.sort_unstable();
     let expected_counts: Vec<u32> = expected.iter().map(|e| e.len() as u32).collect();

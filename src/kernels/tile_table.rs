@@ -180,7 +180,8 @@ pub fn make_workload(capacity_log2: u32, load: f64, seed: u64) -> Workload {
     }
     let fill_ms = fill_start.elapsed().as_secs_f64() * 1e3;
     let n = 1usize << capacity_log2;
-    let hits: Vec<TileKey> = if keys.is_empty() { Vec::new() } else { (0..n).map(|_| keys[rng.below(keys.len() as u64) as usize]).collect() };
+    let hits: Vec<TileKey> =
+        if keys.is_empty() { Vec::new() } else { (0..n).map(|_| keys[rng.below(keys.len() as u64) as usize]).collect() };
     let mut misses = Vec::with_capacity(n);
     while misses.len() < n {
         let key = random_key(&mut rng, 6, 24);
@@ -240,8 +241,13 @@ pub enum Pass {
 
 impl TileTableKernel {
     pub fn new(device: &wgpu::Device) -> TileTableKernel {
-        let pipeline = |entry: &str| shader::compute_pipeline(device, &format!("kernel.tile_table.{entry}"), "kernel_tile_table.wgsl", entry, &[]);
-        TileTableKernel { lookup: pipeline("lookup"), lookup_ancestor: pipeline("lookup_ancestor"), feedback_insert: pipeline("feedback_insert") }
+        let pipeline =
+            |entry: &str| shader::compute_pipeline(device, &format!("kernel.tile_table.{entry}"), "kernel_tile_table.wgsl", entry, &[]);
+        TileTableKernel {
+            lookup: pipeline("lookup"),
+            lookup_ancestor: pipeline("lookup_ancestor"),
+            feedback_insert: pipeline("feedback_insert"),
+        }
     }
 
     /// Runs `pass` over `queries` `iterations` times after one untimed run (the feedback set
@@ -283,7 +289,11 @@ impl TileTableKernel {
         if pass != Pass::Lookup {
             entries.push(wgpu::BindGroupEntry { binding: 1, resource: feedback.buffer.as_entire_binding() });
         }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
         let mut times_ms = Vec::new();
         // One untimed run first: some drivers (lavapipe) compile the pipeline at its first dispatch.
         for iteration in 0..=iterations.max(1) {
@@ -348,8 +358,13 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
         let (mean_miss_probes, p99_miss_probes) = probe_stats(&work.misses);
         let mut lookups = Vec::new();
         let mut feedback_report = None;
-        for (name, pass, queries) in [("hits", Pass::Lookup, &work.hits), ("misses", Pass::Lookup, &work.misses), ("ancestor + feedback", Pass::LookupAncestor, &work.descendants)] {
-            let label = format!("kernel.tile_table.{} (load {load}, {name})", if pass == Pass::Lookup { "lookup" } else { "lookup_ancestor" });
+        for (name, pass, queries) in [
+            ("hits", Pass::Lookup, &work.hits),
+            ("misses", Pass::Lookup, &work.misses),
+            ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
+        ] {
+            let label =
+                format!("kernel.tile_table.{} (load {load}, {name})", if pass == Pass::Lookup { "lookup" } else { "lookup_ancestor" });
             let answers = kernel.run(gpu, &mut profiler, &label, pass, &table, &feedback, queries, options.iterations);
             let verified = match pass {
                 Pass::Lookup => queries.iter().zip(&answers.slots).all(|(k, &s)| work.table.lookup(*k).unwrap_or(TILE_MISS) == s),
@@ -367,7 +382,13 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
                 }
             };
             let timing = TimingMs::of(answers.times_ms);
-            lookups.push(TileLookupReport { queries: name, count: queries.len() as u32, lookups_per_s: queries.len() as f64 / (timing.median_ms * 1e-3), gpu: timing, verified });
+            lookups.push(TileLookupReport {
+                queries: name,
+                count: queries.len() as u32,
+                lookups_per_s: queries.len() as f64 / (timing.median_ms * 1e-3),
+                gpu: timing,
+                verified,
+            });
         }
         let feedback_report = feedback_report.expect("the ancestor pass ran");
         let churn = churn(gpu, &mut profiler, &kernel, &mut work, &table, &feedback, options.seed);
@@ -402,7 +423,15 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
 }
 
 /// Evicts a quarter of the keys (at most 1024), inserts as many new ones, syncs and checks.
-fn churn(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, kernel: &TileTableKernel, work: &mut Workload, table: &GpuTileTable, feedback: &GpuTileFeedback, seed: u64) -> ChurnReport {
+fn churn(
+    gpu: &Gpu,
+    profiler: &mut wgpu_profiler::GpuProfiler,
+    kernel: &TileTableKernel,
+    work: &mut Workload,
+    table: &GpuTileTable,
+    feedback: &GpuTileFeedback,
+    seed: u64,
+) -> ChurnReport {
     let mut rng = Rng(seed.wrapping_mul(0xd1b5_4a32_d192_ed03) | 1);
     let evictions = (work.keys.len() / 4).min(1024);
     let mut touched = Vec::with_capacity(2 * evictions);
@@ -437,20 +466,36 @@ fn churn(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, kernel: &TileTabl
 
 /// Times GPU inserts into the feedback set: capacity / 2 distinct keys, 2^N inserts in random
 /// order; checks the set equals the twin's.
-fn feedback_inserts(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler, kernel: &TileTableKernel, feedback: &GpuTileFeedback, options: &TileTableOptions) -> TileLookupReport {
+fn feedback_inserts(
+    gpu: &Gpu,
+    profiler: &mut wgpu_profiler::GpuProfiler,
+    kernel: &TileTableKernel,
+    feedback: &GpuTileFeedback,
+    options: &TileTableOptions,
+) -> TileLookupReport {
     let mut rng = Rng(options.seed.wrapping_mul(0x94d0_49bb_1331_11eb) | 1);
     let mut distinct = BTreeSet::new();
     while distinct.len() < (feedback.capacity as usize / 2).max(1) {
         distinct.insert(random_key(&mut rng, 0, MAX_ZOOM));
     }
     let distinct_keys: Vec<TileKey> = distinct.iter().copied().collect();
-    let inserts: Vec<TileKey> = (0..1usize << options.capacity_log2).map(|_| distinct_keys[rng.below(distinct_keys.len() as u64) as usize]).collect();
+    let inserts: Vec<TileKey> =
+        (0..1usize << options.capacity_log2).map(|_| distinct_keys[rng.below(distinct_keys.len() as u64) as usize]).collect();
     let mut twin = TileFeedbackSet::new(feedback.capacity);
     for &k in &inserts {
         twin.insert(k);
     }
     let inserted: BTreeSet<TileKey> = inserts.iter().copied().collect();
-    let answers = kernel.run(gpu, profiler, "kernel.tile_table.feedback_insert", Pass::FeedbackInsert, &empty_table(gpu), feedback, &inserts, options.iterations);
+    let answers = kernel.run(
+        gpu,
+        profiler,
+        "kernel.tile_table.feedback_insert",
+        Pass::FeedbackInsert,
+        &empty_table(gpu),
+        feedback,
+        &inserts,
+        options.iterations,
+    );
     let timing = TimingMs::of(answers.times_ms);
     TileLookupReport {
         queries: "feedback inserts",
@@ -469,17 +514,33 @@ fn empty_table(gpu: &Gpu) -> GpuTileTable {
 impl TileTableReport {
     /// A readable summary.
     pub fn summary(&self) -> String {
-        let mut out = format!("tile-table on {}: 2^{} slots ({} KiB), verified: {}\n", self.adapter, self.capacity.trailing_zeros(), self.table_bytes >> 10, self.verified);
+        let mut out = format!(
+            "tile-table on {}: 2^{} slots ({} KiB), verified: {}\n",
+            self.adapter,
+            self.capacity.trailing_zeros(),
+            self.table_bytes >> 10,
+            self.verified
+        );
         for l in &self.loads {
             out += &format!(
                 "  load {:.2}: {} keys, max probe {}, slots examined by a hit: mean {:.2} p99 {:.0}, by a miss: mean {:.2} p99 {:.0}; CPU build {:.1} ms\n",
                 l.load, l.keys, l.max_probe, l.mean_hit_probes, l.p99_hit_probes, l.mean_miss_probes, l.p99_miss_probes, l.cpu_build_ms
             );
             for q in &l.lookups {
-                out += &format!("    {:20} median {:.4} ms, min {:.4} ms, {:.3} G lookups/s, verified: {}\n", q.queries, q.gpu.median_ms, q.gpu.min_ms, q.lookups_per_s / 1e9, q.verified);
+                out += &format!(
+                    "    {:20} median {:.4} ms, min {:.4} ms, {:.3} G lookups/s, verified: {}\n",
+                    q.queries,
+                    q.gpu.median_ms,
+                    q.gpu.min_ms,
+                    q.lookups_per_s / 1e9,
+                    q.verified
+                );
             }
             let f = &l.feedback;
-            out += &format!("    feedback: {} distinct missed, {} stored of {}, overflow {}, verified: {}\n", f.distinct_missed, f.stored, f.capacity, f.overflow, f.verified);
+            out += &format!(
+                "    feedback: {} distinct missed, {} stored of {}, overflow {}, verified: {}\n",
+                f.distinct_missed, f.stored, f.capacity, f.overflow, f.verified
+            );
             let c = &l.churn;
             out += &format!(
                 "    CPU twin: {:.1} M inserts/s; churn: {} evictions + {} inserts changed {} slots in {:.2} ms, synced in {} writes in {:.2} ms, verified: {}\n",
@@ -487,7 +548,15 @@ impl TileTableReport {
             );
         }
         let f = &self.feedback_inserts;
-        out += &format!("  {} ({} over {} slots): median {:.4} ms, {:.3} G inserts/s, verified: {}", f.queries, f.count, self.loads.first().map_or(0, |l| l.feedback.capacity), f.gpu.median_ms, f.lookups_per_s / 1e9, f.verified);
+        out += &format!(
+            "  {} ({} over {} slots): median {:.4} ms, {:.3} G inserts/s, verified: {}",
+            f.queries,
+            f.count,
+            self.loads.first().map_or(0, |l| l.feedback.capacity),
+            f.gpu.median_ms,
+            f.lookups_per_s / 1e9,
+            f.verified
+        );
         out
     }
 }

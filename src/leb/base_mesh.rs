@@ -78,7 +78,10 @@ impl BaseMesh {
         out += &format!(");\nconst LEB_BASE_VERTICES = array<array<vec2<u32>, 3>, {count}>(\n");
         for v in &self.vertices {
             let [a, b, c] = v.map(fixed);
-            out += &format!("    array<vec2<u32>, 3>(vec2<u32>({}u, {}u), vec2<u32>({}u, {}u), vec2<u32>({}u, {}u)),\n", a[0], a[1], b[0], b[1], c[0], c[1]);
+            out += &format!(
+                "    array<vec2<u32>, 3>(vec2<u32>({}u, {}u), vec2<u32>({}u, {}u), vec2<u32>({}u, {}u)),\n",
+                a[0], a[1], b[0], b[1], c[0], c[1]
+            );
         }
         out + ");\n"
     }
@@ -280,7 +283,11 @@ mod tests {
                     assert_ne!(neighbour, 0, "the octahedron has no boundary");
                     if is_leaf.contains(&neighbour) {
                         let w = mesh.decode_vertices(Node::from_id(neighbour)).map(octahedron_point);
-                        assert!(w.contains(&a) && w.contains(&b), "seed {seed}: leaf {} and its neighbour {neighbour} do not share an edge", leaf.id);
+                        assert!(
+                            w.contains(&a) && w.contains(&b),
+                            "seed {seed}: leaf {} and its neighbour {neighbour} do not share an edge",
+                            leaf.id
+                        );
                     }
                 }
             }

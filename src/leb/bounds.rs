@@ -53,9 +53,21 @@ pub fn pack_slope_range(range: [f32; 2]) -> u32 {
 fn f16_step(h: half::f16, up: bool) -> half::f16 {
     let bits = h.to_bits();
     half::f16::from_bits(match (bits & 0x7fff == 0, bits & 0x8000 == 0) {
-        (true, _) => if up { 0x0001 } else { 0x8001 },
+        (true, _) => {
+            if up {
+                0x0001
+            } else {
+                0x8001
+            }
+        }
         // A positive value grows with its bits, a negative one shrinks.
-        (false, positive) => if up == positive { bits + 1 } else { bits - 1 },
+        (false, positive) => {
+            if up == positive {
+                bits + 1
+            } else {
+                bits - 1
+            }
+        }
     })
 }
 
@@ -136,7 +148,11 @@ impl NodeBounds {
     pub fn create_buffers(&self, device: &wgpu::Device) -> GpuNodeBounds {
         use wgpu::util::DeviceExt;
         let make = |label: &str, data: &[f32]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(data), usage: wgpu::BufferUsages::STORAGE })
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::cast_slice(data),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
         };
         GpuNodeBounds {
             error_m: make("terrain.node_error", &self.error_m),
@@ -173,7 +189,11 @@ pub struct GpuNodeBounds {
 impl GpuNodeBounds {
     /// The bind group at @group(1) of `pipeline` (shaders/shared/node_bounds.wgsl).
     pub fn bind_group(&self, device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, label: &str) -> wgpu::BindGroup {
-        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &pipeline.get_bind_group_layout(1), entries: &self.entries() })
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(1),
+            entries: &self.entries(),
+        })
     }
 
     /// Bind-group entries 0..4 in the order of shaders/shared/node_bounds.wgsl.

@@ -21,7 +21,9 @@ pub fn check_conforming(leaves: &[Node]) -> Result<(), ConformityError> {
     let mut area = 0.0f64;
     for &leaf in leaves {
         let v = decode_vertices(leaf);
-        area += 0.5 * (((v[1][0] - v[0][0]) as f64) * ((v[2][1] - v[0][1]) as f64) - ((v[2][0] - v[0][0]) as f64) * ((v[1][1] - v[0][1]) as f64)).abs();
+        area += 0.5
+            * (((v[1][0] - v[0][0]) as f64) * ((v[2][1] - v[0][1]) as f64) - ((v[2][0] - v[0][0]) as f64) * ((v[1][1] - v[0][1]) as f64))
+                .abs();
         for (a, b) in [(v[0], v[1]), (v[1], v[2]), (v[2], v[0])] {
             let (ka, kb) = ([a[0].to_bits(), a[1].to_bits()], [b[0].to_bits(), b[1].to_bits()]);
             *uses.entry(if ka < kb { (ka, kb) } else { (kb, ka) }).or_default() += 1;

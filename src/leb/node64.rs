@@ -90,7 +90,11 @@ impl BaseMesh64 {
         };
         BaseMesh64 {
             depth: mesh.depth,
-            neighbours: mesh.neighbours.iter().map(|n| Neighbours64 { left: n.left.into(), right: n.right.into(), edge: n.edge.into(), node: n.node.into() }).collect(),
+            neighbours: mesh
+                .neighbours
+                .iter()
+                .map(|n| Neighbours64 { left: n.left.into(), right: n.right.into(), edge: n.edge.into(), node: n.node.into() })
+                .collect(),
             vertices: mesh.vertices.iter().map(|v| v.map(|p| p.map(fixed))).collect(),
         }
     }

@@ -15,13 +15,23 @@ pub struct LebSplitNodes {
 impl LebSplitNodes {
     /// Builds the pipeline for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> LebSplitNodes {
-        LebSplitNodes { pipeline: shader::compute_pipeline(device, "leb.split_nodes", "leb_split_nodes.wgsl", "split_nodes", &cbt.writer_constants()) }
+        LebSplitNodes {
+            pipeline: shader::compute_pipeline(device, "leb.split_nodes", "leb_split_nodes.wgsl", "split_nodes", &cbt.writer_constants()),
+        }
     }
 
     /// Splits every node of `nodes` (and what conformity requires) in `cbt`'s heap, in the
     /// profiled pass "leb.split_nodes", and submits.
     pub fn apply(&self, gpu: &crate::gpu::Gpu, profiler: &mut wgpu_profiler::GpuProfiler, cbt: &GpuCbt, nodes: &[Node]) {
         let ids: Vec<u32> = nodes.iter().map(|n| n.id).collect();
-        run_over_list(gpu, profiler, &self.pipeline, "leb.split_nodes", &[(0, &cbt.heap), (7, &cbt.changed)], bytemuck::cast_slice(&ids), ids.len() as u32);
+        run_over_list(
+            gpu,
+            profiler,
+            &self.pipeline,
+            "leb.split_nodes",
+            &[(0, &cbt.heap), (7, &cbt.changed)],
+            bytemuck::cast_slice(&ids),
+            ids.len() as u32,
+        );
     }
 }

@@ -1,11 +1,11 @@
 //! Headless frames: the function `shot`, the golden tests and `bench` render through.
 
 use crate::cbt::gpu::FrameStats;
-use crate::leb::decode::LodStats;
-use crate::gpu::Gpu;
-use crate::render::camera::Camera;
 use crate::gpu::target::OffscreenTarget;
 use crate::gpu::timings::FrameTimings;
+use crate::gpu::Gpu;
+use crate::leb::decode::LodStats;
+use crate::render::camera::Camera;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 

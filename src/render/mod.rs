@@ -13,8 +13,8 @@ use crate::cbt::gpu::{FrameStats, GpuCbt};
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::timings::{take_timings, FrameTimings};
 use crate::gpu::{Gpu, Requirements};
-use crate::leb::cpu::{UpdateKind, BASE_DEPTH};
 use crate::leb::bounds::{BoundsDepths, GpuNodeBounds, NodeBounds};
+use crate::leb::cpu::{UpdateKind, BASE_DEPTH};
 use crate::leb::decode::{LebDecode, LodStats};
 use crate::leb::lod::{Criterion, LodParams, LodView};
 use crate::leb::update::LebUpdate;
@@ -86,7 +86,8 @@ pub fn bounds_depth_for(limits: &wgpu::Limits) -> u32 {
 pub fn requirements(settings: &RenderSettings, samples_per_side: u32) -> Requirements {
     let data_depth = 2 * (samples_per_side.max(3) - 1).ilog2() + 1;
     let node_bounds_bytes = NodeBounds::array_bytes(data_depth.min(MAX_BOUNDS_DEPTH));
-    crate::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64).with_height_grid(samples_per_side, node_bounds_bytes)
+    crate::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64)
+        .with_height_grid(samples_per_side, node_bounds_bytes)
 }
 
 /// Everything the frame schedule needs on the GPU.
@@ -125,13 +126,26 @@ impl Renderer {
     }
 
     /// As `new`, with node bounds built by the caller (tests compare with the CPU twin on them).
-    pub fn with_bounds(gpu: &Gpu, field: &HeightField, bounds: &NodeBounds, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
+    pub fn with_bounds(
+        gpu: &Gpu,
+        field: &HeightField,
+        bounds: &NodeBounds,
+        settings: RenderSettings,
+        color_format: wgpu::TextureFormat,
+    ) -> Renderer {
         let gpu_bounds = crate::leb::bounds::upload_node_bounds(&gpu.device, &gpu.queue, bounds);
         Renderer::with_gpu_bounds(gpu, field, gpu_bounds, bounds.depths(), settings, color_format)
     }
 
     /// As `new`, with the node bounds already on the GPU.
-    fn with_gpu_bounds(gpu: &Gpu, field: &HeightField, gpu_bounds: GpuNodeBounds, bounds_depths: BoundsDepths, settings: RenderSettings, color_format: wgpu::TextureFormat) -> Renderer {
+    fn with_gpu_bounds(
+        gpu: &Gpu,
+        field: &HeightField,
+        gpu_bounds: GpuNodeBounds,
+        bounds_depths: BoundsDepths,
+        settings: RenderSettings,
+        color_format: wgpu::TextureFormat,
+    ) -> Renderer {
         let device = &gpu.device;
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, BASE_DEPTH), settings.effective_leaf_capacity());
         let reduce = CbtReduce::new(device, &cbt);

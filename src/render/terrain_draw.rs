@@ -40,12 +40,23 @@ pub struct TerrainDraw {
 
 impl TerrainDraw {
     /// Builds the pipeline for targets of `color_format`, reading leaf ids and heights.
-    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, leaf_ids: &wgpu::Buffer, heights: &wgpu::Texture, gradients: &wgpu::Texture) -> TerrainDraw {
+    pub fn new(
+        device: &wgpu::Device,
+        color_format: wgpu::TextureFormat,
+        leaf_ids: &wgpu::Buffer,
+        heights: &wgpu::Texture,
+        gradients: &wgpu::Texture,
+    ) -> TerrainDraw {
         let module = shader::create_module(device, "terrain_draw.wgsl");
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("render.draw"),
             layout: None,
-            vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
             // Every triangle is wound counter-clockwise seen from above (the shader reverses the
             // even depths): the undersides of slopes, always hidden from a camera above the
             // terrain, are culled before rasterisation.
@@ -117,7 +128,8 @@ impl TerrainDraw {
     ) {
         let query = profiler.begin_pass_query("render.draw", encoder);
         {
-            let mut pass = crate::gpu::target::begin_draw_pass(encoder, "render.draw", color, depth, SKY_COLOR, query.render_pass_timestamp_writes());
+            let mut pass =
+                crate::gpu::target::begin_draw_pass(encoder, "render.draw", color, depth, SKY_COLOR, query.render_pass_timestamp_writes());
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.leaf_group, &[]);
             pass.set_bind_group(1, &self.height_group, &[]);

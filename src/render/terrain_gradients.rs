@@ -32,7 +32,8 @@ pub fn compute(device: &wgpu::Device, queue: &wgpu::Queue, heights: &wgpu::Textu
     });
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("terrain.gradients") });
     {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("terrain.gradients"), timestamp_writes: None });
+        let mut pass =
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("terrain.gradients"), timestamp_writes: None });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &output, &[]);
         pass.set_bind_group(1, &input, &[]);

@@ -30,7 +30,8 @@ const MODEL_TYPE_GEOGRAPHIC: u16 = 2;
 /// Reads the GeoTIFF at `path` (streamed: see [`read_from`] for what it accepts).
 pub fn read(path: &Path) -> Result<Raster, TerrainError> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| TerrainError::File { path: name.clone(), problem: format!("cannot open it ({e})") })?;
+    let file =
+        std::fs::File::open(path).map_err(|e| TerrainError::File { path: name.clone(), problem: format!("cannot open it ({e})") })?;
     let len_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
     read_from(std::io::BufReader::new(file), len_bytes, &name)
 }
@@ -85,7 +86,10 @@ fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: 
         if value_bytes > inline_bytes as u64 {
             let offset = uint(&entry[entry_bytes - inline_bytes..]);
             if offset.saturating_add(value_bytes) > len_bytes {
-                return Err(format!("tag {} claims {count} values, more than the file's {len_bytes} bytes hold; the file is truncated or corrupt", uint(&entry[..2])));
+                return Err(format!(
+                    "tag {} claims {count} values, more than the file's {len_bytes} bytes hold; the file is truncated or corrupt",
+                    uint(&entry[..2])
+                ));
             }
         }
     }
@@ -122,30 +126,37 @@ pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64
         return Err(bad(format!("{channels} samples per pixel: heights must be one channel of int16, uint16, int32 or float32")));
     }
     let compression = decoder.find_tag(Tag::Compression).ok().flatten().and_then(|v| v.into_u16().ok()).unwrap_or(1);
-    let sample_bytes = decoder.find_tag(Tag::BitsPerSample).ok().flatten().and_then(|v| v.into_u16().ok()).map_or(1, |bits| (bits as u64).div_ceil(8).max(1));
+    let sample_bytes = decoder
+        .find_tag(Tag::BitsPerSample)
+        .ok()
+        .flatten()
+        .and_then(|v| v.into_u16().ok())
+        .map_or(1, |bits| (bits as u64).div_ceil(8).max(1));
     let decoded_bytes = width as u64 * height as u64 * sample_bytes;
-    let expansion = crate::input::max_expansion(compression).ok_or_else(|| bad(format!("compression {compression} is not supported (uncompressed, PackBits, LZW or deflate)")))?;
+    let expansion = crate::input::max_expansion(compression)
+        .ok_or_else(|| bad(format!("compression {compression} is not supported (uncompressed, PackBits, LZW or deflate)")))?;
     if decoded_bytes > len_bytes.saturating_mul(expansion) {
         return Err(bad(format!("the header claims {width} x {height} samples of {sample_bytes} bytes, more than the file's {len_bytes} bytes can hold; the file is truncated or corrupt")));
     }
-    let geo_vec = |decoder: &mut Decoder<_>, tag: Tag, name: &str| -> Result<Vec<f64>, TerrainError> {
-        decoder
-            .find_tag(tag)
-            .ok()
-            .flatten()
-            .and_then(|v| v.into_f64_vec().ok())
-            .ok_or_else(|| bad(format!("no {name} tag: not a GeoTIFF, or one placed by a transformation matrix, which is not supported")))
-    };
+    let geo_vec =
+        |decoder: &mut Decoder<_>, tag: Tag, name: &str| -> Result<Vec<f64>, TerrainError> {
+            decoder.find_tag(tag).ok().flatten().and_then(|v| v.into_f64_vec().ok()).ok_or_else(|| {
+                bad(format!("no {name} tag: not a GeoTIFF, or one placed by a transformation matrix, which is not supported"))
+            })
+        };
     let scale = geo_vec(&mut decoder, Tag::ModelPixelScaleTag, "ModelPixelScale")?;
     let tiepoint = geo_vec(&mut decoder, Tag::ModelTiepointTag, "ModelTiepoint")?;
-    if scale.len() < 2 || tiepoint.len() < 6 || scale[0] <= 0.0 || scale[1] <= 0.0 || scale.iter().chain(&tiepoint).any(|v| !v.is_finite()) {
+    if scale.len() < 2 || tiepoint.len() < 6 || scale[0] <= 0.0 || scale[1] <= 0.0 || scale.iter().chain(&tiepoint).any(|v| !v.is_finite())
+    {
         return Err(bad(format!("invalid georeferencing (pixel scale {scale:?}, tie point {tiepoint:?})")));
     }
     let keys = decoder.find_tag(Tag::GeoKeyDirectoryTag).ok().flatten().and_then(|v| v.into_u16_vec().ok()).unwrap_or_default();
     let key = |id: u16| keys.get(4..).unwrap_or(&[]).chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3]);
     let crs = match (key(GT_MODEL_TYPE), key(PROJECTED_CS_TYPE), key(GEOGRAPHIC_TYPE)) {
         (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(4326)) | (Some(MODEL_TYPE_GEOGRAPHIC), _, None) => Crs::Geographic,
-        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(other)) => return Err(bad(format!("geographic system EPSG:{other} is not supported (only EPSG:4326)"))),
+        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(other)) => {
+            return Err(bad(format!("geographic system EPSG:{other} is not supported (only EPSG:4326)")))
+        }
         (_, Some(epsg), _) => Crs::Projected { epsg },
         _ => return Err(bad("GeoKeys name no coordinate system (neither EPSG:4326 nor a projected EPSG code)".into())),
     };

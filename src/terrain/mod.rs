@@ -88,11 +88,18 @@ impl HeightField {
                 &self.heights_m[range]
             } else {
                 texels.clear();
-                texels.extend(self.heights_m[range.clone()].iter().zip(&self.nodata[range]).map(|(&h, &none)| if none { f32::NAN } else { h }));
+                texels.extend(
+                    self.heights_m[range.clone()].iter().zip(&self.nodata[range]).map(|(&h, &none)| if none { f32::NAN } else { h }),
+                );
                 &texels
             };
             queue.write_texture(
-                wgpu::TexelCopyTextureInfo { texture: &texture, mip_level: 0, origin: wgpu::Origin3d { x: 0, y: first_row as u32, z: 0 }, aspect: wgpu::TextureAspect::All },
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d { x: 0, y: first_row as u32, z: 0 },
+                    aspect: wgpu::TextureAspect::All,
+                },
                 bytemuck::cast_slice(band),
                 wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4 * n), rows_per_image: Some(rows as u32) },
                 wgpu::Extent3d { width: n, height: rows as u32, depth_or_array_layers: 1 },
@@ -161,7 +168,9 @@ impl HeightSource {
     fn extent(&self) -> (f64, f64, f64, f64) {
         match self {
             HeightSource::Procedural(field) => (0.0, 0.0, field.size_m as f64, field.size_m as f64),
-            HeightSource::Raster(r) => (r.origin.0, r.origin.1 - (r.height - 1) as f64 * r.step.1, r.origin.0 + (r.width - 1) as f64 * r.step.0, r.origin.1),
+            HeightSource::Raster(r) => {
+                (r.origin.0, r.origin.1 - (r.height - 1) as f64 * r.step.1, r.origin.0 + (r.width - 1) as f64 * r.step.0, r.origin.1)
+            }
             HeightSource::Pyramid(p) => (p.bounds[0], p.bounds[1], p.bounds[2], p.bounds[3]),
         }
     }
@@ -233,7 +242,8 @@ impl HeightSource {
         if !lowest.is_finite() {
             return Err(TerrainError::BadSpec { spec: self.describe(), problem: "has no height data at all".into() });
         }
-        let nodata: Vec<bool> = if heights_m.iter().any(|h| h.is_nan()) { heights_m.iter().map(|h| h.is_nan()).collect() } else { Vec::new() };
+        let nodata: Vec<bool> =
+            if heights_m.iter().any(|h| h.is_nan()) { heights_m.iter().map(|h| h.is_nan()).collect() } else { Vec::new() };
         let mut bounds = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
         for (i, h) in heights_m.iter_mut().enumerate() {
             if h.is_nan() {
@@ -300,7 +310,10 @@ pub fn check_max_samples(max_samples: u32) -> Result<(), TerrainError> {
     if ok {
         Ok(())
     } else {
-        Err(TerrainError::BadSpec { spec: format!("--max-samples {max_samples}"), problem: "must be 2^k + 1 between 65 and 16385, e.g. 4097".into() })
+        Err(TerrainError::BadSpec {
+            spec: format!("--max-samples {max_samples}"),
+            problem: "must be 2^k + 1 between 65 and 16385, e.g. 4097".into(),
+        })
     }
 }
 
@@ -321,7 +334,9 @@ impl TerrainSpec {
             let fields: Vec<&str> = options.split(':').skip(1).collect();
             let numbers: Vec<f64> = fields.iter().filter_map(|v| v.trim().parse().ok()).collect();
             if !options.starts_with(':') || fields.len() != 2 || numbers.len() != 2 {
-                return Err(bad("a 16-bit PNG needs its height scale and width: FILE.png:SCALE_M:SIZE_M, e.g. heights.png:0.1:20480 (positive numbers)"));
+                return Err(bad(
+                    "a 16-bit PNG needs its height scale and width: FILE.png:SCALE_M:SIZE_M, e.g. heights.png:0.1:20480 (positive numbers)",
+                ));
             }
             png16::check_scale(numbers[0], numbers[1]).map_err(|problem| bad(&problem))?;
             if !std::path::Path::new(file).is_file() {
@@ -332,7 +347,10 @@ impl TerrainSpec {
         let path = std::path::Path::new(spec);
         match spec.split_once(':') {
             None if spec == "procedural" => Ok(TerrainSpec::Procedural { seed: procedural::DEFAULT_SEED }),
-            Some(("procedural", seed)) => seed.parse().map(|seed| TerrainSpec::Procedural { seed }).map_err(|_| bad("the seed must be an unsigned 32-bit integer, e.g. procedural:7")),
+            Some(("procedural", seed)) => seed
+                .parse()
+                .map(|seed| TerrainSpec::Procedural { seed })
+                .map_err(|_| bad("the seed must be an unsigned 32-bit integer, e.g. procedural:7")),
             _ if path.is_dir() => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
             _ if path.is_file() => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
                 Some("tif" | "tiff") => Ok(TerrainSpec::GeoTiff(path.to_path_buf())),
@@ -345,7 +363,9 @@ impl TerrainSpec {
     /// Opens the source for height queries.
     pub fn open(&self) -> Result<HeightSource, TerrainError> {
         Ok(match self {
-            TerrainSpec::Procedural { seed } => HeightSource::Procedural(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)),
+            TerrainSpec::Procedural { seed } => {
+                HeightSource::Procedural(procedural::generate(*seed, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M))
+            }
             TerrainSpec::GeoTiff(path) => HeightSource::Raster(geotiff::read(path)?),
             TerrainSpec::Png16 { path, scale_m, size_m } => HeightSource::Raster(png16::read(path, *scale_m, *size_m)?),
             TerrainSpec::Pyramid(path) => HeightSource::Pyramid(pyramid::TilePyramid::open(path)?),

@@ -123,7 +123,11 @@ pub fn build(field: &HeightField, max_stored_depth: u32) -> NodeBounds {
         let children_slopes = &child_slopes;
         let chunk = first.div_ceil(threads).max(1024);
         std::thread::scope(|scope| {
-            let chunks = e_level.chunks_mut(chunk).zip(lo_level.chunks_mut(chunk)).zip(hi_level.chunks_mut(chunk)).zip(level_slopes.chunks_mut(chunk));
+            let chunks = e_level
+                .chunks_mut(chunk)
+                .zip(lo_level.chunks_mut(chunk))
+                .zip(hi_level.chunks_mut(chunk))
+                .zip(level_slopes.chunks_mut(chunk));
             for (c, (((e, lo), hi), slopes)) in chunks.enumerate() {
                 let grid = &grid;
                 scope.spawn(move || {
@@ -235,7 +239,8 @@ mod tests {
         let n = (1u32 << k) + 1;
         let cell_m = 1000.0 / (n - 1) as f32;
         let heights_m = (0..n * n).map(|i| f((i % n) as f32 * cell_m, (i / n) as f32 * cell_m)).collect();
-        let field = HeightField { samples_per_side: n, heights_m, size_m: 1000.0, data_bounds_m: [0.0, 0.0, 1000.0, 1000.0], nodata: Vec::new() };
+        let field =
+            HeightField { samples_per_side: n, heights_m, size_m: 1000.0, data_bounds_m: [0.0, 0.0, 1000.0, 1000.0], nodata: Vec::new() };
         build(&field, 2 * k + 1)
     }
 
@@ -243,7 +248,12 @@ mod tests {
     fn a_slope_seen_from_behind_is_hidden_and_from_the_front_is_not() {
         // h = x / 2: the surface faces -x and up.
         let bounds = ramp_bounds(4, |x, _| 0.5 * x);
-        let view = |x: f32| LodView { position_m: glam::Vec3::new(x, 500.0, 300.0), clip_from_world: None, fov_y_rad: 1.0, viewport_height_px: 512 };
+        let view = |x: f32| LodView {
+            position_m: glam::Vec3::new(x, 500.0, 300.0),
+            clip_from_world: None,
+            fov_y_rad: 1.0,
+            viewport_height_px: 512,
+        };
         let behind = LodParams::new(&view(2000.0), Criterion::ScreenSpaceError, 1.0, 1000.0, 20, bounds.depths());
         let front = LodParams::new(&view(-500.0), Criterion::ScreenSpaceError, 1.0, 1000.0, 20, bounds.depths());
         for id in 2u32..(2u32 << 8) {
@@ -265,7 +275,8 @@ mod tests {
         let height = |p: [f32; 2]| 300.0 * (a * p[0]).sin() * (b * p[1]).cos() + 0.2 * p[0];
         let mut hidden = 0;
         for _ in 0..40 {
-            let position = glam::Vec3::new(rng.random_range(-500.0..1500.0), rng.random_range(-500.0..1500.0), rng.random_range(-400.0..700.0));
+            let position =
+                glam::Vec3::new(rng.random_range(-500.0..1500.0), rng.random_range(-500.0..1500.0), rng.random_range(-400.0..700.0));
             let view = LodView { position_m: position, clip_from_world: None, fov_y_rad: 1.0, viewport_height_px: 512 };
             let lod = LodParams::new(&view, Criterion::ScreenSpaceError, 1.0, 1000.0, 20, bounds.depths());
             for id in 2u32..(2u32 << 7) {
@@ -282,10 +293,16 @@ mod tests {
                         let h = v.map(|p| height([p[0], p[1]]));
                         let (e0, e2) = ([v[0][0] - v[1][0], v[0][1] - v[1][1]], [v[2][0] - v[1][0], v[2][1] - v[1][1]]);
                         let leg_sq = e0[0] * e0[0] + e0[1] * e0[1];
-                        let g = [((h[0] - h[1]) * e0[0] + (h[2] - h[1]) * e2[0]) / leg_sq, ((h[0] - h[1]) * e0[1] + (h[2] - h[1]) * e2[1]) / leg_sq];
+                        let g = [
+                            ((h[0] - h[1]) * e0[0] + (h[2] - h[1]) * e2[0]) / leg_sq,
+                            ((h[0] - h[1]) * e0[1] + (h[2] - h[1]) * e2[1]) / leg_sq,
+                        ];
                         for (p, hp) in v.iter().zip(h) {
                             let facing = (c[2] - hp) - g[0] * (c[0] - p[0]) - g[1] * (c[1] - p[1]);
-                            assert!(facing <= 1e-2, "seed {seed}: node {id} hidden but descendant {d} faces the camera at {position} ({facing})");
+                            assert!(
+                                facing <= 1e-2,
+                                "seed {seed}: node {id} hidden but descendant {d} faces the camera at {position} ({facing})"
+                            );
                         }
                     }
                 }

@@ -20,10 +20,16 @@ pub const MAX_SIZE_M: f64 = 4.0e7;
 pub fn check_scale(scale_m: f64, size_m: f64) -> Result<(), String> {
     let show = |v: f64| if v != 0.0 && v.is_finite() && (v.abs() >= 1e7 || v.abs() < 1e-4) { format!("{v:e}") } else { format!("{v}") };
     if !(scale_m > 0.0 && scale_m <= MAX_SCALE_M) {
-        return Err(format!("height scale {} is out of range: SCALE_M is metres per sample unit, more than 0 and at most {MAX_SCALE_M}, e.g. 0.1", show(scale_m)));
+        return Err(format!(
+            "height scale {} is out of range: SCALE_M is metres per sample unit, more than 0 and at most {MAX_SCALE_M}, e.g. 0.1",
+            show(scale_m)
+        ));
     }
     if !(size_m > 0.0 && size_m <= MAX_SIZE_M) {
-        return Err(format!("width {} is out of range: SIZE_M is the image's width in metres, more than 0 and at most {MAX_SIZE_M:e}, e.g. 20480", show(size_m)));
+        return Err(format!(
+            "width {} is out of range: SIZE_M is the image's width in metres, more than 0 and at most {MAX_SIZE_M:e}, e.g. 20480",
+            show(size_m)
+        ));
     }
     Ok(())
 }
@@ -50,7 +56,10 @@ pub fn read_bytes(bytes: &[u8], name: &str, scale_m: f64, size_m: f64) -> Result
         return Err(bad(format!("{width} x {height} pixels is not a usable height map (2 x 2 up to {MAX_RASTER_SAMPLES} samples)")));
     }
     if decoder.total_bytes() > bytes.len() as u64 * crate::input::PNG_MAX_EXPANSION {
-        return Err(bad(format!("the header claims {width} x {height} pixels, more than the file's {} bytes can hold; the file is truncated or corrupt", bytes.len())));
+        return Err(bad(format!(
+            "the header claims {width} x {height} pixels, more than the file's {} bytes can hold; the file is truncated or corrupt",
+            bytes.len()
+        )));
     }
     if decoder.color_type() != image::ColorType::L16 {
         return Err(bad(format!("heights must be a 16-bit greyscale PNG, this one is {:?}", decoder.color_type())));

@@ -112,7 +112,10 @@ impl TilePyramid {
                 return tile_files::tile_size_px(&bytes, &path.display().to_string());
             }
         }
-        Err(TerrainError::File { path: self.dir.display().to_string(), problem: "no tile found under the centre of the bounds at any zoom".into() })
+        Err(TerrainError::File {
+            path: self.dir.display().to_string(),
+            problem: "no tile found under the centre of the bounds at any zoom".into(),
+        })
     }
 
     /// Heights of tile (z, x, y), None when the file is absent.
@@ -181,7 +184,9 @@ impl TilePyramid {
     /// The coarsest zoom whose pixels are at most `step_m` apart at latitude `lat_rad` (the
     /// finest zoom when none is that fine): the level to resample a grid of that spacing from.
     pub fn zoom_for_step(&self, step_m: f64, lat_rad: f64) -> u32 {
-        (self.min_zoom..=self.max_zoom).find(|&z| self.finest_pixel_m(lat_rad) * (1u64 << (self.max_zoom - z)) as f64 <= step_m).unwrap_or(self.max_zoom)
+        (self.min_zoom..=self.max_zoom)
+            .find(|&z| self.finest_pixel_m(lat_rad) * (1u64 << (self.max_zoom - z)) as f64 <= step_m)
+            .unwrap_or(self.max_zoom)
     }
 
     /// As `sample_m`, using zooms up to `max_zoom` only.
@@ -199,7 +204,14 @@ impl TilePyramid {
     /// continuously to 0 across a nodata edge; pixels of absent tiles count for neither). With
     /// `zero_is_nodata`, pixels of exactly 0 m count as nodata too (the planet's sea rule,
     /// src/globe/earth.rs).
-    pub fn sample_coverage_via(&self, local: &mut TileMemo, lon: f64, lat: f64, max_zoom: u32, zero_is_nodata: bool) -> Result<Option<(f32, f64)>, TerrainError> {
+    pub fn sample_coverage_via(
+        &self,
+        local: &mut TileMemo,
+        lon: f64,
+        lat: f64,
+        max_zoom: u32,
+        zero_is_nodata: bool,
+    ) -> Result<Option<(f32, f64)>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
             return Ok(None);
@@ -211,11 +223,16 @@ impl TilePyramid {
             }
             // Global pixel coordinates, pixel centres at integer + 0.5.
             let n = (self.tile_size as f64) * (1u64 << z) as f64;
-            let (px, py) = (tx.fract() * self.tile_size as f64 + tx.floor() * self.tile_size as f64 - 0.5, ty.fract() * self.tile_size as f64 + ty.floor() * self.tile_size as f64 - 0.5);
+            let (px, py) = (
+                tx.fract() * self.tile_size as f64 + tx.floor() * self.tile_size as f64 - 0.5,
+                ty.fract() * self.tile_size as f64 + ty.floor() * self.tile_size as f64 - 0.5,
+            );
             let (x0, y0) = (px.floor(), py.floor());
             let (fx, fy) = (px - x0, py - y0);
             let (mut sum, mut weight, mut present) = (0.0f64, 0.0f64, 0.0f64);
-            for (dx, dy, w) in [(0.0, 0.0, (1.0 - fx) * (1.0 - fy)), (1.0, 0.0, fx * (1.0 - fy)), (0.0, 1.0, (1.0 - fx) * fy), (1.0, 1.0, fx * fy)] {
+            for (dx, dy, w) in
+                [(0.0, 0.0, (1.0 - fx) * (1.0 - fy)), (1.0, 0.0, fx * (1.0 - fy)), (0.0, 1.0, (1.0 - fx) * fy), (1.0, 1.0, fx * fy)]
+            {
                 let (gx, gy) = ((x0 + dx).clamp(0.0, n - 1.0) as u32, (y0 + dy).clamp(0.0, n - 1.0) as u32);
                 let size = self.tile_size;
                 let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };

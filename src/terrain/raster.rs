@@ -133,7 +133,14 @@ mod tests {
     use super::*;
 
     fn grid() -> Raster {
-        Raster { width: 3, height: 2, heights_m: vec![0.0, 10.0, 20.0, 100.0, f32::NAN, 120.0], origin: (10.0, 50.0), step: (1.0, 2.0), crs: Crs::Geographic }
+        Raster {
+            width: 3,
+            height: 2,
+            heights_m: vec![0.0, 10.0, 20.0, 100.0, f32::NAN, 120.0],
+            origin: (10.0, 50.0),
+            step: (1.0, 2.0),
+            crs: Crs::Geographic,
+        }
     }
 
     #[test]

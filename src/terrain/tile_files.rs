@@ -64,9 +64,15 @@ pub fn parse_tilejson(bytes: &[u8], name: &str) -> Result<TileIndex, TerrainErro
         Some(other) => return Err(bad(format!("encoding '{other}' is not mapbox (Terrain-RGB) or terrarium"))),
     };
     if let Some([west, south, east, north]) = json.bounds {
-        let on_globe = (-180.0..=180.0).contains(&west) && (-180.0..=180.0).contains(&east) && (-90.0..=90.0).contains(&south) && (-90.0..=90.0).contains(&north);
+        let on_globe = (-180.0..=180.0).contains(&west)
+            && (-180.0..=180.0).contains(&east)
+            && (-90.0..=90.0).contains(&south)
+            && (-90.0..=90.0).contains(&north);
         if !on_globe || west >= east || south >= north {
-            return Err(bad(format!("bounds {:?} are not west, south, east, north in degrees with west < east and south < north", [west, south, east, north])));
+            return Err(bad(format!(
+                "bounds {:?} are not west, south, east, north in degrees with west < east and south < north",
+                [west, south, east, north]
+            )));
         }
     }
     Ok(TileIndex { template, min_zoom: json.minzoom, max_zoom: json.maxzoom, tms, bounds: json.bounds, encoding })
@@ -96,7 +102,9 @@ fn png_decoder(bytes: &[u8]) -> image::ImageResult<impl ImageDecoder + '_> {
 /// errors.
 pub fn tile_size_px(bytes: &[u8], name: &str) -> Result<u32, TerrainError> {
     let bad = |problem: String| TerrainError::File { path: name.to_string(), problem };
-    let (w, h) = png_decoder(bytes).map_err(|e| bad(format!("not a readable PNG tile ({e}); tiles must be square, at most {MAX_TILE_SIZE} px")))?.dimensions();
+    let (w, h) = png_decoder(bytes)
+        .map_err(|e| bad(format!("not a readable PNG tile ({e}); tiles must be square, at most {MAX_TILE_SIZE} px")))?
+        .dimensions();
     if w != h || w == 0 {
         return Err(bad(format!("tiles must be square, at most {MAX_TILE_SIZE} px; this one is {w} x {h}")));
     }
@@ -129,7 +137,10 @@ pub fn decode_tile(bytes: &[u8], encoding: Encoding, tile_size_px: u32, name: &s
         return Err(bad(format!("{w} x {h} px, but the pyramid's tiles are {tile_size_px} px")));
     }
     if decoder.total_bytes() > bytes.len() as u64 * crate::input::PNG_MAX_EXPANSION {
-        return Err(bad(format!("the header claims {w} x {h} pixels, more than the file's {} bytes can hold; the file is truncated or corrupt", bytes.len())));
+        return Err(bad(format!(
+            "the header claims {w} x {h} pixels, more than the file's {} bytes can hold; the file is truncated or corrupt",
+            bytes.len()
+        )));
     }
     let color = decoder.color_type();
     let encoding_name = match encoding {

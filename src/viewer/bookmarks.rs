@@ -87,12 +87,13 @@ impl Bookmarks {
                 return Bookmarks { list: Vec::new(), path: Some(path), malformed: false };
             }
             Err(e) => Err(e.to_string()),
-            Ok(text) => serde_json::from_str::<BookmarksFile>(&text).map_err(|e| format!("malformed ({e})")).and_then(|file| {
-                match file.bookmarks.iter().position(|b| !b.is_valid()) {
+            Ok(text) => serde_json::from_str::<BookmarksFile>(&text)
+                .map_err(|e| format!("malformed ({e})"))
+                .and_then(|file| match file.bookmarks.iter().position(|b| !b.is_valid()) {
                     Some(i) => Err(format!("malformed (bookmark {i}: a value is out of range)")),
                     None => Ok(file.bookmarks),
-                }
-            }).map_err(|problem| format!("bookmarks {}: {problem}", path.display())),
+                })
+                .map_err(|problem| format!("bookmarks {}: {problem}", path.display())),
         };
         match parsed {
             Ok(list) => Bookmarks { list, path: Some(path), malformed: false },
@@ -110,7 +111,8 @@ impl Bookmarks {
         let mut message = format!("saved {} bookmarks to {}", self.list.len(), path.display());
         if self.malformed && path.exists() {
             let aside = free_name_beside(&path, "malformed");
-            std::fs::rename(&path, &aside).map_err(|e| format!("bookmarks {}: cannot move the malformed file aside ({e}); not saved", path.display()))?;
+            std::fs::rename(&path, &aside)
+                .map_err(|e| format!("bookmarks {}: cannot move the malformed file aside ({e}); not saved", path.display()))?;
             message += &format!(" (the malformed file is kept as {})", aside.display());
             eprintln!("bisector: bookmarks: kept the malformed {} as {}", path.display(), aside.display());
         }
@@ -158,7 +160,12 @@ mod tests {
 
     #[test]
     fn a_malformed_file_is_kept_until_saving_and_then_moved_aside() {
-        for bad in ["{\"bookmarks\": [", "{\"bookmarks\": [{\"name\": \"x\"}]}", "[1, 2]", "{\"bookmarks\": [{\"name\": \"x\", \"position_m\": [0,0,0], \"yaw_deg\": 0, \"pitch_deg\": 95, \"fov_y_deg\": 60}]}"] {
+        for bad in [
+            "{\"bookmarks\": [",
+            "{\"bookmarks\": [{\"name\": \"x\"}]}",
+            "[1, 2]",
+            "{\"bookmarks\": [{\"name\": \"x\", \"position_m\": [0,0,0], \"yaw_deg\": 0, \"pitch_deg\": 95, \"fov_y_deg\": 60}]}",
+        ] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join(BOOKMARKS_FILE);
             std::fs::write(&path, bad).unwrap();

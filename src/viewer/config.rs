@@ -45,7 +45,14 @@ pub struct PanelState {
 
 impl Default for PanelState {
     fn default() -> Self {
-        PanelState { show_panel: true, camera_mode: CameraMode::Orbit, speed_scale: 1.0, plot_frames: 240, plot_passes: true, kernel_lab: KernelLabSettings::default() }
+        PanelState {
+            show_panel: true,
+            camera_mode: CameraMode::Orbit,
+            speed_scale: 1.0,
+            plot_frames: 240,
+            plot_passes: true,
+            kernel_lab: KernelLabSettings::default(),
+        }
     }
 }
 
@@ -130,7 +137,14 @@ mod tests {
         kernel_lab.chained_hash.keys = crate::kernels::chained_hash::KeyDistribution::Sequential;
         kernel_lab.closest_pairs.variant = crate::kernels::closest_pairs::Variant::Grid;
         kernel_lab.shift_and.text_bytes = 4096;
-        let panels = PanelState { show_panel: false, camera_mode: CameraMode::Fly, speed_scale: 2.5, plot_frames: 100, plot_passes: false, kernel_lab };
+        let panels = PanelState {
+            show_panel: false,
+            camera_mode: CameraMode::Fly,
+            speed_scale: 2.5,
+            plot_frames: 100,
+            plot_passes: false,
+            kernel_lab,
+        };
         save_state(&file, &SavedState { panels: panels.clone(), egui: Some(ctx.memory(|m| m.clone())) }).unwrap();
 
         let (loaded, file) = load_state(Some(path));

@@ -22,10 +22,19 @@ pub struct GlobeData {
 }
 
 /// Mode, where the camera is, flight speed, go-to.
-pub fn globe_camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, mode: CameraMode, data: &GlobeData, actions: &mut Vec<Action>) {
+pub fn globe_camera_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    panels: &mut PanelState,
+    mode: CameraMode,
+    data: &GlobeData,
+    actions: &mut Vec<Action>,
+) {
     mode_ui(ui, mode, actions);
     ui.label(match mode {
-        CameraMode::Orbit => "drag: move the planet, right drag or Shift drag: turn and tilt, scroll: zoom, Q/E: turn, T/G: tilt, WASD: move, C: fly",
+        CameraMode::Orbit => {
+            "drag: move the planet, right drag or Shift drag: turn and tilt, scroll: zoom, Q/E: turn, T/G: tilt, WASD: move, C: fly"
+        }
         CameraMode::Fly => "WASD: move along the horizon, Q/E: down/up, drag: look, Shift: fast, scroll: speed, C: orbit",
     });
     let (lon_deg, lat_deg) = lon_lat_deg(data.camera.up());
@@ -121,7 +130,11 @@ mod tests {
         let data = GlobeData { camera: orbit.camera(), orbit, cache: TileCacheStats { feedback_overflow: true, ..Default::default() } };
         let mut actions = Vec::new();
         let mut run = |events: Vec<egui::Event>, actions: &mut Vec<Action>| {
-            let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(800.0, 900.0))), events, ..Default::default() };
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(800.0, 900.0))),
+                events,
+                ..Default::default()
+            };
             let mut output = ctx.run_ui(input, |ui| {
                 globe_camera_ui(ui, &mut state, &mut panels, CameraMode::Orbit, &data, actions);
                 globe_lod_ui(ui, &mut state, actions);
@@ -133,7 +146,8 @@ mod tests {
         let tree = run(vec![], &mut actions);
         let go = tree.nodes.iter().find(|(_, n)| n.label().is_some_and(|l| l == "Go")).expect("a Go button").1.bounds().expect("bounds");
         let at = egui::pos2(((go.x0 + go.x1) / 2.0) as f32, ((go.y0 + go.y1) / 2.0) as f32);
-        let press = |pressed| egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers: Default::default() };
+        let press =
+            |pressed| egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers: Default::default() };
         run(vec![egui::Event::PointerMoved(at), press(true)], &mut actions);
         run(vec![press(false)], &mut actions);
         assert_eq!(actions, vec![Action::GoToLonLat { lon_deg: 121.5, lat_deg: 25.0, altitude_m: 3000.0 }]);

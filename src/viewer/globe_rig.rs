@@ -8,8 +8,8 @@ use glam::{DQuat, DVec3};
 use super::flight::Move;
 use super::rig::CameraMode;
 use crate::globe::camera::{local_east_north, GlobeCamera};
-use crate::leb::octahedral::{from_lon_lat_deg, lon_lat_deg};
 use crate::globe::EARTH_RADIUS_M;
+use crate::leb::octahedral::{from_lon_lat_deg, lon_lat_deg};
 
 /// The camera stays at least this high above the sphere, in metres.
 pub const MIN_ALTITUDE_M: f64 = 2.0;
@@ -56,7 +56,13 @@ pub struct GlobeOrbit {
 impl GlobeOrbit {
     /// Looking straight down at (`lon_deg`, `lat_deg`) from `altitude_m`.
     pub fn above(lon_deg: f64, lat_deg: f64, altitude_m: f64, fov_y_deg: f64) -> GlobeOrbit {
-        let mut orbit = GlobeOrbit { target: from_lon_lat_deg(lon_deg, lat_deg), range_m: altitude_m, heading_deg: 0.0, tilt_deg: MIN_TILT_DEG, fov_y_deg };
+        let mut orbit = GlobeOrbit {
+            target: from_lon_lat_deg(lon_deg, lat_deg),
+            range_m: altitude_m,
+            heading_deg: 0.0,
+            tilt_deg: MIN_TILT_DEG,
+            fov_y_deg,
+        };
         orbit.clamp();
         orbit
     }
@@ -160,7 +166,13 @@ impl GlobeOrbit {
             }
             None => {
                 let flight = GlobeFlight::from_camera(camera);
-                GlobeOrbit { target: camera.up(), range_m: camera.altitude_m(), heading_deg: flight.heading_deg, tilt_deg: MIN_TILT_DEG, fov_y_deg: camera.fov_y_deg }
+                GlobeOrbit {
+                    target: camera.up(),
+                    range_m: camera.altitude_m(),
+                    heading_deg: flight.heading_deg,
+                    tilt_deg: MIN_TILT_DEG,
+                    fov_y_deg: camera.fov_y_deg,
+                }
             }
         };
         orbit.clamp();
@@ -234,11 +246,13 @@ impl GlobeFlight {
         let (mut new_up, mut new_ahead) = (up, ahead);
         if horizontal.length_squared() > 0.0 {
             let along_m = distance_m * horizontal.length();
-            let rotation = DQuat::from_axis_angle(up.cross(horizontal.normalize()).normalize(), (along_m / radius_m).min(std::f64::consts::FRAC_PI_2));
+            let rotation =
+                DQuat::from_axis_angle(up.cross(horizontal.normalize()).normalize(), (along_m / radius_m).min(std::f64::consts::FRAC_PI_2));
             new_up = (rotation * up).normalize();
             new_ahead = rotation * ahead;
         }
-        let new_radius_m = (radius_m + distance_m * input.up).clamp(EARTH_RADIUS_M + MIN_ALTITUDE_M, EARTH_RADIUS_M + MAX_FLIGHT_ALTITUDE_M);
+        let new_radius_m =
+            (radius_m + distance_m * input.up).clamp(EARTH_RADIUS_M + MIN_ALTITUDE_M, EARTH_RADIUS_M + MAX_FLIGHT_ALTITUDE_M);
         self.heading_deg = heading_of(new_up, new_ahead);
         self.position_m = new_up * new_radius_m;
         speed
@@ -446,7 +460,11 @@ mod tests {
         let mut north = GlobeOrbit::above(0.0, 80.0, 2000.0, 50.0);
         north.pan(20f64.to_radians() * EARTH_RADIUS_M, 0.0);
         let (lon, lat) = north.target_lon_lat_deg();
-        assert!(close(lat, 80.0, 1e-6) && close(lon.abs(), 180.0, 1e-6) && close(north.heading_deg, 180.0, 1e-6), "{lon} {lat} {}", north.heading_deg);
+        assert!(
+            close(lat, 80.0, 1e-6) && close(lon.abs(), 180.0, 1e-6) && close(north.heading_deg, 180.0, 1e-6),
+            "{lon} {lat} {}",
+            north.heading_deg
+        );
         // The camera's view follows the heading: heading 90 at the equator looks east (+y at 0E).
         let camera = GlobeOrbit { heading_deg: 90.0, tilt_deg: 45.0, ..GlobeOrbit::above(0.0, 0.0, 2000.0, 50.0) }.camera();
         assert!(camera.forward.y > 0.5 && camera.forward.z.abs() < 1e-9, "{:?}", camera.forward);
@@ -473,7 +491,9 @@ mod tests {
         rig.set_mode(CameraMode::Fly);
         rig.flight.pitch_deg = 30.0;
         rig.set_mode(CameraMode::Orbit);
-        assert!(close(rig.camera().altitude_m(), rig.flight.altitude_m(), 1e-3) && close(rig.orbit.heading_deg, rig.flight.heading_deg, 1e-6));
+        assert!(
+            close(rig.camera().altitude_m(), rig.flight.altitude_m(), 1e-3) && close(rig.orbit.heading_deg, rig.flight.heading_deg, 1e-6)
+        );
         rig.speed_scale = 3.0;
         rig.reset();
         assert_eq!((rig.mode, rig.speed_scale), (CameraMode::Orbit, 3.0));
@@ -482,7 +502,12 @@ mod tests {
 
     #[test]
     fn flight_moves_along_the_horizon_at_a_speed_that_follows_the_altitude() {
-        let mut low = GlobeFlight { position_m: from_lon_lat_deg(0.0, 0.0) * (EARTH_RADIUS_M + 100.0), heading_deg: 90.0, pitch_deg: -30.0, fov_y_deg: 50.0 };
+        let mut low = GlobeFlight {
+            position_m: from_lon_lat_deg(0.0, 0.0) * (EARTH_RADIUS_M + 100.0),
+            heading_deg: 90.0,
+            pitch_deg: -30.0,
+            fov_y_deg: 50.0,
+        };
         let mut high = GlobeFlight { position_m: from_lon_lat_deg(0.0, 0.0) * (EARTH_RADIUS_M + 10_000.0), ..low };
         let go = Move { forward: 1.0, ..Default::default() };
         low.step(go, 1.0, 1.0);
@@ -510,13 +535,21 @@ mod tests {
         rig.go_to(121.5, 25.0, 8000.0);
         let camera = rig.camera();
         let (lon, lat) = rig.orbit.target_lon_lat_deg();
-        assert!(close(lon, 121.5, 1e-9) && close(lat, 25.0, 1e-9) && close(camera.altitude_m(), 8000.0, 1e-3), "{lon} {lat} {}", camera.altitude_m());
+        assert!(
+            close(lon, 121.5, 1e-9) && close(lat, 25.0, 1e-9) && close(camera.altitude_m(), 8000.0, 1e-3),
+            "{lon} {lat} {}",
+            camera.altitude_m()
+        );
         rig.go_to(f64::NAN, 0.0, 1.0);
         assert_eq!(rig.camera(), camera);
         // Q/E turn the heading, T/G the tilt.
         let (heading_deg, tilt_deg) = (rig.orbit.heading_deg, rig.orbit.tilt_deg);
         rig.step(Move::default(), Turn { heading: 1.0, tilt: 1.0 }, 0.5);
-        assert!(close(rig.orbit.heading_deg, heading_deg + 30.0, 1e-9) && close(rig.orbit.tilt_deg, tilt_deg + 15.0, 1e-9), "{:?}", rig.orbit);
+        assert!(
+            close(rig.orbit.heading_deg, heading_deg + 30.0, 1e-9) && close(rig.orbit.tilt_deg, tilt_deg + 15.0, 1e-9),
+            "{:?}",
+            rig.orbit
+        );
         rig.set_mode(CameraMode::Fly);
         rig.go_to(0.0, 0.0, 1.0);
         assert!(close(rig.camera().altitude_m(), MIN_ALTITUDE_M, 1e-6));

@@ -28,7 +28,8 @@ pub enum KernelName {
 }
 
 impl KernelName {
-    pub const ALL: [KernelName; 5] = [KernelName::Cbt, KernelName::ChainedHash, KernelName::CompactHash, KernelName::ClosestPairs, KernelName::ShiftAnd];
+    pub const ALL: [KernelName; 5] =
+        [KernelName::Cbt, KernelName::ChainedHash, KernelName::CompactHash, KernelName::ClosestPairs, KernelName::ShiftAnd];
 
     /// The name of `bisector kernel NAME`.
     pub fn label(self) -> &'static str {
@@ -230,7 +231,8 @@ impl KernelLabState {
 
 /// A rate with an SI prefix, as the CLI prints it: "12.3 M leaves/s".
 pub fn format_rate(per_s: f64, unit: &str) -> String {
-    let (scale, prefix) = [(1e12, "T "), (1e9, "G "), (1e6, "M "), (1e3, "k ")].into_iter().find(|(s, _)| per_s.abs() >= *s).unwrap_or((1.0, ""));
+    let (scale, prefix) =
+        [(1e12, "T "), (1e9, "G "), (1e6, "M "), (1e3, "k ")].into_iter().find(|(s, _)| per_s.abs() >= *s).unwrap_or((1.0, ""));
     format!("{:.1} {prefix}{unit}", per_s / scale)
 }
 
@@ -412,19 +414,26 @@ pub fn requirements(request: &KernelRequest) -> Requirements {
             crate::cbt::requirements(s.max_depth, leaves).with_timestamps()
         }
         KernelRequest::ChainedHash(s) => {
-            let r = Requirements::kernel(chained_hash::largest_buffer_bytes(s.element_log2), format!("for 2^{} hash-table nodes; use fewer elements", s.element_log2));
+            let r = Requirements::kernel(
+                chained_hash::largest_buffer_bytes(s.element_log2),
+                format!("for 2^{} hash-table nodes; use fewer elements", s.element_log2),
+            );
             if s.variant == BuildVariant::Global {
                 r
             } else {
                 r.with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; choose the global build")
             }
         }
-        KernelRequest::CompactHash(s) => Requirements::kernel(compact_hash::largest_buffer_bytes(s), format!("for the tables of {} vectors; use fewer slots", s.vector_count()))
-            .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
-            .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap"),
-        KernelRequest::ClosestPairs(s) => {
-            Requirements::kernel(closest_pairs::largest_buffer_bytes(s.m as usize, s.n as usize), format!("for {} + {} points; use smaller armies", s.m, s.n))
-        }
+        KernelRequest::CompactHash(s) => Requirements::kernel(
+            compact_hash::largest_buffer_bytes(s),
+            format!("for the tables of {} vectors; use fewer slots", s.vector_count()),
+        )
+        .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
+        .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap"),
+        KernelRequest::ClosestPairs(s) => Requirements::kernel(
+            closest_pairs::largest_buffer_bytes(s.m as usize, s.n as usize),
+            format!("for {} + {} points; use smaller armies", s.m, s.n),
+        ),
         KernelRequest::ShiftAnd(s) => Requirements::kernel(
             shift_and::largest_buffer_bytes(s.text_bytes as usize, SHIFT_AND_CAPACITY),
             format!("for {} text bytes; use a smaller text", s.text_bytes),
@@ -436,7 +445,10 @@ pub fn requirements(request: &KernelRequest) -> Requirements {
 pub fn check_device(features: wgpu::Features, limits: &wgpu::Limits, requirements: &Requirements) -> Result<(), String> {
     for (feature, why) in &requirements.features {
         if !features.contains(*feature) {
-            return Err(format!("the viewer's device lacks {}, which {why}; `bisector kernel` may still run it on its own device", crate::gpu::feature_name(*feature)));
+            return Err(format!(
+                "the viewer's device lacks {}, which {why}; `bisector kernel` may still run it on its own device",
+                crate::gpu::feature_name(*feature)
+            ));
         }
     }
     for (limit, needed, why) in &requirements.limits {
@@ -452,7 +464,10 @@ pub fn check_device(features: wgpu::Features, limits: &wgpu::Limits, requirement
 /// making any of it mandatory: timestamps, subgroups, 64-bit integers and atomics, 12 storage
 /// buffers per stage.
 pub fn request_optional(requirements: &mut Requirements, adapter: &wgpu::Adapter) {
-    requirements.optional_features |= wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
+    requirements.optional_features |= wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
     if adapter.limits().max_storage_buffers_per_shader_stage >= 12 {
         requirements.limits.push(("max_storage_buffers_per_shader_stage", 12, "for the kernel lab".into()));
     }
@@ -514,7 +529,8 @@ pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, String> {
     check_device(gpu.device.features(), &gpu.device.limits(), &requirements(request))?;
     let start = std::time::Instant::now();
     let mut result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_checked(gpu, request))).map_err(|panic| {
-        let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+        let message =
+            panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
         format!("the kernel failed: {message}")
     })?;
     result.wall_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -530,20 +546,37 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
                 verified: report.verified,
                 rows: vec![
                     ResultRow { label: "decode".into(), gpu_ms: report.decode.median_ms, per_s: report.decode_leaves_per_s },
-                    ResultRow { label: "reduce".into(), gpu_ms: report.reduce.median_ms, per_s: report.leaves as f64 / (report.reduce.median_ms * 1e-3) },
+                    ResultRow {
+                        label: "reduce".into(),
+                        gpu_ms: report.reduce.median_ms,
+                        per_s: report.leaves as f64 / (report.reduce.median_ms * 1e-3),
+                    },
                 ],
                 unit: "leaves/s",
                 wall_ms: 0.0,
-                detail: format!("D={} fill {}: {} leaves, {} KiB heap, {} reduce dispatches; medians of {} iterations", report.max_depth, report.fill, report.leaves, report.heap_bytes >> 10, report.reduce_dispatches, report.iterations),
+                detail: format!(
+                    "D={} fill {}: {} leaves, {} KiB heap, {} reduce dispatches; medians of {} iterations",
+                    report.max_depth,
+                    report.fill,
+                    report.leaves,
+                    report.heap_bytes >> 10,
+                    report.reduce_dispatches,
+                    report.iterations
+                ),
             }
         }
         KernelRequest::ChainedHash(s) => {
             let options = s.clone();
             let report = chained_hash::run(gpu, &options);
-            let lookups: Vec<String> = report.lookups.iter().map(|l| format!("{} {}", l.queries.trim(), format_rate(l.lookups_per_s, "lookups/s"))).collect();
+            let lookups: Vec<String> =
+                report.lookups.iter().map(|l| format!("{} {}", l.queries.trim(), format_rate(l.lookups_per_s, "lookups/s"))).collect();
             KernelResult {
                 verified: report.verified,
-                rows: report.builds.iter().map(|b| ResultRow { label: format!("build {}", b.variant), gpu_ms: b.gpu.median_ms, per_s: b.elements_per_s }).collect(),
+                rows: report
+                    .builds
+                    .iter()
+                    .map(|b| ResultRow { label: format!("build {}", b.variant), gpu_ms: b.gpu.median_ms, per_s: b.elements_per_s })
+                    .collect(),
                 unit: "elements/s",
                 wall_ms: 0.0,
                 detail: format!(
@@ -588,10 +621,15 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
         }
         KernelRequest::ClosestPairs(s) => {
             let armies = closest_pairs::make_armies(s.m as usize, s.n as usize, s.distribution, s.seed);
-            let report = closest_pairs::run(gpu, &closest_pairs::ClosestPairsOptions { variant: s.variant, iterations: s.iterations }, &armies);
+            let report =
+                closest_pairs::run(gpu, &closest_pairs::ClosestPairsOptions { variant: s.variant, iterations: s.iterations }, &armies);
             KernelResult {
                 verified: report.verified,
-                rows: report.variants.iter().map(|v| ResultRow { label: v.variant.to_string(), gpu_ms: v.total_gpu.median_ms, per_s: v.queries_per_s }).collect(),
+                rows: report
+                    .variants
+                    .iter()
+                    .map(|v| ResultRow { label: v.variant.to_string(), gpu_ms: v.total_gpu.median_ms, per_s: v.queries_per_s })
+                    .collect(),
                 unit: "queries/s",
                 wall_ms: 0.0,
                 detail: format!(
@@ -607,12 +645,22 @@ fn run_checked(gpu: &Gpu, request: &KernelRequest) -> KernelResult {
             }
         }
         KernelRequest::ShiftAnd(s) => {
-            let work = shift_and::make_workload(s.patterns as usize, s.max_states as usize, s.text_bytes as usize, SHIFT_AND_ALPHABET, s.seed);
-            let options = shift_and::ShiftAndOptions { chunk_len: 0, iterations: s.iterations, capacity: SHIFT_AND_CAPACITY, max_carry_rounds: shift_and::MAX_CARRY_ROUNDS };
+            let work =
+                shift_and::make_workload(s.patterns as usize, s.max_states as usize, s.text_bytes as usize, SHIFT_AND_ALPHABET, s.seed);
+            let options = shift_and::ShiftAndOptions {
+                chunk_len: 0,
+                iterations: s.iterations,
+                capacity: SHIFT_AND_CAPACITY,
+                max_carry_rounds: shift_and::MAX_CARRY_ROUNDS,
+            };
             let report = shift_and::run(gpu, &options, &work);
             KernelResult {
                 verified: report.verified,
-                rows: vec![ResultRow { label: "scan + carries".into(), gpu_ms: report.total_gpu.median_ms, per_s: report.byte_patterns_per_s }],
+                rows: vec![ResultRow {
+                    label: "scan + carries".into(),
+                    gpu_ms: report.total_gpu.median_ms,
+                    per_s: report.byte_patterns_per_s,
+                }],
                 unit: "byte-patterns/s",
                 wall_ms: 0.0,
                 detail: format!(
@@ -639,7 +687,10 @@ mod tests {
     fn result(verified: bool, per_s: f64) -> KernelResult {
         KernelResult {
             verified,
-            rows: vec![ResultRow { label: "build global".into(), gpu_ms: 1.5, per_s }, ResultRow { label: "build subgroup".into(), gpu_ms: 1.0, per_s: 2.0 * per_s }],
+            rows: vec![
+                ResultRow { label: "build global".into(), gpu_ms: 1.5, per_s },
+                ResultRow { label: "build subgroup".into(), gpu_ms: 1.0, per_s: 2.0 * per_s },
+            ],
             unit: "elements/s",
             detail: "65536 elements".into(),
             wall_ms: 20.0,
@@ -653,7 +704,11 @@ mod tests {
         let mut output = ctx.run_ui(egui::RawInput::default(), |ui| result_ui(ui, KernelName::ChainedHash, panel));
         output.textures_delta.clear();
         let tree: accesskit::TreeUpdate = output.platform_output.accesskit_update.take().expect("accesskit enabled");
-        tree.nodes.iter().filter(|(_, n)| n.role() == accesskit::Role::Label).filter_map(|(_, n)| n.value().map(|l| l.to_string())).collect()
+        tree.nodes
+            .iter()
+            .filter(|(_, n)| n.role() == accesskit::Role::Label)
+            .filter_map(|(_, n)| n.value().map(|l| l.to_string()))
+            .collect()
     }
 
     #[test]
@@ -664,7 +719,10 @@ mod tests {
         lab.record(KernelName::ChainedHash, Ok(result(true, 3.0e8)));
         let panel = lab.panel(KernelName::ChainedHash);
         assert_eq!(panel.runs, 1);
-        assert_eq!(panel.history, vec![("build global".to_string(), vec![[1.0, 3.0e8]]), ("build subgroup".to_string(), vec![[1.0, 6.0e8]])]);
+        assert_eq!(
+            panel.history,
+            vec![("build global".to_string(), vec![[1.0, 3.0e8]]), ("build subgroup".to_string(), vec![[1.0, 6.0e8]])]
+        );
         let labels = result_labels(panel);
         assert!(labels.contains(&"verified".to_string()), "{labels:?}");
         assert!(labels.contains(&"300.0 M elements/s".to_string()), "{labels:?}");
@@ -685,7 +743,16 @@ mod tests {
         assert!(lab.panel(KernelName::Cbt).last.is_none());
 
         for run in 0..2 * HISTORY {
-            lab.record(KernelName::Cbt, Ok(KernelResult { verified: true, rows: vec![ResultRow { label: "decode".into(), gpu_ms: 1.0, per_s: run as f64 }], unit: "leaves/s", detail: String::new(), wall_ms: 1.0 }));
+            lab.record(
+                KernelName::Cbt,
+                Ok(KernelResult {
+                    verified: true,
+                    rows: vec![ResultRow { label: "decode".into(), gpu_ms: 1.0, per_s: run as f64 }],
+                    unit: "leaves/s",
+                    detail: String::new(),
+                    wall_ms: 1.0,
+                }),
+            );
         }
         assert_eq!(lab.panel(KernelName::Cbt).history[0].1.len(), HISTORY);
     }
@@ -715,7 +782,9 @@ mod tests {
         // Out-of-range parameters never reach the GPU.
         assert!(check_settings(&KernelRequest::Cbt(CbtSettings { max_depth: 5, fill_log2: 6, iterations: 1 })).is_err());
         assert!(check_settings(&KernelRequest::ClosestPairs(ClosestPairsSettings { m: 0, ..Default::default() })).is_err());
-        assert!(check_settings(&KernelRequest::CompactHash(CompactHashSettings { bucket_size: 3, ..Default::default() })).unwrap_err().contains("bucket"));
+        assert!(check_settings(&KernelRequest::CompactHash(CompactHashSettings { bucket_size: 3, ..Default::default() }))
+            .unwrap_err()
+            .contains("bucket"));
         // The compressed table needs 64-bit atomics.
         let compact = requirements(&KernelRequest::CompactHash(CompactHashSettings::default()));
         assert!(check_device(wgpu::Features::TIMESTAMP_QUERY, &limits, &compact).unwrap_err().contains("SHADER_INT64"));
@@ -741,7 +810,13 @@ mod tests {
         let mut lab = KernelLabState::default();
         for request in [
             KernelRequest::Cbt(CbtSettings { max_depth: 8, fill_log2: 1, iterations: 2 }),
-            KernelRequest::ChainedHash(ChainedHashSettings { element_log2: 8, bucket_log2: 6, variant: BuildVariant::Global, iterations: 2, ..Default::default() }),
+            KernelRequest::ChainedHash(ChainedHashSettings {
+                element_log2: 8,
+                bucket_log2: 6,
+                variant: BuildVariant::Global,
+                iterations: 2,
+                ..Default::default()
+            }),
             KernelRequest::CompactHash(CompactHashSettings { table_log2: 10, iterations: 1, ..Default::default() }),
             KernelRequest::ClosestPairs(ClosestPairsSettings { m: 64, n: 32, iterations: 1, ..Default::default() }),
             KernelRequest::ShiftAnd(ShiftAndSettings { patterns: 4, text_bytes: 512, iterations: 1, ..Default::default() }),

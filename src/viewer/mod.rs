@@ -35,8 +35,8 @@ use winit::window::{Window, WindowId};
 
 use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use crate::globe::renderer::GlobeSettings;
-use crate::gpu::Gpu;
 use crate::gpu::target::DEPTH_FORMAT;
+use crate::gpu::Gpu;
 use crate::render::RenderSettings;
 use crate::terrain::HeightField;
 use bookmarks::{Bookmark, Bookmarks};
@@ -70,7 +70,8 @@ pub struct ViewerOptions {
 
 /// Opens the window and runs until it is closed (or `frames` have been shown).
 pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
-    let event_loop = EventLoop::new().map_err(|e| anyhow::anyhow!("cannot open a window ({e}); without a display use `bisector shot` or `bisector bench`"))?;
+    let event_loop = EventLoop::new()
+        .map_err(|e| anyhow::anyhow!("cannot open a window ({e}); without a display use `bisector shot` or `bisector bench`"))?;
     let mut app = App { options, state: None, error: None };
     event_loop.run_app(&mut app).context("window event loop")?;
     match app.error {
@@ -160,7 +161,9 @@ impl State {
     fn new(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> anyhow::Result<State> {
         let window = Arc::new(
             event_loop
-                .create_window(Window::default_attributes().with_title("bisector").with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0)))
+                .create_window(
+                    Window::default_attributes().with_title("bisector").with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0)),
+                )
                 .context("cannot create a window; without a display use `bisector shot` or `bisector bench`")?,
         );
         let instance = crate::gpu::create_instance();
@@ -217,8 +220,19 @@ impl State {
             ctx.memory_mut(|m| *m = memory);
         }
         let max_texture_side = gpu.device.limits().max_texture_dimension_2d as usize;
-        let input = egui_winit::State::new(ctx.clone(), egui::ViewportId::ROOT, &window, Some(window.scale_factor() as f32), window.theme(), Some(max_texture_side));
-        let gui = Gui { ctx, input, renderer: egui_wgpu::Renderer::new(&gpu.device, config.format.remove_srgb_suffix(), egui_wgpu::RendererOptions::default()) };
+        let input = egui_winit::State::new(
+            ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(max_texture_side),
+        );
+        let gui = Gui {
+            ctx,
+            input,
+            renderer: egui_wgpu::Renderer::new(&gpu.device, config.format.remove_srgb_suffix(), egui_wgpu::RendererOptions::default()),
+        };
         let panels = saved.panels;
         scene.set_speed_scale(panels.speed_scale);
         scene.set_mode(panels.camera_mode);
@@ -392,7 +406,10 @@ impl State {
                     }),
                     1,
                 ),
-                Scene::Globe(s) => (SceneData::Globe(GlobeData { camera: s.rig.camera(), orbit: s.rig.orbit, cache: s.cache.stats() }), 1 << s.renderer.settings.sub_levels),
+                Scene::Globe(s) => (
+                    SceneData::Globe(GlobeData { camera: s.rig.camera(), orbit: s.rig.orbit, cache: s.cache.stats() }),
+                    1 << s.renderer.settings.sub_levels,
+                ),
             };
             let data = PanelData {
                 mode: self.scene.mode(),
@@ -465,7 +482,9 @@ impl State {
         let size = (self.config.width, self.config.height);
         let target = FrameTarget { size_px: size, color: &view, depth: &self.depth_view };
         let slot = self.scene.record_frame(&self.gpu, &mut encoder, &target, &mut self.readback);
-        let gui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format.remove_srgb_suffix()), ..Default::default() });
+        let gui_view = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format.remove_srgb_suffix()), ..Default::default() });
         self.record_gui(&mut encoder, &gui_view, output);
         self.gpu.queue.submit([encoder.finish()]);
         if let Some(slot) = slot {
@@ -497,7 +516,10 @@ impl State {
     fn record_gui(&mut self, encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView, output: egui::FullOutput) {
         let gui = &mut self.gui;
         gui.input.handle_platform_output(&self.window, output.platform_output);
-        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point: output.pixels_per_point };
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: output.pixels_per_point,
+        };
         let jobs = gui.ctx.tessellate(output.shapes, output.pixels_per_point);
         let mut textures = output.textures_delta;
         for (id, deltas) in &textures.set {
@@ -605,7 +627,8 @@ impl ApplicationHandler for App {
                 match state.frame(capture) {
                     Ok((image, go_on)) => {
                         if let Some(image) = image {
-                            let path = if automated { self.options.screenshot.clone().expect("screenshot path") } else { screenshot_name() };
+                            let path =
+                                if automated { self.options.screenshot.clone().expect("screenshot path") } else { screenshot_name() };
                             if automated {
                                 if let Err(error) = crate::cli::write_png(&image, &path) {
                                     return self.fail(event_loop, error);

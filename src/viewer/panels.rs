@@ -110,9 +110,17 @@ pub enum Action {
     Reset,
     SetMode(CameraMode),
     /// x, y in metres, height above the ground in metres.
-    GoTo { x_m: f64, y_m: f64, height_m: f64 },
+    GoTo {
+        x_m: f64,
+        y_m: f64,
+        height_m: f64,
+    },
     /// On the globe: longitude and latitude in degrees, altitude above the sphere in metres.
-    GoToLonLat { lon_deg: f64, lat_deg: f64, altitude_m: f64 },
+    GoToLonLat {
+        lon_deg: f64,
+        lat_deg: f64,
+        altitude_m: f64,
+    },
     AddBookmark(String),
     ApplyBookmark(usize),
     DeleteBookmark(usize),
@@ -234,9 +242,15 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
                 SceneData::Heightfield(_) => lod_ui(ui, state, &mut actions),
                 SceneData::Globe(_) => globe_panels::globe_lod_ui(ui, state, &mut actions),
             });
-            CollapsingHeader::new("Stats").id_salt("bisector.stats").default_open(true).show(ui, |ui| stats_ui(ui, panels, data, &mut actions));
+            CollapsingHeader::new("Stats")
+                .id_salt("bisector.stats")
+                .default_open(true)
+                .show(ui, |ui| stats_ui(ui, panels, data, &mut actions));
             if let SceneData::Globe(globe) = &data.scene {
-                CollapsingHeader::new("Tile cache").id_salt("bisector.tile_cache").default_open(true).show(ui, |ui| globe_panels::tile_cache_ui(ui, &globe.cache));
+                CollapsingHeader::new("Tile cache")
+                    .id_salt("bisector.tile_cache")
+                    .default_open(true)
+                    .show(ui, |ui| globe_panels::tile_cache_ui(ui, &globe.cache));
             }
             CollapsingHeader::new("Kernel lab")
                 .id_salt("bisector.kernel_lab")
@@ -252,7 +266,14 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
 }
 
 /// Camera mode, speed, go-to, reset, bookmarks and path recording.
-pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, mode: CameraMode, data: &HeightfieldData, actions: &mut Vec<Action>) {
+pub fn camera_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    panels: &mut PanelState,
+    mode: CameraMode,
+    data: &HeightfieldData,
+    actions: &mut Vec<Action>,
+) {
     mode_ui(ui, mode, actions);
     ui.label(match mode {
         CameraMode::Orbit => "drag: orbit, scroll: zoom, WASD: move, C: fly",
@@ -298,7 +319,10 @@ pub fn camera_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, mode
             if ui.button("Stop").clicked() {
                 actions.push(Action::StopRecording);
             }
-            ui.label(RichText::new(format!("recording: {} poses, {:.1} s", data.recorded_poses, data.recorded_s)).color(egui::Color32::LIGHT_RED));
+            ui.label(
+                RichText::new(format!("recording: {} poses, {:.1} s", data.recorded_poses, data.recorded_s))
+                    .color(egui::Color32::LIGHT_RED),
+            );
         } else {
             if ui.button("Record path").clicked() {
                 actions.push(Action::StartRecording);
@@ -338,7 +362,11 @@ pub fn max_depth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>)
     let lod = &mut state.lod;
     ui.horizontal(|ui| {
         ui.add(egui::Slider::new(&mut lod.max_depth, MIN_MAX_DEPTH..=state.max_depth_limit.max(MIN_MAX_DEPTH)).text("max depth"));
-        if ui.add_enabled(lod.max_depth != state.renderer_max_depth, egui::Button::new("Rebuild")).on_hover_text("rebuild the tree at this max depth (deeper than the start needs --max-depth)").clicked() {
+        if ui
+            .add_enabled(lod.max_depth != state.renderer_max_depth, egui::Button::new("Rebuild"))
+            .on_hover_text("rebuild the tree at this max depth (deeper than the start needs --max-depth)")
+            .clicked()
+        {
             actions.push(Action::Rebuild);
         }
     });
@@ -353,8 +381,12 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
         ui.radio_value(&mut lod.criterion, Criterion::EdgeLength, "edge length");
     });
     match lod.criterion {
-        Criterion::ScreenSpaceError => ui.add(egui::Slider::new(&mut lod.pixel_error_px, 0.25..=16.0).logarithmic(true).text("pixel error (px)")),
-        Criterion::EdgeLength => ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)")),
+        Criterion::ScreenSpaceError => {
+            ui.add(egui::Slider::new(&mut lod.pixel_error_px, 0.25..=16.0).logarithmic(true).text("pixel error (px)"))
+        }
+        Criterion::EdgeLength => {
+            ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)"))
+        }
     };
     ui.checkbox(&mut lod.morph, "Morphing");
     ui.checkbox(&mut lod.freeze, "Freeze LOD (L)");
@@ -395,13 +427,28 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
                     ui.end_row();
                 }
             });
-            let bars: Vec<Bar> = stats.depth_histogram.iter().enumerate().filter(|(_, &n)| n > 0).map(|(d, &n)| Bar::new(d as f64, n as f64).width(0.8)).collect();
+            let bars: Vec<Bar> = stats
+                .depth_histogram
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(|(d, &n)| Bar::new(d as f64, n as f64).width(0.8))
+                .collect();
             ui.label(if stats.sampled < stats.triangles() {
                 format!("leaves per depth (the first {} of {})", stats.sampled, stats.triangles())
             } else {
                 "leaves per depth".to_string()
             });
-            Plot::new("bisector.depths").height(90.0).width(plot_width(ui)).include_x(0.0).include_x(stats.depth_histogram.len() as f64).include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
+            Plot::new("bisector.depths")
+                .height(90.0)
+                .width(plot_width(ui))
+                .include_x(0.0)
+                .include_x(stats.depth_histogram.len() as f64)
+                .include_y(0.0)
+                .allow_drag(false)
+                .allow_zoom(false)
+                .allow_scroll(false)
+                .show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
         }
         None => {
             ui.label("waiting for the first statistics…");
@@ -421,15 +468,26 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
     });
     let history = data.history;
     let start = history.frame_gpu.back().map_or(0, |&(f, _)| f.saturating_sub(panels.plot_frames as u64));
-    let series = |q: &std::collections::VecDeque<(u64, f64)>| q.iter().filter(|(f, _)| *f >= start).map(|&(f, ms)| [f as f64, ms]).collect::<Vec<[f64; 2]>>();
-    Plot::new("bisector.gpu_times").height(140.0).width(plot_width(ui)).legend(Legend::default()).y_axis_label("ms").include_y(0.0).allow_drag(false).allow_zoom(false).allow_scroll(false).show(ui, |plot| {
-        if panels.plot_passes {
-            for (label, q) in &history.passes {
-                plot.line(Line::new(label.clone(), series(q)));
+    let series = |q: &std::collections::VecDeque<(u64, f64)>| {
+        q.iter().filter(|(f, _)| *f >= start).map(|&(f, ms)| [f as f64, ms]).collect::<Vec<[f64; 2]>>()
+    };
+    Plot::new("bisector.gpu_times")
+        .height(140.0)
+        .width(plot_width(ui))
+        .legend(Legend::default())
+        .y_axis_label("ms")
+        .include_y(0.0)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .show(ui, |plot| {
+            if panels.plot_passes {
+                for (label, q) in &history.passes {
+                    plot.line(Line::new(label.clone(), series(q)));
+                }
             }
-        }
-        plot.line(Line::new("GPU frame", series(&history.frame_gpu)));
-    });
+            plot.line(Line::new("GPU frame", series(&history.frame_gpu)));
+        });
     Grid::new("bisector.timings").num_columns(3).striped(true).show(ui, |ui| {
         ui.label(RichText::new("pass").strong());
         ui.label(RichText::new("median ms").strong());
@@ -463,7 +521,13 @@ mod tests {
 
     /// The centre of the widget labelled `label`.
     fn centre_of(tree: &accesskit::TreeUpdate, label: &str) -> egui::Pos2 {
-        let node = tree.nodes.iter().find(|(_, n)| n.label().is_some_and(|l| l == label)).unwrap_or_else(|| panic!("no widget labelled {label:?}")).1.clone();
+        let node = tree
+            .nodes
+            .iter()
+            .find(|(_, n)| n.label().is_some_and(|l| l == label))
+            .unwrap_or_else(|| panic!("no widget labelled {label:?}"))
+            .1
+            .clone();
         let b = node.bounds().expect("bounds");
         egui::pos2(((b.x0 + b.x1) / 2.0) as f32, ((b.y0 + b.y1) / 2.0) as f32)
     }
@@ -473,7 +537,8 @@ mod tests {
         let mut actions = Vec::new();
         let tree = frame(ctx, vec![], |root| actions = ui(root));
         let at = centre_of(&tree, label);
-        let press = |pressed| egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers: Default::default() };
+        let press =
+            |pressed| egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers: Default::default() };
         frame(ctx, vec![egui::Event::PointerMoved(at), press(true)], |root| actions = ui(root));
         frame(ctx, vec![press(false)], |root| actions = ui(root));
         actions
@@ -516,7 +581,14 @@ mod tests {
         let mut state = UiState::new(&settings());
         let mut panels = PanelState::default();
         let marks = vec![Bookmark::of_camera("peak", &Camera::look_at(glam::DVec3::Z * 900.0, glam::DVec3::X * 100.0, 60.0))];
-        let data = HeightfieldData { camera: marks[0].camera(), height_above_ground_m: 900.0, bookmarks: &marks, recording: false, recorded_poses: 0, recorded_s: 0.0 };
+        let data = HeightfieldData {
+            camera: marks[0].camera(),
+            height_above_ground_m: 900.0,
+            bookmarks: &marks,
+            recording: false,
+            recorded_poses: 0,
+            recorded_s: 0.0,
+        };
         state.goto = [100.0, 200.0, 300.0];
         let mut run = |label: &str| {
             click(&ctx, label, |ui| {
@@ -576,11 +648,35 @@ mod tests {
         let ctx = egui::Context::default();
         let mut panels = PanelState::default();
         let mut history = TimingHistory::new(50);
-        history.add_gpu(&crate::gpu::timings::FrameTimings { passes: vec![crate::gpu::timings::PassTiming { label: "render.draw".into(), gpu_ms: 1.0 }], frame_gpu_ms: 1.5 });
-        let stats = LeafStats { frame: 8, stats: crate::cbt::gpu::FrameStats { leaves: 4, max_depth: 3, overflow: 1, capacity: 4 }, depth_histogram: vec![0, 0, 2, 2], sampled: 4, lod: None };
+        history.add_gpu(&crate::gpu::timings::FrameTimings {
+            passes: vec![crate::gpu::timings::PassTiming { label: "render.draw".into(), gpu_ms: 1.0 }],
+            frame_gpu_ms: 1.5,
+        });
+        let stats = LeafStats {
+            frame: 8,
+            stats: crate::cbt::gpu::FrameStats { leaves: 4, max_depth: 3, overflow: 1, capacity: 4 },
+            depth_histogram: vec![0, 0, 2, 2],
+            sampled: 4,
+            lod: None,
+        };
         for stats in [None, Some(&stats)] {
-            let scene = SceneData::Heightfield(HeightfieldData { camera: Camera::look_at(glam::DVec3::Z, glam::DVec3::X, 60.0), height_above_ground_m: 1.0, bookmarks: &[], recording: true, recorded_poses: 3, recorded_s: 0.2 });
-            let data = PanelData { mode: CameraMode::Fly, scene, stats, history: &history, triangles_per_leaf: 1, timestamps: false, vsync: false };
+            let scene = SceneData::Heightfield(HeightfieldData {
+                camera: Camera::look_at(glam::DVec3::Z, glam::DVec3::X, 60.0),
+                height_above_ground_m: 1.0,
+                bookmarks: &[],
+                recording: true,
+                recorded_poses: 3,
+                recorded_s: 0.2,
+            });
+            let data = PanelData {
+                mode: CameraMode::Fly,
+                scene,
+                stats,
+                history: &history,
+                triangles_per_leaf: 1,
+                timestamps: false,
+                vsync: false,
+            };
             ctx.run_ui(egui::RawInput::default(), |ui| stats_ui(ui, &mut panels, &data, &mut Vec::new())).textures_delta.clear();
         }
     }

@@ -76,7 +76,13 @@ impl PathRecorder {
             std::fs::create_dir_all(folder).map_err(|e| format!("{}: cannot create the folder ({e})", folder.display()))?;
         }
         crate::cli::write_bytes_atomic(file, path.to_json().as_bytes()).map_err(|e| e.to_string())?;
-        Ok(format!("saved {} keyframes ({:.1} s) to {}; run it with `bisector bench --path {}`", path.keyframe_count(), path.duration_s(), file.display(), file.display()))
+        Ok(format!(
+            "saved {} keyframes ({:.1} s) to {}; run it with `bisector bench --path {}`",
+            path.keyframe_count(),
+            path.duration_s(),
+            file.display(),
+            file.display()
+        ))
     }
 }
 
@@ -88,7 +94,8 @@ mod tests {
     #[test]
     fn a_recorded_flight_is_a_bench_path() {
         let mut recorder = PathRecorder::default();
-        let camera_at = |i: usize| Camera::look_at(DVec3::new(100.0 * i as f64, 50.0, 800.0), DVec3::new(100.0 * i as f64 + 1000.0, 2000.0, 0.0), 55.0);
+        let camera_at =
+            |i: usize| Camera::look_at(DVec3::new(100.0 * i as f64, 50.0, 800.0), DVec3::new(100.0 * i as f64 + 1000.0, 2000.0, 0.0), 55.0);
         recorder.push(0.0, &camera_at(0)); // not recording yet
         recorder.start();
         // 60 frames at 60 Hz starting at t = 5 s: kept every 0.1 s.

@@ -137,7 +137,13 @@ mod tests {
     use super::*;
 
     fn flat(height_m: f32) -> HeightField {
-        HeightField { samples_per_side: 3, heights_m: vec![height_m; 9], size_m: 10000.0, data_bounds_m: [0.0, 0.0, 10000.0, 10000.0], nodata: Vec::new() }
+        HeightField {
+            samples_per_side: 3,
+            heights_m: vec![height_m; 9],
+            size_m: 10000.0,
+            data_bounds_m: [0.0, 0.0, 10000.0, 10000.0],
+            nodata: Vec::new(),
+        }
     }
 
     #[test]

@@ -10,8 +10,8 @@ use super::rig::{self, CameraMode, CameraRig};
 use super::stats::StatsReadback;
 use crate::cache::tile_cache::TileCache;
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
-use crate::gpu::Gpu;
 use crate::gpu::timings::FrameTimings;
+use crate::gpu::Gpu;
 use crate::render::{RenderSettings, Renderer};
 use crate::terrain::HeightField;
 
@@ -170,7 +170,13 @@ impl Scene {
     /// Records one frame's passes into `encoder` (the globe: between its cache's begin_frame and
     /// end_frame) and a copy of the tree statistics into `readback`; returns the read-back slot
     /// to map after submitting. Then submit and call `after_submit`.
-    pub fn record_frame(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget, readback: &mut StatsReadback) -> Option<usize> {
+    pub fn record_frame(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget,
+        readback: &mut StatsReadback,
+    ) -> Option<usize> {
         let frame_index = self.frame_index();
         match self {
             Scene::Heightfield(s) => {
@@ -182,7 +188,14 @@ impl Scene {
                 let camera = s.rig.camera();
                 s.cache.begin_frame(gpu, encoder, frame_index + 1);
                 s.renderer.record_frame(&gpu.queue, encoder, &s.cache, &camera, target.size_px, target.color, target.depth);
-                let slot = readback.record(&gpu.device, encoder, &s.renderer.cbt, &s.renderer.leaf_ids, Some(s.renderer.lod_stats_buffer()), frame_index);
+                let slot = readback.record(
+                    &gpu.device,
+                    encoder,
+                    &s.renderer.cbt,
+                    &s.renderer.leaf_ids,
+                    Some(s.renderer.lod_stats_buffer()),
+                    frame_index,
+                );
                 s.cache.end_frame(encoder);
                 slot
             }

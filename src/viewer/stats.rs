@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::cbt::gpu::{FrameStats, GpuCbt};
 use crate::gpu::readback::ReadbackRing;
-use crate::leb::decode::LodStats;
 use crate::gpu::timings::FrameTimings;
+use crate::leb::decode::LodStats;
 
 /// Staging buffers in flight at most; when all are busy a frame simply copies nothing.
 const SLOTS: usize = 3;
@@ -78,7 +78,15 @@ impl StatsReadback {
     /// Records copies of this frame's statistics (`cbt.stats`, the first leaf ids of `leaf_ids`
     /// and the 16-byte `LodStats` in `lod_stats` when given) into a free staging buffer (every
     /// `READBACK_INTERVAL_FRAMES` frames). Returns the slot to map after submitting.
-    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, cbt: &GpuCbt, leaf_ids: &wgpu::Buffer, lod_stats: Option<&wgpu::Buffer>, frame: u64) -> Option<usize> {
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        cbt: &GpuCbt,
+        leaf_ids: &wgpu::Buffer,
+        lod_stats: Option<&wgpu::Buffer>,
+        frame: u64,
+    ) -> Option<usize> {
         if !frame.is_multiple_of(READBACK_INTERVAL_FRAMES) {
             return None;
         }
@@ -146,7 +154,13 @@ pub struct TimingHistory {
 
 impl TimingHistory {
     pub fn new(capacity: usize) -> TimingHistory {
-        TimingHistory { capacity: capacity.max(2), passes: BTreeMap::new(), frame_gpu: VecDeque::new(), frame_cpu: VecDeque::new(), gpu_frames: 0 }
+        TimingHistory {
+            capacity: capacity.max(2),
+            passes: BTreeMap::new(),
+            frame_gpu: VecDeque::new(),
+            frame_cpu: VecDeque::new(),
+            gpu_frames: 0,
+        }
     }
 
     fn push(queue: &mut VecDeque<(u64, f64)>, capacity: usize, value: (u64, f64)) {
@@ -179,11 +193,8 @@ impl TimingHistory {
 
     /// Rows for the table: label, median, p95 in ms.
     pub fn table(&self) -> Vec<(String, f64, f64)> {
-        let mut rows: Vec<(String, f64, f64)> = self
-            .passes
-            .iter()
-            .filter_map(|(label, q)| median_p95(q.iter().map(|v| v.1)).map(|(m, p)| (label.clone(), m, p)))
-            .collect();
+        let mut rows: Vec<(String, f64, f64)> =
+            self.passes.iter().filter_map(|(label, q)| median_p95(q.iter().map(|v| v.1)).map(|(m, p)| (label.clone(), m, p))).collect();
         if let Some((m, p)) = median_p95(self.frame_gpu.iter().map(|v| v.1)) {
             rows.push(("GPU frame".into(), m, p));
         }
@@ -226,7 +237,11 @@ mod tests {
     fn history_rolls_and_summarises() {
         let mut history = TimingHistory::new(10);
         for i in 0..25 {
-            let mut passes = vec![PassTiming { label: "render.draw".into(), gpu_ms: i as f64 }, PassTiming { label: "cbt.reduce".into(), gpu_ms: 0.5 }, PassTiming { label: "cbt.reduce".into(), gpu_ms: 0.25 }];
+            let mut passes = vec![
+                PassTiming { label: "render.draw".into(), gpu_ms: i as f64 },
+                PassTiming { label: "cbt.reduce".into(), gpu_ms: 0.5 },
+                PassTiming { label: "cbt.reduce".into(), gpu_ms: 0.25 },
+            ];
             if i < 3 {
                 passes.push(PassTiming { label: "leb.split".into(), gpu_ms: 1.0 });
             }

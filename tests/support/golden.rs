@@ -28,14 +28,7 @@ pub struct GoldenOutcome {
 impl GoldenOutcome {
     /// Outcome for an image that matches its reference exactly.
     fn identical(threshold_mean_flip: f32) -> Self {
-        Self {
-            mean_flip: 0.0,
-            max_flip: 0.0,
-            high_error_fraction: 0.0,
-            threshold_mean_flip,
-            passed: true,
-            reference_written: false,
-        }
+        Self { mean_flip: 0.0, max_flip: 0.0, high_error_fraction: 0.0, threshold_mean_flip, passed: true, reference_written: false }
     }
 }
 
@@ -157,11 +150,7 @@ impl GoldenPaths {
         for path in [&self.actual, &self.diff] {
             match std::fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(GoldenError::Io {
-                        action: "remove stale file",
-                        path: path.clone(),
-                        source: e,
-                    });
+                    return Err(GoldenError::Io { action: "remove stale file", path: path.clone(), source: e });
                 }
                 _ => {}
             }
@@ -184,19 +173,8 @@ impl GoldenPaths {
 ///
 /// [`GoldenError`] when the reference is missing (and updating is off), unreadable or of a
 /// different size, the image is empty, or a file cannot be written or removed.
-pub fn compare_golden(
-    dir: &Path,
-    name: &str,
-    actual: &image::RgbaImage,
-    threshold_mean_flip: f32,
-) -> Result<GoldenOutcome, GoldenError> {
-    compare_golden_with_mode(
-        dir,
-        name,
-        actual,
-        threshold_mean_flip,
-        UpdateMode::from_env(),
-    )
+pub fn compare_golden(dir: &Path, name: &str, actual: &image::RgbaImage, threshold_mean_flip: f32) -> Result<GoldenOutcome, GoldenError> {
+    compare_golden_with_mode(dir, name, actual, threshold_mean_flip, UpdateMode::from_env())
 }
 
 /// Same as [`compare_golden`] with an explicit [`UpdateMode`] instead of the environment.
@@ -213,34 +191,21 @@ pub fn compare_golden_with_mode(
 ) -> Result<GoldenOutcome, GoldenError> {
     let paths = GoldenPaths::new(dir, name);
     if actual.width() == 0 || actual.height() == 0 {
-        return Err(GoldenError::EmptyImage {
-            path: paths.reference,
-            width: actual.width(),
-            height: actual.height(),
-        });
+        return Err(GoldenError::EmptyImage { path: paths.reference, width: actual.width(), height: actual.height() });
     }
 
     let exists = paths.reference.is_file();
     if mode == UpdateMode::All || (!exists && mode == UpdateMode::Missing) {
         write_png(&paths.reference, actual)?;
         paths.remove_stale()?;
-        return Ok(GoldenOutcome {
-            reference_written: true,
-            ..GoldenOutcome::identical(threshold_mean_flip)
-        });
+        return Ok(GoldenOutcome { reference_written: true, ..GoldenOutcome::identical(threshold_mean_flip) });
     }
     if !exists {
-        return Err(GoldenError::MissingReference {
-            path: paths.reference,
-        });
+        return Err(GoldenError::MissingReference { path: paths.reference });
     }
 
-    let reference = image::open(&paths.reference)
-        .map_err(|source| GoldenError::ReadReference {
-            path: paths.reference.clone(),
-            source,
-        })?
-        .into_rgb8();
+    let reference =
+        image::open(&paths.reference).map_err(|source| GoldenError::ReadReference { path: paths.reference.clone(), source })?.into_rgb8();
     if reference.dimensions() != actual.dimensions() {
         write_png(&paths.actual, actual)?;
         return Err(GoldenError::SizeMismatch {
@@ -283,8 +248,7 @@ pub fn compare_golden_with_mode(
     } else {
         write_png(&paths.actual, actual)?;
         let colored = error_map.apply_color_lut(&nv_flip::magma_lut());
-        let diff = image::RgbImage::from_raw(width, height, colored.to_vec())
-            .expect("FLIP colour map has the size of the compared images");
+        let diff = image::RgbImage::from_raw(width, height, colored.to_vec()).expect("FLIP colour map has the size of the compared images");
         write_png(&paths.diff, &diff)?;
     }
     Ok(outcome)
@@ -302,11 +266,7 @@ where
             source,
         })?;
     }
-    img.save_with_format(path, image::ImageFormat::Png)
-        .map_err(|source| GoldenError::WriteImage {
-            path: path.to_path_buf(),
-            source,
-        })
+    img.save_with_format(path, image::ImageFormat::Png).map_err(|source| GoldenError::WriteImage { path: path.to_path_buf(), source })
 }
 
 #[cfg(test)]
@@ -345,9 +305,7 @@ mod tests {
     }
 
     fn shifted(img: &image::RgbaImage, dx: u32) -> image::RgbaImage {
-        image::RgbaImage::from_fn(img.width(), img.height(), |x, y| {
-            *img.get_pixel(x.saturating_sub(dx), y)
-        })
+        image::RgbaImage::from_fn(img.width(), img.height(), |x, y| *img.get_pixel(x.saturating_sub(dx), y))
     }
 
     fn jittered(img: &image::RgbaImage, amplitude: i32, seed: u32) -> image::RgbaImage {
@@ -362,13 +320,7 @@ mod tests {
         out
     }
 
-    fn with_block(
-        img: &image::RgbaImage,
-        x0: u32,
-        y0: u32,
-        size: u32,
-        f: impl Fn([u8; 4]) -> [u8; 4],
-    ) -> image::RgbaImage {
+    fn with_block(img: &image::RgbaImage, x0: u32, y0: u32, size: u32, f: impl Fn([u8; 4]) -> [u8; 4]) -> image::RgbaImage {
         let mut out = img.clone();
         for y in y0..y0 + size {
             for x in x0..x0 + size {
@@ -406,14 +358,12 @@ mod tests {
         img.save(dir.path().join("a.png")).unwrap();
         let mut translucent = img.clone();
         translucent.pixels_mut().for_each(|p| p.0[3] = 7);
-        let out =
-            compare_golden_with_mode(dir.path(), "a", &translucent, 0.0, UpdateMode::Off).unwrap();
+        let out = compare_golden_with_mode(dir.path(), "a", &translucent, 0.0, UpdateMode::Off).unwrap();
         assert!(out.passed && out.mean_flip == 0.0);
 
         let mut one_pixel = img.clone();
         one_pixel.get_pixel_mut(10, 10).0[1] ^= 1;
-        let out =
-            compare_golden_with_mode(dir.path(), "a", &one_pixel, 0.001, UpdateMode::Off).unwrap();
+        let out = compare_golden_with_mode(dir.path(), "a", &one_pixel, 0.001, UpdateMode::Off).unwrap();
         assert!(out.passed, "{out:?}");
         assert!(out.mean_flip > 0.0 && out.max_flip > 0.0, "{out:?}");
     }
@@ -423,9 +373,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let reference = gradient(64, 64);
         reference.save(dir.path().join("n.png")).unwrap();
-        let out =
-            compare_golden_with_mode(dir.path(), "n", &noise(64, 64, 7), 0.02, UpdateMode::Off)
-                .unwrap();
+        let out = compare_golden_with_mode(dir.path(), "n", &noise(64, 64, 7), 0.02, UpdateMode::Off).unwrap();
         assert!(!out.passed);
         assert!(out.mean_flip > 0.3, "mean {}", out.mean_flip);
         assert!(out.max_flip >= out.mean_flip);
@@ -435,8 +383,7 @@ mod tests {
         assert_eq!((actual.width(), actual.height()), (64, 64));
         assert_eq!((diff.width(), diff.height()), (64, 64));
 
-        let again =
-            compare_golden_with_mode(dir.path(), "n", &reference, 0.02, UpdateMode::Off).unwrap();
+        let again = compare_golden_with_mode(dir.path(), "n", &reference, 0.02, UpdateMode::Off).unwrap();
         assert!(again.passed);
         assert!(!dir.path().join("n-actual.png").exists());
         assert!(!dir.path().join("n-diff.png").exists());
@@ -459,30 +406,17 @@ mod tests {
     fn update_missing_creates_only_missing_references() {
         let dir = tempfile::tempdir().unwrap();
         let first = gradient(32, 32);
-        let out =
-            compare_golden_with_mode(dir.path(), "m", &first, 0.01, UpdateMode::Missing).unwrap();
+        let out = compare_golden_with_mode(dir.path(), "m", &first, 0.01, UpdateMode::Missing).unwrap();
         assert!(out.passed && out.reference_written);
-        let out = compare_golden_with_mode(
-            dir.path(),
-            "m",
-            &noise(32, 32, 5),
-            0.01,
-            UpdateMode::Missing,
-        )
-        .unwrap();
+        let out = compare_golden_with_mode(dir.path(), "m", &noise(32, 32, 5), 0.01, UpdateMode::Missing).unwrap();
         assert!(!out.passed && !out.reference_written);
-        assert_eq!(
-            image::open(dir.path().join("m.png")).unwrap().into_rgba8(),
-            first
-        );
+        assert_eq!(image::open(dir.path().join("m.png")).unwrap().into_rgba8(), first);
     }
 
     #[test]
     fn missing_reference_error_names_file_and_variable() {
         let dir = tempfile::tempdir().unwrap();
-        let err =
-            compare_golden_with_mode(dir.path(), "absent", &gradient(8, 8), 0.01, UpdateMode::Off)
-                .unwrap_err();
+        let err = compare_golden_with_mode(dir.path(), "absent", &gradient(8, 8), 0.01, UpdateMode::Off).unwrap_err();
         assert!(matches!(err, GoldenError::MissingReference { .. }));
         let msg = err.to_string();
         assert!(msg.contains(UPDATE_ENV), "{msg}");
@@ -493,15 +427,10 @@ mod tests {
     fn size_mismatch_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         gradient(16, 16).save(dir.path().join("s.png")).unwrap();
-        let err =
-            compare_golden_with_mode(dir.path(), "s", &gradient(16, 8), 0.01, UpdateMode::Off)
-                .unwrap_err();
+        let err = compare_golden_with_mode(dir.path(), "s", &gradient(16, 8), 0.01, UpdateMode::Off).unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, GoldenError::SizeMismatch { .. }), "{msg}");
-        assert!(
-            msg.contains("16x16") && msg.contains("16x8") && msg.contains("s.png"),
-            "{msg}"
-        );
+        assert!(msg.contains("16x16") && msg.contains("16x8") && msg.contains("s.png"), "{msg}");
         assert!(dir.path().join("s-actual.png").exists());
     }
 
@@ -509,8 +438,7 @@ mod tests {
     fn corrupt_reference_is_reported() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("c.png"), b"not a png").unwrap();
-        let err = compare_golden_with_mode(dir.path(), "c", &gradient(8, 8), 0.01, UpdateMode::Off)
-            .unwrap_err();
+        let err = compare_golden_with_mode(dir.path(), "c", &gradient(8, 8), 0.01, UpdateMode::Off).unwrap_err();
         assert!(matches!(err, GoldenError::ReadReference { .. }));
         assert!(err.to_string().contains("c.png"));
     }
@@ -529,23 +457,9 @@ mod tests {
         let base = gradient(256, 256);
         let shift = flip_against(&base, &shifted(&base, 1));
         let jitter = flip_against(&base, &jittered(&base, 2, 11));
-        let block = flip_against(
-            &base,
-            &with_block(&base, 112, 112, 32, |p| {
-                [255 - p[0], 255 - p[1], 255 - p[2], 255]
-            }),
-        );
-        for (label, o) in [
-            ("shift 1px", shift),
-            ("noise +-2", jitter),
-            ("32x32 inverted", block),
-        ] {
-            eprintln!(
-                "{label:16} mean {:.5} max {:.4} >{HIGH_ERROR_FLIP} {:.4}%",
-                o.mean_flip,
-                o.max_flip,
-                o.high_error_fraction * 100.0
-            );
+        let block = flip_against(&base, &with_block(&base, 112, 112, 32, |p| [255 - p[0], 255 - p[1], 255 - p[2], 255]));
+        for (label, o) in [("shift 1px", shift), ("noise +-2", jitter), ("32x32 inverted", block)] {
+            eprintln!("{label:16} mean {:.5} max {:.4} >{HIGH_ERROR_FLIP} {:.4}%", o.mean_flip, o.max_flip, o.high_error_fraction * 100.0);
         }
         assert!((0.02..0.04).contains(&shift.mean_flip), "{shift:?}");
         assert!((0.015..0.03).contains(&jitter.mean_flip), "{jitter:?}");

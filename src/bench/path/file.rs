@@ -2,18 +2,14 @@
 //! problems) and writing a path back as JSON. The format is described in `bench::path`.
 
 use super::{forward_from_angles, yaw_pitch_rad, CameraPath, Keyframe, Orientation};
-use crate::bench::keyframes::{
-    check_time_increases, parse_keyframes, resolve_fov_y_deg, CommonKeyframeError, PathError,
-    MAX_PITCH_DEG,
-};
+use crate::bench::keyframes::{check_time_increases, parse_keyframes, resolve_fov_y_deg, CommonKeyframeError, PathError, MAX_PITCH_DEG};
 use glam::{DVec2, DVec3};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::path::Path;
 
 /// Fields a keyframe object may contain, for error messages.
-const KEYFRAME_FIELDS: &str =
-    "time_s, position_m, look_at_m or yaw_deg + pitch_deg, and optionally fov_y_deg";
+const KEYFRAME_FIELDS: &str = "time_s, position_m, look_at_m or yaw_deg + pitch_deg, and optionally fov_y_deg";
 
 /// A keyframe exactly as it appears in the file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -42,15 +38,10 @@ impl CameraPath {
 
     /// Parses a camera path from JSON text; `source_name` names the file in error messages.
     pub fn parse(text: &str, source_name: &str) -> Result<CameraPath, PathError> {
-        let keyframes = parse_keyframes(
-            text,
-            source_name,
-            KEYFRAME_FIELDS,
-            |element, mut raw: RawKeyframe, previous| {
-                reread_numbers_exactly(element, &mut raw);
-                validate_keyframe(&raw, previous)
-            },
-        )?;
+        let keyframes = parse_keyframes(text, source_name, KEYFRAME_FIELDS, |element, mut raw: RawKeyframe, previous| {
+            reread_numbers_exactly(element, &mut raw);
+            validate_keyframe(&raw, previous)
+        })?;
         Ok(CameraPath { keyframes })
     }
 
@@ -62,9 +53,7 @@ impl CameraPath {
             .map(|keyframe| {
                 let (look_at_m, yaw_deg, pitch_deg) = match keyframe.orientation {
                     Orientation::LookAt { look_at_m } => (Some(look_at_m.to_array()), None, None),
-                    Orientation::YawPitch { yaw_deg, pitch_deg } => {
-                        (None, Some(yaw_deg), Some(pitch_deg))
-                    }
+                    Orientation::YawPitch { yaw_deg, pitch_deg } => (None, Some(yaw_deg), Some(pitch_deg)),
                 };
                 let raw = RawKeyframe {
                     time_s: keyframe.time_s,
@@ -74,8 +63,7 @@ impl CameraPath {
                     pitch_deg,
                     fov_y_deg: Some(keyframe.fov_y_deg),
                 };
-                let json = serde_json::to_string(&raw)
-                    .unwrap_or_else(|err| serde_json::Value::String(err.to_string()).to_string());
+                let json = serde_json::to_string(&raw).unwrap_or_else(|err| serde_json::Value::String(err.to_string()).to_string());
                 format!("    {json}")
             })
             .collect();
@@ -125,10 +113,7 @@ pub(super) enum KeyframeError {
 }
 
 /// Checks one keyframe read from a file and resolves its defaults against the previous one.
-pub(super) fn validate_keyframe(
-    raw: &RawKeyframe,
-    previous: Option<&Keyframe>,
-) -> Result<Keyframe, KeyframeError> {
+pub(super) fn validate_keyframe(raw: &RawKeyframe, previous: Option<&Keyframe>) -> Result<Keyframe, KeyframeError> {
     if !raw.time_s.is_finite() {
         return Err(KeyframeError::TimeNotFinite);
     }
@@ -161,17 +146,12 @@ pub(super) fn validate_keyframe(
                 return Err(KeyframeError::AnglesNotFinite);
             }
             let orientation = Orientation::YawPitch { yaw_deg, pitch_deg };
-            (
-                orientation,
-                forward_from_angles(yaw_deg.to_radians(), pitch_deg.to_radians()),
-            )
+            (orientation, forward_from_angles(yaw_deg.to_radians(), pitch_deg.to_radians()))
         }
     };
 
     let (mut yaw_rad, pitch_rad, pitch_deg) = match orientation {
-        Orientation::YawPitch { yaw_deg, pitch_deg } => {
-            (yaw_deg.to_radians(), pitch_deg.to_radians(), pitch_deg)
-        }
+        Orientation::YawPitch { yaw_deg, pitch_deg } => (yaw_deg.to_radians(), pitch_deg.to_radians(), pitch_deg),
         Orientation::LookAt { .. } => {
             let (yaw_rad, pitch_rad) = yaw_pitch_rad(direction);
             (yaw_rad, pitch_rad, pitch_rad.to_degrees())
@@ -187,13 +167,7 @@ pub(super) fn validate_keyframe(
         yaw_rad -= std::f64::consts::TAU * (turn_rad / std::f64::consts::TAU).round();
     }
 
-    Ok(Keyframe {
-        time_s: raw.time_s,
-        position_m,
-        orientation,
-        fov_y_deg,
-        angles_rad: DVec2::new(yaw_rad, pitch_rad),
-    })
+    Ok(Keyframe { time_s: raw.time_s, position_m, orientation, fov_y_deg, angles_rad: DVec2::new(yaw_rad, pitch_rad) })
 }
 
 /// A keyframe's numbers exactly as written in the file.
@@ -236,11 +210,8 @@ fn reread_numbers_exactly(element: &str, raw: &mut RawKeyframe) {
     if let (Some(texts), Some(look_at_m)) = (&numbers.look_at_m, raw.look_at_m.as_mut()) {
         triple(texts, look_at_m);
     }
-    let optional = [
-        (numbers.yaw_deg, raw.yaw_deg.as_mut()),
-        (numbers.pitch_deg, raw.pitch_deg.as_mut()),
-        (numbers.fov_y_deg, raw.fov_y_deg.as_mut()),
-    ];
+    let optional =
+        [(numbers.yaw_deg, raw.yaw_deg.as_mut()), (numbers.pitch_deg, raw.pitch_deg.as_mut()), (numbers.fov_y_deg, raw.fov_y_deg.as_mut())];
     for (text, target) in optional {
         if let (Some(text), Some(target)) = (text, target) {
             number(text, target);
@@ -263,8 +234,7 @@ mod tests {
 
     #[test]
     fn errors_report_file_and_line() {
-        let keyframe_ok =
-            r#"{"time_s": 0, "position_m": [0, 0, 10], "yaw_deg": 0, "pitch_deg": 0}"#;
+        let keyframe_ok = r#"{"time_s": 0, "position_m": [0, 0, 10], "yaw_deg": 0, "pitch_deg": 0}"#;
         let cases: Vec<(String, usize, &str)> = vec![
             (
                 format!("{{\n  \"keyframes\": [\n    {keyframe_ok},\n    {{\"time_s\": 0, \"position_m\": [1, 0, 10], \"yaw_deg\": 0, \"pitch_deg\": 0}}\n  ]\n}}"),
@@ -359,15 +329,9 @@ mod tests {
         for (text, line, needle) in cases {
             let err = parse_err(&text);
             let message = err.to_string();
-            assert!(
-                matches!(err, PathError::Invalid { .. }),
-                "expected a semantic error: {message}\n{text}"
-            );
+            assert!(matches!(err, PathError::Invalid { .. }), "expected a semantic error: {message}\n{text}");
             assert_eq!(err.line(), Some(line), "{message}\n{text}");
-            assert!(
-                message.starts_with(&format!("camera path test.json:{line}: ")),
-                "{message}"
-            );
+            assert!(message.starts_with(&format!("camera path test.json:{line}: ")), "{message}");
             assert!(message.contains(needle), "{message} lacks {needle:?}");
         }
     }
@@ -375,38 +339,22 @@ mod tests {
     #[test]
     fn syntax_and_number_errors_carry_serde_position() {
         let cases = [
-            (
-                "{\n  \"keyframes\": [\n    {\"time_s\": 1,,}\n  ]\n}",
-                3,
-                18,
-            ),
+            ("{\n  \"keyframes\": [\n    {\"time_s\": 1,,}\n  ]\n}", 3, 18),
             ("", 1, 0),
-            (
-                "{\"keyframes\": [\n  {\"time_s\": 1e999, \"position_m\": [0, 0, 0], \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}",
-                2,
-                0,
-            ),
+            ("{\"keyframes\": [\n  {\"time_s\": 1e999, \"position_m\": [0, 0, 0], \"yaw_deg\": 0, \"pitch_deg\": 0}\n]}", 2, 0),
             ("{\"keyframes\": [\n  {\"time_s\": NaN}\n]}", 2, 0),
         ];
         for (text, line, column) in cases {
             let err = parse_err(text);
             let message = err.to_string();
-            let PathError::Syntax {
-                line: got_line,
-                column: got_column,
-                ..
-            } = &err
-            else {
+            let PathError::Syntax { line: got_line, column: got_column, .. } = &err else {
                 panic!("expected a syntax error, got {message}");
             };
             assert_eq!(*got_line, line, "{message}");
             if column > 0 {
                 assert_eq!(*got_column, column, "{message}");
             }
-            assert!(
-                message.starts_with(&format!("camera path test.json:{line}: invalid JSON")),
-                "{message}"
-            );
+            assert!(message.starts_with(&format!("camera path test.json:{line}: invalid JSON")), "{message}");
             assert!(!message.contains(" at line "), "{message}");
         }
     }
@@ -423,10 +371,7 @@ mod tests {
             assert_eq!(reparsed.to_json(), json);
         }
         let example = CameraPath::parse(EXAMPLE, "example.json").unwrap();
-        assert_eq!(
-            CameraPath::parse(&example.to_json(), "again.json").unwrap(),
-            example
-        );
+        assert_eq!(CameraPath::parse(&example.to_json(), "again.json").unwrap(), example);
     }
 
     #[test]
@@ -445,10 +390,6 @@ mod tests {
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, "{\"keyframes\": []}").unwrap();
         let err = CameraPath::load(&bad).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with(&format!("camera path {}:1: ", bad.display())),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with(&format!("camera path {}:1: ", bad.display())), "{err}");
     }
 }

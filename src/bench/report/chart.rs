@@ -40,59 +40,34 @@ impl BenchReport {
     /// given by `include_bytes!`.
     pub fn write_plot_png(&self, path: &Path, font_ttf: &'static [u8]) -> Result<(), ReportError> {
         let file = path.display().to_string();
-        plotters::style::register_font(PLOT_FONT, FontStyle::Normal, font_ttf)
-            .map_err(|_| ReportError::Font { file: file.clone() })?;
+        plotters::style::register_font(PLOT_FONT, FontStyle::Normal, font_ttf).map_err(|_| ReportError::Font { file: file.clone() })?;
 
         let mut rgb = vec![0u8; PLOT_WIDTH_PX as usize * PLOT_HEIGHT_PX as usize * 3];
-        self.draw_chart(&mut rgb).map_err(|err| ReportError::Draw {
-            file: file.clone(),
-            message: err.to_string(),
-        })?;
-        let image =
-            image::RgbImage::from_raw(PLOT_WIDTH_PX, PLOT_HEIGHT_PX, rgb).ok_or_else(|| {
-                ReportError::Draw {
-                    file: file.clone(),
-                    message: "the pixel buffer has the wrong size".to_string(),
-                }
-            })?;
-        image
-            .save_with_format(path, image::ImageFormat::Png)
-            .map_err(|source| ReportError::Write { file, source })
+        self.draw_chart(&mut rgb).map_err(|err| ReportError::Draw { file: file.clone(), message: err.to_string() })?;
+        let image = image::RgbImage::from_raw(PLOT_WIDTH_PX, PLOT_HEIGHT_PX, rgb)
+            .ok_or_else(|| ReportError::Draw { file: file.clone(), message: "the pixel buffer has the wrong size".to_string() })?;
+        image.save_with_format(path, image::ImageFormat::Png).map_err(|source| ReportError::Write { file, source })
     }
 
     /// Draws the chart into an RGB buffer of PLOT_WIDTH_PX x PLOT_HEIGHT_PX pixels.
     fn draw_chart(&self, rgb: &mut [u8]) -> Result<(), DrawError> {
         let error = |err: &dyn std::fmt::Display| DrawError(err.to_string());
-        let root =
-            BitMapBackend::with_buffer(rgb, (PLOT_WIDTH_PX, PLOT_HEIGHT_PX)).into_drawing_area();
+        let root = BitMapBackend::with_buffer(rgb, (PLOT_WIDTH_PX, PLOT_HEIGHT_PX)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| error(&e))?;
 
         let first_frame = self.frames.iter().map(|f| f.frame).min().unwrap_or(0);
         let last_frame = self.frames.iter().map(|f| f.frame).max().unwrap_or(0);
-        let x_end = if last_frame > first_frame {
-            last_frame
-        } else {
-            first_frame + 1
-        };
+        let x_end = if last_frame > first_frame { last_frame } else { first_frame + 1 };
         let max_ms = self
             .frames
             .iter()
-            .flat_map(|f| {
-                f.pass_gpu_ms
-                    .iter()
-                    .map(|(_, ms)| *ms)
-                    .chain([f.frame_gpu_ms])
-            })
+            .flat_map(|f| f.pass_gpu_ms.iter().map(|(_, ms)| *ms).chain([f.frame_gpu_ms]))
             .filter(|ms| ms.is_finite())
             .fold(0.0f64, f64::max);
         let y_end = if max_ms > 0.0 { max_ms * 1.1 } else { 1.0 };
 
-        let title = format!(
-            "GPU time per frame: {} at {}x{}",
-            short_terrain_name(&self.meta.terrain),
-            self.meta.width_px,
-            self.meta.height_px
-        );
+        let title =
+            format!("GPU time per frame: {} at {}x{}", short_terrain_name(&self.meta.terrain), self.meta.width_px, self.meta.height_px);
         let mut chart = ChartBuilder::on(&root)
             .caption(title, (PLOT_FONT, 26))
             .margin(16)
@@ -112,25 +87,15 @@ impl BenchReport {
         for (index, pass) in self.passes.iter().enumerate() {
             let colour = PASS_COLOURS[index % PASS_COLOURS.len()];
             let points = self.frames.iter().filter_map(|f| {
-                f.pass_gpu_ms
-                    .iter()
-                    .find(|(name, _)| *name == pass.name)
-                    .map(|(_, ms)| (f.frame, *ms))
-                    .filter(|(_, ms)| ms.is_finite())
+                f.pass_gpu_ms.iter().find(|(name, _)| *name == pass.name).map(|(_, ms)| (f.frame, *ms)).filter(|(_, ms)| ms.is_finite())
             });
             chart
                 .draw_series(LineSeries::new(points, colour.stroke_width(2)))
                 .map_err(|e| error(&e))?
                 .label(pass.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new([(x, y), (x + 24, y)], colour.stroke_width(3))
-                });
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], colour.stroke_width(3)));
         }
-        let totals = self
-            .frames
-            .iter()
-            .map(|f| (f.frame, f.frame_gpu_ms))
-            .filter(|(_, ms)| ms.is_finite());
+        let totals = self.frames.iter().map(|f| (f.frame, f.frame_gpu_ms)).filter(|(_, ms)| ms.is_finite());
         chart
             .draw_series(LineSeries::new(totals, BLACK.stroke_width(2)))
             .map_err(|e| error(&e))?
@@ -153,14 +118,8 @@ impl BenchReport {
 /// `terrain` with every path cut to its file name, for a chart's title:
 /// "planet:data/geotiff/etopo.tif,data/pyramid" -> "planet:etopo.tif,pyramid".
 fn short_terrain_name(terrain: &str) -> String {
-    let file_name = |path: &str| {
-        std::path::Path::new(path)
-            .file_name()
-            .map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
-    };
-    let (kind, sources) = terrain
-        .split_once(':')
-        .map_or(("", terrain), |(k, s)| (k, s));
+    let file_name = |path: &str| std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+    let (kind, sources) = terrain.split_once(':').map_or(("", terrain), |(k, s)| (k, s));
     let sources: Vec<String> = sources.split(',').map(file_name).collect();
     if kind.is_empty() {
         sources.join(",")
@@ -177,30 +136,20 @@ mod tests {
 
     /// DejaVuSans from the repository's assets, or from the system as a fallback.
     fn test_font() -> &'static [u8] {
-        let candidates = [
-            concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf"),
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-        ];
+        let candidates =
+            [concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf"), "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"];
         let bytes = candidates
             .iter()
             .find_map(|path| std::fs::read(path).ok())
-            .expect(
-                "DejaVuSans.ttf not found in assets/fonts/ or /usr/share/fonts/truetype/dejavu/",
-            );
+            .expect("DejaVuSans.ttf not found in assets/fonts/ or /usr/share/fonts/truetype/dejavu/");
         Box::leak(bytes.into_boxed_slice())
     }
 
     #[test]
     fn chart_titles_name_files_not_paths() {
-        assert_eq!(
-            short_terrain_name("planet:data/geotiff/etopo.tif,../data/taiwan-terrain-rgb"),
-            "planet:etopo.tif,taiwan-terrain-rgb"
-        );
+        assert_eq!(short_terrain_name("planet:data/geotiff/etopo.tif,../data/taiwan-terrain-rgb"), "planet:etopo.tif,taiwan-terrain-rgb");
         assert_eq!(short_terrain_name("planet:7"), "planet:7");
-        assert_eq!(
-            short_terrain_name("heightmaps/puget_sound_4k.png"),
-            "puget_sound_4k.png"
-        );
+        assert_eq!(short_terrain_name("heightmaps/puget_sound_4k.png"), "puget_sound_4k.png");
         assert_eq!(short_terrain_name("procedural"), "procedural");
     }
 
@@ -224,27 +173,19 @@ mod tests {
         }
 
         let empty = BenchReport::from_frames(meta(), Vec::new());
-        empty
-            .write_plot_png(&dir.path().join("empty.png"), test_font())
-            .unwrap();
+        empty.write_plot_png(&dir.path().join("empty.png"), test_font()).unwrap();
     }
 
     #[test]
     fn unwritable_png_path_names_the_file() {
-        let report =
-            BenchReport::from_frames(meta(), random_frames(&mut XorShift::fresh("report"), 5));
+        let report = BenchReport::from_frames(meta(), random_frames(&mut XorShift::fresh("report"), 5));
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("no_such_dir").join("bench.png");
         let err = report.write_plot_png(&file, test_font()).unwrap_err();
         assert!(matches!(err, ReportError::Write { .. }), "{err}");
-        assert!(
-            err.to_string().contains(&file.display().to_string()),
-            "{err}"
-        );
+        assert!(err.to_string().contains(&file.display().to_string()), "{err}");
 
-        let err = report
-            .write_plot_png(&dir.path().join("bad_font.png"), b"not a font")
-            .unwrap_err();
+        let err = report.write_plot_png(&dir.path().join("bad_font.png"), b"not a font").unwrap_err();
         assert!(matches!(err, ReportError::Font { .. }), "{err}");
     }
 }

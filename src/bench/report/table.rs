@@ -20,23 +20,12 @@ impl BenchReport {
             meta.pixel_error_px,
             meta.date,
         );
-        out.push_str(&format!(
-            "{}\n\n",
-            crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)
-        ));
+        out.push_str(&format!("{}\n\n", crate::bench::memory::describe_peak_rss(meta.peak_rss_bytes)));
 
         let total_label = "frame total";
-        let name_width = self
-            .passes
-            .iter()
-            .map(|pass| pass.name.chars().count())
-            .chain([total_label.len(), "pass".len()])
-            .max()
-            .unwrap_or(0);
-        out.push_str(&format!(
-            "{:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}\n",
-            "pass", "median ms", "p95 ms", "p99 ms", "max ms"
-        ));
+        let name_width =
+            self.passes.iter().map(|pass| pass.name.chars().count()).chain([total_label.len(), "pass".len()]).max().unwrap_or(0);
+        out.push_str(&format!("{:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}\n", "pass", "median ms", "p95 ms", "p99 ms", "max ms"));
         out.push_str(&format!("{}\n", "-".repeat(name_width + 48)));
         let rows = self.passes.iter().map(|pass| (pass.name.as_str(), pass));
         for (label, pass) in rows.chain([(total_label, &self.frame)]) {
@@ -47,41 +36,19 @@ impl BenchReport {
         }
 
         let counts: [(&str, Vec<f64>); 3] = [
-            (
-                "leaves",
-                self.frames.iter().map(|f| f64::from(f.leaves)).collect(),
-            ),
-            (
-                "triangles",
-                self.frames.iter().map(|f| f.triangles as f64).collect(),
-            ),
-            (
-                "max depth",
-                self.frames.iter().map(|f| f64::from(f.max_depth)).collect(),
-            ),
+            ("leaves", self.frames.iter().map(|f| f64::from(f.leaves)).collect()),
+            ("triangles", self.frames.iter().map(|f| f.triangles as f64).collect()),
+            ("max depth", self.frames.iter().map(|f| f64::from(f.max_depth)).collect()),
         ];
-        out.push_str(&format!(
-            "\n{:<name_width$}  {:>12}  {:>12}\n",
-            "", "median", "max"
-        ));
+        out.push_str(&format!("\n{:<name_width$}  {:>12}  {:>12}\n", "", "median", "max"));
         for (label, mut values) in counts {
             values.sort_by(f64::total_cmp);
-            let (median, max) = if values.is_empty() {
-                (0.0, 0.0)
-            } else {
-                (percentile(&values, 50.0), values[values.len() - 1])
-            };
-            out.push_str(&format!(
-                "{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"
-            ));
+            let (median, max) = if values.is_empty() { (0.0, 0.0) } else { (percentile(&values, 50.0), values[values.len() - 1]) };
+            out.push_str(&format!("{label:<name_width$}  {median:>12.0}  {max:>12.0}\n"));
         }
         let with_uploads = |list: &[u32]| {
             list.iter()
-                .filter(|&&f| {
-                    self.frames.iter().any(|r| {
-                        r.frame == f && r.globe.as_ref().is_some_and(|g| g.cache.uploaded_tiles > 0)
-                    })
-                })
+                .filter(|&&f| self.frames.iter().any(|r| r.frame == f && r.globe.as_ref().is_some_and(|g| g.cache.uploaded_tiles > 0)))
                 .count()
         };
         out.push_str(&format!(
@@ -125,27 +92,14 @@ mod tests {
         let mut rng = XorShift::fresh("report");
         let report = BenchReport::from_frames(meta(), random_frames(&mut rng, 50));
         let table = report.summary_table();
-        for needle in [
-            "pass",
-            "median ms",
-            "p95 ms",
-            "max ms",
-            "frame total",
-            "leaves",
-            "triangles",
-            "max depth",
-        ] {
+        for needle in ["pass", "median ms", "p95 ms", "max ms", "frame total", "leaves", "triangles", "max depth"] {
             assert!(table.contains(needle), "{needle} missing from\n{table}");
         }
         for name in PASS_NAMES {
             assert!(table.contains(name), "{name} missing from\n{table}");
         }
-        let timing_rows: Vec<&str> = table
-            .lines()
-            .filter(|line| {
-                PASS_NAMES.iter().any(|n| line.starts_with(n)) || line.starts_with("frame total")
-            })
-            .collect();
+        let timing_rows: Vec<&str> =
+            table.lines().filter(|line| PASS_NAMES.iter().any(|n| line.starts_with(n)) || line.starts_with("frame total")).collect();
         assert_eq!(timing_rows.len(), PASS_NAMES.len() + 1, "{table}");
         let width = timing_rows[0].len();
         assert!(timing_rows.iter().all(|row| row.len() == width), "{table}");
