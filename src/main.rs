@@ -703,7 +703,13 @@ fn kernel_all_closest_pairs(sizes: &AllSizes) -> anyhow::Result<()> {
         report.cpu_threads,
         report.grid_build_cpu_ms
     );
-    if report.lavapipe_loop_limit_exceeded {
+    say_loop_limit_warning(report.lavapipe_loop_limit_exceeded);
+    Ok(())
+}
+
+/// `kernel all`'s row warning that a run may have passed lavapipe's shader loop limit.
+fn say_loop_limit_warning(exceeded: bool) {
+    if exceeded {
         say!(
             "{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more",
             "",
@@ -712,7 +718,6 @@ fn kernel_all_closest_pairs(sizes: &AllSizes) -> anyhow::Result<()> {
             ""
         );
     }
-    Ok(())
 }
 
 /// `kernel all`'s shift-and row (the target: 1,000 patterns of at most 32 states over 64 MB).
@@ -744,15 +749,7 @@ fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
         report.verified
     );
     say!("{:<34} {:>12.1} {:>14} {:>9}  (CPU reference, {} threads)", "", report.cpu_reference_ms, "", "", report.cpu_threads);
-    if report.lavapipe_loop_limit_exceeded {
-        say!(
-            "{:<34} {:>12} {:>14} {:>9}  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more",
-            "",
-            "",
-            "",
-            ""
-        );
-    }
+    say_loop_limit_warning(report.lavapipe_loop_limit_exceeded);
     Ok(())
 }
 
