@@ -162,3 +162,68 @@ fn gpu_heap_equals_cpu_heap_deep() {
         check_depth(&gpu, max_depth, 2, Reduction::ChangedBlocks, &mut rng);
     }
 }
+
+/// Pool mode (the bisector pool's allocator, issue 15): on random bitfields of 2^D slots whose
+/// counts start as garbage, the GPU reduction gives the CPU twin's heap, and the GPU walk
+/// (`cbt_decode_pool_slot`, shaders/cbt_pool_probe.wgsl) finds every used slot and then every free
+/// one in slot order, as `Cbt::decode_used_slot` and `decode_free_slot` do.
+#[test]
+fn gpu_pool_mode_finds_used_and_free_slots_like_the_twin() {
+    let mut rng = common::rng("gpu_pool_mode_finds_used_and_free_slots_like_the_twin");
+    let gpu = common::gpu(16);
+    for max_depth in [5, 8, 12, 16] {
+        let mut cpu = Cbt::new_pool(max_depth);
+        let fill = [0.0, 1.0, rng.random_range(0.0..1.0)][rng.random_range(0..3)];
+        for slot in 0..cpu.slot_count() {
+            cpu.set_slot_used(slot, rng.random_bool(fill));
+        }
+        let mut garbage = cpu.heap().to_vec();
+        cpu.reduce();
+        let bitfield_start = 3 << (max_depth - 5);
+        for w in garbage[1..bitfield_start].iter_mut() {
+            *w = rng.random();
+        }
+        garbage[0] = (1 << max_depth) | (rng.random::<u32>() & !((8u32 << max_depth) - 1));
+        let tree = GpuCbt::new(&gpu.device, &Cbt::from_heap(garbage), 1 << 10);
+        let reduce = CbtReduce::new(&gpu.device, &tree);
+        let pipeline = bisector::gpu::shader::compute_pipeline(
+            &gpu.device,
+            "cbt.pool_probe",
+            "cbt_pool_probe.wgsl",
+            "probe",
+            &tree.pipeline_constants(),
+        );
+        let slots = cpu.slot_count() as u64;
+        let out = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cbt.pool_probe.slots"),
+            size: 4 * slots,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("cbt.pool_probe"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: tree.heap.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: out.as_entire_binding() },
+            ],
+        });
+        let mut profiler = create_profiler(&gpu.device);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        reduce.record(&mut encoder, &profiler);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups((slots as u32).div_ceil(64), 1, 1);
+        }
+        profiler.resolve_queries(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        assert_eq!(tree.read_heap(&gpu.device, &gpu.queue), cpu, "D={max_depth}: the reduced heap");
+        let got: Vec<u32> = bytemuck::cast_slice(&read_buffer(&gpu.device, &gpu.queue, &out, 0, 4 * slots)).to_vec();
+        let used = cpu.node_count();
+        let expected: Vec<u32> =
+            (0..used).map(|i| cpu.decode_used_slot(i)).chain((0..cpu.slot_count() - used).map(|i| cpu.decode_free_slot(i))).collect();
+        assert_eq!(got, expected, "D={max_depth}, {used} of {slots} slots used");
+    }
+}

@@ -147,3 +147,28 @@ fn cbt_decode_node(leaf_index: u32) -> CbtNode {
     let size_log2 = firstTrailingBit(size);
     return CbtNode(((node.id << 5u) | start) >> size_log2, CBT_MAX_DEPTH - size_log2);
 }
+
+// Pool mode (the bisector pool's allocator, issue 15; src/cbt/cpu.rs `decode_used_slot` and
+// `decode_free_slot`): bit i of the bitfield marks slot i of a pool of 2^D slots used, and the
+// counts count used slots. The slot of the `index`-th used slot (`free` false) or free slot
+// (`free` true), in slot order: the walk goes by used counts, or by the complement of the
+// counts (a node's capacity minus its count), down to depth D-5, then selects the bit among
+// that node's 32 bitfield bits.
+fn cbt_decode_pool_slot(index: u32, free: bool) -> u32 {
+    var node = CbtNode(1u, 0u);
+    var i = index;
+    for (var depth = 0u; depth < CBT_MAX_DEPTH - 5u; depth += 1u) {
+        let left = cbt_left_child(node);
+        let used = cbt_heap_read(left);
+        let count = select(used, (1u << (CBT_MAX_DEPTH - left.depth)) - used, free);
+        if (i < count) {
+            node = left;
+        } else {
+            i -= count;
+            node = cbt_right_child(node);
+        }
+    }
+    let word = cbt_load(cbt_bitfield_bit(node) >> 5u);
+    let bits = select(word, ~word, free);
+    return ((node.id << 5u) | cbt_select_bit(bits, i)) - (1u << CBT_MAX_DEPTH);
+}

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 pub const SHADER_FILES: &[(&str, &str)] = &[
     ("cbt_args.wgsl", include_str!("../../shaders/cbt_args.wgsl")),
     ("cbt_ops.wgsl", include_str!("../../shaders/cbt_ops.wgsl")),
+    ("cbt_pool_probe.wgsl", include_str!("../../shaders/cbt_pool_probe.wgsl")),
     ("cbt_reduce.wgsl", include_str!("../../shaders/cbt_reduce.wgsl")),
     ("globe_decode.wgsl", include_str!("../../shaders/globe_decode.wgsl")),
     ("globe_draw.wgsl", include_str!("../../shaders/globe_draw.wgsl")),
