@@ -1142,7 +1142,12 @@ fn default_max_samples() -> u32 {
 /// Loads the terrain to draw, telling the user on stderr when it is coarser than its source.
 fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Result<bisector::terrain::HeightField> {
     check_render_args(args)?;
-    let max_samples = args.max_samples.unwrap_or_else(default_max_samples);
+    let max_samples = match (args.max_samples, spec) {
+        (Some(max_samples), _) => max_samples,
+        // The built-in terrain has its own grid: no adapter to ask.
+        (None, TerrainSpec::Procedural { .. }) => bisector::terrain::DEFAULT_MAX_SAMPLES,
+        (None, _) => default_max_samples(),
+    };
     let loaded = spec.load(max_samples)?;
     if let Some(note) = loaded.note {
         eprintln!("{note}");
