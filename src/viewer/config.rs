@@ -106,14 +106,13 @@ pub fn save_state(file: &StateFile, state: &SavedState) -> Result<(), String> {
     write_atomically(path, text.as_bytes()).map_err(|e| format!("viewer state {}: cannot write it ({e})", path.display()))
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder (created if needed).
+/// Writes `bytes` to `path` in its folder (created if needed), replacing it atomically as every
+/// output is (`cli::write_bytes_atomic`).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    crate::cli::write_bytes_atomic(path, bytes).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]
