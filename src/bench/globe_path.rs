@@ -259,7 +259,7 @@ fn validate(raw: &RawGlobeKeyframe, previous: Option<&GlobeKeyframe>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     fn keyframe(time_s: f64, lon_deg: f64, altitude_m: f64, heading_deg: f64) -> String {
         format!(

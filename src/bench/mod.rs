@@ -8,6 +8,3 @@ pub mod quality;
 pub mod report;
 pub mod run;
 mod spline;
-// Until path.rs, globe_path.rs and report.rs name `crate::test_rng` themselves.
-#[cfg(test)]
-pub(crate) use crate::test_rng;

@@ -242,7 +242,7 @@ mod tests {
   ]
 }"#;
 
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     /// Expected pose of a keyframe as written in a test file.
     pub(super) struct Expected {

@@ -333,7 +333,7 @@ impl BenchReport {
 mod tests {
     use super::*;
 
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     /// Metadata of a test report.
     pub(super) fn meta() -> BenchMeta {

@@ -223,7 +223,7 @@ fn reread_numbers_exactly(element: &str, raw: &mut RawKeyframe) {
 mod tests {
     use super::*;
     use crate::bench::path::tests::{random_path_json, EXAMPLE};
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     fn parse_err(text: &str) -> PathError {
         match CameraPath::parse(text, "test.json") {

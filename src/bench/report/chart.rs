@@ -132,7 +132,7 @@ fn short_terrain_name(terrain: &str) -> String {
 mod tests {
     use super::*;
     use crate::bench::report::tests::{meta, random_frames, PASS_NAMES};
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     /// DejaVuSans from the repository's assets, or from the system as a fallback.
     fn test_font() -> &'static [u8] {

@@ -85,7 +85,7 @@ impl BenchReport {
 mod tests {
     use super::*;
     use crate::bench::report::tests::{meta, random_frames, PASS_NAMES};
-    use crate::bench::test_rng::XorShift;
+    use crate::test_rng::XorShift;
 
     #[test]
     fn summary_table_is_aligned() {
