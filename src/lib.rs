@@ -12,6 +12,7 @@ pub mod input;
 pub mod kernels;
 pub mod leb;
 pub mod render;
+pub mod schedule;
 pub mod terrain;
 #[cfg(test)]
 pub(crate) mod test_rng;

@@ -12,7 +12,6 @@ use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use bisector::cli::{check_output_path, check_outputs, parse_camera, parse_size, write_atomic, write_bytes_atomic, write_png};
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::ground::Ground;
-use bisector::globe::headless::GlobeView;
 use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::{Gpu, Requirements};
@@ -22,8 +21,9 @@ use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
 use bisector::leb::base_mesh::BaseMesh;
 use bisector::leb::lod::Criterion;
 use bisector::render::camera::Camera;
-use bisector::render::headless::{render_shot, Shot};
-use bisector::render::RenderSettings;
+use bisector::render::render_shot;
+use bisector::render::{RenderSettings, Renderer};
+use bisector::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
 use bisector::terrain::TerrainSpec;
 use bisector::viewer::SceneOptions;
 
@@ -1300,13 +1300,12 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     let gpu = Gpu::headless(&bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size((width, height)))?;
     let max_depth = settings.max_depth;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
-    let mut view = GlobeView::new(&gpu, renderer, cache, width, height);
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
+    let mut view = HeadlessView::new(&gpu, renderer, width, height);
     // Frames for the tree to converge, and then for the tile cache to load what the view needs.
-    let (frames, last) =
-        view.converge(&gpu, &camera, bisector::render::headless::convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
-    write_png(&view.image(&gpu), out)?;
-    let c = &last.cache;
+    let Shot { image, frames, last } = view.shot(&gpu, &camera, convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
+    write_png(&image, out)?;
+    let c = &view.scene.cache.stats();
     say!(
         "{}: {width}x{height}, camera {:.1} m above the sphere, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
         out.display(),
@@ -1316,7 +1315,7 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
         c.resident_tiles,
         c.capacity_tiles,
         c.misses,
-        if view.cache.is_settled() { "" } else { ", not settled: tiles still missing" },
+        if view.scene.cache.is_settled() { "" } else { ", not settled: tiles still missing" },
         gpu.describe()
     );
     Ok(())
@@ -1358,7 +1357,8 @@ fn bench(
             let gpu = Gpu::headless(
                 &bisector::render::requirements(&settings, field.samples_per_side).with_image_size(options.size_px).with_timestamps(),
             )?;
-            run_bench(&gpu, &field, &settings, &camera_path, &options)
+            let renderer = Renderer::new(&gpu, &field, settings, bisector::gpu::target::COLOR_FORMAT);
+            run_bench(&gpu, &mut HeadlessView::new(&gpu, renderer, options.size_px.0, options.size_px.1), &camera_path, &options)
         }
     };
     say!("{}", report.summary_table());
@@ -1384,8 +1384,8 @@ fn globe_bench(
         &bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size(options.size_px).with_timestamps(),
     )?;
     let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
-    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
-    let mut view = GlobeView::new(&gpu, renderer, cache, options.size_px.0, options.size_px.1);
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
+    let mut view = HeadlessView::new(&gpu, renderer, options.size_px.0, options.size_px.1);
     Ok(bisector::bench::run::run_globe_bench(&gpu, &mut view, &camera_path, options))
 }
 

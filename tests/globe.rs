@@ -67,6 +67,7 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
     use bisector::hash::fmix32;
     use bisector::leb::base_mesh::{octahedron_point, BaseMesh};
     use bisector::leb::cpu::UpdateKind;
+    use bisector::schedule::LebScene;
 
     let mut rng = common::rng("gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight");
     let max_depth = rng.random_range(10..=15u32);
@@ -78,7 +79,7 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
         bisector::cache::tile_cache::Producer::Procedural { seed: 1 },
     )
     .unwrap();
-    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
+    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
     renderer.test_criterion = true;
     let mesh = BaseMesh::octahedron();
     let mut cpu = Cbt::new(max_depth, mesh.depth);
@@ -94,12 +95,12 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
         uniforms.merge_threshold_px = merge_share;
         renderer.set_frame(&gpu.queue, &uniforms);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer.record_update(&mut encoder, kind, &cache);
-        renderer.record_rebuild(&mut encoder, &cache);
+        renderer.record_update(&mut encoder, kind);
+        renderer.record_rebuild(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         let share = |n: Node| (fmix32(n.id) % 1000) as f32;
         mesh.update(&mut cpu, kind, |n| share(n) < split_share, |n| share(n) < merge_share);
-        let gpu_tree = renderer.cbt.read_heap(&gpu.device, &gpu.queue);
+        let gpu_tree = renderer.tree.cbt.read_heap(&gpu.device, &gpu.queue);
         assert_eq!(gpu_tree.heap(), cpu.heap(), "frame {frame} ({kind:?}, shares {split_share}/{merge_share}): GPU and CPU trees differ");
     }
     let leaves = cpu.leaves();
@@ -125,18 +126,20 @@ mod planet {
     use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
     use bisector::globe::camera::GlobeCamera;
     use bisector::globe::ground::Ground;
-    use bisector::globe::headless::GlobeView;
     use bisector::globe::renderer::{GlobeRenderer, GlobeSettings, SPACE_COLOR};
     use bisector::globe::spec::GlobeSpec;
     use bisector::gpu::Gpu;
+    use bisector::schedule::headless::HeadlessView;
     use rand::Rng;
+
+    type GlobeView = HeadlessView<GlobeRenderer>;
 
     pub fn view(gpu: &Gpu, tiles: u32, size_px: u32, wireframe: bool) -> GlobeView {
         let cache = TileCache::new(gpu, TileCacheConfig { tiles, ..Default::default() }, Producer::Procedural { seed: 1 })
             .unwrap_or_else(|e| panic!("{e}"));
         let settings = GlobeSettings { max_depth: 18, leaf_capacity: 1 << 18, wireframe, ..Default::default() };
-        let renderer = GlobeRenderer::new(gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
-        GlobeView::new(gpu, renderer, cache, size_px, size_px)
+        let renderer = GlobeRenderer::new(gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
+        GlobeView::new(gpu, renderer, size_px, size_px)
     }
 
     /// Pixels showing space (the clear colour) in an image that should show only ground.
@@ -178,9 +181,10 @@ mod planet {
         }
         // The last stop's working set must fit in the 11 unpinned tiles: a high view.
         let camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-60.0..60.0), 4000e3, 0.0, -90.0, 50.0);
-        let (_, last) = tiny.converge(&gpu, &camera, 200);
-        assert!(tiny.cache.is_settled(), "the tiny cache did not settle: {:?}", last.cache);
-        assert!(last.cache.evictions_total > 0, "the camera's jumps evicted nothing from 16 tiles: {:?}", last.cache);
+        tiny.converge(&gpu, &camera, 200);
+        let stats = tiny.scene.cache.stats();
+        assert!(tiny.scene.cache.is_settled(), "the tiny cache did not settle: {stats:?}");
+        assert!(stats.evictions_total > 0, "the camera's jumps evicted nothing from 16 tiles: {stats:?}");
         let mut full = view(&gpu, 256, 96, false);
         full.converge(&gpu, &camera, 200);
         let flip = mean_flip(&full.image(&gpu), &tiny.image(&gpu));
@@ -239,16 +243,17 @@ mod planet {
         let cache =
             TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
         let settings = GlobeSettings { max_depth, leaf_capacity: 1 << 18, ..Default::default() };
-        let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, &cache);
-        let mut view = GlobeView::new(&gpu, renderer, cache, width_px, height_px);
+        let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
+        let mut view = GlobeView::new(&gpu, renderer, width_px, height_px);
         let (frames, last) = view.converge(&gpu, camera, 1000);
-        assert!(view.cache.is_settled(), "{name}: the tile cache did not settle in {frames} frames: {:?}", last.cache);
+        let cache_stats = view.scene.cache.stats();
+        assert!(view.scene.cache.is_settled(), "{name}: the tile cache did not settle in {frames} frames: {cache_stats:?}");
         assert_eq!(last.stats.overflow, 0, "{name}: the leaf buffer overflowed");
         let image = view.image(&gpu);
         eprintln!(
             "{name}: {frames} frames, {} leaves, {} tiles resident, {:.1} s",
             last.stats.leaves,
-            last.cache.resident_tiles,
+            cache_stats.resident_tiles,
             start.elapsed().as_secs_f64()
         );
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");

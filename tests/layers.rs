@@ -18,22 +18,24 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cbt", &["gpu"]),
     // Longest-edge bisection, base meshes, the octahedral map, LOD criterion, node bounds.
     ("leb", &["gpu", "cbt"]),
+    // The one frame schedule: the tree every scene shares and the trait a scene implements.
+    ("schedule", &["gpu", "cbt", "leb"]),
     // Height sources and the node bounds built from them.
     ("terrain", &["gpu", "input", "cbt", "leb"]),
     // The globe's tile cache.
     ("cache", &["gpu", "hash", "test_rng", "leb", "terrain"]),
-    // The flat terrain's frame schedule and drawing.
-    ("render", &["gpu", "cbt", "leb", "terrain"]),
-    // The globe's frame schedule, camera and planet.
-    ("globe", &["gpu", "cbt", "leb", "terrain", "cache"]),
+    // The flat terrain: its passes and drawing, a scene of the schedule.
+    ("render", &["gpu", "cbt", "leb", "schedule", "terrain"]),
+    // The globe: its passes (a scene of the schedule), camera and planet.
+    ("globe", &["gpu", "cbt", "leb", "schedule", "terrain", "cache"]),
     // Camera paths, the headless runners, reports, quality.
-    ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "terrain", "cache", "render", "globe"]),
+    ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe"]),
     // Argument parsing shared by the commands.
     ("cli", &["input", "render", "globe", "bench"]),
     // The diagnostic kernels (the kernel lab), above the renderer.
     ("kernels", &["gpu", "hash", "input", "cbt", "leb", "cache", "bench"]),
     // The interactive viewer: the top.
-    ("viewer", &["gpu", "input", "cbt", "leb", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
+    ("viewer", &["gpu", "input", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
 ];
 
 fn src_dir() -> PathBuf {

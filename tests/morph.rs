@@ -15,8 +15,8 @@ mod common;
 use bisector::gpu::target::COLOR_FORMAT;
 use bisector::leb::lod::Criterion;
 use bisector::render::camera::Camera;
-use bisector::render::headless::HeadlessView;
 use bisector::render::{RenderSettings, Renderer};
+use bisector::schedule::headless::HeadlessView;
 use bisector::terrain::procedural;
 use glam::DVec3;
 

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use bisector::render::camera::Camera;
-use bisector::render::headless::render_shot;
+use bisector::render::render_shot;
 use bisector::render::RenderSettings;
 use bisector::terrain::{procedural, HeightField, TerrainSpec};
 use glam::DVec3;

@@ -14,8 +14,9 @@ use crate::gpu::Gpu;
 use crate::leb::bounds::NodeBounds;
 use crate::leb::lod::{Criterion, LodParams};
 use crate::render::camera::Camera;
-use crate::render::headless::{convergence_frame_limit, HeadlessView};
 use crate::render::{RenderSettings, Renderer};
+use crate::schedule::headless::{convergence_frame_limit, HeadlessView};
+use crate::schedule::LebScene;
 use crate::terrain::node_bounds::grid_vertices;
 use crate::terrain::HeightField;
 
@@ -49,8 +50,8 @@ pub fn measure(
     let renderer = Renderer::with_bounds(gpu, field, bounds, settings.clone(), COLOR_FORMAT);
     let mut view = HeadlessView::new(gpu, renderer, size_px.0, size_px.1);
     let (_, last) = view.converge(gpu, camera, convergence_frame_limit(settings.max_depth));
-    let params = view.renderer.lod_params(camera, size_px);
-    let leaves: Vec<Node> = view.renderer.read_leaf_ids(gpu).into_iter().map(Node::from_id).collect();
+    let params = view.scene.lod_params(camera, size_px);
+    let leaves: Vec<Node> = view.scene.read_leaf_ids(gpu).into_iter().map(Node::from_id).collect();
     let visible: Vec<Node> = leaves.iter().copied().filter(|&n| !params.is_hidden(n, bounds)).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = visible.len().div_ceil(threads).max(1);

@@ -4,13 +4,12 @@
 use crate::bench::globe_path::GlobePath;
 use crate::bench::path::CameraPath;
 use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord};
-use crate::globe::headless::GlobeView;
-use crate::gpu::target::COLOR_FORMAT;
+use crate::globe::renderer::GlobeRenderer;
 use crate::gpu::Gpu;
 use crate::render::camera::Camera;
-use crate::render::headless::HeadlessView;
-use crate::render::{RenderSettings, Renderer};
-use crate::terrain::HeightField;
+use crate::render::Renderer;
+use crate::schedule::headless::{FrameOutcome, HeadlessView};
+use crate::schedule::LebScene;
 
 /// What to benchmark, for either renderer.
 pub struct BenchOptions {
@@ -18,8 +17,9 @@ pub struct BenchOptions {
     pub path_name: String,
     pub size_px: (u32, u32),
     pub frames: u32,
-    /// Frames rendered from the path's first pose before measuring, so the tree starts converged
-    /// (the globe stops early once its tree has converged and its tile cache has settled).
+    /// Frames rendered at most from the path's first pose before measuring, so the tree starts
+    /// converged (it stops early once the tree has converged and the scene has settled: the
+    /// globe's tile cache).
     pub warmup_frames: u32,
     /// Frames start no faster than this many per second (0: as fast as the GPU goes), so that
     /// tiles streaming on background threads see the time a real-time viewer would give them.
@@ -43,20 +43,46 @@ fn camera_at(path: &CameraPath, time_s: f64) -> Camera {
     Camera { position_m: pose.position_m, forward: pose.forward, fov_y_deg: pose.fov_y_deg }
 }
 
-/// Runs `frame(frame_index, path_time_s)` for every measured frame along a path `duration_s`
-/// long, paced at `options.pace_fps`, with a progress bar; returns the records.
-fn fly(options: &BenchOptions, duration_s: f64, mut frame: impl FnMut(u32, f64) -> FrameRecord) -> Vec<FrameRecord> {
+/// Flies `view` along a path `duration_s` long, seen from `camera_at(path_time_s)`, for every
+/// measured frame, paced at `options.pace_fps`, with a progress bar; `globe(path_time_s, scene)`
+/// adds what only the globe records. Returns the records.
+fn fly<S: LebScene>(
+    gpu: &Gpu,
+    view: &mut HeadlessView<S>,
+    options: &BenchOptions,
+    duration_s: f64,
+    camera_at: impl Fn(f64) -> S::Camera,
+    globe: impl Fn(f64, &FrameOutcome, &S) -> Option<GlobeFrameRecord>,
+) -> Vec<FrameRecord> {
+    view.converge(gpu, &camera_at(0.0), options.warmup_frames.max(1));
+    let triangles_per_leaf = view.scene.triangles_per_leaf();
     let bar = if options.progress { indicatif::ProgressBar::new(options.frames as u64) } else { indicatif::ProgressBar::hidden() };
     bar.set_style(indicatif::ProgressStyle::with_template("bench {bar:40} {pos}/{len} frames, {eta} left").expect("valid template"));
     let period = (options.pace_fps > 0.0).then(|| std::time::Duration::from_secs_f64(1.0 / options.pace_fps));
     let start = std::time::Instant::now();
     let mut records = Vec::with_capacity(options.frames as usize);
-    for index in 0..options.frames {
+    for frame in 0..options.frames {
         if let Some(period) = period {
-            let due = start + period * index;
+            let due = start + period * frame;
             std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
         }
-        records.push(frame(index, frame_time_s(duration_s, index, options.frames)));
+        let time_s = frame_time_s(duration_s, frame, options.frames);
+        let outcome = view.frame(gpu, &camera_at(time_s));
+        let globe = globe(time_s, &outcome, &view.scene);
+        records.push(FrameRecord {
+            frame,
+            time_s,
+            leaves: outcome.stats.leaves,
+            triangles: outcome.stats.leaves.min(outcome.stats.capacity) as u64 * triangles_per_leaf,
+            visible_leaves: outcome.lod.visible_leaves,
+            max_error_px: outcome.lod.max_size_px as f64,
+            max_depth: outcome.stats.max_depth,
+            cache_hits: globe.as_ref().map_or(0, |g| u64::from(g.cache.hits)),
+            cache_misses: globe.as_ref().map_or(0, |g| u64::from(g.cache.misses)),
+            pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
+            frame_gpu_ms: outcome.timings.frame_gpu_ms,
+            globe,
+        });
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -82,64 +108,28 @@ fn meta(gpu: &Gpu, options: &BenchOptions, max_depth: u32, criterion: &str, pixe
     }
 }
 
-/// Benchmarks the heightfield renderer along `path`.
-pub fn run_bench(gpu: &Gpu, field: &HeightField, settings: &RenderSettings, path: &CameraPath, options: &BenchOptions) -> BenchReport {
-    let renderer = Renderer::new(gpu, field, settings.clone(), COLOR_FORMAT);
-    let mut view = HeadlessView::new(gpu, renderer, options.size_px.0, options.size_px.1);
-    let first = camera_at(path, 0.0);
-    for _ in 0..options.warmup_frames {
-        view.frame(gpu, &first);
-    }
-    let records = fly(options, path.duration_s(), |frame, time_s| {
-        let outcome = view.frame(gpu, &camera_at(path, time_s));
-        FrameRecord {
-            frame,
-            time_s,
-            leaves: outcome.stats.leaves,
-            triangles: outcome.stats.leaves.min(outcome.stats.capacity) as u64,
-            visible_leaves: outcome.lod.visible_leaves,
-            max_error_px: outcome.lod.max_size_px as f64,
-            max_depth: outcome.stats.max_depth,
-            cache_hits: 0,
-            cache_misses: 0,
-            pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
-            frame_gpu_ms: outcome.timings.frame_gpu_ms,
-            globe: None,
-        }
-    });
+/// Benchmarks the flat terrain along `path`: `view` holds its renderer.
+pub fn run_bench(gpu: &Gpu, view: &mut HeadlessView<Renderer>, path: &CameraPath, options: &BenchOptions) -> BenchReport {
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| camera_at(path, time_s), |_, _, _| None);
+    let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.threshold_px() as f64);
     BenchReport::from_frames(meta, records)
 }
 
 /// Benchmarks the globe along `path`: `view` holds the renderer and its tile cache.
-pub fn run_globe_bench(gpu: &Gpu, view: &mut GlobeView, path: &GlobePath, options: &BenchOptions) -> BenchReport {
-    view.converge(gpu, &path.sample(0.0).camera(), options.warmup_frames.max(1));
-    let triangles_per_leaf = 1u64 << view.renderer.settings.sub_levels;
-    let records = fly(options, path.duration_s(), |frame, time_s| {
+pub fn run_globe_bench(gpu: &Gpu, view: &mut HeadlessView<GlobeRenderer>, path: &GlobePath, options: &BenchOptions) -> BenchReport {
+    let globe = |time_s: f64, outcome: &FrameOutcome, scene: &GlobeRenderer| {
         let pose = path.sample(time_s);
-        let outcome = view.frame(gpu, &pose.camera());
-        FrameRecord {
-            frame,
-            time_s,
-            leaves: outcome.stats.leaves,
-            triangles: outcome.stats.leaves.min(outcome.stats.capacity) as u64 * triangles_per_leaf,
-            visible_leaves: outcome.lod.visible_leaves,
-            max_error_px: outcome.lod.max_size_px as f64,
-            max_depth: outcome.stats.max_depth,
-            cache_hits: u64::from(outcome.cache.hits),
-            cache_misses: u64::from(outcome.cache.misses),
-            pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
-            frame_gpu_ms: outcome.timings.frame_gpu_ms,
-            globe: Some(GlobeFrameRecord {
-                lon_deg: pose.lon_deg,
-                lat_deg: pose.lat_deg,
-                altitude_m: pose.altitude_m,
-                cpu_submit_ms: outcome.cpu_submit_ms,
-                cache: outcome.cache,
-            }),
-        }
-    });
-    let settings = &view.renderer.settings;
+        Some(GlobeFrameRecord {
+            lon_deg: pose.lon_deg,
+            lat_deg: pose.lat_deg,
+            altitude_m: pose.altitude_m,
+            cpu_submit_ms: outcome.cpu_submit_ms,
+            cache: scene.cache.stats(),
+        })
+    };
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
+    let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, "edge-length", settings.pixel_target_px as f64);
     BenchReport::from_frames(meta, records)
 }

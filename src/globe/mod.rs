@@ -5,7 +5,6 @@ pub mod camera;
 pub mod earth;
 pub mod frame;
 pub mod ground;
-pub mod headless;
 pub mod renderer;
 pub mod spec;
 

@@ -1,21 +1,19 @@
-//! The globe's frame schedule:
+//! The globe's passes in the shared schedule (`crate::schedule`):
 //! globe.split | globe.merge -> cbt.reduce -> cbt.args -> globe.decode -> globe.draw,
-//! over a CBT whose base is the octahedron's 8 triangles (depth 3).
+//! over a CBT whose base is the octahedron's 8 triangles (depth 3), between its tile cache's
+//! begin and end of frame.
 
 use crate::cache::tile_cache::TileCache;
-use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
-use crate::cbt::gpu::{FrameStats, GpuCbt, DRAW_ARGS_OFFSET};
-use crate::cbt::reduce::CbtReduce;
+use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use crate::gpu::target::DEPTH_FORMAT;
-use crate::gpu::timings::FrameTimings;
-use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu, Requirements};
+use crate::gpu::{profiled_compute_pass, shader, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
-use crate::leb::decode::LodStats;
 use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::schedule::{FrameTarget, LebScene, LebTree};
 use glam::DVec3;
 
 /// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
@@ -60,129 +58,128 @@ impl Default for GlobeSettings {
     }
 }
 
-/// Everything the globe's frame schedule needs on the GPU.
+/// The globe's passes and its tile cache on the GPU, over its `LebTree`.
 pub struct GlobeRenderer {
     pub settings: GlobeSettings,
-    pub cbt: GpuCbt,
-    reduce: CbtReduce,
-    args: CbtArgs,
+    pub tree: LebTree,
+    /// The tiles every pass samples heights from (bound at @group(2)).
+    pub cache: TileCache,
+    passes: GlobePasses,
+    color_format: wgpu::TextureFormat,
+    /// The test criterion (a hash of node ids) instead of the render criterion (tests only).
+    pub test_criterion: bool,
+}
+
+/// The globe's own passes and buffers, built for one tree.
+struct GlobePasses {
     frame: wgpu::Buffer,
     split: (wgpu::ComputePipeline, wgpu::BindGroup),
     merge: (wgpu::ComputePipeline, wgpu::BindGroup),
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
     draw: (wgpu::RenderPipeline, wgpu::BindGroup),
     /// One u32 node id per leaf, written by globe.decode.
-    pub leaf_ids: wgpu::Buffer,
+    leaf_ids: wgpu::Buffer,
     lod_stats: wgpu::Buffer,
-    pub profiler: wgpu_profiler::GpuProfiler,
-    /// The test criterion (a hash of node ids) instead of the render criterion (tests only).
-    pub test_criterion: bool,
-    frame_index: u64,
 }
 
 impl GlobeRenderer {
     /// Builds the passes, sampling heights from `cache` (bound at @group(2) by every pass), and a
     /// tree made of the octahedron's 8 triangles.
-    pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat, cache: &TileCache) -> GlobeRenderer {
-        let device = &gpu.device;
-        let mesh = BaseMesh::octahedron();
-        // The globe's tree is sparse at every depth (some 10^4 leaves; most blocks never change),
-        // so it always reduces the changed blocks alone.
-        let cbt =
-            GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)))
-                .with_change_tracking(true);
-        let reduce = CbtReduce::new(device, &cbt);
-        assert!(settings.sub_levels.is_multiple_of(2) && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
-        let args = CbtArgs::with_draw_instances(device, &cbt, 1 << settings.sub_levels);
-        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
-            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
-        };
-        let frame =
-            buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
-        let leaf_ids = buffer("globe.leaf_ids", cbt.leaf_capacity as u64 * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
-        let lod_stats =
-            buffer("globe.lod_stats", 16, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
-        let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry> =
-                buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
-            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
-        };
-        let [depth, track_changes, block_bits] = cbt.writer_constants();
-        let [source, max_zoom] = cache.pipeline_constants();
-        let constants = [depth, source, max_zoom];
-        let update_constants = [depth, track_changes, block_bits, source, max_zoom];
-        let cache_layout = cache.bind_group_layout();
-        let update_layout = layout(
-            device,
-            "globe.update",
-            &[
-                (0, Binding::StorageWrite),
-                (1, Binding::Uniform),
-                (2, Binding::StorageRead),
-                (3, Binding::StorageRead),
-                (7, Binding::StorageWrite),
-            ],
-            wgpu::ShaderStages::COMPUTE,
-        );
-        let update = |label: &str, entry: &str| {
-            let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &update_constants, &update_layout, cache_layout);
-            let bind_group =
-                group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
-            (pipeline, bind_group)
-        };
-        let split = update("globe.split", "split_pass");
-        let merge = update("globe.merge", "merge_pass");
-        let decode_layout = layout(
-            device,
-            "globe.decode",
-            &[
-                (0, Binding::StorageRead),
-                (1, Binding::StorageWrite),
-                (2, Binding::StorageWrite),
-                (3, Binding::Uniform),
-                (4, Binding::StorageWrite),
-            ],
-            wgpu::ShaderStages::COMPUTE,
-        );
-        let decode_pipeline =
-            compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &constants, &decode_layout, cache_layout);
-        let decode_group =
-            group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
-        let draw_layout =
-            layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
-        let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
-        let draw_group = group("globe.draw", &draw_layout, &[(0, &leaf_ids), (1, &frame)]);
-        let profiler = crate::gpu::create_profiler(device);
-        let mut renderer = GlobeRenderer {
-            settings,
-            cbt,
-            reduce,
-            args,
-            frame,
-            split,
-            merge,
-            decode: (decode_pipeline, decode_group),
-            draw: (draw_pipeline, draw_group),
-            leaf_ids,
-            lod_stats,
-            profiler,
-            test_criterion: false,
-            frame_index: 0,
-        };
-        // The first update dispatches over the leaves counted by cbt.args and decoded by globe.decode.
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("globe.init") });
-        renderer.args.record(&mut encoder, &renderer.profiler);
-        renderer.record_decode(&mut encoder, cache);
-        renderer.profiler.resolve_queries(&mut encoder);
-        gpu.queue.submit([encoder.finish()]);
+    pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat, cache: TileCache) -> GlobeRenderer {
+        let (tree, passes) = build(gpu, &settings, color_format, &cache);
+        let mut renderer = GlobeRenderer { settings, tree, cache, passes, color_format, test_criterion: false };
+        renderer.record_init(gpu);
         renderer
     }
 
-    /// Frames recorded so far.
-    pub fn frame_index(&self) -> u64 {
-        self.frame_index
+    /// Starts over with `settings` (a new tree made of the octahedron's 8 triangles), keeping the
+    /// tile cache.
+    pub fn rebuild(&mut self, gpu: &Gpu, settings: GlobeSettings) {
+        (self.tree, self.passes) = build(gpu, &settings, self.color_format, &self.cache);
+        self.settings = settings;
+        self.record_init(gpu);
     }
+}
 
+/// The globe's tree and passes for `settings`, sampling `cache`.
+fn build(gpu: &Gpu, settings: &GlobeSettings, color_format: wgpu::TextureFormat, cache: &TileCache) -> (LebTree, GlobePasses) {
+    let device = &gpu.device;
+    let mesh = BaseMesh::octahedron();
+    // The globe's tree is sparse at every depth (some 10^4 leaves; most blocks never change),
+    // so it always reduces the changed blocks alone.
+    let cbt =
+        GpuCbt::new(device, &Cbt::new(settings.max_depth, mesh.depth), settings.leaf_capacity.min(1u32 << settings.max_depth.min(31)))
+            .with_change_tracking(true);
+    assert!(settings.sub_levels.is_multiple_of(2) && settings.sub_levels <= 8, "sub_levels must be even and at most 8");
+    let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+        device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+    };
+    let frame = buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+    let leaf_ids = buffer("globe.leaf_ids", cbt.leaf_capacity as u64 * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+    let lod_stats =
+        buffer("globe.lod_stats", 16, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
+    let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[(u32, &wgpu::Buffer)]| {
+        let entries: Vec<wgpu::BindGroupEntry> =
+            buffers.iter().map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }).collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+    };
+    let [depth, track_changes, block_bits] = cbt.writer_constants();
+    let [source, max_zoom] = cache.pipeline_constants();
+    let constants = [depth, source, max_zoom];
+    let update_constants = [depth, track_changes, block_bits, source, max_zoom];
+    let cache_layout = cache.bind_group_layout();
+    let update_layout = layout(
+        device,
+        "globe.update",
+        &[
+            (0, Binding::StorageWrite),
+            (1, Binding::Uniform),
+            (2, Binding::StorageRead),
+            (3, Binding::StorageRead),
+            (7, Binding::StorageWrite),
+        ],
+        wgpu::ShaderStages::COMPUTE,
+    );
+    let update = |label: &str, entry: &str| {
+        let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &update_constants, &update_layout, cache_layout);
+        let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
+        (pipeline, bind_group)
+    };
+    let split = update("globe.split", "split_pass");
+    let merge = update("globe.merge", "merge_pass");
+    let decode_layout = layout(
+        device,
+        "globe.decode",
+        &[
+            (0, Binding::StorageRead),
+            (1, Binding::StorageWrite),
+            (2, Binding::StorageWrite),
+            (3, Binding::Uniform),
+            (4, Binding::StorageWrite),
+        ],
+        wgpu::ShaderStages::COMPUTE,
+    );
+    let decode_pipeline = compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &constants, &decode_layout, cache_layout);
+    let decode_group =
+        group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
+    let draw_layout =
+        layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
+    let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
+    let draw_group = group("globe.draw", &draw_layout, &[(0, &leaf_ids), (1, &frame)]);
+    let tree = LebTree::new(device, cbt, 1 << settings.sub_levels);
+    let passes = GlobePasses {
+        frame,
+        split,
+        merge,
+        decode: (decode_pipeline, decode_group),
+        draw: (draw_pipeline, draw_group),
+        leaf_ids,
+        lod_stats,
+    };
+    (tree, passes)
+}
+
+impl GlobeRenderer {
     /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
     pub fn frame_uniforms(&self, camera: &GlobeCamera, size_px: (u32, u32)) -> GlobeFrame {
         let s = &self.settings;
@@ -206,105 +203,103 @@ impl GlobeRenderer {
 
     /// Sets the uniforms of the next recorded passes (tests set the test criterion's shares here).
     pub fn set_frame(&self, queue: &wgpu::Queue, frame: &GlobeFrame) {
-        queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(frame));
+        queue.write_buffer(&self.passes.frame, 0, bytemuck::bytes_of(frame));
+    }
+}
+
+impl LebScene for GlobeRenderer {
+    type Camera = GlobeCamera;
+
+    fn tree(&self) -> &LebTree {
+        &self.tree
+    }
+    fn tree_mut(&mut self) -> &mut LebTree {
+        &mut self.tree
     }
 
-    /// Records one update pass ("globe.split" or "globe.merge") over every leaf.
-    pub fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind, cache: &TileCache) {
-        let (label, (pipeline, bind_group)) = match kind {
-            UpdateKind::Split => ("globe.split", &self.split),
-            UpdateKind::Merge => ("globe.merge", &self.merge),
-        };
-        profiled_compute_pass(&self.profiler, encoder, label, |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, bind_group, &[]);
-            pass.set_bind_group(2, cache.bind_group(), &[]);
-            pass.dispatch_workgroups_indirect(&self.cbt.args, 0);
-        });
-    }
-
-    /// Records cbt.reduce, cbt.args and globe.decode: the tree's counts, the dispatch and draw
-    /// arguments and the leaf list after an update.
-    pub fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache) {
-        self.reduce.record_changed(encoder, &self.profiler, &self.cbt);
-        self.args.record(encoder, &self.profiler);
-        self.record_decode(encoder, cache);
-    }
-
-    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache) {
-        encoder.clear_buffer(&self.lod_stats, 0, None);
-        let (pipeline, bind_group) = &self.decode;
-        profiled_compute_pass(&self.profiler, encoder, "globe.decode", |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, bind_group, &[]);
-            pass.set_bind_group(2, cache.bind_group(), &[]);
-            pass.dispatch_workgroups_indirect(&self.cbt.args, 0);
-        });
-    }
-
-    /// Records one frame into `encoder` (between the cache's begin_frame and end_frame) and
-    /// advances the split/merge alternation. After submitting the encoder, call `end_frame`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn record_frame(
-        &mut self,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        cache: &TileCache,
-        camera: &GlobeCamera,
-        size_px: (u32, u32),
-        color: &wgpu::TextureView,
-        depth: &wgpu::TextureView,
-    ) {
+    fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
         self.set_frame(queue, &self.frame_uniforms(camera, size_px));
-        self.record_update(encoder, UpdateKind::for_frame(self.frame_index), cache);
-        self.record_rebuild(encoder, cache);
-        self.record_draw(encoder, cache, color, depth);
-        self.profiler.resolve_queries(encoder);
-        self.frame_index += 1;
     }
 
-    /// Records "globe.draw": clears `color` to space and `depth`, and draws every leaf.
-    pub fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, cache: &TileCache, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
-        let query = self.profiler.begin_pass_query("globe.draw", encoder);
+    /// Records "globe.split" or "globe.merge" over every leaf.
+    fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
+        let (label, (pipeline, bind_group)) = match kind {
+            UpdateKind::Split => ("globe.split", &self.passes.split),
+            UpdateKind::Merge => ("globe.merge", &self.passes.merge),
+        };
+        profiled_compute_pass(&self.tree.profiler, encoder, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(2, self.cache.bind_group(), &[]);
+            pass.dispatch_workgroups_indirect(&self.tree.cbt.args, 0);
+        });
+    }
+
+    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.passes.lod_stats, 0, None);
+        let (pipeline, bind_group) = &self.passes.decode;
+        profiled_compute_pass(&self.tree.profiler, encoder, "globe.decode", |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(2, self.cache.bind_group(), &[]);
+            pass.dispatch_workgroups_indirect(&self.tree.cbt.args, 0);
+        });
+    }
+
+    /// Records "globe.draw": clears the colour to space and the depth, and draws every leaf.
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        let profiler = &self.tree.profiler;
+        let query = profiler.begin_pass_query("globe.draw", encoder);
         {
-            let mut pass =
-                crate::gpu::target::begin_draw_pass(encoder, "globe.draw", color, depth, SPACE_COLOR, query.render_pass_timestamp_writes());
-            pass.set_pipeline(&self.draw.0);
-            pass.set_bind_group(0, &self.draw.1, &[]);
-            pass.set_bind_group(2, cache.bind_group(), &[]);
-            pass.draw_indirect(&self.cbt.args, DRAW_ARGS_OFFSET);
+            let mut pass = crate::gpu::target::begin_draw_pass(
+                encoder,
+                "globe.draw",
+                target.color,
+                target.depth,
+                SPACE_COLOR,
+                query.render_pass_timestamp_writes(),
+            );
+            pass.set_pipeline(&self.passes.draw.0);
+            pass.set_bind_group(0, &self.passes.draw.1, &[]);
+            pass.set_bind_group(2, self.cache.bind_group(), &[]);
+            pass.draw_indirect(&self.tree.cbt.args, DRAW_ARGS_OFFSET);
         }
-        self.profiler.end_query(encoder, query);
+        profiler.end_query(encoder, query);
     }
 
-    /// Closes the profiler frame after the frame's encoder was submitted.
-    pub fn end_frame(&mut self) {
-        self.profiler.end_frame().expect("profiler frame bookkeeping");
+    fn leaf_ids(&self) -> &wgpu::Buffer {
+        &self.passes.leaf_ids
     }
 
-    /// GPU times of the oldest finished frame, if its timestamps are available.
-    pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
-        crate::gpu::timings::take_timings(&mut self.profiler, queue)
+    fn lod_stats(&self) -> &wgpu::Buffer {
+        &self.passes.lod_stats
     }
 
-    /// Statistics of the last submitted frame (blocks on the GPU).
-    pub fn read_stats(&self, gpu: &Gpu) -> FrameStats {
-        self.cbt.read_stats(&gpu.device, &gpu.queue)
+    fn triangles_per_leaf(&self) -> u64 {
+        1 << self.settings.sub_levels
     }
 
-    /// The node ids of the leaves globe.decode wrote last (blocks on the GPU).
-    pub fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
-        self.cbt.read_leaf_ids(&gpu.device, &gpu.queue, &self.leaf_ids)
+    /// The tile cache's frame: residency, uploads, clearing the feedback set.
+    fn record_begin(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        let frame_index = self.tree.frame_index() + 1;
+        self.cache.begin_frame(gpu, encoder, frame_index);
     }
 
-    /// The 16-byte `LodStats` globe.decode writes each frame (for asynchronous read-backs).
-    pub fn lod_stats_buffer(&self) -> &wgpu::Buffer {
-        &self.lod_stats
+    /// The tile cache's read-backs of its feedback set and used bits.
+    fn record_end(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.cache.end_frame(encoder);
     }
 
-    /// Visible leaves and the largest projected hypotenuse of one, as globe.decode measured them last.
-    pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
-        bytemuck::pod_read_unaligned(&read_buffer(&gpu.device, &gpu.queue, &self.lod_stats, 0, 16))
+    fn submitted(&mut self) {
+        self.cache.after_submit();
+    }
+
+    fn is_settled(&self) -> bool {
+        self.cache.is_settled()
+    }
+
+    fn is_loading(&self) -> bool {
+        self.cache.stats().in_flight > 0
     }
 }
 

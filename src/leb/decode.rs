@@ -3,7 +3,7 @@
 //! (the estimated remaining screen-space error) into "leb.lod_stats" (shaders/leb_decode.wgsl).
 
 use crate::cbt::gpu::GpuCbt;
-use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader};
+use crate::gpu::{profiled_compute_pass, shader};
 use crate::leb::bounds::GpuNodeBounds;
 use crate::leb::lod::LodParams;
 
@@ -86,10 +86,5 @@ impl LebDecode {
             pass.set_bind_group(1, &self.bounds_group, &[]);
             pass.dispatch_workgroups_indirect(&cbt.args, 0);
         });
-    }
-
-    /// The statistics of the last submitted decode (blocks on the GPU).
-    pub fn read_lod_stats(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> LodStats {
-        bytemuck::pod_read_unaligned(&read_buffer(device, queue, &self.lod_stats, 0, 16))
     }
 }

@@ -1,23 +1,21 @@
-//! The frame schedule shared by `shot`, `bench` and the viewer:
+//! The flat terrain: its passes in the shared schedule (`crate::schedule`):
 //! update (leb.split | leb.merge) -> cbt.reduce -> cbt.args -> leb.decode -> render.draw.
 
 pub mod camera;
-pub mod headless;
 pub mod morph;
 pub mod terrain_draw;
 pub mod terrain_gradients;
 
-use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::Cbt;
-use crate::cbt::gpu::{FrameStats, GpuCbt};
-use crate::cbt::reduce::CbtReduce;
-use crate::gpu::timings::{take_timings, FrameTimings};
+use crate::cbt::gpu::GpuCbt;
 use crate::gpu::{Gpu, Requirements};
 use crate::leb::bounds::{BoundsDepths, GpuNodeBounds, NodeBounds};
 use crate::leb::cpu::{UpdateKind, BASE_DEPTH};
-use crate::leb::decode::{LebDecode, LodStats};
+use crate::leb::decode::LebDecode;
 use crate::leb::lod::{Criterion, LodParams, LodView};
 use crate::leb::update::LebUpdate;
+use crate::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
+use crate::schedule::{FrameTarget, LebScene, LebTree};
 use crate::terrain::HeightField;
 use camera::Camera;
 use terrain_draw::{DrawUniforms, TerrainDraw};
@@ -90,27 +88,19 @@ pub fn requirements(settings: &RenderSettings, samples_per_side: u32) -> Require
         .with_height_grid(samples_per_side, node_bounds_bytes)
 }
 
-/// Everything the frame schedule needs on the GPU.
+/// The flat terrain's passes and data on the GPU, over its `LebTree`.
 pub struct Renderer {
     pub settings: RenderSettings,
-    pub cbt: GpuCbt,
-    reduce: CbtReduce,
-    args: CbtArgs,
+    pub tree: LebTree,
     update: LebUpdate,
     decode: LebDecode,
     draw: TerrainDraw,
     /// Kept alive for the bind groups of leb.split/merge and leb.decode.
     _bounds: GpuNodeBounds,
-    pub profiler: wgpu_profiler::GpuProfiler,
-    /// Run leb.split on split frames (the viewer's split switch and freeze; true by default).
-    pub split_enabled: bool,
-    /// Run leb.merge on merge frames (the viewer's merge switch and freeze; true by default).
-    pub merge_enabled: bool,
     terrain_size_m: f32,
     data_bounds_m: [f32; 4],
     height_range_m: (f32, f32),
     bounds_depths: BoundsDepths,
-    frame_index: u64,
 }
 
 impl Renderer {
@@ -148,38 +138,24 @@ impl Renderer {
     ) -> Renderer {
         let device = &gpu.device;
         let cbt = GpuCbt::new(device, &Cbt::new(settings.max_depth, BASE_DEPTH), settings.effective_leaf_capacity());
-        let reduce = CbtReduce::new(device, &cbt);
-        let args = CbtArgs::new(device, &cbt);
         let decode = LebDecode::new(device, &cbt, &gpu_bounds, true);
         let update = LebUpdate::new(device, &cbt, &decode, &gpu_bounds);
         let heights = field.create_texture(device, &gpu.queue);
         let gradients = terrain_gradients::compute(device, &gpu.queue, &heights);
         let draw = TerrainDraw::new(device, color_format, &decode.leaf_ids, &heights, &gradients);
-        let profiler = crate::gpu::create_profiler(device);
         let mut renderer = Renderer {
             settings,
-            cbt,
-            reduce,
-            args,
+            tree: LebTree::new(device, cbt, 1),
             update,
             decode,
             draw,
             _bounds: gpu_bounds,
-            profiler,
-            split_enabled: true,
-            merge_enabled: true,
             terrain_size_m: field.size_m,
             data_bounds_m: field.data_bounds_m,
             height_range_m: field.height_range_m(),
             bounds_depths,
-            frame_index: 0,
         };
-        // The first update dispatches over the leaves counted by cbt.args and decoded by leb.decode.
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.init") });
-        renderer.args.record(&mut encoder, &renderer.profiler);
-        renderer.decode.record(&mut encoder, &renderer.profiler, &renderer.cbt);
-        renderer.profiler.resolve_queries(&mut encoder);
-        gpu.queue.submit([encoder.finish()]);
+        renderer.record_init(gpu);
         renderer
     }
 
@@ -195,14 +171,6 @@ impl Renderer {
     pub fn height_range_m(&self) -> (f32, f32) {
         self.height_range_m
     }
-    /// One u32 node id per leaf, written by leb.decode (the viewer reads it back for its depth histogram).
-    pub fn leaf_ids(&self) -> &wgpu::Buffer {
-        &self.decode.leaf_ids
-    }
-    /// Frames recorded so far.
-    pub fn frame_index(&self) -> u64 {
-        self.frame_index
-    }
 
     /// The LOD criterion for `camera` on a viewport of `size_px`, culling outside its frustum.
     pub fn lod_params(&self, camera: &Camera, size_px: (u32, u32)) -> LodParams {
@@ -214,34 +182,6 @@ impl Renderer {
         };
         let s = &self.settings;
         LodParams::new(&view, s.criterion, s.threshold_px(), self.terrain_size_m, s.max_depth, self.bounds_depths)
-    }
-
-    /// Records one frame into `encoder` and advances the split/merge alternation. After submitting
-    /// the encoder, call `end_frame`.
-    pub fn record_frame(
-        &mut self,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        camera: &Camera,
-        size_px: (u32, u32),
-        color: &wgpu::TextureView,
-        depth: &wgpu::TextureView,
-    ) {
-        let kind = UpdateKind::for_frame(self.frame_index);
-        self.decode.set_lod(queue, &self.lod_params(camera, size_px));
-        self.draw.set_uniforms(queue, &self.draw_uniforms(camera, size_px));
-        if match kind {
-            UpdateKind::Split => self.split_enabled,
-            UpdateKind::Merge => self.merge_enabled,
-        } {
-            self.update.record(encoder, &self.profiler, kind, &self.cbt);
-        }
-        self.reduce.record_changed(encoder, &self.profiler, &self.cbt);
-        self.args.record(encoder, &self.profiler);
-        self.decode.record(encoder, &self.profiler, &self.cbt);
-        self.draw.record(encoder, &self.profiler, &self.cbt, color, depth);
-        self.profiler.resolve_queries(encoder);
-        self.frame_index += 1;
     }
 
     fn draw_uniforms(&self, camera: &Camera, size_px: (u32, u32)) -> DrawUniforms {
@@ -265,31 +205,48 @@ impl Renderer {
             },
         }
     }
+}
 
-    /// Closes the profiler frame after the frame's encoder was submitted.
-    pub fn end_frame(&mut self) {
-        self.profiler.end_frame().expect("profiler frame bookkeeping");
+impl LebScene for Renderer {
+    type Camera = Camera;
+
+    fn tree(&self) -> &LebTree {
+        &self.tree
+    }
+    fn tree_mut(&mut self) -> &mut LebTree {
+        &mut self.tree
     }
 
-    /// GPU times of the oldest finished frame, if its timestamps are available: every pass, and
-    /// the whole frame from the first pass's start to the last pass's end.
-    pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
-        take_timings(&mut self.profiler, queue)
+    fn set_view(&mut self, queue: &wgpu::Queue, camera: &Camera, size_px: (u32, u32)) {
+        self.decode.set_lod(queue, &self.lod_params(camera, size_px));
+        self.draw.set_uniforms(queue, &self.draw_uniforms(camera, size_px));
     }
 
-    /// Statistics of the last submitted frame (blocks on the GPU).
-    pub fn read_stats(&self, gpu: &Gpu) -> FrameStats {
-        self.cbt.read_stats(&gpu.device, &gpu.queue)
+    fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
+        self.update.record(encoder, &self.tree.profiler, kind, &self.tree.cbt);
     }
 
-    /// The node ids of the leaves leb.decode wrote in the last submitted frame (blocks on the GPU).
-    pub fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
-        self.cbt.read_leaf_ids(&gpu.device, &gpu.queue, &self.decode.leaf_ids)
+    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.decode.record(encoder, &self.tree.profiler, &self.tree.cbt);
     }
 
-    /// What leb.decode measured in the last submitted frame: the largest remaining size on screen
-    /// of a visible leaf under the criterion, and the visible leaves (blocks on the GPU).
-    pub fn read_lod_stats(&self, gpu: &Gpu) -> LodStats {
-        self.decode.read_lod_stats(&gpu.device, &gpu.queue)
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        self.draw.record(encoder, &self.tree.profiler, &self.tree.cbt, target.color, target.depth);
     }
+
+    fn leaf_ids(&self) -> &wgpu::Buffer {
+        &self.decode.leaf_ids
+    }
+
+    fn lod_stats(&self) -> &wgpu::Buffer {
+        &self.decode.lod_stats
+    }
+}
+
+/// Renders `field` from `camera` at `size_px` after the LOD has converged: what `bisector shot`
+/// and the screenshot tests call.
+pub fn render_shot(gpu: &Gpu, field: &HeightField, settings: RenderSettings, camera: &Camera, size_px: (u32, u32)) -> Shot {
+    let max_frames = convergence_frame_limit(settings.max_depth);
+    let renderer = Renderer::new(gpu, field, settings, crate::gpu::target::COLOR_FORMAT);
+    HeadlessView::new(gpu, renderer, size_px.0, size_px.1).shot(gpu, camera, max_frames)
 }

@@ -38,6 +38,7 @@ use crate::globe::renderer::GlobeSettings;
 use crate::gpu::target::DEPTH_FORMAT;
 use crate::gpu::Gpu;
 use crate::render::RenderSettings;
+use crate::schedule::FrameTarget;
 use crate::terrain::HeightField;
 use bookmarks::{Bookmark, Bookmarks};
 use config::{PanelState, SavedState, StateFile};
@@ -46,7 +47,7 @@ use globe_panels::GlobeData;
 use globe_rig::Turn;
 use panels::{Action, HeightfieldData, LodSettings, PanelData, SceneData, UiState};
 use recorder::PathRecorder;
-use scene::{FrameTarget, GlobeScene, HeightfieldScene, Scene};
+use scene::{GlobeScene, HeightfieldScene, Scene};
 use stats::{StatsReadback, TimingHistory};
 
 /// What the viewer draws.
@@ -407,7 +408,7 @@ impl State {
                     1,
                 ),
                 Scene::Globe(s) => (
-                    SceneData::Globe(GlobeData { camera: s.rig.camera(), orbit: s.rig.orbit, cache: s.cache.stats() }),
+                    SceneData::Globe(GlobeData { camera: s.rig.camera(), orbit: s.rig.orbit, cache: s.renderer.cache.stats() }),
                     1 << s.renderer.settings.sub_levels,
                 ),
             };

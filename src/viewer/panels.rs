@@ -78,6 +78,7 @@ impl LodSettings {
     pub fn apply_to_globe(&self, renderer: &mut GlobeRenderer) {
         renderer.settings.pixel_target_px = self.pixel_target_px;
         renderer.settings.wireframe = self.wireframe;
+        (renderer.tree.split_enabled, renderer.tree.merge_enabled) = self.update_passes();
     }
 
     /// Whether leb.split and leb.merge run (freeze stops both).
@@ -92,7 +93,7 @@ impl LodSettings {
         renderer.settings.pixel_target_px = self.pixel_target_px;
         renderer.settings.morph = self.morph;
         renderer.settings.wireframe = self.wireframe;
-        (renderer.split_enabled, renderer.merge_enabled) = self.update_passes();
+        (renderer.tree.split_enabled, renderer.tree.merge_enabled) = self.update_passes();
     }
 
     /// The renderer must be rebuilt for the max depth asked for.

@@ -1,7 +1,7 @@
 //! What the viewer's window shows: a flat height field (`Renderer`) or the globe
-//! (`GlobeRenderer` over its `TileCache`), each with its camera rig. The app drives both through
-//! `Scene`: input, one frame's passes, read-backs and rebuilds; the window, egui, screenshots and
-//! the panel are shared.
+//! (`GlobeRenderer` over its `TileCache`), each with its camera rig. Both record their frames
+//! through the one schedule (`crate::schedule::LebScene`); `Scene` holds what differs: the
+//! cameras and their input, and rebuilds. The window, egui, screenshots and the panel are shared.
 
 use super::flight::Move;
 use super::globe_rig::{GlobeOrbit, GlobeRig, Turn};
@@ -13,6 +13,7 @@ use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::gpu::timings::FrameTimings;
 use crate::gpu::Gpu;
 use crate::render::{RenderSettings, Renderer};
+use crate::schedule::{FrameTarget, LebScene, LebTree};
 use crate::terrain::HeightField;
 
 /// The flat height field and its orbit / free-flight rig.
@@ -24,8 +25,8 @@ pub struct HeightfieldScene {
 
 /// The globe, its tile cache and its orbit / free-flight rig.
 pub struct GlobeScene {
+    /// The globe's passes and its tile cache.
     pub renderer: GlobeRenderer,
-    pub cache: TileCache,
     pub rig: GlobeRig,
 }
 
@@ -33,13 +34,6 @@ pub struct GlobeScene {
 pub enum Scene {
     Heightfield(Box<HeightfieldScene>),
     Globe(Box<GlobeScene>),
-}
-
-/// Where the render passes of one frame draw.
-pub struct FrameTarget<'a> {
-    pub size_px: (u32, u32),
-    pub color: &'a wgpu::TextureView,
-    pub depth: &'a wgpu::TextureView,
 }
 
 impl HeightfieldScene {
@@ -60,8 +54,8 @@ impl HeightfieldScene {
 impl GlobeScene {
     /// The globe renderer sampling `cache`, with the rig at `GlobeOrbit::home`.
     pub fn new(gpu: &Gpu, settings: GlobeSettings, cache: TileCache, color_format: wgpu::TextureFormat) -> GlobeScene {
-        let renderer = GlobeRenderer::new(gpu, settings, color_format, &cache);
-        GlobeScene { renderer, cache, rig: GlobeRig::new(GlobeOrbit::home()) }
+        let renderer = GlobeRenderer::new(gpu, settings, color_format, cache);
+        GlobeScene { renderer, rig: GlobeRig::new(GlobeOrbit::home()) }
     }
 }
 
@@ -105,12 +99,24 @@ impl Scene {
         }
     }
 
+    /// The tree shared by the scene's passes.
+    pub fn tree(&self) -> &LebTree {
+        match self {
+            Scene::Heightfield(s) => &s.renderer.tree,
+            Scene::Globe(s) => &s.renderer.tree,
+        }
+    }
+
+    fn tree_mut(&mut self) -> &mut LebTree {
+        match self {
+            Scene::Heightfield(s) => &mut s.renderer.tree,
+            Scene::Globe(s) => &mut s.renderer.tree,
+        }
+    }
+
     /// Frames recorded so far.
     pub fn frame_index(&self) -> u64 {
-        match self {
-            Scene::Heightfield(s) => s.renderer.frame_index(),
-            Scene::Globe(s) => s.renderer.frame_index(),
-        }
+        self.tree().frame_index()
     }
 
     /// Moves the camera by the keys held for `dt_s` seconds (`turn`: the globe orbit's heading
@@ -167,9 +173,9 @@ impl Scene {
         }
     }
 
-    /// Records one frame's passes into `encoder` (the globe: between its cache's begin_frame and
-    /// end_frame) and a copy of the tree statistics into `readback`; returns the read-back slot
-    /// to map after submitting. Then submit and call `after_submit`.
+    /// Records one frame's passes into `encoder` through the schedule, and a copy of the tree
+    /// statistics into `readback`; returns the read-back slot to map after submitting. Then
+    /// submit and call `after_submit`.
     pub fn record_frame(
         &mut self,
         gpu: &Gpu,
@@ -177,49 +183,36 @@ impl Scene {
         target: &FrameTarget,
         readback: &mut StatsReadback,
     ) -> Option<usize> {
-        let frame_index = self.frame_index();
+        fn record<S: LebScene>(
+            scene: &mut S,
+            camera: &S::Camera,
+            gpu: &Gpu,
+            encoder: &mut wgpu::CommandEncoder,
+            target: &FrameTarget,
+            readback: &mut StatsReadback,
+        ) -> Option<usize> {
+            let frame_index = scene.tree().frame_index();
+            scene.record_frame(gpu, encoder, camera, target);
+            readback.record(&gpu.device, encoder, &scene.tree().cbt, scene.leaf_ids(), Some(scene.lod_stats()), frame_index)
+        }
         match self {
-            Scene::Heightfield(s) => {
-                let camera = s.rig.camera();
-                s.renderer.record_frame(&gpu.queue, encoder, &camera, target.size_px, target.color, target.depth);
-                readback.record(&gpu.device, encoder, &s.renderer.cbt, s.renderer.leaf_ids(), None, frame_index)
-            }
-            Scene::Globe(s) => {
-                let camera = s.rig.camera();
-                s.cache.begin_frame(gpu, encoder, frame_index + 1);
-                s.renderer.record_frame(&gpu.queue, encoder, &s.cache, &camera, target.size_px, target.color, target.depth);
-                let slot = readback.record(
-                    &gpu.device,
-                    encoder,
-                    &s.renderer.cbt,
-                    &s.renderer.leaf_ids,
-                    Some(s.renderer.lod_stats_buffer()),
-                    frame_index,
-                );
-                s.cache.end_frame(encoder);
-                slot
-            }
+            Scene::Heightfield(s) => record(&mut s.renderer, &s.rig.camera(), gpu, encoder, target, readback),
+            Scene::Globe(s) => record(&mut s.renderer, &s.rig.camera(), gpu, encoder, target, readback),
         }
     }
 
-    /// After the frame's encoder was submitted: starts the cache's read-back, closes the
-    /// profiler frame.
+    /// After the frame's encoder was submitted: the scene's hook (the globe's cache starts its
+    /// read-back), then the profiler frame closes.
     pub fn after_submit(&mut self) {
         match self {
-            Scene::Heightfield(s) => s.renderer.end_frame(),
-            Scene::Globe(s) => {
-                s.cache.after_submit();
-                s.renderer.end_frame();
-            }
+            Scene::Heightfield(s) => s.renderer.after_submit(),
+            Scene::Globe(s) => s.renderer.after_submit(),
         }
     }
 
     /// GPU times of the oldest finished frame, if its timestamps are available.
     pub fn take_timings(&mut self, queue: &wgpu::Queue) -> Option<FrameTimings> {
-        match self {
-            Scene::Heightfield(s) => s.renderer.take_timings(queue),
-            Scene::Globe(s) => s.renderer.take_timings(queue),
-        }
+        self.tree_mut().take_timings(queue)
     }
 
     /// The renderer's max depth now.
@@ -239,7 +232,7 @@ impl Scene {
             }
             Scene::Globe(s) => {
                 let settings = GlobeSettings { max_depth: depth, ..s.renderer.settings.clone() };
-                s.renderer = GlobeRenderer::new(gpu, settings, color_format, &s.cache);
+                s.renderer.rebuild(gpu, settings);
             }
         }
     }
