@@ -13,7 +13,7 @@ use crate::gpu::{profiled_compute_pass, shader, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::lod::MERGE_HYSTERESIS;
-use crate::schedule::{FrameTarget, LebScene, LebTree};
+use crate::schedule::{LebScene, LebTree};
 use glam::DVec3;
 
 /// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
@@ -246,25 +246,19 @@ impl LebScene for GlobeRenderer {
         });
     }
 
-    /// Records "globe.draw": clears the colour to space and the depth, and draws every leaf.
-    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
-        let profiler = &self.tree.profiler;
-        let query = profiler.begin_pass_query("globe.draw", encoder);
-        {
-            let mut pass = crate::gpu::target::begin_draw_pass(
-                encoder,
-                "globe.draw",
-                target.color,
-                target.depth,
-                SPACE_COLOR,
-                query.render_pass_timestamp_writes(),
-            );
-            pass.set_pipeline(&self.passes.draw.0);
-            pass.set_bind_group(0, &self.passes.draw.1, &[]);
-            pass.set_bind_group(2, self.cache.bind_group(), &[]);
-            pass.draw_indirect(&self.tree.cbt.args, DRAW_ARGS_OFFSET);
-        }
-        profiler.end_query(encoder, query);
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.passes.draw.0);
+        pass.set_bind_group(0, &self.passes.draw.1, &[]);
+        pass.set_bind_group(2, self.cache.bind_group(), &[]);
+        pass.draw_indirect(&self.tree.cbt.args, DRAW_ARGS_OFFSET);
+    }
+
+    fn draw_label(&self) -> &'static str {
+        "globe.draw"
+    }
+
+    fn clear_color(&self) -> wgpu::Color {
+        SPACE_COLOR
     }
 
     fn leaf_ids(&self) -> &wgpu::Buffer {

@@ -33,12 +33,11 @@ impl OffscreenTarget {
             })
         };
         let color = texture("target.color", COLOR_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
-        let depth = texture("target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
         OffscreenTarget {
             width_px,
             height_px,
             color_view: color.create_view(&Default::default()),
-            depth_view: depth.create_view(&Default::default()),
+            depth_view: depth_view(device, width_px, height_px),
             color,
         }
     }
@@ -48,6 +47,23 @@ impl OffscreenTarget {
         let pixels = read_texture_rgba8(device, queue, &self.color, self.width_px, self.height_px);
         image::RgbaImage::from_raw(self.width_px, self.height_px, pixels).expect("read-back size matches")
     }
+}
+
+/// A `DEPTH_FORMAT` depth buffer of `width_px` x `height_px` for the draw pass (also for
+/// applications that draw the terrain into their own pass).
+pub fn depth_view(device: &wgpu::Device, width_px: u32, height_px: u32) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("target.depth"),
+            size: wgpu::Extent3d { width: width_px, height: height_px, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
 }
 
 /// Begins the pass that draws terrain into `color` and `depth`: colour cleared to `clear` and

@@ -15,7 +15,7 @@ use crate::leb::decode::LebDecode;
 use crate::leb::lod::{Criterion, LodParams, LodView};
 use crate::leb::update::LebUpdate;
 use crate::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
-use crate::schedule::{FrameTarget, LebScene, LebTree};
+use crate::schedule::{LebScene, LebTree};
 use crate::terrain::HeightField;
 use camera::Camera;
 use terrain_draw::{DrawUniforms, TerrainDraw};
@@ -230,8 +230,16 @@ impl LebScene for Renderer {
         self.decode.record(encoder, &self.tree.profiler, &self.tree.cbt);
     }
 
-    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
-        self.draw.record(encoder, &self.tree.profiler, &self.tree.cbt, target.color, target.depth);
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.draw.draw(pass, &self.tree.cbt);
+    }
+
+    fn draw_label(&self) -> &'static str {
+        "render.draw"
+    }
+
+    fn clear_color(&self) -> wgpu::Color {
+        terrain_draw::SKY_COLOR
     }
 
     fn leaf_ids(&self) -> &wgpu::Buffer {

@@ -117,24 +117,11 @@ impl TerrainDraw {
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(uniforms));
     }
 
-    /// Records the render pass "render.draw": clears `color`/`depth` and draws every leaf.
-    pub fn record(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &wgpu_profiler::GpuProfiler,
-        cbt: &GpuCbt,
-        color: &wgpu::TextureView,
-        depth: &wgpu::TextureView,
-    ) {
-        let query = profiler.begin_pass_query("render.draw", encoder);
-        {
-            let mut pass =
-                crate::gpu::target::begin_draw_pass(encoder, "render.draw", color, depth, SKY_COLOR, query.render_pass_timestamp_writes());
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.leaf_group, &[]);
-            pass.set_bind_group(1, &self.height_group, &[]);
-            pass.draw_indirect(&cbt.args, DRAW_ARGS_OFFSET);
-        }
-        profiler.end_query(encoder, query);
+    /// Draws every leaf of `cbt` into `pass` (whose depth attachment is `DEPTH_FORMAT`, reverse Z).
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, cbt: &GpuCbt) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.leaf_group, &[]);
+        pass.set_bind_group(1, &self.height_group, &[]);
+        pass.draw_indirect(&cbt.args, DRAW_ARGS_OFFSET);
     }
 }

@@ -118,8 +118,15 @@ pub trait LebScene {
     /// Records the decode pass: every leaf's node id into `leaf_ids`, the frame's LOD statistics
     /// into `lod_stats`.
     fn record_decode(&self, encoder: &mut wgpu::CommandEncoder);
-    /// Records the draw pass: clears `target` and draws every leaf.
-    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget);
+    /// Draws every leaf into `pass`, whose colour attachment has the format the scene was built
+    /// for and whose depth attachment is `gpu::target::DEPTH_FORMAT`, cleared to 0 (reverse Z:
+    /// nearer is greater). An application that owns its render pass calls this between
+    /// `record_compute` and `record_finish`.
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>);
+    /// The draw pass's label in the profiler's timings.
+    fn draw_label(&self) -> &'static str;
+    /// The colour behind the terrain (sky, or space behind the globe).
+    fn clear_color(&self) -> wgpu::Color;
     /// One u32 node id per leaf, written by the decode pass.
     fn leaf_ids(&self) -> &wgpu::Buffer;
     /// The 16-byte `LodStats` the decode pass writes each frame.
@@ -153,13 +160,43 @@ pub trait LebScene {
     /// The schedule: records one frame into `encoder` and advances the split/merge alternation.
     /// Submit the encoder, then call `after_submit`.
     fn record_frame(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, camera: &Self::Camera, target: &FrameTarget) {
+        self.record_compute(gpu, encoder, camera, target.size_px);
+        self.record_draw(encoder, target);
+        self.record_finish(encoder);
+    }
+
+    /// The frame's passes before the draw: the scene's begin, its uniforms for `camera` on a
+    /// viewport of `size_px`, the update (split or merge), cbt.reduce, cbt.args and decode.
+    fn record_compute(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, camera: &Self::Camera, size_px: (u32, u32)) {
         self.record_begin(gpu, encoder);
-        self.set_view(&gpu.queue, camera, target.size_px);
+        self.set_view(&gpu.queue, camera, size_px);
         if let Some(kind) = self.tree().update_kind() {
             self.record_update(encoder, kind);
         }
         self.record_rebuild(encoder);
-        self.record_draw(encoder, target);
+    }
+
+    /// The draw pass: clears `target` to `clear_color` and the far depth, and draws every leaf.
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        let profiler = &self.tree().profiler;
+        let query = profiler.begin_pass_query(self.draw_label(), encoder);
+        {
+            let mut pass = crate::gpu::target::begin_draw_pass(
+                encoder,
+                self.draw_label(),
+                target.color,
+                target.depth,
+                self.clear_color(),
+                query.render_pass_timestamp_writes(),
+            );
+            self.draw(&mut pass);
+        }
+        profiler.end_query(encoder, query);
+    }
+
+    /// The frame's end after the draw: the scene's end (the globe's cache read-backs), the
+    /// timestamps resolved, the frame counted.
+    fn record_finish(&mut self, encoder: &mut wgpu::CommandEncoder) {
         self.record_end(encoder);
         self.tree_mut().close_recording(encoder);
     }

@@ -35,7 +35,7 @@ use winit::window::{Window, WindowId};
 
 use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use crate::globe::renderer::GlobeSettings;
-use crate::gpu::target::DEPTH_FORMAT;
+use crate::gpu::target::depth_view;
 use crate::gpu::Gpu;
 use crate::render::RenderSettings;
 use crate::schedule::FrameTarget;
@@ -142,21 +142,6 @@ struct State {
 /// Environment variable that makes the viewer destroy its GPU device after N frames, so tests
 /// can check that a lost device gives one clear message and a non-zero exit.
 pub const FAULT_DESTROY_DEVICE_ENV: &str = "BISECTOR_FAULT_DESTROY_DEVICE_AFTER";
-
-fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("viewer.depth"),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
-}
 
 impl State {
     fn new(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> anyhow::Result<State> {
