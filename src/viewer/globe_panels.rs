@@ -6,7 +6,7 @@ use egui::{Grid, RichText, Ui};
 
 use super::config::PanelState;
 use super::globe_rig::{GlobeFlight, GlobeOrbit};
-use super::panels::{max_depth_ui, mode_ui, Action, UiState};
+use super::panels::{max_depth_ui, mode_ui, update_passes_ui, Action, UiState};
 use super::rig::CameraMode;
 use crate::cache::tile_cache::TileCacheStats;
 use crate::globe::camera::GlobeCamera;
@@ -78,13 +78,14 @@ fn altitude_text(metres: f64) -> String {
     }
 }
 
-/// Max depth (rebuilds the tree), pixel target and wireframe: what the globe renderer reads.
+/// Max depth (rebuilds the tree), pixel target, freeze, split/merge and wireframe: what the globe
+/// renderer reads.
 pub fn globe_lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
     max_depth_ui(ui, state, actions);
     let lod = &mut state.lod;
     ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)"));
-    ui.checkbox(&mut lod.wireframe, "Wireframe (F)");
-    ui.label("the globe splits by projected edge length; no morphing or freeze yet");
+    update_passes_ui(ui, lod);
+    ui.label("the globe splits by projected edge length; no morphing yet");
 }
 
 /// The tile cache's residency, feedback and streaming.

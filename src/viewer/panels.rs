@@ -58,7 +58,7 @@ impl LodSettings {
     }
 
     /// The controls as the globe renderer starts with `settings` (the globe splits by projected
-    /// edge length, without morphing; freeze, split and merge do not reach it).
+    /// edge length, without morphing).
     pub fn from_globe(settings: &GlobeSettings) -> LodSettings {
         LodSettings {
             max_depth: settings.max_depth,
@@ -390,6 +390,11 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
         }
     };
     ui.checkbox(&mut lod.morph, "Morphing");
+    update_passes_ui(ui, lod);
+}
+
+/// Freeze, split/merge and wireframe: the tree's switches, the same for both scenes.
+pub fn update_passes_ui(ui: &mut Ui, lod: &mut LodSettings) {
     ui.checkbox(&mut lod.freeze, "Freeze LOD (L)");
     ui.horizontal(|ui| {
         ui.add_enabled(!lod.freeze, egui::Checkbox::new(&mut lod.split, "split"));
