@@ -376,6 +376,27 @@ fn view_reports_a_lost_device_and_exits() {
 }
 
 #[test]
+fn view_shows_a_gpu_error_saves_its_state_and_goes_on() {
+    // The viewer causes one GPU validation error after 3 frames (fault injection): it is printed
+    // on one line, the panel state is saved, and the viewer runs to the end with exit code 0.
+    let dir = tempfile::tempdir().unwrap();
+    let screen = common::VirtualDisplay::start(640, 480);
+    let out = Command::new("timeout")
+        .args(["120", env!("CARGO_BIN_EXE_bisector"), "view", "--max-depth", "12", "--frames", "12"])
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("BISECTOR_CONFIG_DIR", dir.path())
+        .env(bisector::viewer::FAULT_GPU_ERROR_ENV, "3")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the viewer ended after a GPU error: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("bisector: GPU validation error: ")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(dir.path().join("viewer.ron").exists(), "the panel state was not saved");
+}
+
+#[test]
 fn view_without_a_display_suggests_shot() {
     let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
         .args(["view", "--frames", "1"])

@@ -3,6 +3,7 @@
 //! timings and shader loading. The bottom layer: imports nothing from the rest of the crate.
 
 pub mod dispatch;
+pub mod errors;
 pub mod readback;
 pub mod shader;
 pub mod target;
@@ -233,8 +234,10 @@ impl Gpu {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         }))?;
+        // Command-line runs end on an uncaptured error, with one line; the viewer installs an
+        // `errors::ErrorLog` instead and shows them.
         device.on_uncaptured_error(std::sync::Arc::new(|error: wgpu::Error| {
-            eprintln!("error: GPU: {error}");
+            eprintln!("error: GPU: {}", errors::one_line(&error));
             std::process::exit(3);
         }));
         Ok(Gpu { instance, adapter, device, queue })

@@ -528,7 +528,14 @@ pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, String> {
     check_settings(request)?;
     check_device(gpu.device.features(), &gpu.device.limits(), &requirements(request))?;
     let start = std::time::Instant::now();
-    let mut result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_checked(gpu, request))).map_err(|panic| {
+    // A GPU validation or out-of-memory error inside the run is caught here and reported as a
+    // failed run; the viewer's device stays usable.
+    let (outcome, gpu_error) =
+        crate::gpu::errors::capture(&gpu.device, || std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_checked(gpu, request))));
+    if let Some(error) = gpu_error {
+        return Err(format!("the kernel failed on the GPU: {}", crate::gpu::errors::one_line(&error)));
+    }
+    let mut result = outcome.map_err(|panic| {
         let message =
             panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
         format!("the kernel failed: {message}")

@@ -35,6 +35,7 @@ use winit::window::{Window, WindowId};
 
 use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use crate::globe::renderer::GlobeSettings;
+use crate::gpu::errors::ErrorLog;
 use crate::gpu::target::depth_view;
 use crate::gpu::Gpu;
 use crate::render::RenderSettings;
@@ -135,13 +136,23 @@ struct State {
     last_frame: Instant,
     screenshot_requested: bool,
     device_lost: Arc<Mutex<Option<String>>>,
+    /// The device's uncaptured errors (validation, out of memory): shown and logged, not fatal.
+    gpu_errors: ErrorLog,
+    /// GPU errors reported so far.
+    gpu_error_count: u64,
     /// Destroy the device after this many frames (`FAULT_DESTROY_DEVICE_ENV`, for tests).
     destroy_device_after: Option<u32>,
+    /// Cause a validation error after this many frames (`FAULT_GPU_ERROR_ENV`, for tests).
+    gpu_error_after: Option<u32>,
 }
 
 /// Environment variable that makes the viewer destroy its GPU device after N frames, so tests
 /// can check that a lost device gives one clear message and a non-zero exit.
 pub const FAULT_DESTROY_DEVICE_ENV: &str = "BISECTOR_FAULT_DESTROY_DEVICE_AFTER";
+
+/// Environment variable that makes the viewer cause one GPU validation error after N frames, so
+/// tests can check that it is shown and logged, the state saved, and the viewer goes on.
+pub const FAULT_GPU_ERROR_ENV: &str = "BISECTOR_FAULT_GPU_ERROR_AFTER";
 
 impl State {
     fn new(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> anyhow::Result<State> {
@@ -161,6 +172,8 @@ impl State {
         };
         kernel_lab::request_optional(&mut requirements, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;
+        let gpu_errors = ErrorLog::default();
+        gpu_errors.install(&gpu.device);
         let device_lost = Arc::new(Mutex::new(None));
         let lost = device_lost.clone();
         // Also called when the device is dropped at exit, when nobody reads the flag any more.
@@ -248,7 +261,10 @@ impl State {
             last_frame: now,
             screenshot_requested: false,
             device_lost,
+            gpu_errors,
+            gpu_error_count: 0,
             destroy_device_after: std::env::var(FAULT_DESTROY_DEVICE_ENV).ok().and_then(|v| v.parse().ok()),
+            gpu_error_after: std::env::var(FAULT_GPU_ERROR_ENV).ok().and_then(|v| v.parse().ok()),
         })
     }
 
@@ -260,6 +276,22 @@ impl State {
         self.config.height = height;
         self.surface.configure(&self.gpu.device, &self.config);
         self.depth_view = depth_view(&self.gpu.device, width, height);
+    }
+
+    /// Shows the GPU errors since the last frame in the panel's status line and on stderr, and
+    /// saves the panel state on the first of a burst (a broken pass repeats its error every frame).
+    fn report_gpu_errors(&mut self) {
+        let errors = self.gpu_errors.take();
+        let Some(last) = errors.last() else { return };
+        let first_of_burst = !self.ui.status.starts_with("GPU ");
+        self.gpu_error_count += errors.len() as u64;
+        for message in errors.iter().take(3) {
+            eprintln!("bisector: GPU {message}");
+        }
+        self.ui.status = format!("GPU {last} ({} so far; the viewer goes on, the state is saved)", self.gpu_error_count);
+        if first_of_burst {
+            self.save_state();
+        }
     }
 
     /// Writes the panel state (not over a malformed file).
@@ -435,6 +467,15 @@ impl State {
             self.destroy_device_after = None;
             return Ok((None, true));
         }
+        if self.gpu_error_after.is_some_and(|n| self.frames_shown >= n) {
+            // Fault injection for the tests (BISECTOR_FAULT_GPU_ERROR_AFTER): a buffer both
+            // mappable for reading and for writing is invalid without a native-only feature.
+            let usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE;
+            let _ =
+                self.gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("fault"), size: 4, usage, mapped_at_creation: false });
+            self.gpu_error_after = None;
+        }
+        self.report_gpu_errors();
         let now = Instant::now();
         let dt_s = (now - self.last_frame).as_secs_f64().min(0.25);
         self.history.add_cpu(self.scene.frame_index(), (now - self.last_frame).as_secs_f64() * 1e3);
