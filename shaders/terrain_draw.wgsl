@@ -13,8 +13,6 @@ struct DrawUniforms {
     camera_position_m: vec4<f32>,
     sun_direction: vec4<f32>,
     terrain_size_m: f32,
-    height_min_m: f32,
-    height_max_m: f32,
     wireframe: u32,
     haze_distance_m: f32,
     // Pixels per metre at 1 m distance: viewport height / (2 tan(fov_y / 2)).

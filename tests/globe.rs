@@ -79,8 +79,7 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
         bisector::cache::tile_cache::Producer::Procedural { seed: 1 },
     )
     .unwrap();
-    let mut renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
-    renderer.test_criterion = true;
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
     let mesh = BaseMesh::octahedron();
     let mut cpu = Cbt::new(max_depth, mesh.depth);
     cpu.reduce();
@@ -93,6 +92,7 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
         let mut uniforms = renderer.frame_uniforms(&camera, (64, 64));
         uniforms.split_threshold_px = split_share;
         uniforms.merge_threshold_px = merge_share;
+        uniforms.criterion = 1;
         renderer.set_frame(&gpu.queue, &uniforms);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         renderer.record_update(&mut encoder, kind);

@@ -28,14 +28,7 @@ fn exact_relative_m(v: Vertex, camera: &GlobeCamera) -> DVec3 {
 
 /// The frame uniforms a renderer would use for `camera`.
 fn frame(camera: &GlobeCamera) -> GlobeFrame {
-    let settings = FrameSettings {
-        split_threshold_px: 12.0,
-        merge_threshold_px: 9.0,
-        wireframe: false,
-        max_zoom: 0,
-        criterion: 0,
-        sun_direction: DVec3::X,
-    };
+    let settings = FrameSettings { split_threshold_px: 12.0, merge_threshold_px: 9.0, wireframe: false, sun_direction: DVec3::X };
     globe_frame(camera, (1920, 1080), &settings)
 }
 

@@ -204,13 +204,12 @@ fn mirrors() -> Vec<Mirror> {
                 camera_position_m: "camera_position_m",
                 sun_direction: "sun_direction",
                 terrain_size_m: "terrain_size_m",
-                height_min_m: "height_min_m",
-                height_max_m: "height_max_m",
                 wireframe: "wireframe",
                 haze_distance_m: "haze_distance_m",
                 projection_scale: "projection_scale",
                 morph_target_px: "morph_target_px",
                 morph_mode: "morph_mode",
+                _pad: _,
             }
         ),
         mirror!(
@@ -230,8 +229,8 @@ fn mirrors() -> Vec<Mirror> {
                 split_threshold_px: "split_threshold_px",
                 merge_threshold_px: "merge_threshold_px",
                 wireframe: "wireframe",
-                max_zoom: "max_zoom",
                 criterion: "criterion",
+                _pad: _,
             }
         ),
         mirror!(

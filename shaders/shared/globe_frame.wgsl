@@ -28,8 +28,6 @@ struct GlobeFrame {
     split_threshold_px: f32,
     merge_threshold_px: f32,
     wireframe: u32,
-    // Deepest tile zoom worth asking for.
-    max_zoom: u32,
     // 0 = the render criterion; 1 = the test criterion (hash of the node id; tests/globe.rs).
     criterion: u32,
 }

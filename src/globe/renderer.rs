@@ -66,8 +66,6 @@ pub struct GlobeRenderer {
     pub cache: TileCache,
     passes: GlobePasses,
     color_format: wgpu::TextureFormat,
-    /// The test criterion (a hash of node ids) instead of the render criterion (tests only).
-    pub test_criterion: bool,
 }
 
 /// The globe's own passes and buffers, built for one tree.
@@ -87,7 +85,7 @@ impl GlobeRenderer {
     /// tree made of the octahedron's 8 triangles.
     pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat, cache: TileCache) -> GlobeRenderer {
         let (tree, passes) = build(gpu, &settings, color_format, &cache);
-        let mut renderer = GlobeRenderer { settings, tree, cache, passes, color_format, test_criterion: false };
+        let mut renderer = GlobeRenderer { settings, tree, cache, passes, color_format };
         renderer.record_init(gpu);
         renderer
     }
@@ -189,8 +187,6 @@ impl GlobeRenderer {
             split_threshold_px: leaf_target_px,
             merge_threshold_px: leaf_target_px * MERGE_HYSTERESIS,
             wireframe: s.wireframe,
-            max_zoom: 0,
-            criterion: self.test_criterion as u32,
             sun_direction: s.sun_direction,
         };
         globe_frame(camera, size_px, &settings)

@@ -192,8 +192,6 @@ impl Renderer {
             camera_position_m: camera.position_m.as_vec3().extend(1.0).to_array(),
             sun_direction: sun.extend(0.0).to_array(),
             terrain_size_m: self.terrain_size_m,
-            height_min_m: self.height_range_m.0,
-            height_max_m: self.height_range_m.1,
             wireframe: self.settings.wireframe as u32,
             haze_distance_m: 4.0 * self.terrain_size_m,
             projection_scale: size_px.1 as f32 / (2.0 * (camera.fov_y_rad() * 0.5).tan()),
@@ -203,6 +201,7 @@ impl Renderer {
                 (true, Criterion::ScreenSpaceError) => 1,
                 (true, Criterion::EdgeLength) => 2,
             },
+            _pad: [0; 2],
         }
     }
 }

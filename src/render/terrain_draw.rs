@@ -13,8 +13,6 @@ pub struct DrawUniforms {
     pub camera_position_m: [f32; 4],
     pub sun_direction: [f32; 4],
     pub terrain_size_m: f32,
-    pub height_min_m: f32,
-    pub height_max_m: f32,
     /// 1 to overlay triangle edges.
     pub wireframe: u32,
     pub haze_distance_m: f32,
@@ -24,6 +22,8 @@ pub struct DrawUniforms {
     pub morph_target_px: f32,
     /// 0 = no morphing, 1 = by screen-space error, 2 = by edge length.
     pub morph_mode: u32,
+    /// WGSL rounds the struct's size up to its 16-byte alignment.
+    pub _pad: [u32; 2],
 }
 const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 128);
 
