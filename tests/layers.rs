@@ -52,12 +52,13 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file under src/ belongs to (None for lib.rs and main.rs).
+/// The top-level module a file under src/ belongs to (None for lib.rs and for the binary under
+/// src/bin/, whose `crate::` paths name its own modules).
 fn top_module(file: &Path) -> Option<String> {
     let relative = file.strip_prefix(src_dir()).expect("a file under src/");
     let first = relative.components().next()?.as_os_str().to_str()?.to_string();
     let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
-    (name != "lib" && name != "main").then_some(name)
+    (name != "lib" && name != "bin").then_some(name)
 }
 
 fn ident(text: &str) -> &str {
