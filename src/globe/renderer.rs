@@ -11,11 +11,12 @@ use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use crate::gpu::target::DEPTH_FORMAT;
 use crate::gpu::timings::FrameTimings;
-use crate::gpu::{profiled_compute_pass, readback::read_buffer, shader, Gpu, Requirements};
+use crate::gpu::{profiled_compute_pass, readback::read_buffer, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LodStats;
 use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::shaders::SHADERS;
 use glam::DVec3;
 
 /// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
@@ -357,7 +358,7 @@ fn compute_pipeline(
     group0: &wgpu::BindGroupLayout,
     cache: &wgpu::BindGroupLayout,
 ) -> wgpu::ComputePipeline {
-    let module = shader::create_module(device, shader_name);
+    let module = SHADERS.create_module(device, shader_name);
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
         layout: Some(&pipeline_layout(device, group0, cache)),
@@ -376,7 +377,7 @@ fn draw_pipeline(
     group0: &wgpu::BindGroupLayout,
     cache: &wgpu::BindGroupLayout,
 ) -> wgpu::RenderPipeline {
-    let module = shader::create_module(device, "globe_draw.wgsl");
+    let module = SHADERS.create_module(device, "globe_draw.wgsl");
     let mut constants = vec![("SUB_LEVELS", sub_levels as f64)];
     constants.extend_from_slice(cache_constants);
     let compilation_options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
