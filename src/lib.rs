@@ -6,13 +6,16 @@ pub mod cache;
 pub mod cbt;
 pub mod cli;
 pub mod globe;
-pub mod gpu;
-pub mod hash;
+/// The bottom layer (the `bisector-gpu` crate), under its old path so that `crate::gpu::...` reads as before.
+pub use bisector_gpu as gpu;
+/// The integer hash of the GPU hash tables (in `bisector-gpu`, which the kernels crate shares).
+pub use bisector_gpu::hash;
 pub mod input;
 pub mod kernels;
 pub mod leb;
 pub mod render;
 pub mod schedule;
+pub mod shaders;
 pub mod terrain;
 #[cfg(test)]
 pub(crate) mod test_rng;

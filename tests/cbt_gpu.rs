@@ -186,7 +186,7 @@ fn gpu_pool_mode_finds_used_and_free_slots_like_the_twin() {
         garbage[0] = (1 << max_depth) | (rng.random::<u32>() & !((8u32 << max_depth) - 1));
         let tree = GpuCbt::new(&gpu.device, &Cbt::from_heap(garbage), 1 << 10);
         let reduce = CbtReduce::new(&gpu.device, &tree);
-        let pipeline = bisector::gpu::shader::compute_pipeline(
+        let pipeline = bisector::shaders::SHADERS.compute_pipeline(
             &gpu.device,
             "cbt.pool_probe",
             "cbt_pool_probe.wgsl",

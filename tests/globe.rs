@@ -28,7 +28,7 @@ fn the_wgsl_octahedral_map_equals_the_cpu_twin() {
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let pipeline = bisector::gpu::shader::compute_pipeline(device, "octahedral probe", "globe_octahedral_probe.wgsl", "main", &[]);
+    let pipeline = bisector::shaders::SHADERS.compute_pipeline(device, "octahedral probe", "globe_octahedral_probe.wgsl", "main", &[]);
     let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),

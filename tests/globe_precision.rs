@@ -53,7 +53,7 @@ fn gpu_relative_m(gpu: &Gpu, frame: &GlobeFrame, vertices: &[Vertex]) -> Vec<DVe
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let pipeline = bisector::gpu::shader::compute_pipeline(device, "relative probe", "globe_relative_probe.wgsl", "main", &[]);
+    let pipeline = bisector::shaders::SHADERS.compute_pipeline(device, "relative probe", "globe_relative_probe.wgsl", "main", &[]);
     let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),

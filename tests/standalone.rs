@@ -24,7 +24,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 fn nothing_reads_outside_the_repository() {
     let root = root();
     let mut files = vec![root.join("README.md"), root.join("heightmaps/README.md"), root.join("Cargo.toml")];
-    for dir in ["src", "tests", "scripts", "assets", "shaders", ".ci"] {
+    for dir in ["src", "crates", "tests", "scripts", "assets", "shaders", ".ci"] {
         files_under(&root.join(dir), &mut files);
     }
     // This file names the pattern it looks for.

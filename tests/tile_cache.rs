@@ -99,7 +99,7 @@ impl Probe {
             bind_group_layouts: &[Some(&layout), None, Some(cache.bind_group_layout())],
             immediate_size: 0,
         });
-        let module = bisector::gpu::shader::create_module(device, "tile_cache_probe.wgsl");
+        let module = bisector::shaders::SHADERS.create_module(device, "tile_cache_probe.wgsl");
         let constants = cache.pipeline_constants();
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("tile_cache_probe"),

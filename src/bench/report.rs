@@ -4,6 +4,8 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 
+use crate::gpu::timings::percentile;
+
 mod chart;
 mod table;
 
@@ -218,23 +220,6 @@ pub struct BenchReport {
     pub frames: Vec<FrameRecord>,
 }
 
-/// Percentile `p` (in percent, 0 to 100) of ascending `sorted` data, by linear interpolation.
-///
-/// Uses the "linear" definition (numpy's default): the value at fractional rank
-/// `p / 100 * (n - 1)`, interpolated between its neighbours, so p = 0 is the minimum,
-/// p = 100 the maximum and p = 50 the usual median. `p` is clamped to [0, 100]. Returns NaN
-/// for empty data or a NaN `p`.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() || p.is_nan() {
-        return f64::NAN;
-    }
-    let rank = p.clamp(0.0, 100.0) / 100.0 * (sorted.len() - 1) as f64;
-    let below = rank.floor() as usize;
-    let above = (below + 1).min(sorted.len() - 1);
-    let fraction = rank - below as f64;
-    sorted[below] + (sorted[above] - sorted[below]) * fraction
-}
-
 /// Statistics of `samples_ms`, ignoring non-finite values; all zero when nothing is left.
 fn stats(name: &str, samples_ms: &[f64]) -> PassStats {
     let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|v| v.is_finite()).collect();
@@ -382,22 +367,6 @@ mod tests {
                 }
             })
             .collect()
-    }
-
-    #[test]
-    fn percentiles_of_known_data() {
-        let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
-        assert_eq!(percentile(&data, 0.0), 1.0);
-        assert_eq!(percentile(&data, 100.0), 10.0);
-        assert_eq!(percentile(&data, 50.0), 5.5);
-        assert!((percentile(&data, 95.0) - 9.55).abs() < 1e-12);
-        assert!((percentile(&data, 25.0) - 3.25).abs() < 1e-12);
-        assert_eq!(percentile(&[1.0, 2.0, 3.0], 50.0), 2.0);
-        assert_eq!(percentile(&[4.0], 95.0), 4.0);
-        assert_eq!(percentile(&data, 150.0), 10.0);
-        assert_eq!(percentile(&data, -5.0), 1.0);
-        assert!(percentile(&[], 50.0).is_nan());
-        assert!(percentile(&data, f64::NAN).is_nan());
     }
 
     #[test]

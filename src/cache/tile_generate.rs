@@ -178,7 +178,7 @@ pub struct TileGenerate {
 
 impl TileGenerate {
     pub fn new(device: &wgpu::Device, atlas: &Atlas, max_jobs: u32) -> TileGenerate {
-        let pipeline = crate::gpu::shader::compute_pipeline(device, "cache.tile_generate", "tile_generate.wgsl", "main", &[]);
+        let pipeline = crate::shaders::SHADERS.compute_pipeline(device, "cache.tile_generate", "tile_generate.wgsl", "main", &[]);
         let jobs = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("cache.tile_generate.jobs"),
             contents: bytemuck::cast_slice(&vec![TileJob { key: [0, 0], layer: 0, seed: 0 }; max_jobs.max(1) as usize]),

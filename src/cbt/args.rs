@@ -2,7 +2,8 @@
 //! (shaders/cbt_args.wgsl).
 
 use crate::cbt::gpu::GpuCbt;
-use crate::gpu::{profiled_compute_pass, shader};
+use crate::gpu::profiled_compute_pass;
+use crate::shaders::SHADERS;
 
 /// The one-thread pass that turns the leaf count into indirect arguments.
 pub struct CbtArgs {
@@ -20,7 +21,7 @@ impl CbtArgs {
     pub fn with_draw_instances(device: &wgpu::Device, cbt: &GpuCbt, instances: u32) -> CbtArgs {
         let [depth] = cbt.pipeline_constants();
         let constants = [depth, ("DRAW_INSTANCES", instances as f64)];
-        let pipeline = shader::compute_pipeline(device, "cbt.args", "cbt_args.wgsl", "write_args", &constants);
+        let pipeline = SHADERS.compute_pipeline(device, "cbt.args", "cbt_args.wgsl", "write_args", &constants);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("cbt.args"),
             layout: &pipeline.get_bind_group_layout(0),

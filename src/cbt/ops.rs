@@ -4,7 +4,7 @@
 use crate::cbt::cpu::Node;
 use crate::cbt::gpu::GpuCbt;
 use crate::gpu::dispatch::run_over_list;
-use crate::gpu::shader;
+use crate::shaders::SHADERS;
 
 /// One operation. Keep in sync with CbtOp in shaders/cbt_ops.wgsl.
 #[repr(C)]
@@ -37,7 +37,7 @@ pub struct CbtOps {
 impl CbtOps {
     /// Builds the pipeline for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtOps {
-        CbtOps { pipeline: shader::compute_pipeline(device, "cbt.ops", "cbt_ops.wgsl", "apply_ops", &cbt.writer_constants()) }
+        CbtOps { pipeline: SHADERS.compute_pipeline(device, "cbt.ops", "cbt_ops.wgsl", "apply_ops", &cbt.writer_constants()) }
     }
 
     /// Applies `ops` to `cbt`'s heap, all in parallel, in the profiled pass "cbt.ops", and submits.

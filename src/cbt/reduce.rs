@@ -6,7 +6,8 @@ use wgpu::util::DeviceExt;
 
 use crate::cbt::gpu::GpuCbt;
 use crate::gpu::dispatch::groups_2d;
-use crate::gpu::{profiled_compute_pass, shader};
+use crate::gpu::profiled_compute_pass;
+use crate::shaders::SHADERS;
 
 /// Parameters of one reduction dispatch. Keep in sync with ReduceParams in shaders/cbt_reduce.wgsl.
 #[repr(C)]
@@ -90,7 +91,7 @@ pub struct CbtReduce {
 impl CbtReduce {
     /// Builds the pipeline and bind groups for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
-        let pipeline = shader::compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.writer_constants());
+        let pipeline = SHADERS.compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.writer_constants());
         let layout = pipeline.get_bind_group_layout(0);
         let bind_group = |params: &ReduceParams| {
             let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

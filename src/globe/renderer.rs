@@ -9,11 +9,12 @@ use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use crate::gpu::target::DEPTH_FORMAT;
-use crate::gpu::{profiled_compute_pass, shader, Gpu, Requirements};
+use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::lod::MERGE_HYSTERESIS;
 use crate::schedule::{LebScene, LebTree};
+use crate::shaders::SHADERS;
 use glam::DVec3;
 
 /// What the globe needs from the device: the CBT's needs with `settings` and texture arrays of
@@ -342,7 +343,7 @@ fn compute_pipeline(
     group0: &wgpu::BindGroupLayout,
     cache: &wgpu::BindGroupLayout,
 ) -> wgpu::ComputePipeline {
-    let module = shader::create_module(device, shader_name);
+    let module = SHADERS.create_module(device, shader_name);
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
         layout: Some(&pipeline_layout(device, group0, cache)),
@@ -361,7 +362,7 @@ fn draw_pipeline(
     group0: &wgpu::BindGroupLayout,
     cache: &wgpu::BindGroupLayout,
 ) -> wgpu::RenderPipeline {
-    let module = shader::create_module(device, "globe_draw.wgsl");
+    let module = SHADERS.create_module(device, "globe_draw.wgsl");
     let mut constants = vec![("SUB_LEVELS", sub_levels as f64)];
     constants.extend_from_slice(cache_constants);
     let compilation_options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };

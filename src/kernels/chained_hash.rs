@@ -19,8 +19,9 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::gpu::{profiled_compute_pass, Gpu};
 use crate::kernels::{submit_and_time, TimingMs};
+use crate::shaders::SHADERS;
 
 /// Parameters of the kernel. Keep in sync with ChainedHashParams in shaders/shared/chained_hash.wgsl.
 #[repr(C)]
@@ -350,7 +351,7 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     let mut readback_ms = 0.0;
     for &(variant, file, entry) in variants {
         let label = format!("kernel.chained_hash.build_{variant}");
-        let pipeline = shader::compute_pipeline(device, &label, file, entry, &[]);
+        let pipeline = SHADERS.compute_pipeline(device, &label, file, entry, &[]);
         let bind_group = bind(device, &pipeline, &buffers, false);
         let samples = time_over_elements(gpu, &mut profiler, &label, &pipeline, &bind_group, n, options.iterations, |encoder| {
             encoder.clear_buffer(&buffers.heads, 0, None);
@@ -368,7 +369,7 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     }
 
     // Lookups run on the table the last build left.
-    let lookup_pipeline = shader::compute_pipeline(device, "kernel.chained_hash.lookup", "kernel_chained_hash.wgsl", "lookup", &[]);
+    let lookup_pipeline = SHADERS.compute_pipeline(device, "kernel.chained_hash.lookup", "kernel_chained_hash.wgsl", "lookup", &[]);
     let lookup_group = bind(device, &lookup_pipeline, &buffers, true);
     let mut values_of: HashMap<u32, Vec<u32>> = HashMap::new();
     for (&k, &v) in keys.iter().zip(&values) {

@@ -21,8 +21,9 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::gpu::{profiled_compute_pass, Gpu};
 use crate::kernels::{submit_and_time_all, TimingMs};
+use crate::shaders::SHADERS;
 
 /// How many closest pairs are reported.
 pub const TOP_PAIRS: usize = 100;
@@ -542,9 +543,9 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
     let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
 
     let top_first =
-        shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 1.0)]);
+        SHADERS.compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 1.0)]);
     let top_next =
-        shader::compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 0.0)]);
+        SHADERS.compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 0.0)]);
     let top_groups: Vec<(wgpu::BindGroup, u32, &wgpu::ComputePipeline)> = rounds
         .iter()
         .enumerate()
@@ -578,7 +579,7 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
     let mut pairs = Vec::new();
     for &(variant, file, entry_point) in versions {
         let label = format!("kernel.closest_pairs.nearest_{variant}");
-        let pipeline = shader::compute_pipeline(device, &label, file, entry_point, &[]);
+        let pipeline = SHADERS.compute_pipeline(device, &label, file, entry_point, &[]);
         let mut entries = vec![entry(0, uniform), entry(3, &nearest)];
         if variant == "grid" {
             entries.push(entry(1, &a_grid));

@@ -48,8 +48,9 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::gpu::{profiled_compute_pass, Gpu};
 use crate::kernels::{submit_and_time_all, TimingMs};
+use crate::shaders::SHADERS;
 
 /// Parameters of a pass. Keep in sync with CompactHashParams in shaders/shared/compact_hash.wgsl.
 #[repr(C)]
@@ -683,7 +684,7 @@ impl GpuTable {
         words: &wgpu::Buffer,
     ) -> GpuTable {
         let label = format!("kernel.compact_hash.{name}");
-        let pipeline = shader::compute_pipeline(device, &label, file, entry, &[("VECTOR_LENGTH", params.length as f64)]);
+        let pipeline = SHADERS.compute_pipeline(device, &label, file, entry, &[("VECTOR_LENGTH", params.length as f64)]);
         let params_buffer = uniform(device, &format!("{label}.params"), params);
         let table = storage(device, &format!("{label}.table"), table_bytes);
         let status = storage(device, &format!("{label}.status"), 16);

@@ -45,8 +45,9 @@ use serde::Serialize;
 use wgpu::util::DeviceExt;
 
 use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::gpu::{profiled_compute_pass, Gpu};
 use crate::kernels::{submit_and_time_all, TimingMs};
+use crate::shaders::SHADERS;
 
 /// Words (32-state modules) a pattern may take.
 pub const MAX_WORDS: usize = 8;
@@ -614,7 +615,7 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
         bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()),
     );
     let pipeline =
-        |entry: &str| shader::compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
+        |entry: &str| SHADERS.compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
     let (scan, scan_modules, carry, extra, fixup) =
         (pipeline("scan"), pipeline("scan_modules"), pipeline("carry"), pipeline("extra"), pipeline("fixup"));
     let common = [

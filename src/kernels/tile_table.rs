@@ -12,14 +12,15 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use crate::bench::report::percentile;
 use crate::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
 use crate::cache::tile_key::{TileKey, MAX_ZOOM};
 use crate::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, shader, Gpu};
+use crate::gpu::timings::percentile;
+use crate::gpu::{profiled_compute_pass, Gpu};
 use crate::kernels::{submit_and_time, TimingMs};
+use crate::shaders::SHADERS;
 
 /// The load factors every run measures.
 pub const LOADS: [f64; 2] = [0.5, 0.9];
@@ -242,7 +243,7 @@ pub enum Pass {
 impl TileTableKernel {
     pub fn new(device: &wgpu::Device) -> TileTableKernel {
         let pipeline =
-            |entry: &str| shader::compute_pipeline(device, &format!("kernel.tile_table.{entry}"), "kernel_tile_table.wgsl", entry, &[]);
+            |entry: &str| SHADERS.compute_pipeline(device, &format!("kernel.tile_table.{entry}"), "kernel_tile_table.wgsl", entry, &[]);
         TileTableKernel {
             lookup: pipeline("lookup"),
             lookup_ancestor: pipeline("lookup_ancestor"),

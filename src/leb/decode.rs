@@ -3,9 +3,10 @@
 //! (the estimated remaining screen-space error) into "leb.lod_stats" (shaders/leb_decode.wgsl).
 
 use crate::cbt::gpu::GpuCbt;
-use crate::gpu::{profiled_compute_pass, shader};
+use crate::gpu::profiled_compute_pass;
 use crate::leb::bounds::GpuNodeBounds;
 use crate::leb::lod::LodParams;
+use crate::shaders::SHADERS;
 
 /// What leb.decode measured in the last frame. Keep in sync with LodStats in shaders/shared/decode.wgsl.
 #[repr(C)]
@@ -56,7 +57,7 @@ impl LebDecode {
         });
         let [depth] = cbt.pipeline_constants();
         let constants = [depth, ("MEASURE_LOD", if measure_lod { 1.0 } else { 0.0 })];
-        let pipeline = shader::compute_pipeline(device, "leb.decode", "leb_decode.wgsl", "decode", &constants);
+        let pipeline = SHADERS.compute_pipeline(device, "leb.decode", "leb_decode.wgsl", "decode", &constants);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("leb.decode"),
             layout: &pipeline.get_bind_group_layout(0),

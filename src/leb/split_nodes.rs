@@ -5,7 +5,7 @@
 use crate::cbt::cpu::Node;
 use crate::cbt::gpu::GpuCbt;
 use crate::gpu::dispatch::run_over_list;
-use crate::gpu::shader;
+use crate::shaders::SHADERS;
 
 /// The split-list pipeline.
 pub struct LebSplitNodes {
@@ -16,7 +16,7 @@ impl LebSplitNodes {
     /// Builds the pipeline for `cbt`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> LebSplitNodes {
         LebSplitNodes {
-            pipeline: shader::compute_pipeline(device, "leb.split_nodes", "leb_split_nodes.wgsl", "split_nodes", &cbt.writer_constants()),
+            pipeline: SHADERS.compute_pipeline(device, "leb.split_nodes", "leb_split_nodes.wgsl", "split_nodes", &cbt.writer_constants()),
         }
     }
 

@@ -4,10 +4,11 @@
 //! criterion ("leb.lod") that `LebDecode::set_lod` writes.
 
 use crate::cbt::gpu::GpuCbt;
-use crate::gpu::{profiled_compute_pass, shader};
+use crate::gpu::profiled_compute_pass;
 use crate::leb::bounds::GpuNodeBounds;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LebDecode;
+use crate::shaders::SHADERS;
 
 /// The split and merge pipelines with their bindings.
 pub struct LebUpdate {
@@ -19,7 +20,7 @@ impl LebUpdate {
     /// Builds both pipelines for `cbt`, reading the leaves and the criterion of `decode` and the node `bounds`.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt, decode: &LebDecode, bounds: &GpuNodeBounds) -> LebUpdate {
         let make = |label: &str, entry: &str| {
-            let pipeline = shader::compute_pipeline(device, label, "leb_update.wgsl", entry, &cbt.writer_constants());
+            let pipeline = SHADERS.compute_pipeline(device, label, "leb_update.wgsl", entry, &cbt.writer_constants());
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(label),
                 layout: &pipeline.get_bind_group_layout(0),

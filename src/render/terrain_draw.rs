@@ -2,8 +2,8 @@
 //! (shaders/terrain_draw.wgsl). The draw is indirect: its vertex count comes from cbt.args.
 
 use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
-use crate::gpu::shader;
 use crate::gpu::target::DEPTH_FORMAT;
+use crate::shaders::SHADERS;
 
 /// Uniforms of the draw. Keep in sync with DrawUniforms in shaders/terrain_draw.wgsl.
 #[repr(C)]
@@ -47,7 +47,7 @@ impl TerrainDraw {
         heights: &wgpu::Texture,
         gradients: &wgpu::Texture,
     ) -> TerrainDraw {
-        let module = shader::create_module(device, "terrain_draw.wgsl");
+        let module = SHADERS.create_module(device, "terrain_draw.wgsl");
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("render.draw"),
             layout: None,

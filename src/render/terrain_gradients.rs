@@ -2,7 +2,7 @@
 //! texture "terrain.gradients" (Rgba16Float: metres per sample step in x and y, the height in z)
 //! that render.draw filters for its normals and colours (shaders/terrain_gradients.wgsl).
 
-use crate::gpu::shader;
+use crate::shaders::SHADERS;
 
 /// Builds "terrain.gradients" from the height texture `heights` and records its computation.
 pub fn compute(device: &wgpu::Device, queue: &wgpu::Queue, heights: &wgpu::Texture) -> wgpu::Texture {
@@ -17,7 +17,7 @@ pub fn compute(device: &wgpu::Device, queue: &wgpu::Queue, heights: &wgpu::Textu
         usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING,
         view_formats: &[],
     });
-    let pipeline = shader::compute_pipeline(device, "terrain.gradients", "terrain_gradients.wgsl", "main", &[]);
+    let pipeline = SHADERS.compute_pipeline(device, "terrain.gradients", "terrain_gradients.wgsl", "main", &[]);
     let output_view = gradients.create_view(&Default::default());
     let heights_view = heights.create_view(&Default::default());
     let output = device.create_bind_group(&wgpu::BindGroupDescriptor {

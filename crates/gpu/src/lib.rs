@@ -1,9 +1,13 @@
-//! GPU context: adapter and device selection (headless or for a window surface), features and
-//! limits (each user states its own `Requirements`), profiled passes, read-back, uploads, targets,
-//! timings and shader loading. The bottom layer: imports nothing from the rest of the crate.
+//! bisector's bottom layer, shared by the renderer (the `bisector` crate re-exports it as `gpu`) and
+//! the diagnostic kernels (`bisector-kernels`): adapter and device selection (headless or for a
+//! window surface), features and limits (each user states its own `Requirements`), profiled
+//! passes, read-back, uploads, targets, timings, shader loading (each crate embeds its own WGSL
+//! files, `shader::ShaderLibrary`) and the integer hash the GPU hash tables share. It depends on
+//! no other crate of the workspace.
 
 pub mod dispatch;
 pub mod errors;
+pub mod hash;
 pub mod readback;
 pub mod shader;
 pub mod target;

@@ -1,4 +1,4 @@
-// Integer hashing shared by the GPU hash tables. Mirrors src/hash.rs. No bindings.
+// Integer hashing shared by the GPU hash tables. Mirrors crates/gpu/src/hash.rs. No bindings.
 
 // MurmurHash3's 32-bit finaliser: a bijection that mixes every bit into every other.
 fn fmix32(x: u32) -> u32 {

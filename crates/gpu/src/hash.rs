@@ -1,4 +1,5 @@
-//! Integer hashing shared by the GPU hash tables' CPU twins. Mirrors shaders/shared/hash.wgsl.
+//! Integer hashing shared by the GPU hash tables' CPU twins. Mirrors shaders/shared/hash.wgsl
+//! (this crate's `shader::SHADERS`).
 
 /// MurmurHash3's 32-bit finaliser: a bijection that mixes every bit into every other.
 pub fn fmix32(mut h: u32) -> u32 {

@@ -1,0 +1,166 @@
+//! The command line: the commands, their flags, and the options every rendering command shares.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use bisector::render::RenderSettings;
+
+use crate::kernel::KernelCommand;
+
+#[derive(Parser)]
+#[command(
+    name = "bisector",
+    version,
+    about = "GPU terrain level of detail: concurrent binary tree + longest-edge bisection",
+    arg_required_else_help = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every rendering command shares.
+#[derive(clap::Args, Clone)]
+pub(crate) struct RenderArgs {
+    /// Terrain: procedural[:SEED] (the built-in default), a GeoTIFF, PNG or tile-pyramid folder,
+    /// or the globe: planet[:SEED] (procedural) or planet:BASE.tif[,REGION...].
+    #[arg(long, default_value = "procedural")]
+    pub(crate) terrain: String,
+    /// Max depth D of the concurrent binary tree (5..=29; the heap takes 2^(D-1) bytes).
+    /// Default: 24, and 28 for --terrain planet (the globe needs 25 levels below its base
+    /// triangles for triangles under 2 km; 29 needs a GPU that binds 256 MiB).
+    #[arg(long)]
+    pub(crate) max_depth: Option<u32>,
+    /// Level-of-detail criterion: "error" splits triangles whose error bound from the data
+    /// projects to more than --pixel-error pixels; "edge" splits triangles whose longest edge
+    /// projects to more than --pixel-target pixels.
+    #[arg(long, value_enum, default_value_t = LodArg::Error)]
+    pub(crate) lod: LodArg,
+    /// Screen-space error target in pixels (--lod error).
+    #[arg(long, default_value_t = RenderSettings::default().pixel_error_px)]
+    pub(crate) pixel_error: f32,
+    /// Projected edge-length target in pixels (--lod edge).
+    #[arg(long, default_value_t = RenderSettings::default().pixel_target_px)]
+    pub(crate) pixel_target: f32,
+    /// Do not morph new vertices (splits and merges then pop).
+    #[arg(long)]
+    pub(crate) no_morph: bool,
+    /// Largest height grid (samples per side, 2^k + 1) a GeoTIFF, PNG or tile pyramid is loaded
+    /// into: files load at their own resolution up to this, at the finest level that fits above.
+    /// Default: 8193, and 2049 on a software (CPU) adapter, whose GPU memory is the process's own.
+    #[arg(long)]
+    pub(crate) max_samples: Option<u32>,
+    /// Overlay the triangle edges.
+    #[arg(long)]
+    pub(crate) wireframe: bool,
+    /// Tiles the globe's tile cache holds (--terrain planet): atlas layers of 131 x 131 heights
+    /// (67 KiB each), evicted least recently used.
+    #[arg(long, default_value_t = 1024)]
+    pub(crate) cache_tiles: u32,
+}
+
+/// The --lod values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum LodArg {
+    Error,
+    Edge,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Open the interactive viewer with its egui panel (C: orbit/fly, drag, scroll, WASD/QE, F wireframe, L freeze, F12 screenshot; --terrain planet: the globe, right drag or Q/E/T/G to turn and tilt).
+    View {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// Quit after this many frames.
+        #[arg(long)]
+        frames: Option<u32>,
+        /// With --frames: write the last frame (with the panel) to this PNG.
+        #[arg(long, requires = "frames")]
+        screenshot: Option<PathBuf>,
+        /// Present as fast as possible instead of at the display's refresh rate.
+        #[arg(long)]
+        no_vsync: bool,
+    },
+    /// Print the adapter, backend, driver, the features and limits the renderer uses.
+    Info,
+    /// Render one headless frame after the level of detail has converged and write a PNG.
+    Shot {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
+        /// On a globe: LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]], ALT in metres above the
+        /// sphere (R = 6,371,000 m), e.g. 30000, or above the ground with agl, e.g. 100agl, or a
+        /// globe camera-path file (its first pose).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+        /// Image size WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// Output PNG.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Fly a camera path headless, print per-pass GPU times and write a JSON report.
+    Bench {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// Camera path file (JSON keyframes; see the README).
+        #[arg(long)]
+        path: PathBuf,
+        /// Image size WIDTHxHEIGHT.
+        #[arg(long, default_value = "1920x1080")]
+        size: String,
+        /// Frames to render along the path.
+        #[arg(long, default_value_t = 300)]
+        frames: u32,
+        /// Frames rendered at the path's start before measuring (the globe stops early once its
+        /// tree has converged and its tile cache has settled).
+        #[arg(long, default_value_t = 60)]
+        warmup: u32,
+        /// Start frames no faster than this many per second (0: as fast as the GPU goes). Tiles
+        /// stream on background threads in real time, so this sets the time they get per frame.
+        #[arg(long, default_value_t = 60.0)]
+        fps: f64,
+        /// JSON report to write.
+        #[arg(long)]
+        json: PathBuf,
+        /// Also write a PNG chart of per-pass GPU time per frame.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
+    /// Run one diagnostic GPU kernel, verified against its CPU reference, with timings.
+    #[command(arg_required_else_help = true)]
+    Kernel {
+        #[command(subcommand)]
+        kernel: KernelCommand,
+    },
+    /// Measure the level of detail against the full-resolution data: the screen-space-error
+    /// criterion at --pixel-error, and the edge-length criterion at the coarsest target whose
+    /// measured error is no larger; prints triangles and measured errors of both.
+    Quality {
+        #[command(flatten)]
+        render: RenderArgs,
+        /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+        /// Image size WIDTHxHEIGHT.
+        #[arg(long, default_value = "1920x1080")]
+        size: String,
+        /// Write the measurements as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Print the height in metres the renderer samples at a point.
+    Probe {
+        /// Terrain: procedural[:SEED], a GeoTIFF file, a tile-pyramid folder, or a globe:
+        /// planet[:SEED] or planet:BASE.tif[,REGION...] (the ground from the finest data).
+        #[arg(long, default_value = "procedural")]
+        terrain: String,
+        /// X,Y in the source's coordinates: metres for the procedural terrain and projected
+        /// rasters, lon,lat in degrees for geographic rasters, tile pyramids and globes.
+        #[arg(long, allow_hyphen_values = true)]
+        at: String,
+    },
+}

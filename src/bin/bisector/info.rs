@@ -1,0 +1,42 @@
+//! `bisector info`: the adapter and what the renderer needs of it.
+
+use bisector::render::RenderSettings;
+
+pub(crate) fn info() -> anyhow::Result<()> {
+    let settings = RenderSettings::default();
+    let requirements = bisector::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64);
+    let instance = bisector::gpu::create_instance();
+    let adapter = bisector::gpu::request_adapter(&instance, None)?;
+    let info = adapter.get_info();
+    say!("adapter:  {}", info.name);
+    say!("backend:  {:?}", info.backend);
+    say!("type:     {:?}", info.device_type);
+    say!("driver:   {} {}", info.driver, info.driver_info);
+    let features = adapter.features();
+    say!("features used:");
+    for (feature, why) in &requirements.features {
+        say!(
+            "  {}: {} (required: {why})",
+            bisector::gpu::feature_name(*feature),
+            if features.contains(*feature) { "yes" } else { "MISSING" }
+        );
+    }
+    for feature in requirements.optional_features.iter() {
+        say!(
+            "  {}: {} (optional: GPU pass timings; required by bench)",
+            bisector::gpu::feature_name(feature),
+            if features.contains(feature) { "yes" } else { "no" }
+        );
+    }
+    let limits = adapter.limits();
+    say!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
+    for (name, needed, _) in &requirements.limits {
+        say!("  {name}: {} / {needed}", bisector::gpu::limit_value(&limits, name));
+    }
+    let deepest = (bisector::cbt::cpu::MIN_MAX_DEPTH..=bisector::cbt::cpu::MAX_MAX_DEPTH)
+        .rev()
+        .find(|&d| bisector::cbt::cpu::heap_size_bytes(d) <= limits.max_storage_buffer_binding_size as u64)
+        .unwrap_or(0);
+    say!("deepest CBT this adapter holds: max depth {deepest} ({} MiB heap)", bisector::cbt::cpu::heap_size_bytes(deepest) >> 20);
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! The `bisector` command line: view | shot | bench | kernel | quality | probe | info, one module per
+//! command beside this file; `args` holds the flags, `checks` and `scene` what several commands share.
+
+use clap::Parser;
+
+use args::{Cli, Command};
+use bench::bench;
+use bisector::bench::run::BenchOptions;
+use bisector::cli::parse_size;
+use info::info;
+use kernel::kernel;
+use probe::probe;
+use quality::quality;
+use shot::shot;
+use view::view;
+
+/// Prints a line on stdout like `println!`, but a closed stdout (its reader gone, as in
+/// `bisector ... | head -1`) is no error: the rest is not printed and the command goes on.
+macro_rules! say {
+    ($($arg:tt)*) => { $crate::print_line(format_args!($($arg)*)) };
+}
+
+/// Writes one line to stdout unless stdout has closed (then nothing more is printed).
+fn print_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+        CLOSED.store(true, Ordering::Relaxed);
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("warning: cannot write to stdout ({error}); the rest of the output is not printed");
+        }
+    }
+}
+
+mod args;
+mod bench;
+mod checks;
+mod info;
+mod kernel;
+mod kernel_all;
+mod probe;
+mod quality;
+mod scene;
+mod shot;
+mod view;
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match &cli.command {
+        Command::View { render, frames, screenshot, no_vsync } => view(render, *frames, screenshot.as_deref(), *no_vsync),
+        Command::Info => info(),
+        Command::Shot { render, camera, size, out } => shot(render, camera.as_deref(), size, out),
+        Command::Bench { render, path, size, frames, warmup, fps, json, plot } => {
+            let options = BenchOptions {
+                terrain_name: render.terrain.clone(),
+                path_name: path.display().to_string(),
+                size_px: parse_size(size)?,
+                frames: *frames,
+                warmup_frames: *warmup,
+                pace_fps: *fps,
+                progress: true,
+            };
+            bench(render, path, options, json, plot.as_deref())
+        }
+        Command::Probe { terrain, at } => probe(terrain, at),
+        Command::Quality { render, camera, size, json } => quality(render, camera.as_deref(), size, json.as_deref()),
+        Command::Kernel { kernel: k } => kernel(k),
+    }
+}
+
+/// One line for a command-line error: clap's first paragraph (the message and, for missing
+/// arguments, their names) joined, then where to look.
+fn clap_error_line(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let message: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+    let message = if message.is_empty() { "error: bad arguments".to_string() } else { message.join(" ") };
+    format!("{message} (see bisector --help)")
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=off")).init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            let _ = error.print();
+            return;
+        }
+        Err(error) if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // `bisector` or `bisector kernel` alone: the help, and the exit of a usage error.
+            let _ = error.print();
+            std::process::exit(2);
+        }
+        Err(error) => {
+            eprintln!("{}", clap_error_line(&error));
+            std::process::exit(2);
+        }
+    };
+    if !matches!(cli.command, Command::View { .. }) {
+        bisector::gpu::quiet_headless_platform();
+    }
+    if let Err(error) = run(cli) {
+        eprintln!("error: {error:#}");
+        std::process::exit(1);
+    }
+}

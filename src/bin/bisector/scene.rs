@@ -1,0 +1,88 @@
+//! What a rendering command draws: settings from the flags, the terrain, the globe's tile cache.
+
+use anyhow::Context;
+
+use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use bisector::globe::renderer::GlobeSettings;
+use bisector::gpu::Gpu;
+use bisector::leb::base_mesh::BaseMesh;
+use bisector::leb::lod::Criterion;
+use bisector::render::RenderSettings;
+use bisector::terrain::TerrainSpec;
+
+use crate::args::{LodArg, RenderArgs};
+use crate::checks::check_render_args;
+
+/// The grid files are loaded into without --max-samples: smaller on a software adapter, whose
+/// GPU memory is the process's own (`terrain::default_max_samples`).
+fn default_max_samples() -> u32 {
+    let instance = bisector::gpu::create_instance();
+    match bisector::gpu::request_adapter(&instance, None) {
+        Ok(adapter) => bisector::terrain::default_max_samples(adapter.get_info().device_type),
+        // The GPU's own error comes when the renderer asks for it.
+        Err(_) => bisector::terrain::DEFAULT_MAX_SAMPLES,
+    }
+}
+
+/// Loads the terrain to draw, telling the user on stderr when it is coarser than its source.
+pub(crate) fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Result<bisector::terrain::HeightField> {
+    check_render_args(args)?;
+    let max_samples = match (args.max_samples, spec) {
+        (Some(max_samples), _) => max_samples,
+        // The built-in terrain has its own grid: no adapter to ask.
+        (None, TerrainSpec::Procedural { .. }) => bisector::terrain::DEFAULT_MAX_SAMPLES,
+        (None, _) => default_max_samples(),
+    };
+    let loaded = spec.load(max_samples)?;
+    if let Some(note) = loaded.note {
+        eprintln!("{note}");
+    }
+    Ok(loaded.field)
+}
+
+pub(crate) fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
+    let max_depth = args.max_depth.unwrap_or(RenderSettings::default().max_depth);
+    bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
+    for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
+        if !(value.is_finite() && value > 0.0) {
+            anyhow::bail!("{flag} {value}: must be a positive number of pixels");
+        }
+    }
+    Ok(RenderSettings {
+        max_depth,
+        criterion: match args.lod {
+            LodArg::Error => Criterion::ScreenSpaceError,
+            LodArg::Edge => Criterion::EdgeLength,
+        },
+        pixel_error_px: args.pixel_error,
+        pixel_target_px: args.pixel_target,
+        morph: !args.no_morph,
+        wireframe: args.wireframe,
+        ..Default::default()
+    })
+}
+
+/// The globe's settings from the render flags (--lod and --pixel-error do not apply: the globe
+/// splits by projected edge length).
+pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
+    let max_depth = args.max_depth.unwrap_or(GlobeSettings::default().max_depth);
+    bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
+    if max_depth <= BaseMesh::octahedron().depth {
+        anyhow::bail!("--max-depth {max_depth}: the globe's base triangles are at depth 3, so it needs at least 4");
+    }
+    if !(args.pixel_target.is_finite() && args.pixel_target > 0.0) {
+        anyhow::bail!("--pixel-target {}: must be a positive number of pixels", args.pixel_target);
+    }
+    Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
+}
+
+/// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).
+pub(crate) fn globe_cache_config(tiles: u32) -> TileCacheConfig {
+    let loader_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    TileCacheConfig { tiles, loader_threads, ..Default::default() }
+}
+
+/// The tile cache of a globe, holding `tiles` tiles of `producer`.
+pub(crate) fn globe_cache(gpu: &Gpu, producer: Producer, tiles: u32) -> anyhow::Result<TileCache> {
+    Ok(TileCache::new(gpu, globe_cache_config(tiles), producer)?)
+}

@@ -1,0 +1,98 @@
+//! `bisector shot`: one headless frame after the level of detail has converged, as a PNG.
+
+use anyhow::Context;
+
+use bisector::cli::{parse_camera, parse_size, write_png};
+use bisector::globe::camera::GlobeCamera;
+use bisector::globe::ground::Ground;
+use bisector::globe::renderer::GlobeRenderer;
+use bisector::globe::spec::GlobeSpec;
+use bisector::gpu::Gpu;
+use bisector::render::camera::Camera;
+use bisector::render::render_shot;
+use bisector::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
+use bisector::terrain::TerrainSpec;
+
+use crate::args::RenderArgs;
+use crate::checks::{check_files, check_render_args, render_inputs};
+use crate::scene::{globe_cache, globe_settings, load_terrain, settings};
+
+pub(crate) fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    check_files(&render_inputs(render, camera), &[("--out", Some(out))])?;
+    check_render_args(render)?;
+    if let Some(spec) = GlobeSpec::parse(&render.terrain) {
+        return globe_shot(render, &spec?, camera, size, out);
+    }
+    let settings = settings(render)?;
+    let (width, height) = parse_size(size)?;
+    let spec = TerrainSpec::parse(&render.terrain)?;
+    let camera = camera.map(parse_camera).transpose()?;
+    let field = load_terrain(&spec, render)?;
+    let gpu = Gpu::headless(&bisector::render::requirements(&settings, field.samples_per_side).with_image_size((width, height)))?;
+    let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
+    if let Some(warning) = camera.below_ground_warning(&field) {
+        eprintln!("{warning}");
+    }
+    let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
+    write_png(&image, out)?;
+    say!(
+        "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames on {}{}",
+        out.display(),
+        last.stats.leaves,
+        last.stats.max_depth,
+        gpu.describe(),
+        if last.stats.overflow == 1 { " (leaf buffer full: some leaves not drawn)" } else { "" }
+    );
+    Ok(())
+}
+
+/// The height of the surface drawn at (lon, lat): the ground, or sea level over the sea (as the
+/// globe draws the water's surface); an error names the point where no layer has data.
+fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Result<f64> {
+    ground
+        .height_m(lon_deg, lat_deg)?
+        .map(|h| f64::from(h.max(0.0)))
+        .with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
+}
+
+/// Frames `shot` allows the globe's tile cache to settle in, beyond the tree's convergence.
+const GLOBE_LOADING_FRAMES: u32 = 3000;
+
+fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    let settings = globe_settings(render)?;
+    let (width, height) = parse_size(size)?;
+    let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?;
+    // Real data is opened here, so bad files fail before any GPU work; its tiles then load on
+    // background threads.
+    let ground = Ground::open(spec)?;
+    let camera = match camera {
+        Some(camera) => camera.resolve(|lon, lat| ground_height_m(&ground, lon, lat))?,
+        None => GlobeCamera::default_orbit(),
+    };
+    if let Some(warning) = ground.below_ground_warning(&camera)? {
+        eprintln!("{warning}");
+    }
+    let producer = ground.producer();
+    let gpu = Gpu::headless(&bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size((width, height)))?;
+    let max_depth = settings.max_depth;
+    let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
+    let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
+    let mut view = HeadlessView::new(&gpu, renderer, width, height);
+    // Frames for the tree to converge, and then for the tile cache to load what the view needs.
+    let Shot { image, frames, last } = view.shot(&gpu, &camera, convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
+    write_png(&image, out)?;
+    let c = &view.scene.cache.stats();
+    say!(
+        "{}: {width}x{height}, camera {:.1} m above the sphere, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
+        out.display(),
+        camera.altitude_m(),
+        last.stats.leaves,
+        last.stats.max_depth,
+        c.resident_tiles,
+        c.capacity_tiles,
+        c.misses,
+        if view.scene.cache.is_settled() { "" } else { ", not settled: tiles still missing" },
+        gpu.describe()
+    );
+    Ok(())
+}
