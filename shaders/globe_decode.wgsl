@@ -50,6 +50,9 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 request_tile(v[0] / 4u + v[2] / 4u + v[1] / 2u);
             }
             decode_count_visible(projected_px);
+            if (node.depth == CBT_MAX_DEPTH && projected_px > globe.split_threshold_px) {
+                decode_count_capped();
+            }
         }
     }
     decode_flush_stats(local);

@@ -20,6 +20,9 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
         if (size_px > 0.0) {
             decode_count_visible(size_px);
+            if (node.depth >= lod.max_depth && size_px * size_px > lod.split_threshold_sq) {
+                decode_count_capped();
+            }
         }
     }
     decode_flush_stats(local);

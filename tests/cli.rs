@@ -258,6 +258,34 @@ fn an_existing_file_is_only_replaced_when_named() {
 }
 
 #[test]
+fn shot_json_writes_the_view_figures() {
+    // `shot --json` on the flat terrain and on the procedural globe: the figures of issue 15,
+    // named as the issue names them, consistent with the line `shot` prints.
+    let dir = tempfile::tempdir().unwrap();
+    for (terrain, depth, base) in [("procedural", "16", 1), ("planet", "18", 3)] {
+        let (png, json) = (dir.path().join(format!("{terrain}.png")), dir.path().join(format!("{terrain}.json")));
+        let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+            .args(["shot", "--terrain", terrain, "--max-depth", depth, "--size", "96x64", "--out"])
+            .arg(&png)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{terrain}: {}", String::from_utf8_lossy(&out.stderr));
+        let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let number = |key: &str| figures[key].as_u64().unwrap_or_else(|| panic!("{terrain}: no {key} in {figures}"));
+        assert!(
+            stdout.contains(&format!(" {} leaves, max depth {} ", number("leaves"), number("max_depth_reached") + base)),
+            "{stdout} vs {figures}"
+        );
+        assert!(number("max_depth_reached") + base <= depth.parse().unwrap(), "{figures}");
+        assert!(number("capped_leaves") <= number("leaves"), "{figures}");
+        assert!(figures["pool_slots"].is_null() && figures["pool_used"].is_null(), "{figures}");
+    }
+}
+
+#[test]
 fn view_runs_in_a_window_under_xvfb() {
     // The windowed path shares the renderer with `shot`: open a window on a virtual display,
     // render a few frames and read the last one back, with egui's panel drawn over the terrain.

@@ -282,6 +282,27 @@ mod planet {
         assert!(is_space(image.get_pixel(2, 2)) && is_space(image.get_pixel(253, 141)), "no space in the corners");
     }
 
+    /// Golden: the bridge view of issue 15, the first pose of assets/paths/globe-taiwan-coast-ship.json:
+    /// 20 m above the sea, some 2 km off Taiwan's east coast below the Qingshui cliffs, looking
+    /// west-north-west at them. Sea below, cliffs above it; `near_edge_m` (the drawn edges on land
+    /// within 3 km) is printed: the bisector pool (issue 15) is what brings it to metres.
+    #[test]
+    fn bridge_view_off_the_qingshui_cliffs() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
+        let camera = bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera();
+        let ground = taiwan();
+        let (lon, lat) = camera.lon_lat_deg();
+        let sea_m = ground.height_m(lon, lat).unwrap().unwrap();
+        assert!(sea_m < 0.0 && (camera.altitude_m() - 20.0).abs() < 1e-6, "not 20 m above the sea: ground {sea_m} m");
+        let image = earth_golden(&ground, &camera, (256, 144), 28, 256, "taiwan_bridge");
+        let (w, h) = image.dimensions();
+        let blue = |p: &image::Rgba<u8>| p[2] as i32 > p[0] as i32 + 30;
+        let bottom = (0..w).filter(|&x| blue(image.get_pixel(x, h - 4))).count();
+        assert!(bottom > w as usize * 9 / 10, "the bottom row is not sea: {bottom} of {w} blue pixels");
+        let middle = (0..w).filter(|&x| !blue(image.get_pixel(x, h / 2 - 20)) && !is_space(image.get_pixel(x, h / 2 - 20))).count();
+        assert!(middle > w as usize / 2, "no cliffs above the sea: {middle} of {w} pixels of land");
+    }
+
     /// The camera of taiwan_from_30_km: lon, lat, altitude above the sphere (m), heading, pitch, fov.
     const TAIWAN_30KM: (f64, f64, f64, f64, f64, f64) = (120.9, 21.6, 30_000.0, 5.0, -12.0, 55.0);
 

@@ -31,7 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The flat terrain: its passes and drawing, a scene of the schedule.
     ("render", &["gpu", "shaders", "cbt", "leb", "schedule", "terrain"]),
     // The globe: its passes (a scene of the schedule), camera and planet.
-    ("globe", &["gpu", "shaders", "cbt", "leb", "schedule", "terrain", "cache"]),
+    ("globe", &["gpu", "shaders", "test_rng", "cbt", "leb", "schedule", "terrain", "cache"]),
     // Camera paths, the headless runners, reports, quality.
     ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe"]),
     // Argument parsing shared by the commands.

@@ -94,7 +94,7 @@ fn mirrors() -> Vec<Mirror> {
         mirror!(
             "shared/decode.wgsl",
             Wgsl::Struct("LodStats"),
-            LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", _pad: _ }
+            LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", capped_leaves: "capped_leaves", _pad: _ }
         ),
         mirror!(
             "terrain_draw.wgsl",

@@ -18,13 +18,15 @@ struct LodStats {
     max_size_px_bits: atomic<u32>,
     // Visible leaves: inside the frustum (and, on the globe, not behind the horizon).
     visible_leaves: atomic<u32>,
+    // Visible leaves that want to split but cannot: they are at the tree's max depth.
+    capped_leaves: atomic<u32>,
     _pad0: u32,
-    _pad1: u32,
 }
 
 var<workgroup> wg_max_depth: atomic<u32>;
 var<workgroup> wg_max_size_bits: atomic<u32>;
 var<workgroup> wg_visible: atomic<u32>;
+var<workgroup> wg_capped: atomic<u32>;
 
 // The index of the leaf this thread decodes.
 fn decode_leaf_index(group: vec3<u32>, local: u32) -> u32 {
@@ -50,6 +52,11 @@ fn decode_count_visible(size_px: f32) {
     atomicAdd(&wg_visible, 1u);
 }
 
+// Counts a visible leaf that wants to split but is at the max depth.
+fn decode_count_capped() {
+    atomicAdd(&wg_capped, 1u);
+}
+
 // Adds the workgroup's counts to the frame's statistics; every thread calls it, last.
 fn decode_flush_stats(local: u32) {
     workgroupBarrier();
@@ -57,5 +64,6 @@ fn decode_flush_stats(local: u32) {
         atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
         atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));
         atomicAdd(&lod_stats.visible_leaves, atomicLoad(&wg_visible));
+        atomicAdd(&lod_stats.capped_leaves, atomicLoad(&wg_capped));
     }
 }

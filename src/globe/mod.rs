@@ -3,6 +3,7 @@
 
 pub mod camera;
 pub mod earth;
+pub mod figures;
 pub mod frame;
 pub mod ground;
 pub mod renderer;

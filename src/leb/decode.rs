@@ -16,7 +16,9 @@ pub struct LodStats {
     pub max_size_px: f32,
     /// Leaves whose bounding box is inside the view frustum.
     pub visible_leaves: u32,
-    pub _pad: [u32; 2],
+    /// Visible leaves that want to split but cannot: they are at the tree's max depth.
+    pub capped_leaves: u32,
+    pub _pad: u32,
 }
 const _: () = assert!(std::mem::size_of::<LodStats>() == 16);
 

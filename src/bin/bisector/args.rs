@@ -101,6 +101,10 @@ pub(crate) enum Command {
         /// Output PNG.
         #[arg(long)]
         out: PathBuf,
+        /// Also write the converged view's figures as JSON: leaves, max_depth_reached,
+        /// pool_slots, pool_used, capped_leaves, near_edge_m (globe).
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
     /// Fly a camera path headless, print per-pass GPU times and write a JSON report.
     Bench {

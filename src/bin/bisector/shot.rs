@@ -4,24 +4,33 @@ use anyhow::Context;
 
 use bisector::cli::{parse_camera, parse_size, write_png};
 use bisector::globe::camera::GlobeCamera;
+use bisector::globe::figures::{near_edges, ViewFigures};
 use bisector::globe::ground::Ground;
 use bisector::globe::renderer::GlobeRenderer;
 use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
+use bisector::leb::base_mesh::BaseMesh;
 use bisector::render::camera::Camera;
 use bisector::render::render_shot;
 use bisector::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
+use bisector::schedule::LebScene;
 use bisector::terrain::TerrainSpec;
 
 use crate::args::RenderArgs;
-use crate::checks::{check_files, check_render_args, render_inputs};
+use crate::checks::{check_files, check_render_args, render_inputs, write_json};
 use crate::scene::{globe_cache, globe_settings, load_terrain, settings};
 
-pub(crate) fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
-    check_files(&render_inputs(render, camera), &[("--out", Some(out))])?;
+pub(crate) fn shot(
+    render: &RenderArgs,
+    camera: Option<&str>,
+    size: &str,
+    out: &std::path::Path,
+    json: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    check_files(&render_inputs(render, camera), &[("--out", Some(out)), ("--json", json)])?;
     check_render_args(render)?;
     if let Some(spec) = GlobeSpec::parse(&render.terrain) {
-        return globe_shot(render, &spec?, camera, size, out);
+        return globe_shot(render, &spec?, camera, size, out, json);
     }
     let settings = settings(render)?;
     let (width, height) = parse_size(size)?;
@@ -35,6 +44,15 @@ pub(crate) fn shot(render: &RenderArgs, camera: Option<&str>, size: &str, out: &
     }
     let Shot { image, frames, last } = render_shot(&gpu, &field, settings, &camera, (width, height));
     write_png(&image, out)?;
+    let figures = ViewFigures {
+        leaves: last.stats.leaves,
+        max_depth_reached: last.stats.max_depth.saturating_sub(bisector::leb::cpu::BASE_DEPTH),
+        pool_slots: None,
+        pool_used: None,
+        capped_leaves: last.lod.capped_leaves,
+        near_edge_m: None,
+    };
+    write_json(json, &figures)?;
     say!(
         "{}: {width}x{height}, {} leaves, max depth {} after {frames} frames on {}{}",
         out.display(),
@@ -58,7 +76,14 @@ fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Resul
 /// Frames `shot` allows the globe's tile cache to settle in, beyond the tree's convergence.
 const GLOBE_LOADING_FRAMES: u32 = 3000;
 
-fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size: &str, out: &std::path::Path) -> anyhow::Result<()> {
+fn globe_shot(
+    render: &RenderArgs,
+    spec: &GlobeSpec,
+    camera: Option<&str>,
+    size: &str,
+    out: &std::path::Path,
+    json: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
     let settings = globe_settings(render)?;
     let (width, height) = parse_size(size)?;
     let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?;
@@ -81,6 +106,20 @@ fn globe_shot(render: &RenderArgs, spec: &GlobeSpec, camera: Option<&str>, size:
     // Frames for the tree to converge, and then for the tile cache to load what the view needs.
     let Shot { image, frames, last } = view.shot(&gpu, &camera, convergence_frame_limit(max_depth) + GLOBE_LOADING_FRAMES);
     write_png(&image, out)?;
+    if json.is_some() {
+        let leaf_ids = view.scene.read_leaf_ids(&gpu);
+        let sub_levels = view.scene.settings.sub_levels;
+        let near_edge_m = near_edges(&leaf_ids, &camera, sub_levels, |lon, lat| ground.height_m(lon, lat).ok().flatten().map(f64::from));
+        let figures = ViewFigures {
+            leaves: last.stats.leaves,
+            max_depth_reached: last.stats.max_depth.saturating_sub(BaseMesh::octahedron().depth),
+            pool_slots: None,
+            pool_used: None,
+            capped_leaves: last.lod.capped_leaves,
+            near_edge_m,
+        };
+        write_json(json, &figures)?;
+    }
     let c = &view.scene.cache.stats();
     say!(
         "{}: {width}x{height}, camera {:.1} m above the sphere, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
