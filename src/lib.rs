@@ -11,6 +11,7 @@ pub mod hash;
 pub mod input;
 pub mod kernels;
 pub mod leb;
+pub mod pool;
 pub mod render;
 pub mod terrain;
 #[cfg(test)]

@@ -18,6 +18,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cbt", &["gpu"]),
     // Longest-edge bisection, base meshes, the octahedral map, LOD criterion, node bounds.
     ("leb", &["gpu", "cbt"]),
+    // The bisector pool: the CPU twin of the pool of 64-bit bisectors allocated by the CBT.
+    ("pool", &["cbt", "leb", "test_rng"]),
     // Height sources and the node bounds built from them.
     ("terrain", &["gpu", "input", "cbt", "leb"]),
     // The globe's tile cache.
