@@ -13,6 +13,7 @@ pub use bisector_gpu::hash;
 pub mod input;
 pub mod kernels;
 pub mod leb;
+pub mod pool;
 pub mod render;
 pub mod schedule;
 pub mod shaders;
