@@ -458,6 +458,33 @@ fn a_chain_past_lavapipes_loop_limit_is_warned_about() {
     }
 }
 
+/// On the globe a camera below the surface, or less than 1 m above it, is one error line for
+/// `shot` and for `bench` (every frame's pose is checked before any GPU work), with a non-zero
+/// exit and no output written.
+#[test]
+fn a_globe_camera_below_the_surface_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let terrain = "planet:heightmaps/etopo20_global.tif,heightmaps/taiwan-terrain-rgb";
+    let out = dir.path().join("under.png");
+    // Yushan, about 3,950 m high, with the camera at 1,000 m.
+    let shot = bisector(&["shot", "--terrain", terrain, "--size", "32x24", "--camera", "120.9572,23.47,1000", "--out", s(&out)]);
+    assert_clean_failure(&shot, &["--camera", "m below the surface", "20agl"]);
+    assert!(!out.exists(), "shot wrote an image from below the surface");
+    let path = dir.path().join("under.json");
+    std::fs::write(
+        &path,
+        r#"{"keyframes": [
+  {"time_s": 0.0, "lon_deg": 120.9572, "lat_deg": 23.0, "altitude_m": 5000.0, "heading_deg": 0.0, "pitch_deg": -10.0},
+  {"time_s": 2.0, "lon_deg": 120.9572, "lat_deg": 23.47, "altitude_m": 1000.0, "heading_deg": 0.0, "pitch_deg": -10.0}
+]}"#,
+    )
+    .unwrap();
+    let json = dir.path().join("bench.json");
+    let bench = bisector(&["bench", "--terrain", terrain, "--path", s(&path), "--size", "32x24", "--frames", "5", "--json", s(&json)]);
+    assert_clean_failure(&bench, &["under.json", "(frame ", "m below the surface"]);
+    assert!(!json.exists(), "bench wrote a report");
+}
+
 /// A camera below the ground renders (the user may mean it) with one warning line naming the
 /// depth below the ground; above the ground there is no warning.
 #[test]

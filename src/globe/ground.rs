@@ -20,6 +20,10 @@ pub enum Ground {
     Earth(Arc<LayeredEarth>),
 }
 
+/// How far above the drawn surface a camera must be for `shot` and `bench` (the viewer keeps its
+/// camera this high).
+pub const MIN_CLEARANCE_M: f64 = 1.0;
+
 impl Ground {
     /// Opens the globe `spec` names (real data is read here; errors name the file).
     pub fn open(spec: &GlobeSpec) -> Result<Ground, TerrainError> {
@@ -41,16 +45,22 @@ impl Ground {
         Ok((!height_m.is_nan()).then_some(height_m))
     }
 
-    /// A one-line warning when `camera` is below the drawn surface (the ground, or sea level
-    /// over the sea, as the globe draws the water); None above it or where no layer has data.
-    pub fn below_ground_warning(&self, camera: &crate::globe::camera::GlobeCamera) -> Result<Option<String>, TerrainError> {
+    /// What is wrong, in one line, when `camera` is below the drawn surface (the ground, or sea
+    /// level over the sea, as the globe draws the water) or less than `MIN_CLEARANCE_M` above it;
+    /// None where it is high enough. Where no layer has data, only the sphere counts.
+    pub fn below_surface(&self, camera: &crate::globe::camera::GlobeCamera) -> Result<Option<String>, TerrainError> {
         let (lon_deg, lat_deg) = camera.lon_lat_deg();
-        let Some(ground_m) = self.height_m(lon_deg, lat_deg)? else { return Ok(None) };
-        let (surface_m, altitude_m) = (f64::from(ground_m.max(0.0)), camera.altitude_m());
-        Ok((altitude_m < surface_m).then(|| {
+        let surface_m = self.height_m(lon_deg, lat_deg)?.map_or(0.0, |h| f64::from(h.max(0.0)));
+        let altitude_m = camera.altitude_m();
+        Ok((altitude_m < surface_m + MIN_CLEARANCE_M).then(|| {
+            let place = if altitude_m < -crate::globe::EARTH_RADIUS_M * 0.5 { ", inside the Earth" } else { "" };
+            let position = if altitude_m < surface_m {
+                format!("{:.1} m below the surface", surface_m - altitude_m)
+            } else {
+                format!("only {:.1} m above the surface", altitude_m - surface_m)
+            };
             format!(
-                "warning: the camera at {lon_deg:.5},{lat_deg:.5} is {:.1} m below the surface ({surface_m:.1} m there, camera at {altitude_m:.1} m): the view shows the globe from beneath",
-                surface_m - altitude_m
+                "the camera at {lon_deg:.5},{lat_deg:.5} is at {altitude_m:.1} m, {position} there ({surface_m:.1} m){place}; it must be at least {MIN_CLEARANCE_M} m above it (e.g. an altitude of 20agl)"
             )
         }))
     }
@@ -85,16 +95,19 @@ mod tests {
     }
 
     #[test]
-    fn a_globe_camera_below_the_surface_is_warned_about() {
+    fn a_globe_camera_below_the_surface_or_too_close_is_named() {
         let ground = Ground::Procedural { seed: 1 };
         for (lon, lat) in [(121.0, 23.5), (-150.0, 0.0), (10.0, 46.5), (-70.0, -33.0)] {
             let surface_m = f64::from(ground.height_m(lon, lat).unwrap().unwrap().max(0.0));
             let camera = |altitude_m: f64| crate::globe::camera::GlobeCamera::at_lon_lat(lon, lat, altitude_m, 0.0, -10.0, 50.0);
             let (lon_back, lat_back) = camera(100.0).lon_lat_deg();
             assert!((lon_back - lon).abs() < 1e-9 && (lat_back - lat).abs() < 1e-9, "{lon},{lat} -> {lon_back},{lat_back}");
-            let warning = ground.below_ground_warning(&camera(surface_m - 30.0)).unwrap().expect("30 m below");
-            assert!(warning.contains("below the surface") && !warning.contains('\n'), "{warning}");
-            assert_eq!(ground.below_ground_warning(&camera(surface_m + 2.0)).unwrap(), None);
+            let problem = ground.below_surface(&camera(surface_m - 30.0)).unwrap().expect("30 m below");
+            assert!(problem.contains("30.0 m below the surface") && !problem.contains('\n'), "{problem}");
+            assert!(ground.below_surface(&camera(surface_m + 0.5)).unwrap().is_some(), "0.5 m above is closer than 1 m");
+            assert_eq!(ground.below_surface(&camera(surface_m + 2.0)).unwrap(), None);
+            let inside = ground.below_surface(&camera(-5.0e6)).unwrap().expect("inside the Earth");
+            assert!(inside.contains("inside the Earth"), "{inside}");
         }
     }
 }

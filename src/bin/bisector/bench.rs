@@ -77,7 +77,15 @@ fn globe_bench(
 ) -> anyhow::Result<bisector::bench::report::BenchReport> {
     let settings = globe_settings(render)?;
     let camera_path = GlobePath::load(path)?;
-    let producer = Ground::open(spec)?.producer();
+    let ground = Ground::open(spec)?;
+    // Every frame's pose, before any GPU work.
+    for frame in 0..options.frames {
+        let time_s = bisector::bench::run::frame_time_s(camera_path.duration_s(), frame, options.frames);
+        if let Some(problem) = ground.below_surface(&camera_path.sample(time_s).camera())? {
+            anyhow::bail!("{}: at {time_s:.2} s (frame {frame}), {problem}", path.display());
+        }
+    }
+    let producer = ground.producer();
     let gpu = Gpu::headless(
         &bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size(options.size_px).with_timestamps(),
     )?;

@@ -94,8 +94,8 @@ fn globe_shot(
         Some(camera) => camera.resolve(|lon, lat| ground_height_m(&ground, lon, lat))?,
         None => GlobeCamera::default_orbit(),
     };
-    if let Some(warning) = ground.below_ground_warning(&camera)? {
-        eprintln!("{warning}");
+    if let Some(problem) = ground.below_surface(&camera)? {
+        anyhow::bail!("--camera: {problem}");
     }
     let producer = ground.producer();
     let gpu = Gpu::headless(&bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size((width, height)))?;
