@@ -41,7 +41,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The diagnostic kernels (the kernel lab), above the renderer.
     ("kernels", &["gpu", "shaders", "hash", "input", "cbt", "leb", "cache", "bench"]),
     // The interactive viewer: the top.
-    ("viewer", &["gpu", "input", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
+    ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
 ];
 
 fn src_dir() -> PathBuf {

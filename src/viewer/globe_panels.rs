@@ -5,7 +5,7 @@
 use egui::{Grid, RichText, Ui};
 
 use super::config::PanelState;
-use super::globe_rig::{GlobeFlight, GlobeOrbit};
+use super::globe_rig::{GlobeFlight, GlobeOrbit, GlobeShip};
 use super::panels::{max_depth_ui, mode_ui, update_passes_ui, Action, UiState};
 use super::rig::CameraMode;
 use crate::cache::tile_cache::TileCacheStats;
@@ -18,6 +18,8 @@ pub struct GlobeData {
     pub camera: GlobeCamera,
     /// The orbit (its target is shown in orbit mode).
     pub orbit: GlobeOrbit,
+    /// The ship (its speed, heading and bridge are shown in ship mode).
+    pub ship: GlobeShip,
     pub cache: TileCacheStats,
 }
 
@@ -30,12 +32,13 @@ pub fn globe_camera_ui(
     data: &GlobeData,
     actions: &mut Vec<Action>,
 ) {
-    mode_ui(ui, mode, actions);
+    mode_ui(ui, mode, true, actions);
     ui.label(match mode {
         CameraMode::Orbit => {
             "drag: move the planet, right drag or Shift drag: turn and tilt, scroll: zoom, Q/E: turn, T/G: tilt, WASD: move, C: fly"
         }
-        CameraMode::Fly => "WASD: move along the horizon, Q/E: down/up, drag: look, Shift: fast, scroll: speed, C: orbit",
+        CameraMode::Fly => "WASD: move along the horizon, Q/E: down/up, drag: look, Shift: fast, scroll: speed, C: orbit, B: ship",
+        CameraMode::Ship => "W/S: faster/slower, A/D: steer, Q/E: bridge down/up, drag: look around, scroll: speed by knots, C: orbit",
     });
     let (lon_deg, lat_deg) = lon_lat_deg(data.camera.up());
     let heading_deg = GlobeFlight::from_camera(&data.camera).heading_deg;
@@ -50,6 +53,17 @@ pub fn globe_camera_ui(
         ui.label("heading, pitch");
         ui.label(format!("{heading_deg:.1}°, {pitch_deg:.2}°"));
         ui.end_row();
+        if mode == CameraMode::Ship {
+            ui.label("ship");
+            ui.label(format!(
+                "{:.1} m/s ({:.1} kn), heading {:.1}°, bridge {:.1} m above the sea",
+                data.ship.speed_m_per_s,
+                data.ship.speed_m_per_s / 0.514,
+                data.ship.heading_deg,
+                data.ship.bridge_m
+            ));
+            ui.end_row();
+        }
         if mode == CameraMode::Orbit {
             let (lon, lat) = data.orbit.target_lon_lat_deg();
             ui.label("looking at");
@@ -128,7 +142,9 @@ mod tests {
         state.goto = [121.5, 25.0, 3000.0];
         let mut panels = PanelState::default();
         let orbit = GlobeOrbit::home();
-        let data = GlobeData { camera: orbit.camera(), orbit, cache: TileCacheStats { feedback_overflow: true, ..Default::default() } };
+        let ship = GlobeShip::from_camera(&orbit.camera());
+        let data =
+            GlobeData { camera: orbit.camera(), orbit, ship, cache: TileCacheStats { feedback_overflow: true, ..Default::default() } };
         let mut actions = Vec::new();
         let mut run = |events: Vec<egui::Event>, actions: &mut Vec<Action>| {
             let input = egui::RawInput {

@@ -259,12 +259,106 @@ impl GlobeFlight {
     }
 }
 
-/// Both globe cameras; `mode` says which one is shown.
+/// A ship's bridge height above the sea, in metres: the least, the most, and where a ship starts
+/// when the camera it takes over is higher.
+pub const MIN_BRIDGE_M: f64 = 1.0;
+pub const MAX_BRIDGE_M: f64 = 100.0;
+pub const DEFAULT_BRIDGE_M: f64 = 20.0;
+/// A ship's speed in metres per second, astern to full ahead.
+pub const SHIP_SPEED_RANGE_M_PER_S: (f64, f64) = (-5.0, 30.0);
+
+/// The view from a ship's bridge: a point on the sea at a held height above sea level (the
+/// sphere), moving along its heading at its speed whether or not a key is held. W/S change the
+/// speed, A/D turn the ship, Q/E lower and raise the bridge, dragging looks around.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GlobeShip {
+    /// Unit vector from the Earth's centre to the ship.
+    pub up: DVec3,
+    pub heading_deg: f64,
+    pub speed_m_per_s: f64,
+    /// Height of the eye above the sea, MIN_BRIDGE_M..=MAX_BRIDGE_M.
+    pub bridge_m: f64,
+    /// The view above the horizon (negative: down) and to the right of the heading.
+    pub pitch_deg: f64,
+    pub look_deg: f64,
+    pub fov_y_deg: f64,
+}
+
+impl GlobeShip {
+    /// A ship, stopped, under `camera` and heading where it looks; at the camera's height when
+    /// that is a bridge's, else at DEFAULT_BRIDGE_M.
+    pub fn from_camera(camera: &GlobeCamera) -> GlobeShip {
+        let flight = GlobeFlight::from_camera(camera);
+        let altitude_m = camera.altitude_m();
+        let bridge_m = if (MIN_BRIDGE_M..=MAX_BRIDGE_M).contains(&altitude_m) { altitude_m } else { DEFAULT_BRIDGE_M };
+        GlobeShip {
+            up: camera.up(),
+            heading_deg: flight.heading_deg,
+            speed_m_per_s: 0.0,
+            bridge_m,
+            pitch_deg: flight.pitch_deg.clamp(-30.0, 30.0),
+            look_deg: 0.0,
+            fov_y_deg: camera.fov_y_deg,
+        }
+    }
+
+    /// The camera on the bridge.
+    pub fn camera(&self) -> GlobeCamera {
+        let flight = GlobeFlight {
+            position_m: self.up * (EARTH_RADIUS_M + self.bridge_m),
+            heading_deg: (self.heading_deg + self.look_deg).rem_euclid(360.0),
+            pitch_deg: self.pitch_deg,
+            fov_y_deg: self.fov_y_deg,
+        };
+        flight.camera()
+    }
+
+    /// Mouse look from the bridge: turns the view (not the ship) right and up.
+    pub fn look(&mut self, right_deg: f64, up_deg: f64) {
+        if right_deg.is_finite() && up_deg.is_finite() {
+            self.look_deg = (self.look_deg + right_deg + 180.0).rem_euclid(360.0) - 180.0;
+            self.pitch_deg = (self.pitch_deg + up_deg).clamp(-MAX_PITCH_DEG, MAX_PITCH_DEG);
+        }
+    }
+
+    /// Scroll: the speed by one knot (0.514 m/s) a line.
+    pub fn change_speed(&mut self, lines: f64) {
+        if lines.is_finite() {
+            let (astern, ahead) = SHIP_SPEED_RANGE_M_PER_S;
+            self.speed_m_per_s = (self.speed_m_per_s + 0.514 * lines).clamp(astern, ahead);
+        }
+    }
+
+    /// Steers for `dt_s` seconds by the keys held (W/S: 2 m/s per second faster or slower, A/D:
+    /// 6 degrees per second, Q/E: the bridge 2 m per second down or up; Shift: four times), then
+    /// sails `speed * dt_s` along the great circle of the heading, the heading carried along.
+    pub fn step(&mut self, input: Move, dt_s: f64) {
+        if !dt_s.is_finite() || dt_s <= 0.0 {
+            return;
+        }
+        let rate = if input.fast { 4.0 } else { 1.0 } * dt_s;
+        let (astern, ahead) = SHIP_SPEED_RANGE_M_PER_S;
+        self.speed_m_per_s = (self.speed_m_per_s + 2.0 * input.forward * rate).clamp(astern, ahead);
+        self.heading_deg = (self.heading_deg + 6.0 * input.right * rate).rem_euclid(360.0);
+        self.bridge_m = (self.bridge_m + 2.0 * input.up * rate).clamp(MIN_BRIDGE_M, MAX_BRIDGE_M);
+        let along_m = self.speed_m_per_s * dt_s;
+        if along_m != 0.0 {
+            let (ahead_dir, _) = ahead_right(self.up, self.heading_deg);
+            let rotation = DQuat::from_axis_angle(self.up.cross(ahead_dir).normalize(), along_m / EARTH_RADIUS_M);
+            let (new_up, new_ahead) = ((rotation * self.up).normalize(), rotation * ahead_dir);
+            self.heading_deg = heading_of(new_up, new_ahead);
+            self.up = new_up;
+        }
+    }
+}
+
+/// The globe's cameras; `mode` says which one is shown.
 #[derive(Clone, Debug)]
 pub struct GlobeRig {
     pub mode: CameraMode,
     pub orbit: GlobeOrbit,
     pub flight: GlobeFlight,
+    pub ship: GlobeShip,
     /// Multiplies the flight speed (scroll in fly mode).
     pub speed_scale: f64,
     home: GlobeOrbit,
@@ -282,7 +376,15 @@ pub struct Turn {
 impl GlobeRig {
     /// The orbit `home`, with the flight at the same view.
     pub fn new(home: GlobeOrbit) -> GlobeRig {
-        GlobeRig { mode: CameraMode::Orbit, orbit: home, flight: GlobeFlight::from_camera(&home.camera()), speed_scale: 1.0, home }
+        let camera = home.camera();
+        GlobeRig {
+            mode: CameraMode::Orbit,
+            orbit: home,
+            flight: GlobeFlight::from_camera(&camera),
+            ship: GlobeShip::from_camera(&camera),
+            speed_scale: 1.0,
+            home,
+        }
     }
 
     /// The camera shown.
@@ -290,6 +392,7 @@ impl GlobeRig {
         match self.mode {
             CameraMode::Orbit => self.orbit.camera(),
             CameraMode::Fly => self.flight.camera(),
+            CameraMode::Ship => self.ship.camera(),
         }
     }
 
@@ -303,9 +406,11 @@ impl GlobeRig {
         if mode == self.mode {
             return;
         }
+        let shown = self.camera();
         match mode {
-            CameraMode::Fly => self.flight = GlobeFlight::from_camera(&self.orbit.camera()),
-            CameraMode::Orbit => self.orbit = GlobeOrbit::looking_at(&self.flight.camera()),
+            CameraMode::Fly => self.flight = GlobeFlight::from_camera(&shown),
+            CameraMode::Orbit => self.orbit = GlobeOrbit::looking_at(&shown),
+            CameraMode::Ship => self.ship = GlobeShip::from_camera(&shown),
         }
         self.mode = mode;
     }
@@ -320,6 +425,10 @@ impl GlobeRig {
         let altitude_m = altitude_m.clamp(MIN_ALTITUDE_M, MAX_RANGE_M);
         match self.mode {
             CameraMode::Fly => self.flight.position_m = up * (EARTH_RADIUS_M + altitude_m),
+            CameraMode::Ship => {
+                self.ship.up = up;
+                self.ship.bridge_m = altitude_m.clamp(MIN_BRIDGE_M, MAX_BRIDGE_M);
+            }
             CameraMode::Orbit => {
                 self.orbit.target = up;
                 self.orbit.range_m = altitude_m / self.orbit.tilt_deg.to_radians().cos();
@@ -338,6 +447,7 @@ impl GlobeRig {
             CameraMode::Fly => {
                 self.flight.step(input, dt_s, self.speed_scale);
             }
+            CameraMode::Ship => self.ship.step(input, dt_s),
             CameraMode::Orbit => {
                 let step_m = 0.8 * self.orbit.range_m * dt_s * if input.fast { 4.0 } else { 1.0 };
                 self.orbit.pan(input.forward * step_m, input.right * step_m);
@@ -355,6 +465,7 @@ impl GlobeRig {
             CameraMode::Orbit if turning => self.orbit.turn(0.25 * dx_px, -0.25 * dy_px),
             CameraMode::Orbit => self.orbit.drag(dx_px, dy_px, height_px),
             CameraMode::Fly => self.flight.look(0.17 * dx_px, -0.17 * dy_px),
+            CameraMode::Ship => self.ship.look(0.17 * dx_px, -0.17 * dy_px),
         }
     }
 }
@@ -553,5 +664,43 @@ mod tests {
         rig.set_mode(CameraMode::Fly);
         rig.go_to(0.0, 0.0, 1.0);
         assert!(close(rig.camera().altitude_m(), MIN_ALTITUDE_M, 1e-6));
+    }
+
+    #[test]
+    fn a_ship_sails_its_speed_along_its_heading_at_its_bridge_height() {
+        let mut rng = crate::test_rng::XorShift::fresh("a_ship_sails_its_speed_along_its_heading_at_its_bridge_height");
+        let (lon, lat, heading) = (rng.range(-180.0, 180.0), rng.range(-60.0, 60.0), rng.range(0.0, 360.0));
+        let camera = GlobeCamera::at_lon_lat(lon, lat, 20.0, heading, 2.0, 60.0);
+        let mut rig = GlobeRig::new(GlobeOrbit::home());
+        rig.flight = GlobeFlight::from_camera(&camera);
+        rig.mode = CameraMode::Fly;
+        rig.set_mode(CameraMode::Ship);
+        assert_eq!(rig.mode, CameraMode::Ship);
+        assert!(close(rig.ship.bridge_m, 20.0, 1e-6) && close(rig.ship.heading_deg, heading, 1e-6), "{:?}", rig.ship);
+        assert!((rig.camera().position_m - camera.position_m).length() < 1e-6, "switching to the ship moved the camera");
+        rig.ship.speed_m_per_s = 10.0;
+        let start = rig.ship.up;
+        // 60 s at 10 m/s in frames of 1/60 s, no key held: 600 m along a great circle.
+        for _ in 0..3600 {
+            rig.step(Move::default(), Turn::default(), 1.0 / 60.0);
+        }
+        let travelled_m = start.angle_between(rig.ship.up) * EARTH_RADIUS_M;
+        assert!(close(travelled_m, 600.0, 1e-3), "sailed {travelled_m} m");
+        assert!(close(rig.camera().altitude_m(), 20.0, 1e-6), "the bridge height was not held: {}", rig.camera().altitude_m());
+        // Along the heading: the start lies straight astern.
+        let (ahead, _) = ahead_right(rig.ship.up, rig.ship.heading_deg);
+        let back = (start - rig.ship.up).normalize();
+        assert!(back.dot(-ahead) > 0.999_999, "the ship left its heading: {}", back.dot(-ahead));
+        // W for 2 s: 4 m/s faster; E for 100 s: the bridge stops at its highest; scroll: knots.
+        rig.step(Move { forward: 1.0, ..Default::default() }, Turn::default(), 2.0);
+        assert!(close(rig.ship.speed_m_per_s, 14.0, 1e-9), "{}", rig.ship.speed_m_per_s);
+        rig.step(Move { up: 1.0, ..Default::default() }, Turn::default(), 100.0);
+        assert_eq!(rig.ship.bridge_m, MAX_BRIDGE_M);
+        rig.ship.change_speed(1000.0);
+        assert_eq!(rig.ship.speed_m_per_s, SHIP_SPEED_RANGE_M_PER_S.1);
+        // From a high orbit the ship starts on the sea at the default bridge height.
+        let mut high = GlobeRig::new(GlobeOrbit::home());
+        high.set_mode(CameraMode::Ship);
+        assert!(close(high.camera().altitude_m(), DEFAULT_BRIDGE_M, 1e-6));
     }
 }

@@ -425,7 +425,12 @@ impl State {
                     1,
                 ),
                 Scene::Globe(s) => (
-                    SceneData::Globe(GlobeData { camera: s.rig.camera(), orbit: s.rig.orbit, cache: s.renderer.cache.stats() }),
+                    SceneData::Globe(GlobeData {
+                        camera: s.rig.camera(),
+                        orbit: s.rig.orbit,
+                        ship: s.rig.ship,
+                        cache: s.renderer.cache.stats(),
+                    }),
                     1 << s.renderer.settings.sub_levels,
                 ),
             };

@@ -184,8 +184,10 @@ impl UiState {
             KeyCode::KeyR => Some(Action::Reset),
             KeyCode::KeyC => Some(Action::SetMode(match mode {
                 CameraMode::Orbit => CameraMode::Fly,
-                CameraMode::Fly => CameraMode::Orbit,
+                CameraMode::Fly | CameraMode::Ship => CameraMode::Orbit,
             })),
+            // The globe's ship (the flat terrain flies instead).
+            KeyCode::KeyB => Some(Action::SetMode(CameraMode::Ship)),
             KeyCode::KeyF => {
                 self.lod.wireframe = !self.lod.wireframe;
                 None
@@ -275,10 +277,10 @@ pub fn camera_ui(
     data: &HeightfieldData,
     actions: &mut Vec<Action>,
 ) {
-    mode_ui(ui, mode, actions);
+    mode_ui(ui, mode, false, actions);
     ui.label(match mode {
         CameraMode::Orbit => "drag: orbit, scroll: zoom, WASD: move, C: fly",
-        CameraMode::Fly => "WASD/QE: move, drag: look, Shift: fast, scroll: speed, C: orbit",
+        CameraMode::Fly | CameraMode::Ship => "WASD/QE: move, drag: look, Shift: fast, scroll: speed, C: orbit",
     });
     let p = data.camera.position_m;
     ui.label(format!("at {:.0}, {:.0}, {:.0} m ({:.0} m above ground)", p.x, p.y, p.z, data.height_above_ground_m));
@@ -343,12 +345,15 @@ pub fn camera_ui(
     }
 }
 
-/// Orbit / Fly and Reset.
-pub fn mode_ui(ui: &mut Ui, mode: CameraMode, actions: &mut Vec<Action>) {
+/// Orbit / Fly (/ Ship on the globe) and Reset.
+pub fn mode_ui(ui: &mut Ui, mode: CameraMode, ship: bool, actions: &mut Vec<Action>) {
     ui.horizontal(|ui| {
         let mut chosen = mode;
         ui.selectable_value(&mut chosen, CameraMode::Orbit, "Orbit");
         ui.selectable_value(&mut chosen, CameraMode::Fly, "Fly");
+        if ship {
+            ui.selectable_value(&mut chosen, CameraMode::Ship, "Ship");
+        }
         if chosen != mode {
             actions.push(Action::SetMode(chosen));
         }
@@ -645,6 +650,8 @@ mod tests {
         assert!(state.lod.freeze);
         assert_eq!(state.key(KeyCode::KeyC, CameraMode::Orbit), Some(Action::SetMode(CameraMode::Fly)));
         assert_eq!(state.key(KeyCode::KeyC, CameraMode::Fly), Some(Action::SetMode(CameraMode::Orbit)));
+        assert_eq!(state.key(KeyCode::KeyB, CameraMode::Orbit), Some(Action::SetMode(CameraMode::Ship)));
+        assert_eq!(state.key(KeyCode::KeyC, CameraMode::Ship), Some(Action::SetMode(CameraMode::Orbit)));
         assert_eq!(state.key(KeyCode::F12, CameraMode::Fly), Some(Action::Screenshot));
         assert_eq!(state.key(KeyCode::Escape, CameraMode::Fly), Some(Action::Quit));
     }

@@ -15,6 +15,9 @@ pub enum CameraMode {
     #[default]
     Orbit,
     Fly,
+    /// The globe's ship: on the sea at a held bridge height, moving along its heading (the flat
+    /// terrain flies instead).
+    Ship,
 }
 
 /// Both cameras; `mode` says which one is shown.
@@ -71,7 +74,7 @@ impl CameraRig {
     pub fn camera(&self) -> Camera {
         match self.mode {
             CameraMode::Orbit => self.orbit.camera(),
-            CameraMode::Fly => self.flight.camera(),
+            CameraMode::Fly | CameraMode::Ship => self.flight.camera(),
         }
     }
 
@@ -83,11 +86,13 @@ impl CameraRig {
     /// Switches to `mode`, starting the new camera where the old one is (an orbit turns around the
     /// ground point the flight looks at).
     pub fn set_mode(&mut self, mode: CameraMode, field: &HeightField) {
+        // No sea to sail on: the flat terrain flies.
+        let mode = if mode == CameraMode::Ship { CameraMode::Fly } else { mode };
         if mode == self.mode {
             return;
         }
         match mode {
-            CameraMode::Fly => self.flight = Flight::from_camera(&self.orbit.camera()),
+            CameraMode::Fly | CameraMode::Ship => self.flight = Flight::from_camera(&self.orbit.camera()),
             CameraMode::Orbit => self.orbit = orbit_looking_at(&self.flight, field),
         }
         self.mode = mode;
@@ -105,7 +110,7 @@ impl CameraRig {
         let ground = ground_m(field, x_m, y_m);
         let height_m = height_m.max(super::flight::MIN_CLEARANCE_M);
         match self.mode {
-            CameraMode::Fly => self.flight.position_m = DVec3::new(x_m, y_m, ground + height_m),
+            CameraMode::Fly | CameraMode::Ship => self.flight.position_m = DVec3::new(x_m, y_m, ground + height_m),
             CameraMode::Orbit => {
                 self.orbit.centre_m = DVec3::new(x_m, y_m, ground);
                 self.orbit.distance_m = (height_m / self.orbit.pitch_rad.sin()).clamp(10.0, 1.0e6);

@@ -124,7 +124,7 @@ impl Scene {
     pub fn step(&mut self, input: Move, turn: Turn, dt_s: f64) {
         match self {
             Scene::Heightfield(s) => match s.rig.mode {
-                CameraMode::Fly => {
+                CameraMode::Fly | CameraMode::Ship => {
                     s.rig.fly(input, dt_s, &s.field);
                 }
                 CameraMode::Orbit => {
@@ -148,7 +148,7 @@ impl Scene {
                 let (dx, dy) = (dx_px * 0.005, dy_px * 0.005);
                 match s.rig.mode {
                     CameraMode::Orbit => s.rig.orbit.rotate(dx, dy),
-                    CameraMode::Fly => s.rig.flight.look(dx * 0.6, -dy * 0.6),
+                    CameraMode::Fly | CameraMode::Ship => s.rig.flight.look(dx * 0.6, -dy * 0.6),
                 }
             }
             Scene::Globe(s) => s.rig.drag(dx_px, dy_px, height_px, turning),
@@ -161,7 +161,10 @@ impl Scene {
         match (self.mode(), self) {
             (CameraMode::Orbit, Scene::Heightfield(s)) => s.rig.orbit.zoom(0.9f64.powf(lines)),
             (CameraMode::Orbit, Scene::Globe(s)) => s.rig.orbit.zoom(0.8f64.powf(lines)),
-            (CameraMode::Fly, scene) => scene.set_speed_scale((scene.speed_scale() * 1.15f64.powf(lines)).clamp(0.05, 20.0)),
+            (CameraMode::Ship, Scene::Globe(s)) => s.rig.ship.change_speed(lines),
+            (CameraMode::Fly | CameraMode::Ship, scene) => {
+                scene.set_speed_scale((scene.speed_scale() * 1.15f64.powf(lines)).clamp(0.05, 20.0))
+            }
         }
     }
 
