@@ -80,32 +80,6 @@ pub enum InputError {
     },
 }
 
-/// Why a line-oriented input file (a CSV army, a pattern list, a text) cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum TextFileError {
-    /// The file could not be read, or is too large for its kind, or not text.
-    #[error(transparent)]
-    Input(#[from] InputError),
-    /// A line is not usable.
-    #[error("{file}:{line}: {problem}")]
-    Line {
-        /// The file as given.
-        file: String,
-        /// 1-based line number.
-        line: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// The file as a whole is not usable (nothing in it, too much).
-    #[error("{file}: {problem}")]
-    File {
-        /// The file as given.
-        file: String,
-        /// What is wrong with it.
-        problem: String,
-    },
-}
-
 fn describe_size(size_bytes: Option<u64>) -> String {
     match size_bytes {
         Some(n) => format!("it is {},", format_bytes(n)),

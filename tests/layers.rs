@@ -1,7 +1,9 @@
 //! The crate's layering, read from the sources: every `crate::X` path (also `use crate::{X, ..}`)
 //! in a top-level module under src/ must name a module that `ALLOWED` lets it import, the allowed
 //! imports form no cycle, and `gpu` (the bottom layer, the crate crates/gpu re-exported as
-//! `bisector::gpu`) depends on no other crate of the workspace.
+//! `bisector::gpu`) depends on no other crate of the workspace. The seed papers' kernels
+//! (crates/kernels) build on crates/gpu alone, and only the binary and the viewer (its kernel
+//! lab) use them: the renderer does not depend on them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -38,8 +40,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe"]),
     // Argument parsing shared by the commands.
     ("cli", &["input", "render", "globe", "bench"]),
-    // The diagnostic kernels (the kernel lab), above the renderer.
-    ("kernels", &["gpu", "shaders", "hash", "input", "cbt", "leb", "cache", "bench"]),
+    // The kernels that measure the renderer's parts (the seed papers' kernels are crates/kernels).
+    ("kernels", &["gpu", "shaders", "cbt", "leb", "cache"]),
     // The interactive viewer: the top.
     ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
 ];
@@ -196,4 +198,49 @@ fn gpu_depends_on_no_other_crate_of_the_workspace() {
         .map(|file| file.display().to_string())
         .collect();
     assert!(wrong.is_empty(), "crates/gpu must name nothing of the crates above it:\n{}", wrong.join("\n"));
+}
+
+/// The `[dependencies]` lines of a workspace crate's manifest.
+fn dependencies(crate_dir: &str) -> Vec<String> {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(crate_dir).join("Cargo.toml")).expect("a manifest");
+    manifest
+        .lines()
+        .skip_while(|l| !l.starts_with("[dependencies]"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_kernels_crate_builds_on_gpu_alone() {
+    let workspace: Vec<String> = dependencies("crates/kernels").into_iter().filter(|l| l.contains("bisector")).collect();
+    assert_eq!(workspace.len(), 1, "crates/kernels depends on these crates of the workspace: {workspace:?}");
+    assert!(workspace[0].starts_with("bisector-gpu "), "crates/kernels depends on {workspace:?}, not on bisector-gpu alone");
+    let mut files = Vec::new();
+    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/kernels/src"), &mut files);
+    let wrong: Vec<String> = files
+        .iter()
+        .filter(|file| code_only(&std::fs::read_to_string(file).expect("a readable source file")).contains("bisector::"))
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(wrong.is_empty(), "crates/kernels must not name the renderer (bisector::):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn only_the_binary_and_the_viewer_use_the_kernels_crate() {
+    let mut files = Vec::new();
+    rust_files(&src_dir(), &mut files);
+    let wrong: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            let relative = file.strip_prefix(src_dir()).unwrap();
+            !(relative.starts_with("bin") || relative.starts_with("viewer"))
+        })
+        .filter(|file| code_only(&std::fs::read_to_string(file).expect("a readable source file")).contains("bisector_kernels"))
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(!files.is_empty());
+    assert!(wrong.is_empty(), "only src/bin and src/viewer may use bisector_kernels; the renderer must not:\n{}", wrong.join("\n"));
 }

@@ -22,10 +22,10 @@ use std::time::{Duration, Instant};
 use bisector::bench::globe_path::GlobePath;
 use bisector::bench::path::CameraPath;
 use bisector::input::{CAMERA_PATH_BYTES, MAX_RASTER_SAMPLES, PNG_MAX_EXPANSION};
-use bisector::kernels::{closest_pairs, shift_and};
 use bisector::terrain::pyramid::Encoding;
 use bisector::terrain::tile_files::{decode_tile, parse_tilejson, tile_size_px, MAX_TILE_DECODE_BYTES};
 use bisector::terrain::{geotiff, png16, TerrainSpec};
+use bisector_kernels::{closest_pairs, shift_and};
 
 /// Longest a case may take (in the test profile, on a loaded machine).
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(5);

@@ -9,9 +9,9 @@ use std::process::Command;
 
 use bisector::bench::globe_path::GlobePath;
 use bisector::bench::path::CameraPath;
-use bisector::kernels::{closest_pairs, shift_and};
 use bisector::terrain::pyramid::{Encoding, TilePyramid};
 use bisector::terrain::{geotiff, png16, HeightSource, TerrainSpec};
+use bisector_kernels::closest_pairs;
 use tiff::encoder::{colortype, TiffEncoder};
 use tiff::tags::Tag;
 
@@ -47,22 +47,33 @@ fn camera_paths_stop_at_16_mib() {
 
 #[test]
 fn army_pattern_and_text_files_have_limits() {
+    // `bisector kernel` reads them (within their limits) before any GPU work.
     let dir = tempfile::tempdir().unwrap();
+    let kernel = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_bisector")).arg("kernel").args(args).output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
     let big = dir.path().join("army.csv");
     sparse(&big, (512 << 20) + 1);
-    let army = error_text(closest_pairs::read_army(&big));
-    assert!(
-        army.contains("army.csv: it is 512.0 MiB, more than the 512 MiB an army may have") || army.contains("more than the 512 MiB"),
-        "{army}"
-    );
+    let army = kernel(&["closest-pairs".as_ref(), "--a".as_ref(), big.as_os_str(), "--b".as_ref(), big.as_os_str()]);
+    assert!(army.contains("army.csv: it is 512.0 MiB, more than the 512 MiB"), "{army}");
     let patterns = dir.path().join("patterns.txt");
     sparse(&patterns, (16 << 20) + 1);
-    assert!(error_text(shift_and::read_patterns(&patterns)).contains("more than the 16 MiB a pattern file may have"));
     let text = dir.path().join("text.bin");
+    std::fs::write(&text, b"abc").unwrap();
+    let shift_and = |patterns: &Path, text: &Path| {
+        kernel(&["shift-and".as_ref(), "--patterns".as_ref(), patterns.as_os_str(), "--text".as_ref(), text.as_os_str()])
+    };
+    let error = shift_and(&patterns, &text);
+    assert!(error.contains("more than the 16 MiB a pattern file may have"), "{error}");
+    std::fs::write(&patterns, b"ab\n").unwrap();
     sparse(&text, (1 << 30) + 1);
-    assert!(error_text(shift_and::read_text(&text)).contains("more than the 1 GiB a text may have"));
+    let error = shift_and(&patterns, &text);
+    assert!(error.contains("more than the 1 GiB a text may have"), "{error}");
     std::fs::write(&text, b"").unwrap();
-    assert!(error_text(shift_and::read_text(&text)).contains("the text is empty"));
+    let error = shift_and(&patterns, &text);
+    assert!(error.contains("the text is empty"), "{error}");
 }
 
 #[test]

@@ -18,10 +18,6 @@ use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
 use bisector::globe::frame::GlobeFrame;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
-use bisector::kernels::chained_hash::{ChainNode, ChainedHashParams};
-use bisector::kernels::closest_pairs::{ClosestPairsParams, Nearest};
-use bisector::kernels::compact_hash::CompactHashParams;
-use bisector::kernels::shift_and::{ShiftAndParams, Word};
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
 use bisector::render::terrain_draw::DrawUniforms;
@@ -140,54 +136,6 @@ fn mirrors() -> Vec<Mirror> {
         ),
         mirror!("tile_cache_probe.wgsl", Wgsl::Elements("TileTable.slots"), TileSlot { key: ["x", "y"], value: "z", displacement: "w" }),
         mirror!("tile_generate.wgsl", Wgsl::Elements("tile_jobs"), TileJob { key: ["x", "y"], layer: "z", seed: "w" }),
-        mirror!(
-            "kernel_chained_hash.wgsl",
-            Wgsl::Struct("ChainedHashParams"),
-            ChainedHashParams { elements: "elements", bucket_log2: "bucket_log2", node_capacity: "node_capacity", queries: "queries" }
-        ),
-        mirror!("kernel_chained_hash.wgsl", Wgsl::Struct("ChainNode"), ChainNode { key: "key", value: "value", next: "next" }),
-        mirror!(
-            "kernel_compact_hash.wgsl",
-            Wgsl::Struct("CompactHashParams"),
-            CompactHashParams { vectors: "vectors", length: "length", slot_log2: "slot_log2", bucket_log2: "bucket_log2" }
-        ),
-        mirror!(
-            "kernel_closest_pairs_grid.wgsl",
-            Wgsl::Struct("ClosestPairsParams"),
-            ClosestPairsParams {
-                a_count: "a_count",
-                b_count: "b_count",
-                dims: ["dim_x", "dim_y", "dim_z"],
-                candidates: "candidates",
-                top: "top",
-                zero: "zero",
-                origin: "origin",
-                cell_size_m: "cell_size_m",
-                inv_cell_size: "inv_cell_size",
-                slack: "slack",
-                pad1: _,
-            }
-        ),
-        mirror!("kernel_closest_pairs_grid.wgsl", Wgsl::Elements("nearest"), Nearest { d2_bits: "x", b: "y" }),
-        mirror!(
-            "kernel_shift_and.wgsl",
-            Wgsl::Struct("ShiftAndParams"),
-            ShiftAndParams {
-                patterns: "patterns",
-                text_len: "text_len",
-                chunk_len: "chunk_len",
-                chunks: "chunks",
-                capacity: "capacity",
-                total_words: "total_words",
-                module_pattern_count: "module_pattern_count",
-                pad: _,
-            }
-        ),
-        mirror!(
-            "kernel_shift_and.wgsl",
-            Wgsl::Struct("Word"),
-            Word { rep: "rep", ebeg: "ebeg", eend: "eend", eblk: "eblk", first: "first", len: "len", pad: _ }
-        ),
     ]
 }
 
@@ -198,14 +146,12 @@ fn rust_structs_match_their_wgsl_layout() {
 
 /// The constants shared by Rust and WGSL, as WGSL sees them. Those of the globe, the tile cache,
 /// the dispatches, the CBT reduction, the LOD criterion and morphing reach WGSL as generated files
-/// (`GENERATED_FILES` below, checked in and kept current by `generated_wgsl_files_are_current`):
-/// checked here that they parse back to the Rust values. The
-/// diagnostic kernels' constants are still WGSL literals, checked here against Rust: the kernels
-/// are to move to a crate of their own, which will carry its own shader sources.
+/// (checked in and kept current by `generated_wgsl_files_are_current`): checked here that they
+/// parse back to the Rust values. (The seed kernels' constants, WGSL literals, are checked by
+/// crates/kernels/tests/shaders.rs.)
 #[test]
 fn constants_shared_with_rust_agree() {
     use bisector::cache::{tile_key, tile_layout, tile_table};
-    use bisector::kernels::{chained_hash, closest_pairs, compact_hash, shift_and};
     let expected = [
         ("globe_draw.wgsl", "GLOBE_MAP_SIDE_M", Value::F32(bisector::globe::MAP_SIDE_M as f32)),
         ("globe_draw.wgsl", "GLOBE_TILE_INTERVALS", Value::F32(tile_layout::TILE_INTERVALS as f32)),
@@ -223,21 +169,6 @@ fn constants_shared_with_rust_agree() {
         ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::render::morph::GRID_BITS)),
         ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::render::morph::MORPH_END)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
-        ("kernel_chained_hash.wgsl", "NOT_FOUND", Value::U32(chained_hash::NOT_FOUND)),
-        ("kernel_closest_pairs_grid.wgsl", "NONE", Value::U32(closest_pairs::NONE)),
-        ("kernel_compact_hash.wgsl", "NEW_BIT", Value::U32(compact_hash::NEW_BIT)),
-        ("kernel_compact_hash.wgsl", "REFERENCE_MASK", Value::U32(compact_hash::REFERENCE_MASK)),
-        ("kernel_compact_hash.wgsl", "FAILED", Value::U32(compact_hash::FAILED)),
-        ("kernel_compact_hash.wgsl", "ZERO_REFERENCE", Value::U32(compact_hash::ZERO_REFERENCE)),
-        ("kernel_compact_hash.wgsl", "MAX_PROBED_BUCKETS", Value::U32(compact_hash::MAX_PROBED_BUCKETS)),
-        ("kernel_compact_hash.wgsl", "MAX_HASHES", Value::U32(compact_hash::MAX_HASHES)),
-        ("kernel_compact_hash.wgsl", "MAX_LENGTH", Value::U32(compact_hash::MAX_LENGTH)),
-        ("kernel_shift_and.wgsl", "MAX_WORDS", Value::U32(shift_and::MAX_WORDS as u32)),
-        ("kernel_shift_and.wgsl", "PATTERNS_PER_GROUP", Value::U32(shift_and::PATTERNS_PER_GROUP)),
-        ("kernel_chained_hash.wgsl", "GOLDEN_FRACTION", Value::U32(chained_hash::GOLDEN_FRACTION)),
-        ("kernel_closest_pairs_top.wgsl", "CHUNK", Value::U32(closest_pairs::TOP_CHUNK)),
-        ("kernel_compact_hash.wgsl", "GOLDEN", Value::U32(compact_hash::GOLDEN)),
-        ("kernel_compact_hash_uncompressed.wgsl", "READY_BIT", Value::U32(compact_hash::READY_BIT)),
     ];
     wgsl::constants_agree(&SHADERS, &expected);
 }

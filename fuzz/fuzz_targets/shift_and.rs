@@ -1,6 +1,6 @@
 //! Fuzz target: shift-and pattern files (`parse_patterns`, then `parse`, `compile` and a CPU match).
 #![no_main]
-use bisector::kernels::shift_and;
+use bisector_kernels::shift_and;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     if let Ok(patterns) = shift_and::parse_patterns(data, "fuzz.txt") {

@@ -8,8 +8,8 @@ use crate::cbt::cpu::{heap_word_count, Cbt};
 use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::readback::read_buffer;
+use crate::gpu::timings::{submit_and_time, TimingMs};
 use crate::gpu::Gpu;
-use crate::kernels::{submit_and_time, TimingMs};
 use crate::leb::bounds::NodeBounds;
 use crate::leb::decode::LebDecode;
 

@@ -18,8 +18,8 @@ use crate::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
 use crate::gpu::timings::percentile;
+use crate::gpu::timings::{submit_and_time, TimingMs};
 use crate::gpu::{profiled_compute_pass, Gpu};
-use crate::kernels::{submit_and_time, TimingMs};
 use crate::shaders::SHADERS;
 
 /// The load factors every run measures.

@@ -133,8 +133,8 @@ mod tests {
         ctx.data_mut(|d| d.insert_persisted(id, 42u32));
         let mut kernel_lab = KernelLabSettings::default();
         kernel_lab.cbt.max_depth = 12;
-        kernel_lab.chained_hash.keys = crate::kernels::chained_hash::KeyDistribution::Sequential;
-        kernel_lab.closest_pairs.variant = crate::kernels::closest_pairs::Variant::Grid;
+        kernel_lab.chained_hash.keys = bisector_kernels::chained_hash::KeyDistribution::Sequential;
+        kernel_lab.closest_pairs.variant = bisector_kernels::closest_pairs::Variant::Grid;
         kernel_lab.shift_and.text_bytes = 4096;
         let panels = PanelState {
             show_panel: false,

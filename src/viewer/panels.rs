@@ -618,7 +618,7 @@ mod tests {
     #[test]
     fn kernel_lab_run_asks_for_the_kernel_with_its_parameters() {
         use super::super::kernel_lab::{kernel_lab_ui, CbtSettings, ChainedHashSettings, KernelName};
-        use crate::kernels::chained_hash::{BuildVariant, KeyDistribution};
+        use bisector_kernels::chained_hash::{BuildVariant, KeyDistribution};
         let ctx = egui::Context::default();
         ctx.enable_accesskit();
         ctx.global_style_mut(|s| s.animation_time = 0.0);

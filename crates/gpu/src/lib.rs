@@ -100,6 +100,23 @@ impl Requirements {
         }
         self
     }
+
+    /// Ok when a device (or adapter) named `name` with `features` and `limits` meets these
+    /// requirements, else the first feature it lacks or limit it has too low.
+    pub fn check(&self, name: &str, features: wgpu::Features, limits: &wgpu::Limits) -> Result<(), GpuError> {
+        for (feature, why) in &self.features {
+            if !features.contains(*feature) {
+                return Err(GpuError::MissingFeature { adapter: name.to_string(), feature: *feature, why });
+            }
+        }
+        for (limit, needed, why) in &self.limits {
+            let have = limit_value(limits, limit);
+            if have < *needed {
+                return Err(GpuError::LimitTooLow { adapter: name.to_string(), limit, needed: *needed, available: have, why: why.clone() });
+            }
+        }
+        Ok(())
+    }
 }
 
 pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
@@ -209,22 +226,15 @@ impl Gpu {
 
     /// A device on `adapter` that meets `requirements`, or an error naming what is missing.
     pub fn with_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter, requirements: &Requirements) -> Result<Gpu, GpuError> {
-        let name = adapter.get_info().name;
         let available = adapter.features();
+        let adapter_limits = adapter.limits();
+        requirements.check(&adapter.get_info().name, available, &adapter_limits)?;
         let mut features = available & requirements.optional_features;
-        for (feature, why) in &requirements.features {
-            if !available.contains(*feature) {
-                return Err(GpuError::MissingFeature { adapter: name, feature: *feature, why });
-            }
+        for (feature, _) in &requirements.features {
             features |= *feature;
         }
-        let adapter_limits = adapter.limits();
         let mut limits = wgpu::Limits::default();
-        for (limit, needed, why) in &requirements.limits {
-            let have = limit_value(&adapter_limits, limit);
-            if have < *needed {
-                return Err(GpuError::LimitTooLow { adapter: name, limit, needed: *needed, available: have, why: why.clone() });
-            }
+        for (limit, needed, _) in &requirements.limits {
             set_limit(&mut limits, limit, *needed);
         }
         for (limit, wanted) in &requirements.wanted_limits {

@@ -9,7 +9,7 @@ use bisector::terrain::TerrainSpec;
 use crate::args::RenderArgs;
 
 /// Most timed repetitions a command runs (more would run for hours).
-const MAX_ITERATIONS: u32 = bisector::kernels::MAX_ITERATIONS;
+const MAX_ITERATIONS: u32 = bisector_kernels::MAX_ITERATIONS;
 /// Most frames `bench` renders before measuring.
 pub(crate) const MAX_WARMUP_FRAMES: u32 = 100_000;
 /// Most frames `bench` measures or `view --frames` shows.

@@ -5,11 +5,14 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 
-use bisector::cli::{write_atomic, write_bytes_atomic};
+use bisector::cli::write_bytes_atomic;
 use bisector::gpu::{Gpu, Requirements};
-use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
-use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
-use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
+use bisector::input::{read_limited, read_limited_text, ARMY_BYTES, PATTERNS_BYTES, TEXT_BYTES};
+use bisector_kernels::chained_hash::{BuildVariant, ChainedHash, ChainedHashOptions, KeyDistribution};
+use bisector_kernels::closest_pairs::{ClosestPairs, ClosestPairsInput, ClosestPairsOptions, Distribution, Variant as CpVariant};
+use bisector_kernels::compact_hash::{CompactHash, CompactHashOptions, VectorDistribution};
+use bisector_kernels::shift_and::{ShiftAnd, ShiftAndInput};
+use bisector_kernels::Kernel;
 
 use crate::checks::{check_files, check_iterations, write_json};
 use crate::kernel_all::kernel_all;
@@ -186,37 +189,16 @@ pub(crate) enum KernelCommand {
     },
 }
 
-pub(crate) fn chained_hash_gpu(options: &ChainedHashOptions) -> anyhow::Result<Gpu> {
-    let bytes = bisector::kernels::chained_hash::buffer_bytes(options);
-    let mut requirements = Requirements::kernel(
-        bytes,
-        format!(
-            "for 2^{} hash-table nodes and 2^{} buckets; lower --elements-log2 or --buckets-log2",
-            options.element_log2, options.bucket_log2
-        ),
-    );
-    if options.variant != BuildVariant::Global {
-        requirements = requirements
-            .with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; use --variant global");
-    }
-    Ok(Gpu::headless(&requirements)?)
-}
-
-pub(crate) fn compact_hash_gpu(options: &CompactHashOptions) -> anyhow::Result<Gpu> {
-    let bytes = bisector::kernels::compact_hash::largest_buffer_bytes(options);
-    let requirements = Requirements::kernel(
-        bytes,
-        format!("for the tables of {} vectors of {} words; lower --table-log2 or --vectors", options.vector_count(), options.length),
-    )
-    .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
-    .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap");
-    Ok(Gpu::headless(&requirements)?)
+/// Runs kernel `K` with `options` on a headless device that meets its requirements.
+pub(crate) fn run_kernel<K: Kernel>(options: &K::Options) -> anyhow::Result<K::Report> {
+    let gpu = Gpu::headless(&K::requirements(options))?;
+    Ok(K::run(&gpu, options)?)
 }
 
 fn kernel_compact_hash(options: &CompactHashOptions, json: Option<&std::path::Path>) -> anyhow::Result<()> {
     check_files(&[], &[("--json", json)])?;
-    options.check().map_err(anyhow::Error::msg)?;
-    let report = bisector::kernels::compact_hash::run(&compact_hash_gpu(options)?, options);
+    CompactHash::check(options)?;
+    let report = run_kernel::<CompactHash>(options)?;
     say!("{} (seed {})", report.summary(), options.seed);
     write_json(json, &report)?;
     if let Some(line) = report.overflow_message() {
@@ -264,9 +246,10 @@ fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
 }
 
-pub(crate) fn closest_pairs_gpu(m: usize, n: usize) -> anyhow::Result<Gpu> {
-    let bytes = bisector::kernels::closest_pairs::largest_buffer_bytes(m, n);
-    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for {m} + {n} points; use smaller armies")))?)
+/// Reads a CSV army (at most `input::ARMY_BYTES`).
+fn read_army(path: &std::path::Path) -> anyhow::Result<Vec<bisector_kernels::closest_pairs::Point>> {
+    let text = read_limited_text(path, ARMY_BYTES, "army").map_err(anyhow::Error::msg)?;
+    Ok(bisector_kernels::closest_pairs::parse_army(&text, &path.display().to_string())?)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -281,15 +264,15 @@ fn kernel_closest_pairs(
     pairs: Option<&std::path::Path>,
     json: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    use bisector::kernels::closest_pairs as cp;
+    use bisector_kernels::closest_pairs as cp;
     let inputs: Vec<(&str, PathBuf)> =
         [("--a", files.0), ("--b", files.1)].into_iter().filter_map(|(flag, path)| Some((flag, path?.to_path_buf()))).collect();
     check_files(&inputs, &[("--json", json), ("--pairs", pairs)])?;
     check_iterations(iterations)?;
     let armies = match files {
         (Some(a), Some(b)) => {
-            let a_points = cp::read_army(a).map_err(anyhow::Error::msg)?;
-            let b_points = cp::read_army(b).map_err(anyhow::Error::msg)?;
+            let a_points = read_army(a)?;
+            let b_points = read_army(b)?;
             cp::Armies { a: a_points, b: b_points, source: format!("files {} {}", a.display(), b.display()) }
         }
         _ => {
@@ -305,12 +288,12 @@ fn kernel_closest_pairs(
             cp::make_armies(m, n, distribution, seed)
         }
     };
-    let options = ClosestPairsOptions { variant, iterations };
-    let report = cp::run(&closest_pairs_gpu(armies.a.len(), armies.b.len())?, &options, &armies);
+    let input = ClosestPairsInput { armies, options: ClosestPairsOptions { variant, iterations } };
+    let report = run_kernel::<ClosestPairs>(&input)?;
     say!("{}", report.summary());
     write_json(json, &report)?;
     if let Some(path) = pairs {
-        write_atomic(path, |_, temp| cp::write_pairs(temp, &report.pairs))?;
+        write_bytes_atomic(path, cp::pairs_csv(&report.pairs).as_bytes())?;
     }
     if !report.verified {
         anyhow::bail!("closest-pairs: the GPU result differs from the CPU reference ({})", report.source);
@@ -318,20 +301,20 @@ fn kernel_closest_pairs(
     Ok(())
 }
 
-pub(crate) fn shift_and_gpu(work: &bisector::kernels::shift_and::Workload, chunk_len: u32, capacity: u32) -> anyhow::Result<Gpu> {
-    use bisector::kernels::shift_and as sa;
-    let bytes = sa::run_buffer_bytes(work, chunk_len, capacity);
-    let why = format!(
-        "for {} patterns over {} text bytes in {} chunks and {capacity} match positions; use fewer patterns (--count), a larger --chunk, a smaller text or --capacity",
-        work.patterns.len(),
-        work.text.len(),
-        sa::chunk_count(work.text.len(), chunk_len)
-    );
-    Ok(Gpu::headless(&Requirements::kernel(bytes, why))?)
+/// Reads a pattern file (at most `input::PATTERNS_BYTES`), one pattern per line.
+fn read_patterns(path: &std::path::Path) -> anyhow::Result<Vec<Vec<u8>>> {
+    let bytes = read_limited(path, PATTERNS_BYTES, "pattern file").map_err(anyhow::Error::msg)?;
+    Ok(bisector_kernels::shift_and::parse_patterns(&bytes, &path.display().to_string())?)
+}
+
+/// Reads the text to search (at most `input::TEXT_BYTES`, the bound of `--text-bytes` too).
+fn read_text(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    let bytes = read_limited(path, TEXT_BYTES, "text")?;
+    Ok(bisector_kernels::shift_and::check_text(bytes, &path.display().to_string())?)
 }
 
 fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
-    use bisector::kernels::shift_and as sa;
+    use bisector_kernels::shift_and as sa;
     let KernelCommand::ShiftAnd {
         patterns,
         text,
@@ -355,8 +338,8 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     check_iterations(*iterations)?;
     let work = match (patterns, text) {
         (Some(p), Some(t)) => {
-            let list = sa::read_patterns(p).map_err(anyhow::Error::msg)?;
-            let bytes = sa::read_text(t)?;
+            let list = read_patterns(p)?;
+            let bytes = read_text(t)?;
             sa::Workload { patterns: list, text: bytes, source: format!("{} on {}", p.display(), t.display()) }
         }
         _ => {
@@ -390,7 +373,7 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     }
     let options =
         sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
-    let report = sa::run(&shift_and_gpu(&work, *chunk, *capacity)?, &options, &work);
+    let report = run_kernel::<ShiftAnd>(&ShiftAndInput { work, options })?;
     say!("{}", report.summary());
     write_json(json.as_deref(), &report)?;
     if let Some(path) = matches {
@@ -458,7 +441,7 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
                 iterations: *iterations,
                 seed,
             };
-            let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
+            let report = run_kernel::<ChainedHash>(&options)?;
             say!("{} (seed {seed})", report.summary());
             write_json(json.as_deref(), &report)?;
             if !report.verified {

@@ -1,11 +1,12 @@
 //! `bisector kernel all`: every kernel at the seed papers' sizes, in one table.
 
 use bisector::gpu::Gpu;
-use bisector::kernels::chained_hash::{BuildVariant, ChainedHashOptions, KeyDistribution};
-use bisector::kernels::closest_pairs::{ClosestPairsOptions, Distribution, Variant as CpVariant};
-use bisector::kernels::compact_hash::{CompactHashOptions, VectorDistribution};
+use bisector_kernels::chained_hash::{BuildVariant, ChainedHash, ChainedHashOptions, KeyDistribution};
+use bisector_kernels::closest_pairs::{ClosestPairs, ClosestPairsInput, ClosestPairsOptions, Distribution, Variant as CpVariant};
+use bisector_kernels::compact_hash::{CompactHash, CompactHashOptions, VectorDistribution};
+use bisector_kernels::shift_and::{ShiftAnd, ShiftAndInput};
 
-use crate::kernel::{chained_hash_gpu, closest_pairs_gpu, compact_hash_gpu, shift_and_gpu, tile_table_gpu};
+use crate::kernel::{run_kernel, tile_table_gpu};
 
 /// Table 6.12 (bucket size 32) and 6.13 (optimal bucket size) of seed 002, per vector length:
 /// the optimal bucket size, and the only figures the paper gives, which are relative.
@@ -21,7 +22,7 @@ const COMPACT_HASH_PAPER: [(u32, u32, &str, &str); 5] = [
 /// for length 4 (the paper's default) and the paper's optimal size and 32 for its other lengths;
 /// then the target's row (length 4, bucket size 2) at 2^26 slots (both scaled by `sizes`).
 fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
-    use bisector::kernels::compact_hash::{self as ch, BUCKET_SIZES};
+    use bisector_kernels::compact_hash::{self as ch, BUCKET_SIZES};
     let int64 = wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
     if !sizes.features.contains(int64) {
         anyhow::bail!("the adapter lacks 64-bit integer atomics (SHADER_INT64_ATOMIC_ALL_OPS), which the compressed table's nodes need");
@@ -57,7 +58,7 @@ fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
             continue;
         };
         let options = options(table_log2);
-        let report = ch::run(&compact_hash_gpu(&options)?, &options);
+        let report = run_kernel::<CompactHash>(&options)?;
         per_s.push(((length, bucket_size, paper_log2), report.compressed.insert_per_s));
         let paper = match bucket_size {
             _ if paper_log2 != 24 => "target: >= 1 G/s".to_string(),
@@ -202,11 +203,11 @@ fn kernel_all_chained_hash(sizes: &AllSizes) -> anyhow::Result<()> {
             iterations: sizes.iterations(10),
             seed: 1,
         };
-        let Some((e, note)) = sizes.fit_log2(element_log2, 4, |e| bisector::kernels::chained_hash::buffer_bytes(&options(e))) else {
+        let Some((e, note)) = sizes.fit_log2(element_log2, 4, |e| bisector_kernels::chained_hash::buffer_bytes(&options(e))) else {
             anyhow::bail!("even 2^4 elements do not fit the adapter's largest buffer");
         };
         let options = options(e);
-        let report = bisector::kernels::chained_hash::run(&chained_hash_gpu(&options)?, &options);
+        let report = run_kernel::<ChainedHash>(&options)?;
         for build in &report.builds {
             let name = format!("chained-hash 2^{} -> 2^{} ({})", options.element_log2, options.bucket_log2, build.variant);
             say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", build.gpu.median_ms, build.elements_per_s / 1e9, report.verified);
@@ -219,7 +220,7 @@ fn kernel_all_chained_hash(sizes: &AllSizes) -> anyhow::Result<()> {
 
 /// `kernel all`'s closest-pairs rows (seed 001's 1M x 400k).
 fn kernel_all_closest_pairs(sizes: &AllSizes) -> anyhow::Result<()> {
-    use bisector::kernels::closest_pairs as cp;
+    use bisector_kernels::closest_pairs as cp;
     let (paper_m, paper_n) = (1_000_000usize, 400_000usize);
     // log2 of the divisor of both armies.
     let armies = |d: u32| (paper_m >> d, paper_n >> d);
@@ -230,12 +231,9 @@ fn kernel_all_closest_pairs(sizes: &AllSizes) -> anyhow::Result<()> {
         anyhow::bail!("even the smallest armies do not fit the adapter's largest buffer");
     };
     let (m, n) = armies(16 - d);
-    let armies_drawn = cp::make_armies(m, n, Distribution::Uniform, 1);
-    let report = cp::run(
-        &closest_pairs_gpu(m, n)?,
-        &ClosestPairsOptions { variant: CpVariant::Both, iterations: sizes.iterations(5) },
-        &armies_drawn,
-    );
+    let armies = cp::make_armies(m, n, Distribution::Uniform, 1);
+    let options = ClosestPairsOptions { variant: CpVariant::Both, iterations: sizes.iterations(5) };
+    let report = run_kernel::<ClosestPairs>(&ClosestPairsInput { armies, options })?;
     for v in &report.variants {
         let paper = if v.variant == "brute" {
             "585 ms brute force (RTX 2080 Ti)"
@@ -273,7 +271,7 @@ fn say_loop_limit_warning(exceeded: bool) {
 
 /// `kernel all`'s shift-and row (the target: 1,000 patterns of at most 32 states over 64 MB).
 fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
-    use bisector::kernels::shift_and as sa;
+    use bisector_kernels::shift_and as sa;
     let patterns = (1000usize >> (sizes.shrink_log2 / 2)).max(8);
     // log2 of the text bytes; the match capacity is a quarter of the text's bytes; patterns of at
     // most 32 states are one word each (the per-chunk states are 4 bytes per chunk and pattern).
@@ -291,8 +289,8 @@ fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
         capacity: capacity(log2),
         max_carry_rounds: sa::MAX_CARRY_ROUNDS,
     };
-    let report = sa::run(&shift_and_gpu(&work, 0, options.capacity)?, &options, &work);
     let name = format!("shift-and {patterns} patterns x {} KB", work.text.len() >> 10);
+    let report = run_kernel::<ShiftAnd>(&ShiftAndInput { work, options })?;
     say!(
         "{name:<34} {:>12.4} {:>10.1} G/s {:>9}  target 1 TB/s (text bytes x patterns){note}",
         report.total_gpu.median_ms,

@@ -38,16 +38,20 @@
 //! text). Worst case: a pattern whose state never forgets (`x.*` with a rare `x`) makes one
 //! thread run from the first `x` to the end of the text.
 
-use std::path::Path;
+mod pattern;
+
 use std::time::Instant;
 
 use serde::Serialize;
 use wgpu::util::DeviceExt;
 
-use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, Gpu};
-use crate::kernels::{submit_and_time_all, TimingMs};
-use crate::shaders::SHADERS;
+use bisector_gpu::readback::read_buffer;
+use bisector_gpu::timings::{submit_and_time_all, TimingMs};
+use bisector_gpu::{profiled_compute_pass, Gpu, Requirements};
+
+pub use pattern::{compile, match_ends, naive_match_ends, parse, step, ByteSet, Compiled, Item, PatternError, Word};
+
+use crate::{check_iterations, IterationsError, Kernel, KernelError, SHADERS};
 
 /// Words (32-state modules) a pattern may take.
 pub const MAX_WORDS: usize = 8;
@@ -55,292 +59,6 @@ pub const MAX_WORDS: usize = 8;
 pub const MAX_CARRY_ROUNDS: u32 = 8;
 /// Patterns each scan workgroup runs. Keep in sync with PATTERNS_PER_GROUP in shaders/kernel_shift_and.wgsl.
 pub const PATTERNS_PER_GROUP: u32 = 64;
-
-/// A set of bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ByteSet(pub [u64; 4]);
-
-impl ByteSet {
-    pub fn contains(&self, b: u8) -> bool {
-        self.0[(b >> 6) as usize] >> (b & 63) & 1 == 1
-    }
-    fn insert(&mut self, b: u8) {
-        self.0[(b >> 6) as usize] |= 1 << (b & 63);
-    }
-}
-
-/// One atom with its repetition: between `min` and `max` (None: unbounded) bytes of `set`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Item {
-    pub set: ByteSet,
-    pub min: u32,
-    pub max: Option<u32>,
-}
-
-/// Parses a pattern into items, or says what is wrong.
-pub fn parse(pattern: &[u8]) -> Result<Vec<Item>, String> {
-    let mut items = Vec::new();
-    let mut i = 0;
-    let text = || String::from_utf8_lossy(pattern).into_owned();
-    while i < pattern.len() {
-        let mut set = ByteSet([0; 4]);
-        match pattern[i] {
-            b'.' => set = ByteSet([u64::MAX; 4]),
-            b'\\' => {
-                i += 1;
-                set.insert(*pattern.get(i).ok_or_else(|| format!("'{}': ends with a lone \\", text()))?);
-            }
-            b'[' => {
-                i += 1;
-                let negate = pattern.get(i) == Some(&b'^');
-                if negate {
-                    i += 1;
-                }
-                let start = i;
-                loop {
-                    let Some(&c) = pattern.get(i) else { return Err(format!("'{}': unclosed [", text())) };
-                    if c == b']' && i > start {
-                        break;
-                    }
-                    let c = if c == b'\\' {
-                        i += 1;
-                        *pattern.get(i).ok_or_else(|| format!("'{}': unclosed [", text()))?
-                    } else {
-                        c
-                    };
-                    if pattern.get(i + 1) == Some(&b'-') && pattern.get(i + 2).is_some_and(|&e| e != b']') {
-                        let end = pattern[i + 2];
-                        if end < c {
-                            return Err(format!("'{}': range {}-{} is reversed", text(), c as char, end as char));
-                        }
-                        for b in c..=end {
-                            set.insert(b);
-                        }
-                        i += 3;
-                    } else {
-                        set.insert(c);
-                        i += 1;
-                    }
-                }
-                if negate {
-                    set = ByteSet(set.0.map(|w| !w));
-                }
-            }
-            b'?' | b'*' | b'+' | b'{' => return Err(format!("'{}': {} at byte {i} repeats nothing", text(), pattern[i] as char)),
-            c => set.insert(c),
-        }
-        i += 1;
-        let (mut min, mut max) = (1, Some(1));
-        match pattern.get(i) {
-            Some(b'?') => (min, max, i) = (0, Some(1), i + 1),
-            Some(b'*') => (min, max, i) = (0, None, i + 1),
-            Some(b'+') => (min, max, i) = (1, None, i + 1),
-            Some(b'{') => {
-                let close = pattern[i..].iter().position(|&c| c == b'}').ok_or_else(|| format!("'{}': unclosed {{", text()))? + i;
-                let inner = std::str::from_utf8(&pattern[i + 1..close]).unwrap_or("");
-                let bad = || format!("'{}': bad repeat {{{inner}}} (expected {{x}}, {{x,}} or {{x,y}} with x <= y, y >= 1)", text());
-                let number = |s: &str| s.trim().parse::<u32>().ok().filter(|&n| n <= 256);
-                (min, max) = match inner.split_once(',') {
-                    None => number(inner).map(|n| (n, Some(n))).ok_or_else(bad)?,
-                    Some((x, "")) => (number(x).ok_or_else(bad)?, None),
-                    Some((x, y)) => (number(x).ok_or_else(bad)?, Some(number(y).ok_or_else(bad)?)),
-                };
-                if max.is_some_and(|y| y < min || y == 0) {
-                    return Err(bad());
-                }
-                i = close + 1;
-            }
-            _ => {}
-        }
-        if matches!(pattern.get(i), Some(b'?' | b'*' | b'+' | b'{')) {
-            return Err(format!("'{}': two repeats in a row at byte {i}", text()));
-        }
-        items.push(Item { set, min, max });
-    }
-    if items.is_empty() {
-        return Err("an empty pattern matches nothing".into());
-    }
-    Ok(items)
-}
-
-/// One NFA position: a byte set, optional (may be skipped), repeatable (may take more bytes).
-#[derive(Clone, Copy, Debug)]
-struct Position {
-    set: ByteSet,
-    optional: bool,
-    repeat: bool,
-}
-
-fn positions(items: &[Item]) -> Vec<Position> {
-    let mut out = Vec::new();
-    for item in items {
-        match item.max {
-            None if item.min == 0 => out.push(Position { set: item.set, optional: true, repeat: true }),
-            None => {
-                for k in 0..item.min {
-                    out.push(Position { set: item.set, optional: false, repeat: k + 1 == item.min });
-                }
-            }
-            Some(max) => {
-                for k in 0..max {
-                    out.push(Position { set: item.set, optional: k >= item.min, repeat: false });
-                }
-            }
-        }
-    }
-    out
-}
-
-/// One 32-bit module of a compiled pattern. Keep in sync with Word in shaders/kernel_shift_and.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Word {
-    pub rep: u32,
-    pub ebeg: u32,
-    pub eend: u32,
-    pub eblk: u32,
-    pub first: u32,
-    /// States in this word (1..=32): the shift carries bit len - 1 into the next word.
-    pub len: u32,
-    pub pad: [u32; 2],
-}
-
-/// A pattern compiled into modules: masks per byte and word.
-#[derive(Clone, Debug)]
-pub struct Compiled {
-    pub words: Vec<Word>,
-    /// ch[w * 256 + byte]
-    pub ch: Vec<u32>,
-    /// States in all.
-    pub states: usize,
-}
-
-impl Compiled {
-    /// The last state's bit in the last word.
-    pub fn final_bit(&self) -> u32 {
-        1 << (self.words.last().map_or(1, |w| w.len) - 1)
-    }
-}
-
-/// Compiles items into Shift-And modules.
-pub fn compile(items: &[Item]) -> Result<Compiled, String> {
-    let positions = positions(items);
-    // Units: a mandatory position with the optional run after it (or the leading optional run).
-    let mut units: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut start = 0;
-    for i in 1..=positions.len() {
-        if i == positions.len() || !positions[i].optional {
-            units.push(start..i);
-            start = i;
-        }
-    }
-    // Pack units into words; a unit must fit in one word.
-    let mut word_of = vec![(0usize, 0u32); positions.len()];
-    let (mut word, mut used) = (0usize, 0u32);
-    for unit in &units {
-        let size = unit.len() as u32;
-        if size > 32 {
-            return Err(format!(
-                "an optional run of {} states does not fit a 32-bit module (at most 31 after a mandatory state)",
-                size - 1
-            ));
-        }
-        if used + size > 32 {
-            word += 1;
-            used = 0;
-        }
-        for (k, p) in unit.clone().enumerate() {
-            word_of[p] = (word, used + k as u32);
-        }
-        used += size;
-    }
-    let word_count = word + 1;
-    if word_count > MAX_WORDS {
-        return Err(format!("{} states need {word_count} modules; at most {MAX_WORDS} (of 32 states) are supported", positions.len()));
-    }
-    let mut words = vec![Word::default(); word_count];
-    let mut ch = vec![0u32; word_count * 256];
-    for (p, pos) in positions.iter().enumerate() {
-        let (w, bit) = word_of[p];
-        words[w].len = words[w].len.max(bit + 1);
-        for b in 0..=255u8 {
-            if pos.set.contains(b) {
-                ch[w * 256 + b as usize] |= 1 << bit;
-            }
-        }
-        if pos.repeat {
-            words[w].rep |= 1 << bit;
-        }
-        if pos.optional {
-            words[w].eblk |= 1 << bit;
-            if p + 1 == positions.len() || !positions[p + 1].optional {
-                words[w].eend |= 1 << bit;
-            }
-            if p == 0 {
-                words[w].ebeg |= 1 << bit;
-            } else if !positions[p - 1].optional {
-                let (w0, b0) = word_of[p - 1];
-                words[w0].ebeg |= 1 << b0;
-            }
-        }
-    }
-    // First: position 0, and through a leading optional run the position after it.
-    for (p, pos) in positions.iter().enumerate() {
-        let (w, bit) = word_of[p];
-        words[w].first |= 1 << bit;
-        if !pos.optional {
-            break;
-        }
-    }
-    Ok(Compiled { words, ch, states: positions.len() })
-}
-
-/// One Shift-And step of all words of `c` on byte `b` (the GPU's step, word by word).
-pub fn step(c: &Compiled, d: &mut [u32], b: u8) {
-    let mut carry = 0;
-    for (w, word) in c.words.iter().enumerate() {
-        let old = d[w];
-        let m = c.ch[w * 256 + b as usize];
-        let mut x = (((old << 1) | carry | word.first) & m) | (old & word.rep & m);
-        let df = x | word.eend;
-        x |= word.eblk & (!(df.wrapping_sub(word.ebeg)) ^ df);
-        carry = (old >> (word.len - 1)) & 1;
-        d[w] = x;
-    }
-}
-
-/// Every end position of `c` in `text` (the CPU reference: one sequential scan).
-pub fn match_ends(c: &Compiled, text: &[u8]) -> Vec<u32> {
-    let mut d = vec![0u32; c.words.len()];
-    let last = c.words.len() - 1;
-    let fin = c.final_bit();
-    let mut out = Vec::new();
-    for (i, &b) in text.iter().enumerate() {
-        step(c, &mut d, b);
-        if d[last] & fin != 0 {
-            out.push(i as u32);
-        }
-    }
-    out
-}
-
-/// Every end position by backtracking over the items (for tests; slow).
-pub fn naive_match_ends(items: &[Item], text: &[u8]) -> Vec<u32> {
-    fn full(items: &[Item], s: &[u8]) -> bool {
-        let Some((item, rest)) = items.split_first() else { return s.is_empty() };
-        let max = item.max.map_or(s.len(), |m| (m as usize).min(s.len()));
-        for count in 0..=max {
-            if count > 0 && !item.set.contains(s[count - 1]) {
-                return false;
-            }
-            if count >= item.min as usize && full(rest, &s[count..]) {
-                return true;
-            }
-        }
-        false
-    }
-    (0..text.len()).filter(|&j| (0..=j).any(|i| full(items, &text[i..=j]))).map(|j| j as u32).collect()
-}
 
 /// Parameters of the passes. Keep in sync with ShiftAndParams in shaders/kernel_shift_and.wgsl.
 #[repr(C)]
@@ -431,29 +149,31 @@ pub fn make_workload(patterns: usize, max_states: usize, text_len: usize, alphab
     }
 }
 
-/// Why a pattern or text file cannot be used (unreadable, too large (`crate::input::PATTERNS_BYTES`,
-/// `crate::input::TEXT_BYTES`), a line that is not a pattern, no patterns, an empty text).
-pub type PatternFileError = crate::input::TextFileError;
-
-/// Reads one pattern per line (a trailing `\r` is dropped; empty lines are refused); the file
-/// may hold at most `crate::input::PATTERNS_BYTES`.
-pub fn read_patterns(path: &Path) -> Result<Vec<Vec<u8>>, PatternFileError> {
-    let bytes = crate::input::read_limited(path, crate::input::PATTERNS_BYTES, "pattern file")?;
-    parse_patterns(&bytes, &path.display().to_string())
+/// Why a pattern list or a text to search cannot be used: a line that is not a pattern (named
+/// file:line, lines from 1), no patterns, an empty text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("{file}:{line}: {problem}")]
+    BadPattern { file: String, line: usize, problem: PatternError },
+    #[error("{file}: no patterns")]
+    NoPatterns { file: String },
+    #[error("{file}: the text is empty")]
+    EmptyText { file: String },
 }
 
-/// Splits a pattern file's bytes into patterns and checks that each parses and compiles (see
-/// [`read_patterns`]); `file` names it in errors.
-pub fn parse_patterns(bytes: &[u8], file: &str) -> Result<Vec<Vec<u8>>, PatternFileError> {
+/// Splits a pattern file's bytes into patterns, one per line (a trailing `\r` is dropped; empty
+/// lines are refused), and checks that each parses and compiles; `file` names it in errors.
+/// (The caller reads the file, within its size limit.)
+pub fn parse_patterns(bytes: &[u8], file: &str) -> Result<Vec<Vec<u8>>, InputError> {
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
     if lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
     if lines.is_empty() {
-        return Err(PatternFileError::File { file: file.to_string(), problem: "no patterns".into() });
+        return Err(InputError::NoPatterns { file: file.to_string() });
     }
     for (i, line) in lines.iter().enumerate() {
-        parse(line).and_then(|items| compile(&items)).map_err(|problem| PatternFileError::Line {
+        parse(line).and_then(|items| compile(&items)).map_err(|problem| InputError::BadPattern {
             file: file.to_string(),
             line: i + 1,
             problem,
@@ -462,14 +182,89 @@ pub fn parse_patterns(bytes: &[u8], file: &str) -> Result<Vec<Vec<u8>>, PatternF
     Ok(lines.into_iter().map(|l| l.to_vec()).collect())
 }
 
-/// Reads the text to search, non-empty and at most `crate::input::TEXT_BYTES` (the bound of
-/// `--text-bytes` too).
-pub fn read_text(path: &Path) -> Result<Vec<u8>, PatternFileError> {
-    let bytes = crate::input::read_limited(path, crate::input::TEXT_BYTES, "text")?;
+/// The text to search, which must not be empty; `file` names it in errors. (The caller reads
+/// the file, within its size limit, the bound of `--text-bytes` too.)
+pub fn check_text(bytes: Vec<u8>, file: &str) -> Result<Vec<u8>, InputError> {
     if bytes.is_empty() {
-        return Err(PatternFileError::File { file: path.display().to_string(), problem: "the text is empty".into() });
+        return Err(InputError::EmptyText { file: file.to_string() });
     }
     Ok(bytes)
+}
+
+/// Longest text one run takes.
+pub const MAX_TEXT_BYTES: usize = 1 << 30;
+/// Most chunks one run takes (one dispatch dimension).
+pub const MAX_CHUNKS: u64 = 65535;
+
+/// Why the kernel cannot run with its options.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    #[error("at least one pattern and one text byte")]
+    Empty,
+    #[error("{0} patterns: at most {MAX_PATTERNS} in one run")]
+    TooManyPatterns(usize),
+    #[error("at most 2^30 text bytes")]
+    TextTooLong,
+    #[error("{0} chunks: at most {MAX_CHUNKS}")]
+    TooManyChunks(u64),
+    #[error("pattern {index}: {problem}")]
+    BadPattern { index: usize, problem: PatternError },
+    #[error(transparent)]
+    Iterations(#[from] IterationsError),
+}
+
+/// What one run is given: the patterns and the text, and how to run over them.
+#[derive(Clone, Debug)]
+pub struct ShiftAndInput {
+    pub work: Workload,
+    pub options: ShiftAndOptions,
+}
+
+/// The kernel, run through [`Kernel`].
+pub struct ShiftAnd;
+
+impl Kernel for ShiftAnd {
+    const NAME: &'static str = "shift-and";
+    type Options = ShiftAndInput;
+    type Report = ShiftAndReport;
+
+    fn check(input: &ShiftAndInput) -> Result<(), KernelError> {
+        let (work, options) = (&input.work, &input.options);
+        if work.patterns.is_empty() || work.text.is_empty() {
+            return Err(OptionsError::Empty.into());
+        }
+        if work.patterns.len() > MAX_PATTERNS {
+            return Err(OptionsError::TooManyPatterns(work.patterns.len()).into());
+        }
+        if work.text.len() > MAX_TEXT_BYTES {
+            return Err(OptionsError::TextTooLong.into());
+        }
+        let chunks = chunk_count(work.text.len(), options.chunk_len);
+        if chunks > MAX_CHUNKS {
+            return Err(OptionsError::TooManyChunks(chunks).into());
+        }
+        for (index, pattern) in work.patterns.iter().enumerate() {
+            parse(pattern).and_then(|items| compile(&items)).map_err(|problem| OptionsError::BadPattern { index, problem })?;
+        }
+        check_iterations(options.iterations).map_err(OptionsError::from)?;
+        Ok(())
+    }
+
+    fn requirements(input: &ShiftAndInput) -> Requirements {
+        let (work, options) = (&input.work, &input.options);
+        let why = format!(
+            "for {} patterns over {} text bytes in {} chunks and {} match positions; use fewer patterns (--count), a larger --chunk, a smaller text or --capacity",
+            work.patterns.len(),
+            work.text.len(),
+            chunk_count(work.text.len(), options.chunk_len),
+            options.capacity
+        );
+        Requirements::kernel(run_buffer_bytes(work, options.chunk_len, options.capacity), why)
+    }
+
+    fn measure(gpu: &Gpu, input: &ShiftAndInput) -> ShiftAndReport {
+        measure(gpu, &input.options, &input.work)
+    }
 }
 
 /// One pass's outcome.
@@ -542,8 +337,9 @@ pub fn run_buffer_bytes(work: &Workload, chunk_len: u32, capacity: u32) -> u64 {
 /// dispatch dimension of 65535.
 pub const MAX_PATTERNS: usize = 65535 * PATTERNS_PER_GROUP as usize;
 
-/// Runs both passes on `work` (at least one pattern, each of which compiles, and a non-empty text).
-pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndReport {
+/// Runs both passes on `work` (at least one pattern, each of which compiles, and a non-empty
+/// text; `ShiftAnd::measure`).
+fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndReport {
     let device = &gpu.device;
     let compiled: Vec<Compiled> =
         work.patterns.iter().map(|p| compile(&parse(p).expect("pattern parses")).expect("pattern compiles")).collect();
@@ -655,7 +451,7 @@ pub fn run(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndRep
     let scan_modules_group = bind(&scan_modules, &[(11, &module_list)]);
     let carry_group = bind(&carry, &[(9, &starts), (10, &changed)]);
     let extra_group = bind(&extra, &[(9, &starts)]);
-    let mut profiler = crate::gpu::create_profiler(device);
+    let mut profiler = bisector_gpu::create_profiler(device);
     let (mut scan_ms, mut fixup_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut carry_rounds = 0;
     let mut sequential_fixup = false;
@@ -803,46 +599,6 @@ impl ShiftAndReport {
             "\n  warning: lavapipe stops a shader loop after 65535 iterations and this run may need more (the fix-up of a `.*`-like pattern walks the whole text): use a text under ~30 KB on lavapipe"
         } else {
             ""
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ends(pattern: &str, text: &str) -> Vec<u32> {
-        match_ends(&compile(&parse(pattern.as_bytes()).unwrap()).unwrap(), text.as_bytes())
-    }
-
-    #[test]
-    fn extended_patterns() {
-        assert_eq!(ends("abc", "xabcabc"), vec![3, 6]);
-        assert_eq!(ends("ab?c", "acabcabbc"), vec![1, 4]);
-        assert_eq!(ends("ab*c", "acabbbc"), vec![1, 6]);
-        assert_eq!(ends("ab+c", "acabbbc"), vec![6]);
-        assert_eq!(ends("a[xy]{2,3}b", "axbaxybaxyxbaxyxyb"), vec![6, 11]);
-        assert_eq!(ends("[a-c]+", "zabz"), vec![1, 2]);
-        assert_eq!(ends("[^a]", "aab"), vec![2]);
-        assert_eq!(ends("a?b?", "xaby"), vec![1, 2]);
-        assert_eq!(ends("a.c", "abcaXc"), vec![2, 5]);
-        assert_eq!(ends("\\.", "a.b"), vec![1]);
-        assert_eq!(ends("a{2,}", "aaaba"), vec![1, 2]);
-    }
-
-    #[test]
-    fn long_patterns_take_several_modules() {
-        let long: String = "ab?".repeat(30) + "c";
-        let c = compile(&parse(long.as_bytes()).unwrap()).unwrap();
-        assert!(c.words.len() >= 2);
-        let text = "ab".repeat(10) + &"a".repeat(25) + "c" + &"ab".repeat(30) + "c";
-        assert_eq!(match_ends(&c, text.as_bytes()), naive_match_ends(&parse(long.as_bytes()).unwrap(), text.as_bytes()));
-    }
-
-    #[test]
-    fn bad_patterns() {
-        for bad in ["", "*a", "a**", "[ab", "a{3,1}", "a{0}", "a{x}", "[z-a]", "a\\", "a{0,40}"] {
-            assert!(parse(bad.as_bytes()).and_then(|i| compile(&i)).is_err(), "{bad}");
         }
     }
 }

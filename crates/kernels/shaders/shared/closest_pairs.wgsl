@@ -5,11 +5,11 @@
 // compiler), so no compiler can contract a product and a sum into a fused multiply-add (whose
 // single rounding differs, and lavapipe's fma() is not fused either); squares below the smallest
 // normal f32 are flushed to 0 explicitly, so GPUs that flush denormals and ones that do not agree.
-// The CPU reference (src/kernels/closest_pairs.rs, distance2) does the same operations in the
+// The CPU reference (crates/kernels/src/closest_pairs/mod.rs, distance2) does the same operations in the
 // same order, so the two agree bit for bit. Squared distances are never negative, so their bit
 // patterns order like their values (NaN and inf inputs are refused).
 
-// Keep in sync with ClosestPairsParams in src/kernels/closest_pairs.rs.
+// Keep in sync with ClosestPairsParams in crates/kernels/src/closest_pairs/mod.rs.
 struct ClosestPairsParams {
     a_count: u32,
     b_count: u32,

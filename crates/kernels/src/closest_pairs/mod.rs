@@ -13,17 +13,21 @@
 //! is compared for equality with the CPU reference, which is an exact grid search on all cores
 //! (tested equal to the CPU brute force).
 
-use std::path::Path;
+mod grid;
+
 use std::time::Instant;
 
 use serde::Serialize;
 use wgpu::util::DeviceExt;
 
-use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
-use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, Gpu};
-use crate::kernels::{submit_and_time_all, TimingMs};
-use crate::shaders::SHADERS;
+use bisector_gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
+use bisector_gpu::readback::read_buffer;
+use bisector_gpu::timings::{submit_and_time_all, TimingMs};
+use bisector_gpu::{profiled_compute_pass, Gpu, Requirements};
+
+pub use grid::{nearest_brute_cpu, nearest_grid_cpu, top_pairs, Grid};
+
+use crate::{check_iterations, IterationsError, Kernel, KernelError, SHADERS};
 
 /// How many closest pairs are reported.
 pub const TOP_PAIRS: usize = 100;
@@ -36,7 +40,7 @@ pub const TOP_CHUNK: u32 = 2048;
 /// "No B": above the bits of any squared distance. Keep in sync with NONE in the shaders.
 pub const NONE: u32 = u32::MAX;
 /// Grid cells at most.
-const MAX_CELLS: u64 = 1 << 22;
+pub(crate) const MAX_CELLS: u64 = 1 << 22;
 
 /// Parameters of the kernels. Keep in sync with ClosestPairsParams in shaders/shared/closest_pairs.wgsl.
 #[repr(C)]
@@ -167,254 +171,117 @@ pub fn make_armies(m: usize, n: usize, distribution: Distribution, seed: u64) ->
     Armies { a, b, source: format!("{distribution:?} seed {seed}").to_lowercase() }
 }
 
-/// Why an army file cannot be used (unreadable, too large (`crate::input::ARMY_BYTES`), not text,
-/// a bad line, no points or too many).
-pub type ArmyError = crate::input::TextFileError;
-
-/// Reads a CSV army: one `x,y,z` point per line, the id is the line number from 0. A bad line
-/// is an error naming `file:line` (lines counted from 1); an empty file is an error too. The
-/// file may hold at most `crate::input::ARMY_BYTES`.
-pub fn read_army(path: &Path) -> Result<Vec<Point>, ArmyError> {
-    let text = crate::input::read_limited_text(path, crate::input::ARMY_BYTES, "army")?;
-    parse_army(&text, &path.display().to_string())
+/// Why the text of a CSV army cannot be used: a bad line (named file:line, lines from 1), no
+/// points or too many.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ArmyError {
+    #[error("{file}:{line}: expected x,y,z (three finite numbers), found '{found}'")]
+    NotAPoint { file: String, line: usize, found: String },
+    #[error("{file}:{line}: '{field}' is not a finite number; expected x,y,z (three finite numbers)")]
+    NotFinite { file: String, line: usize, field: String },
+    #[error("{file}:{line}: '{field}' is out of range: coordinates must fit f32 (magnitude at most {max:e})", max = f32::MAX)]
+    OutOfRange { file: String, line: usize, field: String },
+    #[error("{file}: no points (an army needs at least one)")]
+    Empty { file: String },
+    #[error("{file}: more than {} points", NONE - 1)]
+    TooMany { file: String },
 }
 
-/// Parses the text of a CSV army (see [`read_army`]); `file` names it in errors. Coordinates
-/// must be finite and fit f32 (a value past f32::MAX is out of range, not infinite).
+/// Parses the text of a CSV army: one `x,y,z` point per line, the id is the line number from 0;
+/// `file` names it in errors. A bad line is an error naming `file:line`; an empty text is an
+/// error too. Coordinates must be finite and fit f32 (a value past f32::MAX is out of range, not
+/// infinite). (The caller reads the file, within its size limit.)
 pub fn parse_army(text: &str, file: &str) -> Result<Vec<Point>, ArmyError> {
     let text = text.strip_suffix('\n').unwrap_or(text);
     let mut points = Vec::new();
     if text.is_empty() {
-        return Err(ArmyError::File { file: file.to_string(), problem: "no points (an army needs at least one)".into() });
+        return Err(ArmyError::Empty { file: file.to_string() });
     }
     for (i, line) in text.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        let bad = |problem: String| ArmyError::Line { file: file.to_string(), line: i + 1, problem };
-        let shown = || line.chars().take(60).collect::<String>();
+        let (file, line_number) = (|| file.to_string(), i + 1);
+        let not_a_point = || ArmyError::NotAPoint { file: file(), line: line_number, found: line.chars().take(60).collect() };
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         if fields.len() != 3 {
-            return Err(bad(format!("expected x,y,z (three finite numbers), found '{}'", shown())));
+            return Err(not_a_point());
         }
         let mut point = [0.0f32; 3];
         for (value, field) in point.iter_mut().zip(&fields) {
-            let wide: f64 = field.parse().map_err(|_| bad(format!("expected x,y,z (three finite numbers), found '{}'", shown())))?;
+            let wide: f64 = field.parse().map_err(|_| not_a_point())?;
             if !wide.is_finite() {
-                return Err(bad(format!("'{field}' is not a finite number; expected x,y,z (three finite numbers)")));
+                return Err(ArmyError::NotFinite { file: file(), line: line_number, field: field.to_string() });
             }
             if wide.abs() > f32::MAX as f64 {
-                return Err(bad(format!("'{field}' is out of range: coordinates must fit f32 (magnitude at most {:e})", f32::MAX)));
+                return Err(ArmyError::OutOfRange { file: file(), line: line_number, field: field.to_string() });
             }
             *value = wide as f32;
         }
         if points.len() >= NONE as usize - 1 {
-            return Err(ArmyError::File { file: file.to_string(), problem: format!("more than {} points", NONE - 1) });
+            return Err(ArmyError::TooMany { file: file() });
         }
         points.push(point);
     }
     Ok(points)
 }
 
-/// Writes the pairs as CSV `a,b,distance`.
-pub fn write_pairs(path: &Path, pairs: &[Pair]) -> std::io::Result<()> {
+/// The pairs as CSV `a,b,distance`, one line each after the header.
+pub fn pairs_csv(pairs: &[Pair]) -> String {
     let mut out = String::from("a,b,distance\n");
     for p in pairs {
         out += &format!("{},{},{}\n", p.a, p.b, p.distance);
     }
-    std::fs::write(path, out)
-}
-
-/// The uniform grid over B: points sorted by cell (stable, so by id within a cell).
-#[derive(Clone, Debug)]
-pub struct Grid {
-    pub dims: [u32; 3],
-    pub origin: Point,
-    pub cell_size_m: f32,
-    pub inv_cell_size: f32,
-    /// Absolute margin for the rounding of cell faces and assignments.
-    pub slack: f32,
-    /// Cell c holds points[cell_start[c] .. cell_start[c + 1]].
-    pub cell_start: Vec<u32>,
-    /// (x, y, z, id) in cell order.
-    pub points: Vec<[f32; 4]>,
-}
-
-impl Grid {
-    /// About two B per cell over B's bounding box (per occupied cell when most are empty), at most 2^22 cells.
-    pub fn build(b: &[Point], a: &[Point]) -> Grid {
-        let mut lo = [f32::INFINITY; 3];
-        let mut hi = [f32::NEG_INFINITY; 3];
-        for p in b {
-            for k in 0..3 {
-                lo[k] = lo[k].min(p[k]);
-                hi[k] = hi[k].max(p[k]);
-            }
-        }
-        let extent: [f64; 3] = std::array::from_fn(|k| (hi[k] as f64 - lo[k] as f64).max(0.0));
-        let largest = extent.iter().copied().fold(0.0, f64::max);
-        let volume: f64 = extent.iter().map(|e| e.max(largest * 1e-3)).product();
-        let dims_for = |cell: f64| -> [u32; 3] { std::array::from_fn(|k| ((extent[k] / cell).floor() as u64 + 1).min(1024) as u32) };
-        let cell_for = |target_cells: f64| -> f64 {
-            if largest == 0.0 {
-                return 1.0;
-            }
-            let mut cell = (volume / target_cells.clamp(1.0, MAX_CELLS as f64)).cbrt();
-            while dims_for(cell).iter().map(|&d| d as u64).product::<u64>() > MAX_CELLS {
-                cell *= 1.25;
-            }
-            cell
-        };
-        // About two B per cell over the box; where B leaves most cells empty (clusters), as many
-        // more cells as makes about two per occupied cell (at most MAX_CELLS).
-        let mut cell = cell_for(b.len() as f64 / 2.0);
-        let occupied_fraction = {
-            let dims = dims_for(cell);
-            let inv = 1.0 / cell as f32;
-            let mut seen = std::collections::HashSet::new();
-            for p in b {
-                let c: [i64; 3] = std::array::from_fn(|k| cell_coordinate(p[k], lo[k], inv, dims[k]));
-                seen.insert(c);
-            }
-            seen.len() as f64 / dims.iter().map(|&d| d as f64).product::<f64>()
-        };
-        if occupied_fraction < 0.25 {
-            cell = cell_for(b.len() as f64 / 2.0 / occupied_fraction);
-        }
-        let dims = dims_for(cell);
-        let cell_size_m = cell as f32;
-        let inv_cell_size = 1.0 / cell_size_m;
-        let magnitude = a.iter().chain(b).flat_map(|p| p.iter()).fold(0.0f32, |m, &x| m.max(x.abs()));
-        let slack = ((magnitude as f64 + largest + 2.0 * cell) * (8.0 / 8_388_608.0)) as f32;
-        let mut grid = Grid { dims, origin: lo, cell_size_m, inv_cell_size, slack, cell_start: Vec::new(), points: Vec::new() };
-        (grid.cell_start, grid.points) = grid.sort_by_cell(b);
-        grid
-    }
-
-    /// `points` as (x, y, z, id) sorted by cell (stable: by id within a cell), and where each
-    /// cell's run starts (cells + 1 entries).
-    pub fn sort_by_cell(&self, points: &[Point]) -> (Vec<u32>, Vec<[f32; 4]>) {
-        let dims = self.dims;
-        let cell_count = dims.iter().map(|&d| d as usize).product::<usize>();
-        let index = |p: &Point| -> usize {
-            let c: [u32; 3] = std::array::from_fn(|k| cell_coordinate(p[k], self.origin[k], self.inv_cell_size, dims[k]) as u32);
-            ((c[2] * dims[1] + c[1]) * dims[0] + c[0]) as usize
-        };
-        let mut cell_start = vec![0u32; cell_count + 1];
-        let cells: Vec<usize> = points.iter().map(index).collect();
-        for &c in &cells {
-            cell_start[c + 1] += 1;
-        }
-        for c in 0..cell_count {
-            cell_start[c + 1] += cell_start[c];
-        }
-        let mut cursor = cell_start.clone();
-        let mut sorted = vec![[0.0f32; 4]; points.len()];
-        for (id, (&c, p)) in cells.iter().zip(points).enumerate() {
-            sorted[cursor[c] as usize] = [p[0], p[1], p[2], f32::from_bits(id as u32)];
-            cursor[c] += 1;
-        }
-        (cell_start, sorted)
-    }
-
-    /// The nearest B of `p`, searched ring by ring until proven (the GPU's algorithm, with the
-    /// bound in f64).
-    pub fn nearest(&self, p: Point) -> Nearest {
-        let dims = self.dims.map(|d| d as i64);
-        let c: [i64; 3] = std::array::from_fn(|k| cell_coordinate(p[k], self.origin[k], self.inv_cell_size, self.dims[k]));
-        let mut best = Nearest::EMPTY;
-        let visit = |x: i64, y: i64, z: i64, best: &mut Nearest| {
-            let cell = ((z * dims[1] + y) * dims[0] + x) as usize;
-            for q in &self.points[self.cell_start[cell] as usize..self.cell_start[cell + 1] as usize] {
-                best.offer(distance2(p, [q[0], q[1], q[2]]), q[3].to_bits());
-            }
-        };
-        for r in 0..dims.iter().copied().max().unwrap_or(1) {
-            let lo: [i64; 3] = std::array::from_fn(|k| (c[k] - r).max(0));
-            let hi: [i64; 3] = std::array::from_fn(|k| (c[k] + r).min(dims[k] - 1));
-            for z in lo[2]..=hi[2] {
-                for y in lo[1]..=hi[1] {
-                    if (z - c[2]).abs() == r || (y - c[1]).abs() == r {
-                        for x in lo[0]..=hi[0] {
-                            visit(x, y, z, &mut best);
-                        }
-                    } else {
-                        if c[0] - r >= 0 {
-                            visit(c[0] - r, y, z, &mut best);
-                        }
-                        if c[0] + r < dims[0] {
-                            visit(c[0] + r, y, z, &mut best);
-                        }
-                    }
-                }
-            }
-            let cell = self.cell_size_m as f64;
-            let mut bound = f64::INFINITY;
-            for k in 0..3 {
-                if c[k] - r > 0 {
-                    bound = bound.min(p[k] as f64 - (self.origin[k] as f64 + (c[k] - r) as f64 * cell));
-                }
-                if c[k] + r + 1 < dims[k] {
-                    bound = bound.min(self.origin[k] as f64 + (c[k] + r + 1) as f64 * cell - p[k] as f64);
-                }
-            }
-            if bound == f64::INFINITY {
-                break;
-            }
-            let safe = bound - self.slack as f64;
-            if best.d2_bits != NONE && safe > 0.0 && safe * safe * (1.0 - 1.0 / 1_048_576.0) > f32::from_bits(best.d2_bits) as f64 {
-                break;
-            }
-        }
-        best
-    }
-}
-
-/// The cell of coordinate `x` along one axis, clamped to the grid (as the shader computes it).
-fn cell_coordinate(x: f32, origin: f32, inv_cell_size: f32, dim: u32) -> i64 {
-    ((x - origin) * inv_cell_size).floor().clamp(0.0, (dim - 1) as f32) as i64
-}
-
-/// Every A's nearest B by comparing with every B (the CPU brute force; for tests).
-pub fn nearest_brute_cpu(a: &[Point], b: &[Point]) -> Vec<Nearest> {
-    a.iter()
-        .map(|&p| {
-            let mut best = Nearest::EMPTY;
-            for (id, &q) in b.iter().enumerate() {
-                best.offer(distance2(p, q), id as u32);
-            }
-            best
-        })
-        .collect()
-}
-
-/// Every A's nearest B through `grid`, on `threads` threads.
-pub fn nearest_grid_cpu(a: &[Point], grid: &Grid, threads: usize) -> Vec<Nearest> {
-    let mut out = vec![Nearest::EMPTY; a.len()];
-    let chunk = a.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        for (points, results) in a.chunks(chunk).zip(out.chunks_mut(chunk)) {
-            scope.spawn(move || {
-                for (p, r) in points.iter().zip(results) {
-                    *r = grid.nearest(*p);
-                }
-            });
-        }
-    });
     out
 }
 
-/// The `k` closest pairs among each A's nearest, sorted by distance, then A id (then B id).
-pub fn top_pairs(nearest: &[Nearest], k: usize) -> Vec<Pair> {
-    let mut order: Vec<(u32, u32)> = nearest.iter().enumerate().map(|(a, n)| (n.d2_bits, a as u32)).collect();
-    let k = k.min(order.len());
-    if k < order.len() {
-        order.select_nth_unstable(k);
-        order.truncate(k);
+/// Why the kernel cannot run with its options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    #[error("an army needs at least one point")]
+    EmptyArmy,
+    #[error("at most 2^26 points per army")]
+    TooManyPoints,
+    #[error(transparent)]
+    Iterations(#[from] IterationsError),
+}
+
+/// Most points of an army.
+pub const MAX_ARMY_POINTS: usize = 1 << 26;
+
+/// What one run is given: the armies, and how to run over them.
+#[derive(Clone, Debug)]
+pub struct ClosestPairsInput {
+    pub armies: Armies,
+    pub options: ClosestPairsOptions,
+}
+
+/// The kernel, run through [`Kernel`].
+pub struct ClosestPairs;
+
+impl Kernel for ClosestPairs {
+    const NAME: &'static str = "closest-pairs";
+    type Options = ClosestPairsInput;
+    type Report = ClosestPairsReport;
+
+    fn check(input: &ClosestPairsInput) -> Result<(), KernelError> {
+        let (m, n) = (input.armies.a.len(), input.armies.b.len());
+        if m == 0 || n == 0 {
+            return Err(OptionsError::EmptyArmy.into());
+        }
+        if m > MAX_ARMY_POINTS || n > MAX_ARMY_POINTS {
+            return Err(OptionsError::TooManyPoints.into());
+        }
+        check_iterations(input.options.iterations).map_err(OptionsError::from)?;
+        Ok(())
     }
-    order.sort_unstable();
-    order
-        .into_iter()
-        .map(|(bits, a)| Pair { a, b: nearest[a as usize].b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits })
-        .collect()
+
+    fn requirements(input: &ClosestPairsInput) -> Requirements {
+        let (m, n) = (input.armies.a.len(), input.armies.b.len());
+        Requirements::kernel(largest_buffer_bytes(m, n), format!("for {m} + {n} points; use smaller armies"))
+    }
+
+    fn measure(gpu: &Gpu, input: &ClosestPairsInput) -> ClosestPairsReport {
+        measure(gpu, &input.options, &input.armies)
+    }
 }
 
 /// One GPU version's outcome.
@@ -477,8 +344,8 @@ fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer 
     })
 }
 
-/// Runs the kernel on `armies` (both non-empty).
-pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> ClosestPairsReport {
+/// Runs the kernel on `armies` (both non-empty; `ClosestPairs::measure`).
+fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> ClosestPairsReport {
     let device = &gpu.device;
     let (m, n) = (armies.a.len(), armies.b.len());
     assert!(m > 0 && n > 0, "closest pairs need two non-empty armies");
@@ -566,7 +433,7 @@ pub fn run(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> Closest
         })
         .collect();
     let uniform = &rounds[0].0;
-    let mut profiler = crate::gpu::create_profiler(device);
+    let mut profiler = bisector_gpu::create_profiler(device);
     let versions: &[(&'static str, &str, &str)] = match options.variant {
         Variant::Brute => &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute")],
         Variant::Grid => &[("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")],
@@ -728,20 +595,12 @@ mod tests {
 
     #[test]
     fn csv_armies_and_errors() {
-        let dir = std::env::temp_dir().join(format!("bisector-cp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let good = dir.join("good.csv");
-        std::fs::write(&good, "1,2,3\r\n 4.5, -6 ,7e2\n").unwrap();
-        assert_eq!(read_army(&good).unwrap(), vec![[1.0, 2.0, 3.0], [4.5, -6.0, 700.0]]);
-        let bad = dir.join("bad.csv");
-        std::fs::write(&bad, "1,2,3\n1,2\n").unwrap();
-        assert!(read_army(&bad).unwrap_err().to_string().contains("bad.csv:2:"));
-        std::fs::write(&bad, "1,2,3\nx,y,z\n").unwrap();
-        assert!(read_army(&bad).unwrap_err().to_string().contains("bad.csv:2:"));
-        std::fs::write(&bad, "1,nan,3\n").unwrap();
-        assert!(read_army(&bad).unwrap_err().to_string().contains("bad.csv:1:"));
-        std::fs::write(&bad, "").unwrap();
-        assert!(read_army(&bad).unwrap_err().to_string().contains("no points"));
-        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(parse_army("1,2,3\r\n 4.5, -6 ,7e2\n", "good.csv").unwrap(), vec![[1.0, 2.0, 3.0], [4.5, -6.0, 700.0]]);
+        let error = |text: &str| parse_army(text, "bad.csv").unwrap_err().to_string();
+        assert!(error("1,2,3\n1,2\n").starts_with("bad.csv:2: expected x,y,z"));
+        assert!(error("1,2,3\nx,y,z\n").starts_with("bad.csv:2: expected x,y,z"));
+        assert!(error("1,nan,3\n").starts_with("bad.csv:1: 'nan' is not a finite number"));
+        assert_eq!(error(""), "bad.csv: no points (an army needs at least one)");
+        assert_eq!(pairs_csv(&[Pair { a: 3, b: 1, distance: 0.5, d2_bits: 0 }]), "a,b,distance\n3,1,0.5\n");
     }
 }

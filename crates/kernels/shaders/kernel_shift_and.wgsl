@@ -1,5 +1,5 @@
 // kernel.shift_and: extended Shift-And (seed 003), many patterns at once. The update per byte
-// and the meaning of the masks are written out in src/kernels/shift_and.rs (the CPU reference,
+// and the meaning of the masks are written out in crates/kernels/src/shift_and/mod.rs (the CPU reference,
 // whose `step` this mirrors word for word).
 //   scan:  one thread per (one-module pattern, chunk), 64 patterns per workgroup reading the
 //          same chunk (the text loads are the same address across the workgroup); every chunk
@@ -25,9 +25,9 @@
 const PATTERNS_PER_GROUP: u32 = 64u;
 const MAX_WORDS: u32 = 8u;
 // Lavapipe stops a loop (nested ones included) after 65535 iterations in all (gallivm's
-// LP_MAX_TGSI_LOOP_ITERATIONS); src/kernels/shift_and.rs warns when a run may exceed it.
+// LP_MAX_TGSI_LOOP_ITERATIONS); crates/kernels/src/shift_and/mod.rs warns when a run may exceed it.
 
-// Keep in sync with ShiftAndParams in src/kernels/shift_and.rs.
+// Keep in sync with ShiftAndParams in crates/kernels/src/shift_and/mod.rs.
 struct ShiftAndParams {
     patterns: u32,
     text_len: u32,
@@ -40,7 +40,7 @@ struct ShiftAndParams {
     pad1: u32,
 }
 
-// Keep in sync with Word in src/kernels/shift_and.rs.
+// Keep in sync with Word in crates/kernels/src/shift_and/pattern.rs.
 struct Word {
     rep: u32,
     ebeg: u32,

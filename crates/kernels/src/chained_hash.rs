@@ -17,11 +17,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
-use crate::gpu::readback::read_buffer;
-use crate::gpu::{profiled_compute_pass, Gpu};
-use crate::kernels::{submit_and_time, TimingMs};
-use crate::shaders::SHADERS;
+use bisector_gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
+use bisector_gpu::readback::read_buffer;
+use bisector_gpu::timings::{submit_and_time, TimingMs};
+use bisector_gpu::{profiled_compute_pass, Gpu, Requirements};
+
+use crate::{check_iterations, IterationsError, Kernel, KernelError, SHADERS};
 
 /// Parameters of the kernel. Keep in sync with ChainedHashParams in shaders/shared/chained_hash.wgsl.
 #[repr(C)]
@@ -104,6 +105,52 @@ impl Default for ChainedHashOptions {
             iterations: 10,
             seed: 1,
         }
+    }
+}
+
+/// Why the kernel cannot run with its options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    #[error("at most 2^28 elements and 2^30 buckets")]
+    TooLarge,
+    #[error(transparent)]
+    Iterations(#[from] IterationsError),
+}
+
+/// The kernel, run through [`Kernel`].
+pub struct ChainedHash;
+
+impl Kernel for ChainedHash {
+    const NAME: &'static str = "chained-hash";
+    type Options = ChainedHashOptions;
+    type Report = ChainedHashReport;
+
+    fn check(options: &ChainedHashOptions) -> Result<(), KernelError> {
+        if options.element_log2 > 28 || options.bucket_log2 > 30 {
+            return Err(OptionsError::TooLarge.into());
+        }
+        check_iterations(options.iterations).map_err(OptionsError::from)?;
+        Ok(())
+    }
+
+    fn requirements(options: &ChainedHashOptions) -> Requirements {
+        let requirements = Requirements::kernel(
+            buffer_bytes(options),
+            format!(
+                "for 2^{} hash-table nodes and 2^{} buckets; lower --elements-log2 or --buckets-log2",
+                options.element_log2, options.bucket_log2
+            ),
+        );
+        if options.variant == BuildVariant::Global {
+            requirements
+        } else {
+            requirements
+                .with_feature(wgpu::Features::SUBGROUP, "the subgroup build aggregates its counter per subgroup; use --variant global")
+        }
+    }
+
+    fn measure(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
+        measure(gpu, options)
     }
 }
 
@@ -305,8 +352,8 @@ pub fn buffer_bytes(options: &ChainedHashOptions) -> u64 {
     largest_buffer_bytes(options.element_log2).max(4u64 << options.bucket_log2)
 }
 
-/// Runs the kernel. Needs Features::SUBGROUP for the subgroup variant.
-pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
+/// Runs the kernel (`ChainedHash::measure`). Needs Features::SUBGROUP for the subgroup variant.
+fn measure(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     let device = &gpu.device;
     let (keys, values, misses) = make_inputs(options);
     let n = keys.len() as u32;
@@ -338,7 +385,7 @@ pub fn run(gpu: &Gpu, options: &ChainedHashOptions) -> ChainedHashReport {
     gpu.wait_idle();
     let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
 
-    let mut profiler = crate::gpu::create_profiler(device);
+    let mut profiler = bisector_gpu::create_profiler(device);
     let mut builds = Vec::new();
     let variants: &[(&'static str, &str, &str)] = match options.variant {
         BuildVariant::Global => &[("global", "kernel_chained_hash.wgsl", "build_global")],

@@ -1,9 +1,9 @@
 // Chained hash table (seed 000): buckets hold a reference to their chain's first node; nodes are
 // handed out by a global counter and linked by swapping the bucket head. A reference is the
 // node's index + 1, so 0 (what clear_buffer writes) ends a chain. Shared by the build
-// variants and the lookup. Mirrors src/kernels/chained_hash.rs (CPU reference).
+// variants and the lookup. Mirrors crates/kernels/src/chained_hash.rs (CPU reference).
 
-// Keep in sync with ChainedHashParams in src/kernels/chained_hash.rs.
+// Keep in sync with ChainedHashParams in crates/kernels/src/chained_hash.rs.
 struct ChainedHashParams {
     elements: u32,
     bucket_log2: u32,
@@ -11,7 +11,7 @@ struct ChainedHashParams {
     queries: u32,
 }
 
-// Keep in sync with ChainNode in src/kernels/chained_hash.rs.
+// Keep in sync with ChainNode in crates/kernels/src/chained_hash.rs.
 struct ChainNode {
     key: u32,
     value: u32,

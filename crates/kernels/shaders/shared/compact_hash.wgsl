@@ -1,6 +1,6 @@
 // Compact hash (seed 002): what the tree-compressed table and the uncompressed table share: the
 // parameters, the input vectors, the per-vector results, the status words and the hash functions.
-// Mirrors src/kernels/compact_hash.rs (CPU twin).
+// Mirrors crates/kernels/src/compact_hash/table.rs (CPU twin).
 //!include shared/hash.wgsl
 //
 // A result is a reference (the root node's slot in the compressed table, the vector's slot in the
@@ -11,7 +11,7 @@
 // buckets (linear probing), MAX_PROBED_BUCKETS buckets in all. When they are all full, the paper's
 // rehashing: a new first bucket from rehash(hash, round), for MAX_HASHES rounds; then FAILED.
 
-// Keep in sync with CompactHashParams in src/kernels/compact_hash.rs.
+// Keep in sync with CompactHashParams in crates/kernels/src/compact_hash/mod.rs.
 struct CompactHashParams {
     // Vectors in this batch.
     vectors: u32,

@@ -1,0 +1,234 @@
+//! The seed papers' kernels: every GPU result equals the CPU reference on fresh random inputs of
+//! several sizes and distributions (run through `Kernel::run`, as the CLI and the viewer's kernel
+//! lab run them). `bisector kernel NAME` is tested beside the binary (tests/kernels.rs of the
+//! workspace's root).
+
+mod common;
+
+use bisector_kernels::chained_hash::{BuildVariant, ChainedHash, ChainedHashOptions, KeyDistribution};
+use bisector_kernels::closest_pairs::{self as cp, ClosestPairs, ClosestPairsInput, ClosestPairsOptions, Distribution};
+use bisector_kernels::compact_hash::{self as ch, CompactHash, CompactHashOptions, VectorDistribution};
+use bisector_kernels::shift_and::{self as sa, ShiftAnd, ShiftAndInput};
+use bisector_kernels::Kernel;
+use common::{compact_hash_gpu, kernel_gpu};
+use rand::Rng;
+
+#[test]
+fn chained_hash_gpu_equals_cpu() {
+    let mut rng = common::rng("chained_hash_gpu_equals_cpu");
+    let gpu = kernel_gpu();
+    // (elements, buckets) as log2: one bucket, more buckets than elements, long chains.
+    for (element_log2, bucket_log2) in [(1, 0), (10, 12), (14, 6), (16, 15)] {
+        for keys in [KeyDistribution::Uniform, KeyDistribution::Duplicates, KeyDistribution::Sequential] {
+            let options =
+                ChainedHashOptions { element_log2, bucket_log2, keys, variant: BuildVariant::Both, iterations: 1, seed: rng.random() };
+            let report = ChainedHash::run(&gpu, &options).unwrap();
+            assert!(
+                report.verified,
+                "2^{element_log2} elements, 2^{bucket_log2} buckets, {keys:?} keys, seed {}: {}",
+                options.seed,
+                report.summary()
+            );
+            assert_eq!(report.builds.len(), 2);
+            assert_eq!(report.lookups.len(), 3);
+        }
+    }
+}
+
+#[test]
+fn compact_hash_gpu_equals_cpu() {
+    let mut rng = common::rng("compact_hash_gpu_equals_cpu");
+    let gpu = compact_hash_gpu();
+    // (length, bucket size, log2 slots, vectors): every length and bucket size, fills 0.05 to 0.7,
+    // one vector, and three copies of one vector racing in one batch (duplicates of 3 vectors).
+    for (length, bucket_size, table_log2, vectors) in [
+        (1, 2, 10, 400),
+        (2, 4, 12, 2000),
+        (3, 8, 12, 1000),
+        (4, 2, 14, 3000),
+        (5, 16, 12, 700),
+        (6, 4, 13, 900),
+        (7, 32, 12, 500),
+        (8, 2, 14, 1100),
+        (4, 4, 6, 1),
+        (8, 8, 6, 3),
+    ] {
+        for distribution in [VectorDistribution::Uniform, VectorDistribution::Shared, VectorDistribution::Duplicates] {
+            let options = CompactHashOptions {
+                length,
+                bucket_size,
+                table_log2,
+                vectors: Some(vectors),
+                fill: 0.5,
+                distribution,
+                iterations: 1,
+                seed: rng.random(),
+            };
+            let report = CompactHash::run(&gpu, &options).unwrap();
+            assert!(report.verified && !report.overflow, "{options:?}: {}", report.summary());
+            // Exactly one findOrPut reported each distinct vector new, in both tables.
+            assert_eq!(report.compressed.new_vectors, report.distinct_vectors, "{options:?}");
+            assert_eq!(report.uncompressed.new_vectors, report.distinct_vectors, "{options:?}");
+        }
+    }
+}
+
+#[test]
+fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
+    // [s, 9, 1] stores the word pair (s, 9), where s is the slot that node (5, 6) takes in an
+    // empty table; the root of [5, 6, 9] is (reference s, word 9): bit for bit the same node.
+    // All vectors must still be new once, whichever order the threads take.
+    let gpu = compact_hash_gpu();
+    let options = CompactHashOptions {
+        length: 3,
+        bucket_size: 2,
+        table_log2: 12,
+        vectors: None,
+        fill: 0.5,
+        distribution: VectorDistribution::Uniform,
+        iterations: 1,
+        seed: 1,
+    };
+    let s = options.geometry().probe(ch::hash_node(5, 6)).next().unwrap();
+    let cpu = ch::CompactTable::new(options.geometry());
+    let words = [5, 6, 7, s, 9, 1, 5, 6, 9, 5, 6, 9, s, 9, 1];
+    for v in words.chunks(3) {
+        cpu.find_or_put(v);
+    }
+    assert_eq!(cpu.snapshot().nodes.iter().filter(|&&n| n != 0).count(), 4, "the root of [5, 6, 9] is the pair (s, 9)");
+    let report = ch::run_on_vectors(&gpu, &options, &words);
+    assert!(report.verified && !report.overflow, "{}", report.summary());
+    assert_eq!((report.distinct_vectors, report.compressed.new_vectors), (3, 3), "{}", report.summary());
+}
+
+#[test]
+fn compact_hash_reports_a_full_table() {
+    let gpu = compact_hash_gpu();
+    // 1000 distinct vectors of 4 words need about 3000 nodes; the table has 256 slots.
+    let options = CompactHashOptions {
+        length: 4,
+        bucket_size: 4,
+        table_log2: 8,
+        vectors: Some(1000),
+        fill: 0.5,
+        distribution: VectorDistribution::Uniform,
+        iterations: 1,
+        seed: 5,
+    };
+    let report = CompactHash::run(&gpu, &options).unwrap();
+    assert!(report.overflow && report.compressed.failed > 0 && report.uncompressed.failed == 0, "{}", report.summary());
+    // What was stored is consistent: the vectors that found room decode, none is new twice.
+    assert!(report.compressed.verified, "{}", report.summary());
+    assert!(report.compressed.new_vectors + report.compressed.failed <= 1000);
+    assert!(report.overflow_message().unwrap().contains("compressed table (2^8 slots) found no free slot"));
+}
+
+#[test]
+fn closest_pairs_gpu_equals_cpu() {
+    let mut rng = common::rng("closest_pairs_gpu_equals_cpu");
+    let gpu = kernel_gpu();
+    let options = ClosestPairsOptions { variant: cp::Variant::Both, iterations: 1 };
+    // One point each, fewer A than 100, two top-100 rounds (more than 2048 A), B much larger than A.
+    for (m, n) in [(1, 1), (1, 300), (60, 1), (5000, 200), (700, 2500)] {
+        for distribution in [Distribution::Uniform, Distribution::Clustered, Distribution::Equal] {
+            let armies = cp::make_armies(m, n, distribution, rng.random());
+            let report = ClosestPairs::run(&gpu, &ClosestPairsInput { armies: armies.clone(), options: options.clone() }).unwrap();
+            assert!(report.verified, "{m} x {n} {}: {}", armies.source, report.summary());
+            assert_eq!(report.pairs.len(), m.min(100));
+            // The CPU reference itself equals the brute force.
+            if m * n <= 1 << 20 {
+                let brute = cp::nearest_brute_cpu(&armies.a, &armies.b);
+                assert_eq!(cp::top_pairs(&brute, 100), report.pairs, "{}", armies.source);
+            }
+        }
+    }
+    // Near ties at large coordinates: B on a lattice, A at lattice midpoints, shifted by an ulp.
+    let b: Vec<cp::Point> =
+        (0..512).map(|i| [1.0e6 + (i % 8) as f32 * 4.0, 2.0e6 + (i / 8 % 8) as f32 * 4.0, (i / 64) as f32 * 4.0]).collect();
+    let a: Vec<cp::Point> = (0..512)
+        .map(|i| {
+            [
+                1.0e6 + 2.0 + (i % 8) as f32 * 4.0,
+                2.0e6 + 2.0 + (i / 8 % 8) as f32 * 4.0 + (i % 3) as f32 * 0.125,
+                (i / 64) as f32 * 4.0 + 2.0,
+            ]
+        })
+        .collect();
+    let report = ClosestPairs::run(&gpu, &ClosestPairsInput { armies: cp::Armies { a, b, source: "lattice".into() }, options }).unwrap();
+    assert!(report.verified, "{}", report.summary());
+}
+
+/// A random pattern of up to `items` items over `alphabet`, using every syntax element.
+fn random_pattern(rng: &mut impl Rng, alphabet: &[u8], items: usize) -> Vec<u8> {
+    let mut p = Vec::new();
+    for _ in 0..rng.random_range(1..=items) {
+        let pick = |rng: &mut dyn rand::RngCore| alphabet[(rng.next_u32() as usize) % alphabet.len()];
+        match rng.random_range(0..8) {
+            0 => p.push(b'.'),
+            1 => {
+                let (a, b) = (pick(rng), pick(rng));
+                p.extend_from_slice(&[b'[', a.min(b), b'-', a.max(b), b']']);
+            }
+            2 => p.extend_from_slice(&[b'[', pick(rng), pick(rng), b']']),
+            3 => p.extend_from_slice(&[b'[', b'^', pick(rng), b']']),
+            _ => p.push(pick(rng)),
+        }
+        match rng.random_range(0..10) {
+            0 => p.push(b'?'),
+            1 => p.push(b'*'),
+            2 => p.push(b'+'),
+            3 => {
+                let x = rng.random_range(0..3);
+                p.extend_from_slice(format!("{{{x},{}}}", x + rng.random_range(1..4)).as_bytes());
+            }
+            4 => p.extend_from_slice(format!("{{{}}}", rng.random_range(1..3)).as_bytes()),
+            _ => {}
+        }
+    }
+    p
+}
+
+#[test]
+fn shift_and_cpu_equals_naive_matcher() {
+    let mut rng = common::rng("shift_and_cpu_equals_naive_matcher");
+    for round in 0..300 {
+        let alphabet: &[u8] = if round % 2 == 0 { b"ab" } else { b"abcd" };
+        let pattern = random_pattern(&mut rng, alphabet, 5);
+        let items = sa::parse(&pattern).unwrap();
+        let Ok(compiled) = sa::compile(&items) else { continue };
+        let text: Vec<u8> = (0..rng.random_range(1..60)).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+        assert_eq!(
+            sa::match_ends(&compiled, &text),
+            sa::naive_match_ends(&items, &text),
+            "pattern {} text {}",
+            String::from_utf8_lossy(&pattern),
+            String::from_utf8_lossy(&text)
+        );
+    }
+}
+
+#[test]
+fn shift_and_gpu_equals_cpu_for_any_chunking() {
+    let mut rng = common::rng("shift_and_gpu_equals_cpu_for_any_chunking");
+    let gpu = kernel_gpu();
+    let alphabet = b"abc";
+    let mut patterns: Vec<Vec<u8>> =
+        (0..40).map(|_| random_pattern(&mut rng, alphabet, 6)).filter(|p| sa::compile(&sa::parse(p).unwrap()).is_ok()).collect();
+    // Unbounded repeats across chunks, the empty-matching ones, and patterns of 2 to 5 modules.
+    patterns.extend([&b"a.*b"[..], b"a*", b"a?b?c?", b"[^c]+c", b"c{3,}"].map(|p| p.to_vec()));
+    patterns.push(b"ab?c*.".repeat(20));
+    patterns.push(b"[ab]{1,3}c?".repeat(20));
+    patterns.push(b"a.{30}b.{30}c.{30}a".to_vec());
+    let text: Vec<u8> = (0..3000).map(|_| alphabet[rng.random_range(0..3)]).collect();
+    let work = sa::Workload { patterns, text, source: "random".into() };
+    // Carry rounds (the default) and the sequential fall-back (forced by 0 rounds).
+    for max_carry_rounds in [sa::MAX_CARRY_ROUNDS, 0] {
+        for chunk_len in [1, 7, 64, 1000, 3000] {
+            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, max_carry_rounds };
+            let report = ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap();
+            assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}, {max_carry_rounds} rounds: {}", report.summary());
+            assert_eq!(report.sequential_fixup, max_carry_rounds == 0 && chunk_len < 3000);
+        }
+    }
+    assert!(sa::compile(&sa::parse(&b"ab?c*.".repeat(20)).unwrap()).unwrap().words.len() >= 3);
+}
