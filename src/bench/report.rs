@@ -58,6 +58,8 @@ pub struct FrameRecord {
     pub max_error_px: f64,
     /// Deepest subdivision level this frame.
     pub max_depth: u32,
+    /// Visible leaves that wanted to split and could not (at the max depth).
+    pub capped_leaves: u32,
     /// Cache hits this frame.
     pub cache_hits: u64,
     /// Cache misses this frame.
@@ -359,6 +361,7 @@ mod tests {
                     visible_leaves: 5_000 + (rng.next_u64() % 5_000) as u32,
                     max_error_px: rng.unit() * 2.0,
                     max_depth: 20 + (rng.next_u64() % 8) as u32,
+                    capped_leaves: 0,
                     cache_hits: rng.next_u64() % 1000,
                     cache_misses: rng.next_u64() % 100,
                     pass_gpu_ms,
@@ -482,6 +485,7 @@ mod tests {
             visible_leaves: 1,
             max_error_px: 0.5,
             max_depth: 1,
+            capped_leaves: 0,
             cache_hits: 0,
             cache_misses: 0,
             pass_gpu_ms: pass_gpu_ms.into_iter().map(|(n, ms)| (n.to_string(), ms)).collect(),

@@ -77,6 +77,7 @@ fn fly<S: LebScene>(
             visible_leaves: outcome.lod.visible_leaves,
             max_error_px: outcome.lod.max_size_px as f64,
             max_depth: outcome.stats.max_depth,
+            capped_leaves: outcome.lod.capped_leaves,
             cache_hits: globe.as_ref().map_or(0, |g| u64::from(g.cache.hits)),
             cache_misses: globe.as_ref().map_or(0, |g| u64::from(g.cache.misses)),
             pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),

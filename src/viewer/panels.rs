@@ -425,6 +425,9 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
                     ui.label("visible leaves");
                     ui.label(lod.visible_leaves.to_string());
                     ui.end_row();
+                    ui.label("capped leaves");
+                    ui.label(lod.capped_leaves.to_string()).on_hover_text("visible leaves that want to split but are at the max depth");
+                    ui.end_row();
                 }
                 ui.label("triangles");
                 ui.label((stats.triangles() as u64 * data.triangles_per_leaf as u64).to_string());
