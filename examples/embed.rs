@@ -4,11 +4,11 @@
 //! decode), the application's render pass in which `draw` adds the terrain, `record_finish`,
 //! submit, `after_submit`.
 
-use bisector::cache::tile_cache::{Producer, TileCache};
+use bisector::flat::{camera::Camera, Renderer};
+use bisector::globe::cache::tile_cache::{Producer, TileCache};
 use bisector::globe::{camera::GlobeCamera, renderer::GlobeRenderer};
 use bisector::gpu::target::{begin_draw_pass, depth_view};
 use bisector::gpu::Gpu;
-use bisector::render::{camera::Camera, Renderer};
 use bisector::schedule::LebScene;
 use std::sync::Arc;
 use winit::application::ApplicationHandler;
@@ -67,10 +67,10 @@ impl ApplicationHandler for App {
         let surface = instance.create_surface(window.clone()).expect("a surface");
         let adapter = bisector::gpu::request_adapter(&instance, Some(&surface)).expect("an adapter");
         // The device must meet the terrain's limits: ask for them with the application's own.
-        let (globe_settings, flat_settings) = (Default::default(), bisector::render::RenderSettings::default());
+        let (globe_settings, flat_settings) = (Default::default(), bisector::flat::RenderSettings::default());
         let field = bisector::terrain::procedural::generate(1, 1025, 20480.0);
         let requirements = if self.flat {
-            bisector::render::requirements(&flat_settings, field.samples_per_side)
+            bisector::flat::requirements(&flat_settings, field.samples_per_side)
         } else {
             bisector::globe::renderer::requirements(&globe_settings, 256)
         };

@@ -1,6 +1,6 @@
 // kernel.tile_table: tile-table lookups (one thread per query), the ancestor walk that inserts
 // every key it missed into the feedback set (as a height-sampling shader will), and feedback
-// inserts alone. Checked against src/cache (the CPU twins) by src/kernels/tile_table.rs.
+// inserts alone. Checked against src/globe/cache (the CPU twins) by src/kernels/tile_table.rs.
 //!include shared/dispatch.wgsl
 //!include shared/tile_table.wgsl
 //!include shared/tile_feedback.wgsl

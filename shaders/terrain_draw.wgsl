@@ -7,7 +7,7 @@
 //!include shared/shading.wgsl
 //!include shared/morph_constants.wgsl
 
-// Keep in sync with DrawUniforms in src/render/terrain_draw.rs.
+// Keep in sync with DrawUniforms in src/flat/terrain_draw.rs.
 struct DrawUniforms {
     clip_from_world: mat4x4<f32>,
     camera_position_m: vec4<f32>,
@@ -36,7 +36,7 @@ struct VertexOut {
     @location(2) barycentric: vec3<f32>,
 }
 
-// Vertex morphing; mirrors src/render/morph.rs (see its header for the rules), whose MORPH_GRID_BITS
+// Vertex morphing; mirrors src/flat/morph.rs (see its header for the rules), whose MORPH_GRID_BITS
 // and MORPH_END shared/morph_constants.wgsl holds.
 
 // The height at which the vertex at `uv` is drawn: between the midpoint of the edge whose split

@@ -1,5 +1,5 @@
 // A test kernel: the tile cache's WGSL API at given map points and zooms, so tests compare it
-// with the CPU twins in src/cache/tile_cache.rs. One thread per query.
+// with the CPU twins in src/globe/cache/tile_cache.rs. One thread per query.
 //!include shared/tile_cache_record.wgsl
 
 // x, y = fixed-point map point, z = wanted zoom, w = 1 to record (used bit, feedback).

@@ -1,10 +1,10 @@
 // Pass "cache.tile_generate": the procedural planet's tiles made on the GPU, straight into their
 // atlas layers. One invocation per texel, one workgroup layer (z) per scheduled tile. Mirrors
-// src/cache/tile_generate.rs (planet_tile, the CPU twin).
+// src/globe/cache/tile_generate.rs (planet_tile, the CPU twin).
 //!include shared/planet.wgsl
 //!include shared/tile_constants.wgsl
 
-// Keep in sync with TileJob in src/cache/tile_generate.rs: x = key lo, y = key hi, z = atlas
+// Keep in sync with TileJob in src/globe/cache/tile_generate.rs: x = key lo, y = key hi, z = atlas
 // layer, w = seed.
 @group(0) @binding(0) var<storage, read> tile_jobs: array<vec4<u32>>;
 @group(0) @binding(1) var atlas: texture_storage_2d_array<r32float, write>;

@@ -6,7 +6,7 @@ use crate::globe::camera::GlobeCamera;
 use anyhow::{bail, Context};
 use glam::DVec3;
 
-use crate::render::camera::Camera;
+use crate::flat::camera::Camera;
 
 /// Parses `WxH` (e.g. `1920x1080`) into pixels.
 pub fn parse_size(text: &str) -> anyhow::Result<(u32, u32)> {

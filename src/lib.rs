@@ -2,9 +2,9 @@
 //! drives longest-edge bisection (LEB) of the terrain every frame.
 
 pub mod bench;
-pub mod cache;
 pub mod cbt;
 pub mod cli;
+pub mod flat;
 pub mod globe;
 /// The bottom layer (the `bisector-gpu` crate), under its old path so that `crate::gpu::...` reads as before.
 pub use bisector_gpu as gpu;
@@ -14,7 +14,6 @@ pub mod input;
 pub mod kernels;
 pub mod leb;
 pub mod pool;
-pub mod render;
 pub mod schedule;
 pub mod shaders;
 pub mod terrain;

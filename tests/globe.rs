@@ -73,10 +73,10 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
     let max_depth = rng.random_range(10..=15u32);
     let gpu = common::gpu(max_depth);
     let settings = GlobeSettings { max_depth, leaf_capacity: 1 << max_depth, ..Default::default() };
-    let cache = bisector::cache::tile_cache::TileCache::new(
+    let cache = bisector::globe::cache::tile_cache::TileCache::new(
         &gpu,
         Default::default(),
-        bisector::cache::tile_cache::Producer::Procedural { seed: 1 },
+        bisector::globe::cache::tile_cache::Producer::Procedural { seed: 1 },
     )
     .unwrap();
     let renderer = GlobeRenderer::new(&gpu, settings, bisector::gpu::target::COLOR_FORMAT, cache);
@@ -123,7 +123,7 @@ fn gpu_globe_updates_equal_the_cpu_twin_and_stay_watertight() {
 
 mod planet {
     use super::{common, golden};
-    use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+    use bisector::globe::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
     use bisector::globe::camera::GlobeCamera;
     use bisector::globe::ground::Ground;
     use bisector::globe::renderer::{GlobeRenderer, GlobeSettings, SPACE_COLOR};

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use bisector::cache::tile_key::TileKey;
-use bisector::cache::tile_layout::{texel_map_point, TILE_SIDE};
-use bisector::cache::tile_producer::TileProducer;
+use bisector::globe::cache::tile_key::TileKey;
+use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
+use bisector::globe::cache::tile_producer::TileProducer;
 use bisector::globe::earth::{texel_step_m, LayeredEarth, EARTH_SOURCE, FEATHER_M};
 use bisector::leb::octahedral;
 use bisector::terrain::pyramid::{TileMemo, TilePyramid};

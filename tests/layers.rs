@@ -30,20 +30,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("schedule", &["gpu", "cbt", "leb"]),
     // Height sources and the node bounds built from them.
     ("terrain", &["gpu", "input", "cbt", "leb"]),
-    // The globe's tile cache.
-    ("cache", &["gpu", "shaders", "hash", "test_rng", "leb", "terrain"]),
     // The flat terrain: its passes and drawing, a scene of the schedule.
-    ("render", &["gpu", "shaders", "cbt", "leb", "schedule", "terrain"]),
-    // The globe: its passes (a scene of the schedule), camera and planet.
-    ("globe", &["gpu", "shaders", "test_rng", "cbt", "leb", "schedule", "terrain", "cache"]),
+    ("flat", &["gpu", "shaders", "cbt", "leb", "schedule", "terrain"]),
+    // The globe: its passes (a scene of the schedule), camera, planet and tile cache (globe::cache).
+    ("globe", &["gpu", "shaders", "hash", "test_rng", "cbt", "leb", "schedule", "terrain"]),
     // Camera paths, the headless runners, reports, quality.
-    ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe"]),
+    ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "flat", "globe"]),
     // Argument parsing shared by the commands.
-    ("cli", &["input", "render", "globe", "bench"]),
+    ("cli", &["input", "flat", "globe", "bench"]),
     // The kernels that measure the renderer's parts (the seed papers' kernels are crates/kernels).
-    ("kernels", &["gpu", "shaders", "cbt", "leb", "cache"]),
+    ("kernels", &["gpu", "shaders", "cbt", "leb", "globe"]),
     // The interactive viewer: the top.
-    ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "cache", "render", "globe", "bench", "cli", "kernels"]),
+    ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "flat", "globe", "bench", "cli", "kernels"]),
 ];
 
 fn src_dir() -> PathBuf {

@@ -12,10 +12,10 @@
 
 mod common;
 
+use bisector::flat::camera::Camera;
+use bisector::flat::{RenderSettings, Renderer};
 use bisector::gpu::target::COLOR_FORMAT;
 use bisector::leb::lod::Criterion;
-use bisector::render::camera::Camera;
-use bisector::render::{RenderSettings, Renderer};
 use bisector::schedule::headless::HeadlessView;
 use bisector::terrain::procedural;
 use glam::DVec3;

@@ -15,9 +15,9 @@ mod golden;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use bisector::render::camera::Camera;
-use bisector::render::render_shot;
-use bisector::render::RenderSettings;
+use bisector::flat::camera::Camera;
+use bisector::flat::render_shot;
+use bisector::flat::RenderSettings;
 use bisector::terrain::{procedural, HeightField, TerrainSpec};
 use glam::DVec3;
 

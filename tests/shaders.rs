@@ -11,16 +11,16 @@ mod wgsl;
 
 use std::path::Path;
 
-use bisector::cache::tile_generate::TileJob;
-use bisector::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
+use bisector::flat::terrain_draw::DrawUniforms;
+use bisector::globe::cache::tile_generate::TileJob;
+use bisector::globe::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::globe::frame::GlobeFrame;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
-use bisector::render::terrain_draw::DrawUniforms;
 use bisector::shaders::SHADERS;
 use wgsl::{Mirror, Value, Wgsl};
 
@@ -151,7 +151,7 @@ fn rust_structs_match_their_wgsl_layout() {
 /// crates/kernels/tests/shaders.rs.)
 #[test]
 fn constants_shared_with_rust_agree() {
-    use bisector::cache::{tile_key, tile_layout, tile_table};
+    use bisector::globe::cache::{tile_key, tile_layout, tile_table};
     let expected = [
         ("globe_draw.wgsl", "GLOBE_MAP_SIDE_M", Value::F32(bisector::globe::MAP_SIDE_M as f32)),
         ("globe_draw.wgsl", "GLOBE_TILE_INTERVALS", Value::F32(tile_layout::TILE_INTERVALS as f32)),
@@ -166,8 +166,8 @@ fn constants_shared_with_rust_agree() {
         ("leb_decode.wgsl", "WORKGROUP_SIZE", Value::U32(bisector::gpu::dispatch::WORKGROUP_SIZE)),
         ("leb_decode.wgsl", "MAX_GROUPS_X", Value::U32(bisector::gpu::dispatch::MAX_GROUPS_X)),
         ("leb_decode.wgsl", "BACK_FACE_MARGIN_SQ", Value::F32(bisector::leb::lod::BACK_FACE_MARGIN_SQ)),
-        ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::render::morph::GRID_BITS)),
-        ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::render::morph::MORPH_END)),
+        ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::flat::morph::GRID_BITS)),
+        ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::flat::morph::MORPH_END)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
     ];
     wgsl::constants_agree(&SHADERS, &expected);
@@ -195,7 +195,11 @@ fn word_layouts_match_rust() {
     let module = wgsl::parse(&SHADERS, "kernel_tile_table.wgsl");
     let (members, _) = wgsl::wgsl_layout(&module, &Wgsl::Struct("TileFeedback"));
     let words = members.iter().find(|(name, _, _)| name == "words").expect("TileFeedback.words").1;
-    assert_eq!(words, 4 * bisector::cache::tile_feedback::HEADER_WORDS as usize, "TileFeedback's slots start after HEADER_WORDS words");
+    assert_eq!(
+        words,
+        4 * bisector::globe::cache::tile_feedback::HEADER_WORDS as usize,
+        "TileFeedback's slots start after HEADER_WORDS words"
+    );
 
     let module = wgsl::parse(&SHADERS, "leb_update.wgsl");
     let stats_words = module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some("stats_words")).expect("stats_words").1;
@@ -215,9 +219,9 @@ fn generated_wgsl_files_are_current() {
         &root().join("shaders"),
         &[
             ("shared/globe_constants.wgsl", bisector::globe::constants_wgsl),
-            ("shared/tile_constants.wgsl", bisector::cache::constants_wgsl),
+            ("shared/tile_constants.wgsl", bisector::globe::cache::constants_wgsl),
             ("shared/lod_constants.wgsl", bisector::leb::lod::constants_wgsl),
-            ("shared/morph_constants.wgsl", bisector::render::morph::constants_wgsl),
+            ("shared/morph_constants.wgsl", bisector::flat::morph::constants_wgsl),
             ("shared/cbt_reduce_constants.wgsl", bisector::cbt::reduce::constants_wgsl),
             ("shared/leb_constants.wgsl", bisector::leb::cpu::constants_wgsl),
         ],

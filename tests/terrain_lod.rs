@@ -6,8 +6,8 @@
 mod common;
 
 use bisector::bench::quality::measure;
-use bisector::render::camera::Camera;
-use bisector::render::RenderSettings;
+use bisector::flat::camera::Camera;
+use bisector::flat::RenderSettings;
 use bisector::terrain::{node_bounds, TerrainSpec};
 
 #[test]

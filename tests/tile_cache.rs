@@ -1,5 +1,5 @@
 //! The tile cache on the GPU (lavapipe) against its CPU twins: the WGSL API (find, bilinear
-//! height, gradient, record) equals `cache::tile_cache::cpu_*` over the same resident set and its
+//! height, gradient, record) equals `globe::cache::tile_cache::cpu_*` over the same resident set and its
 //! feedback and used bits are exactly the expected sets; a tiny cache streaming from a CPU
 //! producer never has holes and converges to the fully-resident heights; the GPU planet
 //! generator equals its CPU twin and neighbouring tiles share their edge texels bit for bit.
@@ -11,13 +11,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use bisector::cache::atlas::Atlas;
-use bisector::cache::tile_cache::{cpu_find, cpu_gradient, cpu_height, cpu_wanted_key, Producer, TileCache, TileCacheConfig};
-use bisector::cache::tile_generate::{planet_tile, TileGenerate, TileJob, PLANET_SOURCE};
-use bisector::cache::tile_key::TileKey;
-use bisector::cache::tile_layout::{texel_map_point, TILE_SIDE, TILE_TEXELS};
-use bisector::cache::tile_producer::TileProducer;
-use bisector::cache::tile_table::TILE_MISS;
+use bisector::globe::cache::atlas::Atlas;
+use bisector::globe::cache::tile_cache::{cpu_find, cpu_gradient, cpu_height, cpu_wanted_key, Producer, TileCache, TileCacheConfig};
+use bisector::globe::cache::tile_generate::{planet_tile, TileGenerate, TileJob, PLANET_SOURCE};
+use bisector::globe::cache::tile_key::TileKey;
+use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE, TILE_TEXELS};
+use bisector::globe::cache::tile_producer::TileProducer;
+use bisector::globe::cache::tile_table::TILE_MISS;
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{self, MAP_ONE};

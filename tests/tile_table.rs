@@ -7,9 +7,9 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use bisector::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
-use bisector::cache::tile_key::{TileKey, MAX_SOURCE, MAX_ZOOM};
-use bisector::cache::tile_table::{GpuTileTable, TileSlot, TileTable, TileTableHeader, TILE_MISS};
+use bisector::globe::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
+use bisector::globe::cache::tile_key::{TileKey, MAX_SOURCE, MAX_ZOOM};
+use bisector::globe::cache::tile_table::{GpuTileTable, TileSlot, TileTable, TileTableHeader, TILE_MISS};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::readback::ReadbackRing;
 use bisector::gpu::{Gpu, Requirements};

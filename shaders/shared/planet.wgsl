@@ -1,5 +1,5 @@
 // The procedural planet: height in metres as a deterministic function of a unit-sphere direction,
-// a seed and the tile zoom (finer zooms add octaves). Mirrors src/cache/tile_generate.rs
+// a seed and the tile zoom (finer zooms add octaves). Mirrors src/globe/cache/tile_generate.rs
 // (planet_height_m and friends) operation by operation in f32. Also the exact fixed-point map
 // point of a tile texel (tile_texel_map_fixed), so tiles sharing an edge compute identical
 // heights there. No bindings.
@@ -88,7 +88,7 @@ fn planet_height_m(d: vec3<f32>, zoom: u32, seed: u32) -> f32 {
 }
 
 // Fixed-point map point (PLANET_MAP_ONE = 1.0) of texel (i, j) of tile (zoom, x, y), folded into
-// [0, ONE]^2 across the octahedral map's sides (src/cache/tile_layout.rs). Exact: tiles sharing
+// [0, ONE]^2 across the octahedral map's sides (src/globe/cache/tile_layout.rs). Exact: tiles sharing
 // an edge get equal integers there (below zoom 24 every texel is exact; finer, a texel offset is
 // floored to the fixed-point grid).
 fn tile_texel_map_fixed(zoom: u32, x: u32, y: u32, i: u32, j: u32) -> vec2<i32> {

@@ -1,5 +1,5 @@
 // The tile cache's read side: find the nearest resident tile of a map point and sample it
-// (height, gradient). Mirrors src/cache/tile_cache.rs (cpu_find, cpu_height, cpu_gradient).
+// (height, gradient). Mirrors src/globe/cache/tile_cache.rs (cpu_find, cpu_height, cpu_gradient).
 // Usable from vertex, fragment and compute shaders: it binds only
 //   @group(2) @binding(0) tile_table  (storage, read)
 //   @group(2) @binding(1) tile_atlas  (texture_2d_array<f32>, R32Float, textureLoad only)
@@ -8,7 +8,7 @@
 //
 // Map coordinates are fixed point, vec2<u32> with MAP_ONE = 2^30 = 1.0 (src/globe/octahedral.rs).
 // Tile (zoom z, x, y) covers [x, x + 1] / 2^z x [y, y + 1] / 2^z; texel (i, j) of its layer is
-// the sample at ((x + (i - 1) / 128) / 2^z, ...) (src/cache/tile_layout.rs), so the texel index
+// the sample at ((x + (i - 1) / 128) / 2^z, ...) (src/globe/cache/tile_layout.rs), so the texel index
 // and bilinear fraction of a map point come from integer shifts, with no float drift.
 //
 // Pipeline-overridable constants (TileCache::pipeline_constants gives their values):

@@ -1,12 +1,12 @@
 // The feedback set: shaders insert the tile keys they missed; a bounded open-addressing hash
 // set that deduplicates on the GPU with 32-bit compare-exchange, lock-free and without waiting,
 // and flags overflow. The CPU clears it before the frame and reads it after. Mirrors
-// src/cache/tile_feedback.rs (TileFeedbackSet; the module comment argues why no key is stored
+// src/globe/cache/tile_feedback.rs (TileFeedbackSet; the module comment argues why no key is stored
 // twice). The includer binds it as
 //   var<storage, read_write> tile_feedback: TileFeedback;
 //!include shared/tile_key.wgsl
 
-// Keep in sync with the layout in src/cache/tile_feedback.rs (HEADER_WORDS = 4).
+// Keep in sync with the layout in src/globe/cache/tile_feedback.rs (HEADER_WORDS = 4).
 struct TileFeedback {
     // Keys stored.
     count: atomic<u32>,

@@ -1,5 +1,5 @@
 // Tile keys on the GPU: (source, zoom, x, y) packed into two u32 words vec2<u32>(lo, hi), and
-// their hash. Mirrors src/cache/tile_key.rs (see its bit layout):
+// their hash. Mirrors src/globe/cache/tile_key.rs (see its bit layout):
 //   lo = x | (zoom + 1) << 27,  hi = y | (source + 1) << 27;  (0, 0) is the empty slot.
 //!include shared/hash.wgsl
 //!include shared/tile_constants.wgsl
@@ -21,7 +21,7 @@ fn tile_key_parent(key: vec2<u32>) -> vec2<u32> {
 }
 
 
-// Keep in sync with tile_hash in src/cache/tile_key.rs.
+// Keep in sync with tile_hash in src/globe/cache/tile_key.rs.
 fn tile_hash(key: vec2<u32>) -> u32 {
     return fmix32(key.x ^ fmix32(key.y));
 }

@@ -1,11 +1,11 @@
 // The tile table (key -> atlas slot), read-only on the GPU: open addressing with linear probing
-// in Robin Hood order (each slot stores its entry's displacement), maintained by the CPU (src/cache/tile_table.rs, whose TileTable::lookup and lookup_ancestor
+// in Robin Hood order (each slot stores its entry's displacement), maintained by the CPU (src/globe/cache/tile_table.rs, whose TileTable::lookup and lookup_ancestor
 // this mirrors exactly). The includer binds the table as
 //   var<storage, read> tile_table: TileTable;
 // (one buffer: the header, then the slots). No tombstones: removals shift entries back.
 //!include shared/tile_key.wgsl
 
-// Keep in sync with TileTableHeader and TileSlot in src/cache/tile_table.rs.
+// Keep in sync with TileTableHeader and TileSlot in src/globe/cache/tile_table.rs.
 struct TileTable {
     // Slots, a power of two.
     capacity: u32,

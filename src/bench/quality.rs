@@ -9,12 +9,12 @@
 //! screen-space error. Morphing is off (it moves vertices by less than the target).
 
 use crate::cbt::cpu::Node;
+use crate::flat::camera::Camera;
+use crate::flat::{RenderSettings, Renderer};
 use crate::gpu::target::COLOR_FORMAT;
 use crate::gpu::Gpu;
 use crate::leb::bounds::NodeBounds;
 use crate::leb::lod::{Criterion, LodParams};
-use crate::render::camera::Camera;
-use crate::render::{RenderSettings, Renderer};
 use crate::schedule::headless::{convergence_frame_limit, HeadlessView};
 use crate::schedule::LebScene;
 use crate::terrain::node_bounds::grid_vertices;

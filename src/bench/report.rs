@@ -88,7 +88,7 @@ pub struct GlobeFrameRecord {
     pub cpu_submit_ms: f64,
     /// The tile cache after the frame's uploads; hits and misses are those of the latest
     /// read-back (`cache.readback_frame`), which may be a frame or two old.
-    pub cache: crate::cache::tile_cache::TileCacheStats,
+    pub cache: crate::globe::cache::tile_cache::TileCacheStats,
 }
 
 /// A globe benchmark's tile cache over the whole run.
@@ -390,7 +390,7 @@ mod tests {
 
     #[test]
     fn cache_summary_counts_each_readback_once_and_long_frames_are_flagged() {
-        use crate::cache::tile_cache::TileCacheStats;
+        use crate::globe::cache::tile_cache::TileCacheStats;
         let mut rng = XorShift::fresh("cache_summary");
         let mut frames = random_frames(&mut rng, 40);
         let (mut hits, mut misses, mut uploaded) = (0u64, 0u64, 0u64);

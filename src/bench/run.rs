@@ -4,10 +4,10 @@
 use crate::bench::globe_path::GlobePath;
 use crate::bench::path::CameraPath;
 use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord};
+use crate::flat::camera::Camera;
+use crate::flat::Renderer;
 use crate::globe::renderer::GlobeRenderer;
 use crate::gpu::Gpu;
-use crate::render::camera::Camera;
-use crate::render::Renderer;
 use crate::schedule::headless::{FrameOutcome, HeadlessView};
 use crate::schedule::LebScene;
 

@@ -1,6 +1,6 @@
 //! The planet's real-data height source (`--terrain planet:BASE[,REGION...]`): a global base
 //! raster with regional tile pyramids or rasters layered over it, resampled onto the tiles of the
-//! octahedral map (src/cache/tile_layout.rs) for the GPU tile cache.
+//! octahedral map (src/globe/cache/tile_layout.rs) for the GPU tile cache.
 //!
 //! ```text
 //! Per texel: map point -> octahedral::wrap -> unit vector n -> (lon, lat); texel spacing s from n
@@ -37,9 +37,9 @@ use std::path::{Path, PathBuf};
 
 use glam::{DVec2, DVec3};
 
-use crate::cache::tile_key::{TileKey, MAX_ZOOM};
-use crate::cache::tile_layout::{texel_map_point, TILE_INTERVALS, TILE_SIDE, TILE_TEXELS};
-use crate::cache::tile_producer::TileProducer;
+use crate::globe::cache::tile_key::{TileKey, MAX_ZOOM};
+use crate::globe::cache::tile_layout::{texel_map_point, TILE_INTERVALS, TILE_SIDE, TILE_TEXELS};
+use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::EARTH_RADIUS_M;
 use crate::leb::octahedral;
 use crate::terrain::pyramid::{TileMemo, TilePyramid};

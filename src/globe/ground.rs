@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::cache::tile_cache::Producer;
-use crate::cache::tile_generate::{planet_height_m, PLANET_MAX_ZOOM};
-use crate::cache::tile_producer::TileProducer;
+use crate::globe::cache::tile_cache::Producer;
+use crate::globe::cache::tile_generate::{planet_height_m, PLANET_MAX_ZOOM};
+use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
 use crate::globe::spec::GlobeSpec;
 use crate::leb::octahedral;
@@ -14,7 +14,7 @@ use crate::terrain::TerrainError;
 /// A globe's heights on the CPU.
 #[derive(Clone)]
 pub enum Ground {
-    /// The procedural planet: the CPU twin of the GPU generator (src/cache/tile_generate.rs).
+    /// The procedural planet: the CPU twin of the GPU generator (src/globe/cache/tile_generate.rs).
     Procedural { seed: u32 },
     /// Real data: a global base with regions over it.
     Earth(Arc<LayeredEarth>),
@@ -77,9 +77,9 @@ impl Ground {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::tile_generate::PLANET_SOURCE;
-    use crate::cache::tile_generate::{planet_direction, tile_texel_map_fixed};
-    use crate::cache::tile_key::TileKey;
+    use crate::globe::cache::tile_generate::PLANET_SOURCE;
+    use crate::globe::cache::tile_generate::{planet_direction, tile_texel_map_fixed};
+    use crate::globe::cache::tile_key::TileKey;
 
     #[test]
     fn the_procedural_ground_is_the_generators_height_at_its_texels() {

@@ -3,9 +3,9 @@
 //! over a CBT whose base is the octahedron's 8 triangles (depth 3), between its tile cache's
 //! begin and end of frame.
 
-use crate::cache::tile_cache::TileCache;
 use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
+use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use crate::gpu::target::DEPTH_FORMAT;

@@ -3,7 +3,7 @@
 //! it to the GPU; the GPU then runs one lookup per thread over all hits, all misses, and the
 //! ancestor walk (queries a few levels below resident tiles, plus strays) that inserts every key
 //! it missed into the feedback set. Every answer is checked against the CPU twins
-//! (`cache::tile_table::TileTable`, `cache::tile_feedback::TileFeedbackSet`); the throughput is
+//! (`globe::cache::tile_table::TileTable`, `globe::cache::tile_feedback::TileFeedbackSet`); the throughput is
 //! queries / median GPU time of the pass. `shaders/kernel_tile_table.wgsl`.
 
 use std::collections::BTreeSet;
@@ -12,9 +12,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use crate::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
-use crate::cache::tile_key::{TileKey, MAX_ZOOM};
-use crate::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
+use crate::globe::cache::tile_feedback::{GpuTileFeedback, TileFeedbackSet};
+use crate::globe::cache::tile_key::{TileKey, MAX_ZOOM};
+use crate::globe::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::readback::read_buffer;
 use crate::gpu::timings::percentile;
@@ -228,7 +228,7 @@ pub struct TileTableKernel {
 pub struct GpuAnswers {
     pub slots: Vec<u32>,
     pub ancestors: Vec<[u32; 2]>,
-    pub feedback: crate::cache::tile_feedback::FeedbackReadback,
+    pub feedback: crate::globe::cache::tile_feedback::FeedbackReadback,
     pub times_ms: Vec<f64>,
 }
 

@@ -11,7 +11,7 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::flight::Flight;
-use crate::render::camera::Camera;
+use crate::flat::camera::Camera;
 
 /// The bookmarks file inside the config folder.
 pub const BOOKMARKS_FILE: &str = "bookmarks.json";

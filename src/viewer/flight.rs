@@ -4,7 +4,7 @@
 
 use glam::DVec3;
 
-use crate::render::camera::Camera;
+use crate::flat::camera::Camera;
 
 /// Largest pitch, up or down, in degrees (a camera looking straight down has no heading).
 pub const MAX_PITCH_DEG: f64 = 89.0;

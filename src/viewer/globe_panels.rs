@@ -8,7 +8,7 @@ use super::config::PanelState;
 use super::globe_rig::{GlobeFlight, GlobeOrbit, GlobeShip};
 use super::panels::{max_depth_ui, mode_ui, update_passes_ui, Action, UiState};
 use super::rig::CameraMode;
-use crate::cache::tile_cache::TileCacheStats;
+use crate::globe::cache::tile_cache::TileCacheStats;
 use crate::globe::camera::GlobeCamera;
 use crate::leb::octahedral::lon_lat_deg;
 

@@ -33,12 +33,12 @@ use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use crate::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use crate::flat::RenderSettings;
+use crate::globe::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use crate::globe::renderer::GlobeSettings;
 use crate::gpu::errors::ErrorLog;
 use crate::gpu::target::depth_view;
 use crate::gpu::Gpu;
-use crate::render::RenderSettings;
 use crate::schedule::FrameTarget;
 use crate::terrain::HeightField;
 use bookmarks::{Bookmark, Bookmarks};
@@ -167,7 +167,7 @@ impl State {
         let surface = instance.create_surface(window.clone()).context("cannot create a drawing surface for the window")?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let mut requirements = match &options.scene {
-            SceneOptions::Heightfield { field, settings } => crate::render::requirements(settings, field.samples_per_side),
+            SceneOptions::Heightfield { field, settings } => crate::flat::requirements(settings, field.samples_per_side),
             SceneOptions::Globe { settings, cache, .. } => crate::globe::renderer::requirements(settings, cache.tiles),
         };
         kernel_lab::request_optional(&mut requirements, &adapter);

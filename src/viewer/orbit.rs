@@ -2,7 +2,7 @@
 
 use glam::DVec3;
 
-use crate::render::camera::Camera;
+use crate::flat::camera::Camera;
 
 /// Orbit state, in metres and radians.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -14,10 +14,10 @@ use super::kernel_lab::{KernelLabState, KernelRequest};
 use super::rig::CameraMode;
 use super::stats::{LeafStats, TimingHistory};
 use crate::cbt::cpu::MIN_MAX_DEPTH;
+use crate::flat::camera::Camera;
+use crate::flat::{RenderSettings, Renderer};
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::leb::lod::Criterion;
-use crate::render::camera::Camera;
-use crate::render::{RenderSettings, Renderer};
 
 /// The LOD controls, and the one place where they reach the renderer: when the renderer gains a
 /// setting (morphing, a pixel-error criterion), add a field here, a control in `lod_ui` and one

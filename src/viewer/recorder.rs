@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::bench::path::{CameraPath, CameraPose};
-use crate::render::camera::Camera;
+use crate::flat::camera::Camera;
 
 /// Poses are kept at most this often (10 per second); the bench spline fills in between.
 pub const MIN_INTERVAL_S: f64 = 0.1;

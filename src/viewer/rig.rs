@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::flight::{Flight, Move};
 use super::orbit::Orbit;
-use crate::render::camera::Camera;
+use crate::flat::camera::Camera;
 use crate::terrain::HeightField;
 
 /// Which camera the mouse and keys drive.

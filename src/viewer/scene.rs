@@ -8,11 +8,11 @@ use super::globe_rig::{GlobeOrbit, GlobeRig, Turn};
 use super::panels::LodSettings;
 use super::rig::{self, CameraMode, CameraRig};
 use super::stats::StatsReadback;
-use crate::cache::tile_cache::TileCache;
+use crate::flat::{RenderSettings, Renderer};
+use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::gpu::timings::FrameTimings;
 use crate::gpu::Gpu;
-use crate::render::{RenderSettings, Renderer};
 use crate::schedule::{FrameTarget, LebScene, LebTree};
 use crate::terrain::HeightField;
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use bisector::render::RenderSettings;
+use bisector::flat::RenderSettings;
 
 use crate::kernel::KernelCommand;
 

@@ -4,11 +4,11 @@ use bisector::bench::globe_path::GlobePath;
 use bisector::bench::path::CameraPath;
 use bisector::bench::run::{run_bench, BenchOptions};
 use bisector::cli::{write_atomic, write_bytes_atomic};
+use bisector::flat::Renderer;
 use bisector::globe::ground::Ground;
 use bisector::globe::renderer::GlobeRenderer;
 use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
-use bisector::render::Renderer;
 use bisector::schedule::headless::HeadlessView;
 use bisector::terrain::TerrainSpec;
 
@@ -53,7 +53,7 @@ pub(crate) fn bench(
             let camera_path = CameraPath::load(path)?;
             let field = load_terrain(&spec, render)?;
             let gpu = Gpu::headless(
-                &bisector::render::requirements(&settings, field.samples_per_side).with_image_size(options.size_px).with_timestamps(),
+                &bisector::flat::requirements(&settings, field.samples_per_side).with_image_size(options.size_px).with_timestamps(),
             )?;
             let renderer = Renderer::new(&gpu, &field, settings, bisector::gpu::target::COLOR_FORMAT);
             run_bench(&gpu, &mut HeadlessView::new(&gpu, renderer, options.size_px.0, options.size_px.1), &camera_path, &options)

@@ -1,6 +1,6 @@
 //! `bisector info`: the adapter and what the renderer needs of it.
 
-use bisector::render::RenderSettings;
+use bisector::flat::RenderSettings;
 
 pub(crate) fn info() -> anyhow::Result<()> {
     let settings = RenderSettings::default();

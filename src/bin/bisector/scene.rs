@@ -2,12 +2,12 @@
 
 use anyhow::Context;
 
-use bisector::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use bisector::flat::RenderSettings;
+use bisector::globe::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
 use bisector::globe::renderer::GlobeSettings;
 use bisector::gpu::Gpu;
 use bisector::leb::base_mesh::BaseMesh;
 use bisector::leb::lod::Criterion;
-use bisector::render::RenderSettings;
 use bisector::terrain::TerrainSpec;
 
 use crate::args::{LodArg, RenderArgs};

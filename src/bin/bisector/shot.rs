@@ -3,6 +3,8 @@
 use anyhow::Context;
 
 use bisector::cli::{parse_camera, parse_size, write_png};
+use bisector::flat::camera::Camera;
+use bisector::flat::render_shot;
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::figures::{near_edges, ViewFigures};
 use bisector::globe::ground::Ground;
@@ -10,8 +12,6 @@ use bisector::globe::renderer::GlobeRenderer;
 use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
 use bisector::leb::base_mesh::BaseMesh;
-use bisector::render::camera::Camera;
-use bisector::render::render_shot;
 use bisector::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
 use bisector::schedule::LebScene;
 use bisector::terrain::TerrainSpec;
@@ -37,7 +37,7 @@ pub(crate) fn shot(
     let spec = TerrainSpec::parse(&render.terrain)?;
     let camera = camera.map(parse_camera).transpose()?;
     let field = load_terrain(&spec, render)?;
-    let gpu = Gpu::headless(&bisector::render::requirements(&settings, field.samples_per_side).with_image_size((width, height)))?;
+    let gpu = Gpu::headless(&bisector::flat::requirements(&settings, field.samples_per_side).with_image_size((width, height)))?;
     let camera = camera.unwrap_or_else(|| Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64));
     if let Some(warning) = camera.below_ground_warning(&field) {
         eprintln!("{warning}");

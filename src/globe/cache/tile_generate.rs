@@ -215,7 +215,7 @@ impl TileGenerate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::tile_layout::texel_map_point;
+    use crate::globe::cache::tile_layout::texel_map_point;
     use crate::leb::octahedral;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Where tile heights come from when the CPU makes them (on loader threads): a source of real
 //! elevation data resampled onto the tiles of `tile_layout`.
 
-use crate::cache::tile_key::TileKey;
+use crate::globe::cache::tile_key::TileKey;
 use crate::terrain::TerrainError;
 
 /// Makes the heights of tiles of one source on the CPU; called from background threads.
@@ -11,6 +11,6 @@ pub trait TileProducer: Send + Sync {
     /// The deepest zoom worth loading: finer tiles would add no detail.
     fn max_zoom(&self) -> u8;
     /// The TILE_TEXELS heights in metres of `key`, row-major (texel (i, j) at
-    /// j * TILE_SIDE + i, laid out as src/cache/tile_layout.rs says); NaN where there is no data.
+    /// j * TILE_SIDE + i, laid out as src/globe/cache/tile_layout.rs says); NaN where there is no data.
     fn produce(&self, key: TileKey) -> Result<Vec<f32>, TerrainError>;
 }

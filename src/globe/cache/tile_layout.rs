@@ -11,7 +11,7 @@
 //! folded into the square (`octahedral::wrap`) where it falls outside, row j at texel row j.
 //! ```
 
-use crate::cache::tile_key::TileKey;
+use crate::globe::cache::tile_key::TileKey;
 use glam::DVec2;
 
 /// Intervals between samples along a tile's side.
