@@ -18,6 +18,7 @@
 //! checks. Knows nothing of rendering.
 
 pub mod cpu;
+pub mod criterion;
 mod merge;
 pub mod priority;
 mod split;
@@ -27,3 +28,4 @@ mod validate;
 mod tests;
 
 pub use cpu::{FrameStats, PoolTwin, SplitCandidate};
+pub use criterion::TestCriterion;
