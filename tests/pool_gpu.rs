@@ -209,3 +209,31 @@ fn a_tiny_pool_caps_like_the_twin() {
     assert!(capped > 0, "the last split frame capped nothing");
     assert!(twin.used_slots() > (1 << pool_depth) / 2, "the pool never filled: {} slots used", twin.used_slots());
 }
+
+/// A pool of 2^17 slots filled to over 65,536 leaves by a criterion that wants every leaf split,
+/// then coarsened: the allocation's scan then spans several group sums per thread, the list
+/// and every pass many workgroups, and the pool still equals the twin bit for bit.
+#[test]
+fn a_large_pool_fills_and_empties_like_the_twin() {
+    let mut rng = common::rng("a_large_pool_fills_and_empties_like_the_twin");
+    let (pool_depth, max_depth) = (17, 30);
+    let gpu = gpu_for(1 << pool_depth);
+    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
+    let pool = GpuPool::from_twin(&gpu, &twin);
+    let salt = rng.random();
+    let mut most = 0;
+    for frame_index in 0..20 {
+        // Fill, then let everything merge (every parent under the merge target).
+        let filling = frame_index < 16;
+        let split_share = if filling { 1 << 16 } else { 0 };
+        let criterion = TestCriterion { salt, split_share, keep_share: 0, random_max_depth: 64, foci: vec![] };
+        let context = format!("frame {frame_index}");
+        frame(&gpu, &pool, &mut twin, &criterion, filling, &context);
+        assert_same_pool(&pool.read_state(&gpu), &twin, &context);
+        most = most.max(twin.used_slots());
+    }
+    assert!(most > 1 << 16, "the pool held {most} leaves at most");
+    let state = pool.read_state(&gpu);
+    assert_valid(&twin.with_state(state.clone()), "the end");
+    assert_watertight(&state, "the end");
+}
