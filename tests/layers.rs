@@ -24,8 +24,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cbt", &["gpu", "shaders"]),
     // Longest-edge bisection, base meshes, the octahedral map, LOD criterion, node bounds.
     ("leb", &["gpu", "shaders", "cbt"]),
-    // The bisector pool: the CPU twin of the pool of 64-bit bisectors allocated by the CBT.
-    ("pool", &["cbt", "leb", "test_rng"]),
+    // The bisector pool of 64-bit bisectors allocated by the CBT: its CPU twin and its GPU passes.
+    ("pool", &["gpu", "shaders", "cbt", "leb", "test_rng"]),
     // The one frame schedule: the tree every scene shares and the trait a scene implements.
     ("schedule", &["gpu", "cbt", "leb"]),
     // Height sources and the node bounds built from them.

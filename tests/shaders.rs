@@ -21,6 +21,8 @@ use bisector::globe::frame::GlobeFrame;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
+use bisector::pool::criterion::GpuCriterion;
+use bisector::pool::gpu::{GpuPoolCounters, GpuPoolParams};
 use bisector::shaders::SHADERS;
 use wgsl::{Mirror, Value, Wgsl};
 
@@ -130,6 +132,50 @@ fn mirrors() -> Vec<Mirror> {
             }
         ),
         mirror!(
+            "pool_split.wgsl",
+            Wgsl::Struct("PoolParams"),
+            GpuPoolParams {
+                target_sq_px2: "target_sq_px2",
+                effective_target_sq_px2: "effective_target_sq_px2",
+                merge_target_sq_px2: "merge_target_sq_px2",
+                max_depth: "max_depth",
+                base_depth: "base_depth",
+                leaves: "leaves",
+                threshold_bucket: "threshold_bucket",
+                _pad: _,
+            }
+        ),
+        mirror!(
+            "pool_split.wgsl",
+            Wgsl::Struct("PoolCounters"),
+            GpuPoolCounters {
+                wanted_split: "wanted_split",
+                admitted: "admitted",
+                capped_by_depth: "capped_by_depth",
+                capped_by_pool: "capped_by_pool",
+                threshold_bucket: "threshold_bucket",
+                slots_allocated: "slots_allocated",
+                diamonds_merged: "diamonds_merged",
+                slots_freed: "slots_freed",
+                max_depth_reached: "max_depth_reached",
+                leaves: "leaves",
+                _pad: _,
+            }
+        ),
+        mirror!(
+            "pool_split.wgsl",
+            Wgsl::Struct("PoolCriterion"),
+            GpuCriterion {
+                salt: "salt",
+                split_share: "split_share",
+                keep_share: "keep_share",
+                random_max_depth: "random_max_depth",
+                focus_count: "focus_count",
+                _pad: _,
+                foci: "foci",
+            }
+        ),
+        mirror!(
             "tile_cache_probe.wgsl",
             Wgsl::Struct("TileTable"),
             TileTableHeader { capacity: "capacity", max_probe: "max_probe", len: "len", _pad: _ }
@@ -189,7 +235,8 @@ fn cbt_reduce_workgroup_memory_matches_rust() {
 }
 
 /// Buffers that Rust lays out as words, not as a struct: the tile feedback's header (its slots
-/// follow `HEADER_WORDS` words) and `FrameStats` read as four words by the update passes.
+/// follow `HEADER_WORDS` words), the pool's control block (cleared and read by byte offsets) and
+/// `FrameStats` read as four words by the update passes.
 #[test]
 fn word_layouts_match_rust() {
     let module = wgsl::parse(&SHADERS, "kernel_tile_table.wgsl");
@@ -200,6 +247,15 @@ fn word_layouts_match_rust() {
         4 * bisector::globe::cache::tile_feedback::HEADER_WORDS as usize,
         "TileFeedback's slots start after HEADER_WORDS words"
     );
+
+    // The pool's control block: Rust clears and reads its parts by byte offset.
+    let module = wgsl::parse(&SHADERS, "pool_split.wgsl");
+    let (members, _) = wgsl::wgsl_layout(&module, &Wgsl::Struct("PoolControl"));
+    let offset = |name: &str| members.iter().find(|(n, _, _)| n == name).unwrap_or_else(|| panic!("PoolControl.{name}")).1 as u64;
+    use bisector::pool::gpu::{COUNTERS_OFFSET, GROUP_SUMS_OFFSET, HISTOGRAM_OFFSET};
+    assert_eq!(offset("counters"), COUNTERS_OFFSET, "PoolControl.counters");
+    assert_eq!(offset("histogram"), HISTOGRAM_OFFSET, "PoolControl.histogram");
+    assert_eq!(offset("group_sums"), GROUP_SUMS_OFFSET, "PoolControl.group_sums");
 
     let module = wgsl::parse(&SHADERS, "leb_update.wgsl");
     let stats_words = module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some("stats_words")).expect("stats_words").1;
@@ -224,6 +280,7 @@ fn generated_wgsl_files_are_current() {
             ("shared/morph_constants.wgsl", bisector::flat::morph::constants_wgsl),
             ("shared/cbt_reduce_constants.wgsl", bisector::cbt::reduce::constants_wgsl),
             ("shared/leb_constants.wgsl", bisector::leb::cpu::constants_wgsl),
+            ("shared/pool_constants.wgsl", bisector::pool::gpu::constants_wgsl),
         ],
     );
     wgsl::generated_files_are_current(

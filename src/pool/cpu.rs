@@ -103,6 +103,24 @@ pub struct SplitCandidate {
     pub admitted: bool,
 }
 
+/// The pool's arrays: copied from a twin (`PoolTwin::state`) or read back from the GPU
+/// (`GpuPool::read_state`), and turned back into a twin by `PoolTwin::with_state`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolState {
+    /// Node id per slot (0 = free).
+    pub ids: Vec<u64>,
+    /// [left, right, edge] slots per slot (meaningful for used slots only).
+    pub neighbours: Vec<[u32; 3]>,
+    /// Fixed-point map vertices per slot (meaningful for used slots only).
+    pub vertices: Vec<[[u64; 2]; 3]>,
+    /// The pool-mode CBT.
+    pub cbt: Cbt,
+    /// The draw list: the used slots in slot order.
+    pub list: Vec<u32>,
+    /// T_eff² in px².
+    pub effective_target_sq_px2: f32,
+}
+
 /// The CPU twin of the bisector pool over a base mesh.
 #[derive(Clone, Debug)]
 pub struct PoolTwin {
@@ -162,6 +180,43 @@ impl PoolTwin {
         };
         twin.list_pass();
         twin
+    }
+
+    /// A copy of the pool's arrays.
+    pub fn state(&self) -> PoolState {
+        PoolState {
+            ids: self.ids.clone(),
+            neighbours: self.neighbours.clone(),
+            vertices: self.vertices.clone(),
+            cbt: self.cbt.clone(),
+            list: self.list.clone(),
+            effective_target_sq_px2: self.effective_target_sq_px2,
+        }
+    }
+
+    /// A twin of the same mesh, max depth and target holding `state` (e.g. read back from the
+    /// GPU, to `validate` it or to run it on); the per-frame state starts afresh.
+    pub fn with_state(&self, state: PoolState) -> PoolTwin {
+        let slots = self.slot_count() as usize;
+        assert!(
+            state.ids.len() == slots && state.neighbours.len() == slots && state.vertices.len() == slots,
+            "a state of {} slots for a pool of {slots}",
+            state.ids.len()
+        );
+        assert_eq!(state.cbt.slot_count() as usize, slots, "the state's CBT has another size");
+        PoolTwin {
+            cbt: state.cbt,
+            ids: state.ids,
+            neighbours: state.neighbours,
+            vertices: state.vertices,
+            list: state.list,
+            effective_target_sq_px2: state.effective_target_sq_px2,
+            update: (0..slots as u32).map(SlotUpdate::reset).collect(),
+            candidates: Vec::new(),
+            last_split: FrameStats::default(),
+            last_frame: FrameStats::default(),
+            ..self.clone()
+        }
     }
 
     /// The base mesh.

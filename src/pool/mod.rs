@@ -18,6 +18,9 @@
 //! checks. Knows nothing of rendering.
 
 pub mod cpu;
+pub mod criterion;
+pub mod gpu;
+mod gpu_passes;
 mod merge;
 pub mod priority;
 mod split;
@@ -26,4 +29,6 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-pub use cpu::{FrameStats, PoolTwin, SplitCandidate};
+pub use cpu::{FrameStats, PoolState, PoolTwin, SplitCandidate};
+pub use criterion::TestCriterion;
+pub use gpu::{GpuPool, PoolSettings};

@@ -1,0 +1,85 @@
+// The pool's allocation, in slot order (the bit-exact mode of docs/design/bisector-pool.md 3.7,
+// which the CPU twin's `allocate` is): leaf i of pool_list takes popcount(pattern) slots at
+// ranks prefix(i) .. prefix(i) + popcount, the i-th exclusive prefix sum over the list, each
+// rank turned into the rank-th free slot of the CBT as last reduced.
+//   pool.alloc_sum   per workgroup of 256 leaves: the sum of their popcounts -> group_sums
+//   pool.alloc_scan  one workgroup: group_sums -> their exclusive prefix; the total allocated
+//   pool.allocate    per leaf: group prefix + workgroup prefix; child slots by decode
+//!include shared/pool_bindings.wgsl
+
+var<workgroup> wg_scan: array<u32, 256>;
+
+// The exclusive prefix of `value` over the workgroup's 256 threads (call in uniform control flow).
+fn workgroup_exclusive_scan(t: u32, value: u32) -> u32 {
+    wg_scan[t] = value;
+    workgroupBarrier();
+    for (var offset = 1u; offset < 256u; offset <<= 1u) {
+        var other = 0u;
+        if (t >= offset) {
+            other = wg_scan[t - offset];
+        }
+        workgroupBarrier();
+        wg_scan[t] += other;
+        workgroupBarrier();
+    }
+    return wg_scan[t] - value;
+}
+
+// Slots leaf i allocates (0 past the last leaf).
+fn new_slots(i: u32) -> u32 {
+    if (i >= pool.params.leaves) {
+        return 0u;
+    }
+    return countOneBits(update_load(pool_list[i], UPDATE_PATTERN));
+}
+
+fn group_count() -> u32 {
+    return (pool.params.leaves + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn alloc_sum(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let g = dispatch_group_index(group);
+    let count = new_slots(g * WORKGROUP_SIZE + t);
+    let prefix = workgroup_exclusive_scan(t, count);
+    if (t == WORKGROUP_SIZE - 1u && g < group_count()) {
+        atomicStore(&pool.group_sums[g], prefix + count);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn alloc_scan(@builtin(local_invocation_index) t: u32) {
+    let groups = group_count();
+    let per_thread = (groups + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    let first = min(t * per_thread, groups);
+    let end = min(first + per_thread, groups);
+    var sum = 0u;
+    for (var g = first; g < end; g += 1u) {
+        sum += atomicLoad(&pool.group_sums[g]);
+    }
+    var running = workgroup_exclusive_scan(t, sum);
+    if (t == WORKGROUP_SIZE - 1u) {
+        atomicStore(&pool.counters.slots_allocated, running + sum);
+    }
+    for (var g = first; g < end; g += 1u) {
+        let value = atomicLoad(&pool.group_sums[g]);
+        atomicStore(&pool.group_sums[g], running);
+        running += value;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn allocate(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let g = dispatch_group_index(group);
+    let i = g * WORKGROUP_SIZE + t;
+    let count = new_slots(i);
+    let prefix = workgroup_exclusive_scan(t, count);
+    if (count == 0u) {
+        return;
+    }
+    let rank = atomicLoad(&pool.group_sums[g]) + prefix;
+    let slot = pool_list[i];
+    for (var j = 0u; j < count; j += 1u) {
+        update_store(slot, UPDATE_CHILDREN + j, cbt_decode_pool_slot(rank + j, true));
+    }
+}

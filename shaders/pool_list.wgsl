@@ -1,0 +1,56 @@
+// pool.list: the used slots in slot order, by bitfield word (docs/design/bisector-pool.md 3.2):
+// one thread per 32-bit word finds the used slots before its word by walking the reduced counts
+// from the root (adding each left sibling's count where the path goes right), then writes the
+// slot of each set bit. It equals decode_used_slot(i) for every i. Thread 0 stores the leaf
+// count and the indirect arguments of the next frame's passes over the leaves.
+//!include shared/pool_types.wgsl
+//!include shared/cbt.wgsl
+//!include shared/cbt_heap_read.wgsl
+//!include shared/dispatch.wgsl
+
+@group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
+@group(0) @binding(6) var<storage, read_write> pool_list: array<u32>;
+@group(0) @binding(7) var<storage, read_write> pool: PoolControl;
+// Dispatch arguments (x, y, z) of the passes over the leaves.
+@group(0) @binding(9) var<storage, read_write> pool_args: array<u32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn list(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let w = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (w == 0u) {
+        let leaves = cbt_node_count();
+        pool.params.leaves = leaves;
+        atomicStore(&pool.counters.leaves, leaves);
+        let groups = (leaves + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+        pool_args[0] = clamp(groups, 1u, MAX_GROUPS_X);
+        pool_args[1] = max((groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, 1u);
+        pool_args[2] = 1u;
+    }
+    let word_depth = CBT_MAX_DEPTH - 5u;
+    if (w >= (1u << word_depth)) {
+        return;
+    }
+    var node = CbtNode(1u, 0u);
+    var rank = 0u;
+    for (var d = 0u; d < word_depth; d += 1u) {
+        let left = cbt_left_child(node);
+        if (((w >> (word_depth - 1u - d)) & 1u) != 0u) {
+            rank += cbt_heap_read(left);
+            node = cbt_right_child(node);
+        } else {
+            node = left;
+        }
+    }
+    var bits = cbt_load((3u << word_depth) + w);
+    var deepest = 0u;
+    while (bits != 0u) {
+        let slot = 32u * w + firstTrailingBit(bits);
+        pool_list[rank] = slot;
+        rank += 1u;
+        deepest = max(deepest, id_depth(pool_ids[slot]));
+        bits &= bits - 1u;
+    }
+    if (deepest > 0u) {
+        atomicMax(&pool.counters.max_depth_reached, deepest);
+    }
+}

@@ -1,0 +1,108 @@
+// The pool's merge frame (src/pool/merge.rs has the CPU twin, pass for pass):
+//   pool.classify_merge  every leaf: reset its update; below the base depth, merge state when
+//                        the criterion on its parent is at most the merge target
+//   pool.elect           even leaf c0 in merge state: its sibling c1 = c0's right neighbour, the
+//                        facing pair q1 = c0's left and q0 = c1's right neighbour, all four of one
+//                        depth in merge state; the smaller id of c0 and q0 elects and marks the
+//                        four merged, each odd child's survivor its even sibling's slot
+//   pool.merge           each merged even leaf e (odd sibling o = its right neighbour in the
+//                        snapshot) becomes the parent: id / 2, vertices from child 0, links
+//                        (survivor(e's hypotenuse neighbour), survivor(o's), survivor(e's left));
+//                        o's slot is freed, and an unmerged leaf across o's hypotenuse names e
+//!include shared/pool_bindings.wgsl
+
+const NO_ID: vec2<u32> = vec2<u32>(0u, 0u);
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn classify_merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = pool_thread_index(group, local);
+    if (i >= pool.params.leaves) {
+        return;
+    }
+    let slot = pool_list[i];
+    reset_update(slot);
+    let id = pool_ids[slot];
+    if (id_depth(id) <= pool.params.base_depth) {
+        return;
+    }
+    if (pool_error_sq_px2(id_parent(id)) <= pool.params.merge_target_sq_px2) {
+        update_store(slot, UPDATE_FLAGS, FLAG_MERGE);
+    }
+}
+
+fn in_merge_state(slot: u32) -> bool {
+    return (update_load(slot, UPDATE_FLAGS) & FLAG_MERGE) != 0u;
+}
+
+fn mark_merged(even: u32, odd: u32) {
+    atomicOr(&pool_update[even * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
+    atomicOr(&pool_update[odd * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
+    update_store(odd, UPDATE_SURVIVOR, even);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn elect(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = pool_thread_index(group, local);
+    if (i >= pool.params.leaves) {
+        return;
+    }
+    let c0 = pool_list[i];
+    let id = pool_ids[c0];
+    if ((id.x & 1u) != 0u || !in_merge_state(c0)) {
+        return;
+    }
+    let c1 = pool_neighbours[3u * c0 + POOL_RIGHT];
+    if (c1 == NO_SLOT || !id_equal(pool_ids[c1], vec2<u32>(id.x | 1u, id.y)) || !in_merge_state(c1)) {
+        return;
+    }
+    let q1 = pool_neighbours[3u * c0 + POOL_LEFT];
+    let q0 = pool_neighbours[3u * c1 + POOL_RIGHT];
+    if (q1 == NO_SLOT && q0 == NO_SLOT) {
+        mark_merged(c0, c1);
+        atomicAdd(&pool.counters.diamonds_merged, 1u);
+        return;
+    }
+    if (q1 == NO_SLOT || q0 == NO_SLOT) {
+        return;
+    }
+    let q0_id = pool_ids[q0];
+    let q1_id = pool_ids[q1];
+    let facing_pair = (q0_id.x & 1u) == 0u && id_equal(q1_id, vec2<u32>(q0_id.x | 1u, q0_id.y)) && id_depth(q0_id) == id_depth(id);
+    if (facing_pair && in_merge_state(q0) && in_merge_state(q1) && id_less(id, q0_id)) {
+        mark_merged(c0, c1);
+        mark_merged(q0, q1);
+        atomicAdd(&pool.counters.diamonds_merged, 1u);
+    }
+}
+
+fn survivor_of(slot: u32) -> u32 {
+    if (slot == NO_SLOT) {
+        return NO_SLOT;
+    }
+    return update_load(slot, UPDATE_SURVIVOR);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = pool_thread_index(group, local);
+    if (i >= pool.params.leaves) {
+        return;
+    }
+    let e = pool_list[i];
+    if ((update_load(e, UPDATE_FLAGS) & FLAG_MERGED) == 0u || update_load(e, UPDATE_SURVIVOR) != e) {
+        return;
+    }
+    let o = pool_snapshot[3u * e + POOL_RIGHT];
+    store_vertices(e, parent_of_child0_vertices(load_vertices(e)));
+    pool_ids[e] = id_parent(pool_ids[e]);
+    pool_ids[o] = NO_ID;
+    set_slot_used(o, false);
+    pool_neighbours[3u * e + POOL_LEFT] = survivor_of(pool_snapshot[3u * e + POOL_EDGE]);
+    pool_neighbours[3u * e + POOL_RIGHT] = survivor_of(pool_snapshot[3u * o + POOL_EDGE]);
+    pool_neighbours[3u * e + POOL_EDGE] = survivor_of(pool_snapshot[3u * e + POOL_LEFT]);
+    let outside = pool_snapshot[3u * o + POOL_EDGE];
+    if (outside != NO_SLOT && (update_load(outside, UPDATE_FLAGS) & FLAG_MERGED) == 0u) {
+        pool_neighbours[3u * outside + snapshot_field(outside, o)] = e;
+    }
+    atomicAdd(&pool.counters.slots_freed, 1u);
+}

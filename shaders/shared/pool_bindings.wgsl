@@ -1,0 +1,87 @@
+// The bindings of the pool's update passes (one layout for all of them, src/pool/gpu_passes.rs)
+// and their accessors. Every pass over the leaves runs one thread per entry of pool_list, the used
+// slots in slot order, dispatched indirectly on the args pool.list wrote.
+//!include shared/pool_types.wgsl
+//!include shared/hash.wgsl
+//!include shared/pool_criterion.wgsl
+//!include shared/cbt.wgsl
+//!include shared/dispatch.wgsl
+
+// The pool-mode CBT heap: bit s of the bitfield = slot s used.
+@group(0) @binding(0) var<storage, read_write> cbt_heap: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> pool_ids: array<vec2<u32>>;
+// (left, right, edge) per slot: the links, rewritten by bisect and merge.
+@group(0) @binding(2) var<storage, read_write> pool_neighbours: array<u32>;
+// The links as the frame began (copied before the first pass): what bisect and merge read.
+@group(0) @binding(3) var<storage, read_write> pool_snapshot: array<u32>;
+@group(0) @binding(4) var<storage, read_write> pool_vertices: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> pool_update: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> pool_list: array<u32>;
+@group(0) @binding(7) var<storage, read_write> pool: PoolControl;
+
+fn cbt_load(word: u32) -> u32 {
+    return atomicLoad(&cbt_heap[word]);
+}
+
+// The leaf index of a thread of a pass over the leaves (may be past the last leaf).
+fn pool_thread_index(group: vec3<u32>, local: u32) -> u32 {
+    return dispatch_group_index(group) * WORKGROUP_SIZE + local;
+}
+
+fn update_load(slot: u32, word: u32) -> u32 {
+    return atomicLoad(&pool_update[slot * UPDATE_WORDS + word]);
+}
+
+fn update_store(slot: u32, word: u32, value: u32) {
+    atomicStore(&pool_update[slot * UPDATE_WORDS + word], value);
+}
+
+// The slots allocated for the pieces after the first, in tree order.
+fn child_slot(slot: u32, j: u32) -> u32 {
+    return update_load(slot, UPDATE_CHILDREN + j);
+}
+
+fn slot_depth(slot: u32) -> u32 {
+    return id_depth(pool_ids[slot]);
+}
+
+fn load_vertices(slot: u32) -> array<vec4<u32>, 3> {
+    return array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]);
+}
+
+fn store_vertices(slot: u32, v: array<vec4<u32>, 3>) {
+    pool_vertices[3u * slot] = v[0];
+    pool_vertices[3u * slot + 1u] = v[1];
+    pool_vertices[3u * slot + 2u] = v[2];
+}
+
+// Marks `slot` used or free in the CBT's bitfield (the counts follow at the next cbt.reduce).
+fn set_slot_used(slot: u32, used: bool) {
+    let bit = (3u << CBT_MAX_DEPTH) + slot;
+    let mask = 1u << (bit & 31u);
+    if (used) {
+        atomicOr(&cbt_heap[bit >> 5u], mask);
+    } else {
+        atomicAnd(&cbt_heap[bit >> 5u], ~mask);
+    }
+}
+
+// Which of `slot`'s fields, in the snapshot, names `other` (the first one).
+fn snapshot_field(slot: u32, other: u32) -> u32 {
+    for (var field = 0u; field < 3u; field += 1u) {
+        if (pool_snapshot[3u * slot + field] == other) {
+            return field;
+        }
+    }
+    return 3u;
+}
+
+fn reset_update(slot: u32) {
+    update_store(slot, UPDATE_PATTERN, 0u);
+    update_store(slot, UPDATE_CHILDREN, NO_SLOT);
+    update_store(slot, UPDATE_CHILDREN + 1u, NO_SLOT);
+    update_store(slot, UPDATE_CHILDREN + 2u, NO_SLOT);
+    update_store(slot, UPDATE_SURVIVOR, slot);
+    update_store(slot, UPDATE_FLAGS, 0u);
+    update_store(slot, UPDATE_BUCKET, 0u);
+}

@@ -1,0 +1,227 @@
+//! The pool's passes on the GPU (docs/design/bisector-pool.md 3.5), each the twin of one
+//! function of split.rs or merge.rs, and the frames that record them.
+//!
+//! ```text
+//! split frame  clear counters and histogram; copy neighbours -> snapshot;
+//!              pool.classify_split, pool.threshold, pool.mark,                 (pool_split.wgsl)
+//!              pool.alloc_sum, pool.alloc_scan, pool.allocate,                 (pool_allocate.wgsl)
+//!              pool.bisect (fix-ups included),                                 (pool_bisect.wgsl)
+//!              cbt.reduce, pool.list                                           (pool_list.wgsl)
+//! merge frame  clear counters; copy neighbours -> snapshot;
+//!              pool.classify_merge, pool.elect, pool.merge (fix-ups included), (pool_merge.wgsl)
+//!              cbt.reduce, pool.list
+//! ```
+//! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
+//! arguments the last pool.list wrote. All of them share one explicit layout (the pool's eight
+//! storage buffers and the criterion's uniform); pool.list has its own, as it writes the
+//! arguments buffer that the others dispatch from.
+
+use crate::cbt::gpu::GpuCbt;
+use crate::cbt::reduce::CbtReduce;
+use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
+use crate::gpu::Gpu;
+use crate::pool::gpu::{GpuPool, COUNTERS_OFFSET, GROUP_SUMS_OFFSET, HISTOGRAM_OFFSET};
+use crate::shaders::SHADERS;
+
+/// The pipelines and bind groups of the pool's passes.
+pub(crate) struct PoolPasses {
+    classify_split: wgpu::ComputePipeline,
+    threshold: wgpu::ComputePipeline,
+    mark: wgpu::ComputePipeline,
+    alloc_sum: wgpu::ComputePipeline,
+    alloc_scan: wgpu::ComputePipeline,
+    allocate: wgpu::ComputePipeline,
+    bisect: wgpu::ComputePipeline,
+    classify_merge: wgpu::ComputePipeline,
+    elect: wgpu::ComputePipeline,
+    merge: wgpu::ComputePipeline,
+    list: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    list_bind_group: wgpu::BindGroup,
+    list_groups: (u32, u32),
+    reduce: CbtReduce,
+    /// A profiler without timer queries, for frames recorded without one.
+    pub(crate) quiet: Profiler,
+    neighbours: wgpu::Buffer,
+    snapshot: wgpu::Buffer,
+    control: wgpu::Buffer,
+    args: wgpu::Buffer,
+}
+
+type Profiler = wgpu_profiler::GpuProfiler;
+
+/// Records one compute pass in a profiler scope of the same name.
+fn pass(encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
+    crate::gpu::profiled_compute_pass(profiler, encoder, label, record);
+}
+
+impl PoolPasses {
+    /// The passes over the pool's buffers: `bindings` are bindings 0..=8 of the shared layout
+    /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion).
+    pub(crate) fn new(device: &wgpu::Device, cbt: &GpuCbt, bindings: &[&wgpu::Buffer; 9], args: &wgpu::Buffer) -> PoolPasses {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..9u32)
+            .map(|binding| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: if binding == 8 { wgpu::BufferBindingType::Uniform } else { wgpu::BufferBindingType::Storage { read_only: false } },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("pool"), entries: &entries });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("pool"),
+            bind_group_layouts: &[Some(&group_layout)],
+            immediate_size: 0,
+        });
+        let constants = cbt.pipeline_constants();
+        let pipeline = |shader: &str, entry: &str| {
+            let module = SHADERS.create_module(device, shader);
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&format!("pool.{entry}")),
+                layout: Some(&layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+                cache: None,
+            })
+        };
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("pool"),
+            layout: &group_layout,
+            entries: &bindings
+                .iter()
+                .enumerate()
+                .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
+                .collect::<Vec<_>>(),
+        });
+        let list = SHADERS.compute_pipeline(device, "pool.list", "pool_list.wgsl", "list", &constants);
+        let list_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("pool.list"),
+            layout: &list.get_bind_group_layout(0),
+            entries: &[0, 1, 6, 7]
+                .into_iter()
+                .map(|binding| wgpu::BindGroupEntry { binding, resource: bindings[binding as usize].as_entire_binding() })
+                .chain(std::iter::once(wgpu::BindGroupEntry { binding: 9, resource: args.as_entire_binding() }))
+                .collect::<Vec<_>>(),
+        });
+        let words = (1u32 << cbt.max_depth) / 32;
+        PoolPasses {
+            classify_split: pipeline("pool_split.wgsl", "classify_split"),
+            threshold: pipeline("pool_split.wgsl", "threshold"),
+            mark: pipeline("pool_split.wgsl", "mark"),
+            alloc_sum: pipeline("pool_allocate.wgsl", "alloc_sum"),
+            alloc_scan: pipeline("pool_allocate.wgsl", "alloc_scan"),
+            allocate: pipeline("pool_allocate.wgsl", "allocate"),
+            bisect: pipeline("pool_bisect.wgsl", "bisect"),
+            classify_merge: pipeline("pool_merge.wgsl", "classify_merge"),
+            elect: pipeline("pool_merge.wgsl", "elect"),
+            merge: pipeline("pool_merge.wgsl", "merge"),
+            list,
+            bind_group,
+            list_bind_group,
+            list_groups: groups_2d(words.div_ceil(WORKGROUP_SIZE)),
+            reduce: CbtReduce::new(device, cbt),
+            quiet: Profiler::new(
+                device,
+                wgpu_profiler::GpuProfilerSettings { enable_timer_queries: false, enable_debug_groups: false, ..Default::default() },
+            )
+            .expect("valid profiler settings"),
+            neighbours: bindings[2].clone(),
+            snapshot: bindings[3].clone(),
+            control: bindings[7].clone(),
+            args: args.clone(),
+        }
+    }
+
+    /// Records pool.list: the draw list, the leaf count and the arguments of the next passes.
+    pub(crate) fn record_list(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+        pass(encoder, profiler, "pool.list", |pass| {
+            pass.set_pipeline(&self.list);
+            pass.set_bind_group(0, &self.list_bind_group, &[]);
+            pass.dispatch_workgroups(self.list_groups.0, self.list_groups.1, 1);
+        });
+    }
+
+    /// Records a pass over the leaves (an indirect dispatch).
+    fn over_leaves(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, pipeline: &wgpu::ComputePipeline) {
+        pass(encoder, profiler, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.dispatch_workgroups_indirect(&self.args, 0);
+        });
+    }
+
+    /// Records a pass of one workgroup.
+    fn single(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, pipeline: &wgpu::ComputePipeline) {
+        pass(encoder, profiler, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        });
+    }
+
+    /// The start of every frame: the counters cleared, the links copied to the snapshot.
+    fn begin_frame(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(HISTOGRAM_OFFSET - COUNTERS_OFFSET));
+        encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
+    }
+
+    /// The end of every frame: the reduction, then the draw list.
+    fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+        self.reduce.record(encoder, profiler);
+        self.record_list(encoder, profiler);
+    }
+
+    /// Records one split frame.
+    pub(crate) fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+        self.begin_frame(encoder);
+        encoder.clear_buffer(&self.control, HISTOGRAM_OFFSET, Some(GROUP_SUMS_OFFSET - HISTOGRAM_OFFSET));
+        self.over_leaves(encoder, profiler, "pool.classify_split", &self.classify_split);
+        self.single(encoder, profiler, "pool.threshold", &self.threshold);
+        self.over_leaves(encoder, profiler, "pool.mark", &self.mark);
+        self.over_leaves(encoder, profiler, "pool.alloc_sum", &self.alloc_sum);
+        self.single(encoder, profiler, "pool.alloc_scan", &self.alloc_scan);
+        self.over_leaves(encoder, profiler, "pool.allocate", &self.allocate);
+        self.over_leaves(encoder, profiler, "pool.bisect", &self.bisect);
+        self.end_frame(encoder, profiler);
+    }
+
+    /// Records one merge frame.
+    pub(crate) fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+        self.begin_frame(encoder);
+        self.over_leaves(encoder, profiler, "pool.classify_merge", &self.classify_merge);
+        self.over_leaves(encoder, profiler, "pool.elect", &self.elect);
+        self.over_leaves(encoder, profiler, "pool.merge", &self.merge);
+        self.end_frame(encoder, profiler);
+    }
+}
+
+impl GpuPool {
+    /// Records one split frame (the criterion set last) into `encoder`, each pass profiled.
+    pub fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
+        self.passes.record_split_frame(encoder, profiler);
+    }
+
+    /// Records one merge frame into `encoder`, each pass profiled.
+    pub fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
+        self.passes.record_merge_frame(encoder, profiler);
+    }
+
+    /// Runs one split frame now (submitted, not waited for).
+    pub fn split_frame(&self, gpu: &Gpu) {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.split_frame") });
+        self.passes.record_split_frame(&mut encoder, &self.passes.quiet);
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Runs one merge frame now (submitted, not waited for).
+    pub fn merge_frame(&self, gpu: &Gpu) {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.merge_frame") });
+        self.passes.record_merge_frame(&mut encoder, &self.passes.quiet);
+        gpu.queue.submit([encoder.finish()]);
+    }
+}
