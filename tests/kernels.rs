@@ -1,4 +1,4 @@
-//! `bisector kernel NAME` for the seed papers' kernels (crates/kernels, whose own tests compare
+//! `bisector kernel NAME` for the seed papers' kernels (and the renderer's cbt and pool) (crates/kernels, whose own tests compare
 //! every GPU result with the CPU reference): the CLI runs them, writes `verified: true` and their
 //! outputs, and refuses bad options and bad input files in one line.
 
@@ -52,6 +52,7 @@ fn kernels_run_from_the_cli_and_write_json() {
         (vec!["kernel", "chained-hash", "--elements-log2", "12", "--buckets-log2", "9", "--iterations", "2"], "chained.json"),
         (vec!["kernel", "chained-hash", "--elements-log2", "0", "--buckets-log2", "0", "--iterations", "1"], "chained-one.json"),
         (vec!["kernel", "cbt", "--max-depth", "12", "--fill", "0.5", "--iterations", "2"], "cbt.json"),
+        (vec!["kernel", "pool", "--pool-slots", "4096", "--random-depth", "12", "--frames", "6"], "pool.json"),
         (vec!["kernel", "closest-pairs", "--m", "300", "--n", "200", "--distribution", "clustered", "--iterations", "2"], "closest.json"),
     ] {
         let json = dir.path().join(name);
@@ -66,6 +67,20 @@ fn kernels_run_from_the_cli_and_write_json() {
         .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--elements-log2 40"));
+    // The pool: a tiny pool caps (the random criterion wants more than 4096 leaves); bad
+    // options are one line each.
+    let pool: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("pool.json")).unwrap()).unwrap();
+    assert!(pool["capped_leaves_max"].as_u64().unwrap() > 0 && pool["leaves_max"].as_u64().unwrap() <= 4096, "{pool}");
+    for (args, expected) in [
+        (vec!["--pool-slots", "1000"], "--pool-slots 1000"),
+        (vec!["--foci", "9"], "--foci 9"),
+        (vec!["--random-depth", "70"], "--random-depth 70"),
+        (vec!["--max-depth", "64"], "max depth 64"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector")).args(["kernel", "pool"]).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(expected) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+    }
 }
 
 #[test]

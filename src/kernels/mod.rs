@@ -3,4 +3,5 @@
 //! papers' kernels are the crate `bisector-kernels` (crates/kernels).
 
 pub mod cbt;
+pub mod pool;
 pub mod tile_table;

@@ -187,6 +187,31 @@ pub(crate) enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// The bisector pool's split and merge frames (issue 15) under a random test criterion,
+    /// timed pass by pass; the pool read back is validated.
+    Pool {
+        /// Slots of the pool (a power of two, 4096..=2^26).
+        #[arg(long, default_value_t = 1 << 20)]
+        pool_slots: u32,
+        /// Random splits above this depth (about 2^DEPTH leaves at most).
+        #[arg(long, default_value_t = 18)]
+        random_depth: u32,
+        /// Random points refined to the max depth (at most 8).
+        #[arg(long, default_value_t = 8)]
+        foci: u32,
+        /// Max depth of a node (64-bit ids: at most 63, 60 levels below the octahedron).
+        #[arg(long, default_value_t = 63)]
+        max_depth: u32,
+        /// Timed frames (split and merge alternate).
+        #[arg(long, default_value_t = 200)]
+        frames: u32,
+        /// Seed of the random criterion (default: from the clock, printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the report as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 /// Runs kernel `K` with `options` on a headless device that meets its requirements.
@@ -446,6 +471,29 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             write_json(json.as_deref(), &report)?;
             if !report.verified {
                 anyhow::bail!("chained-hash: the GPU result differs from the CPU reference (seed {seed})");
+            }
+            Ok(())
+        }
+        KernelCommand::Pool { pool_slots, random_depth, foci, max_depth, frames, seed, json } => {
+            let settings = bisector::pool::PoolSettings { pool_slots: *pool_slots, max_depth: *max_depth, ..Default::default() };
+            settings.pool_depth()?;
+            if !(1..=bisector::pool::criterion::MAX_FOCI as u32).contains(foci) {
+                anyhow::bail!("--foci {foci}: must be 1..={}", bisector::pool::criterion::MAX_FOCI);
+            }
+            if !(4..=*max_depth).contains(random_depth) {
+                anyhow::bail!("--random-depth {random_depth}: must be 4..=--max-depth ({max_depth})");
+            }
+            check_iterations(*frames).context("--frames")?;
+            check_files(&[], &[("--json", json.as_deref())])?;
+            let seed = seed.unwrap_or_else(clock_seed);
+            let gpu = Gpu::headless(&settings.requirements().with_timestamps())?;
+            let options =
+                bisector::kernels::pool::PoolKernelOptions { settings, random_depth: *random_depth, foci: *foci, frames: *frames, seed };
+            let report = bisector::kernels::pool::run(&gpu, &options)?;
+            say!("seed {seed}\n{}", report.summary());
+            write_json(json.as_deref(), &report)?;
+            if !report.verified {
+                anyhow::bail!("pool kernel: the pool read back after the last frame is inconsistent");
             }
             Ok(())
         }
