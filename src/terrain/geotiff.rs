@@ -41,11 +41,15 @@ pub fn read_bytes(bytes: &[u8], name: &str) -> Result<Raster, TerrainError> {
     read_from(std::io::Cursor::new(bytes), bytes.len() as u64, name)
 }
 
+/// What is wrong with a TIFF's first image directory, in words.
+#[derive(Debug)]
+struct IfdProblem(String);
+
 /// Checks that every tag of the first image directory of the TIFF in `reader` (`len_bytes`
 /// long) has values that fit in the file, before the decoder allocates room for them (it reads
 /// them with limits only set after it opened the file); leaves `reader` at the start. Files
 /// that are not TIFFs pass, for the decoder to refuse.
-fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: u64) -> Result<(), String> {
+fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: u64) -> Result<(), IfdProblem> {
     use std::io::SeekFrom;
     let mut read = |at: u64, n: usize| -> Option<Vec<u8>> {
         let mut buf = vec![0; n];
@@ -81,19 +85,19 @@ fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: 
         let value_bytes = count.saturating_mul(type_bytes);
         // The decoder reports an over-long GDAL_NODATA on stderr (a `dbg!`): refuse it first.
         if uint(&entry[..2]) == GDAL_NODATA_TAG && value_bytes > MAX_TAG_BYTES as u64 {
-            return Err(format!("GDAL_NODATA is {value_bytes} bytes long: not a number; the file is corrupt"));
+            return Err(IfdProblem(format!("GDAL_NODATA is {value_bytes} bytes long: not a number; the file is corrupt")));
         }
         if value_bytes > inline_bytes as u64 {
             let offset = uint(&entry[entry_bytes - inline_bytes..]);
             if offset.saturating_add(value_bytes) > len_bytes {
-                return Err(format!(
+                return Err(IfdProblem(format!(
                     "tag {} claims {count} values, more than the file's {len_bytes} bytes hold; the file is truncated or corrupt",
                     uint(&entry[..2])
-                ));
+                )));
             }
         }
     }
-    reader.seek(SeekFrom::Start(0)).map_err(|e| format!("cannot read it ({e})"))?;
+    reader.seek(SeekFrom::Start(0)).map_err(|e| IfdProblem(format!("cannot read it ({e})")))?;
     Ok(())
 }
 
@@ -110,7 +114,7 @@ fn check_first_ifd<R: std::io::Read + std::io::Seek>(reader: &mut R, len_bytes: 
 /// undeclared nodata value (the error says to declare it in GDAL_NODATA).
 pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64, name: &str) -> Result<Raster, TerrainError> {
     let bad = |problem: String| TerrainError::File { path: name.to_string(), problem };
-    check_first_ifd(&mut reader, len_bytes).map_err(bad)?;
+    check_first_ifd(&mut reader, len_bytes).map_err(|e| bad(e.0))?;
     let decoder = Decoder::new(reader).map_err(|e| bad(format!("not a readable TIFF ({e})")))?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = MAX_TAG_BYTES;

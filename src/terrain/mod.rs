@@ -338,7 +338,7 @@ impl TerrainSpec {
                     "a 16-bit PNG needs its height scale and width: FILE.png:SCALE_M:SIZE_M, e.g. heights.png:0.1:20480 (positive numbers)",
                 ));
             }
-            png16::check_scale(numbers[0], numbers[1]).map_err(|problem| bad(&problem))?;
+            png16::check_scale(numbers[0], numbers[1]).map_err(|problem| bad(&problem.to_string()))?;
             if !std::path::Path::new(file).is_file() {
                 return Err(bad(&format!("{file} does not exist")));
             }

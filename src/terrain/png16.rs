@@ -15,21 +15,32 @@ pub const MAX_SCALE_M: f64 = 1000.0;
 /// Largest width of a height map in metres (the Earth's circumference).
 pub const MAX_SIZE_M: f64 = 4.0e7;
 
+/// A height scale or width out of range (the message says which and why).
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum ScaleError {
+    #[error("height scale {} is out of range: SCALE_M is metres per sample unit, more than 0 and at most {MAX_SCALE_M}, e.g. 0.1", show(*.0))]
+    Scale(f64),
+    #[error("width {} is out of range: SIZE_M is the image's width in metres, more than 0 and at most {MAX_SIZE_M:e}, e.g. 20480", show(*.0))]
+    Size(f64),
+}
+
+/// A number as the messages show it: scientific when very large or small.
+fn show(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && (v.abs() >= 1e7 || v.abs() < 1e-4) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// Checks a height scale and width: finite, scale in (0, MAX_SCALE_M] metres per unit and size
-/// in (0, MAX_SIZE_M] metres; the error says which and why.
-pub fn check_scale(scale_m: f64, size_m: f64) -> Result<(), String> {
-    let show = |v: f64| if v != 0.0 && v.is_finite() && (v.abs() >= 1e7 || v.abs() < 1e-4) { format!("{v:e}") } else { format!("{v}") };
+/// in (0, MAX_SIZE_M] metres.
+pub fn check_scale(scale_m: f64, size_m: f64) -> Result<(), ScaleError> {
     if !(scale_m > 0.0 && scale_m <= MAX_SCALE_M) {
-        return Err(format!(
-            "height scale {} is out of range: SCALE_M is metres per sample unit, more than 0 and at most {MAX_SCALE_M}, e.g. 0.1",
-            show(scale_m)
-        ));
+        return Err(ScaleError::Scale(scale_m));
     }
     if !(size_m > 0.0 && size_m <= MAX_SIZE_M) {
-        return Err(format!(
-            "width {} is out of range: SIZE_M is the image's width in metres, more than 0 and at most {MAX_SIZE_M:e}, e.g. 20480",
-            show(size_m)
-        ));
+        return Err(ScaleError::Size(size_m));
     }
     Ok(())
 }
@@ -45,7 +56,7 @@ pub fn read(path: &Path, scale_m: f64, size_m: f64) -> Result<Raster, TerrainErr
 /// `crate::input::MIN_HEIGHT_M..=MAX_HEIGHT_M`.
 pub fn read_bytes(bytes: &[u8], name: &str, scale_m: f64, size_m: f64) -> Result<Raster, TerrainError> {
     let bad = |problem: String| TerrainError::File { path: name.to_string(), problem };
-    check_scale(scale_m, size_m).map_err(bad)?;
+    check_scale(scale_m, size_m).map_err(|e| bad(e.to_string()))?;
     let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Png);
     let mut limits = image::Limits::default();
     limits.max_alloc = Some(MAX_RASTER_SAMPLES * 2);

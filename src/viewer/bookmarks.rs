@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use super::config::SaveError;
 use super::flight::Flight;
 use crate::flat::camera::Camera;
 
@@ -106,18 +107,27 @@ impl Bookmarks {
 
     /// Writes the bookmarks; a malformed file found at start is first renamed aside. Returns a
     /// line for the user.
-    pub fn save(&mut self) -> Result<String, String> {
-        let Some(path) = self.path.clone() else { return Err("no config folder (set HOME or BISECTOR_CONFIG_DIR)".into()) };
+    pub fn save(&mut self) -> Result<String, SaveError> {
+        let Some(path) = self.path.clone() else { return Err(SaveError::NoConfigFolder) };
         let mut message = format!("saved {} bookmarks to {}", self.list.len(), path.display());
         if self.malformed && path.exists() {
             let aside = free_name_beside(&path, "malformed");
-            std::fs::rename(&path, &aside)
-                .map_err(|e| format!("bookmarks {}: cannot move the malformed file aside ({e}); not saved", path.display()))?;
+            std::fs::rename(&path, &aside).map_err(|source| SaveError::Io {
+                what: "bookmarks",
+                path: path.clone(),
+                action: "cannot move the malformed file aside, so nothing was saved",
+                source,
+            })?;
             message += &format!(" (the malformed file is kept as {})", aside.display());
             eprintln!("bisector: bookmarks: kept the malformed {} as {}", path.display(), aside.display());
         }
         let text = serde_json::to_string_pretty(&BookmarksFile { bookmarks: self.list.clone() }).expect("bookmarks serialize");
-        super::config::write_atomically(&path, text.as_bytes()).map_err(|e| format!("bookmarks {}: cannot write ({e})", path.display()))?;
+        super::config::write_atomically(&path, text.as_bytes()).map_err(|source| SaveError::Io {
+            what: "bookmarks",
+            path: path.clone(),
+            action: "cannot write",
+            source,
+        })?;
         self.malformed = false;
         Ok(message)
     }

@@ -99,11 +99,32 @@ pub fn load_state(path: Option<PathBuf>) -> (SavedState, StateFile) {
     }
 }
 
+/// Why the viewer could not save a file (panel state, bookmarks, a recorded path): one line that
+/// names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("no config folder (set HOME or BISECTOR_CONFIG_DIR)")]
+    NoConfigFolder,
+    #[error("nothing recorded yet: press Record and move the camera")]
+    NothingRecorded,
+    #[error("{} exists; choose another name (recordings never overwrite a file)", .0.display())]
+    Exists(PathBuf),
+    #[error("{what} {}: {action} ({source})", path.display())]
+    Io { what: &'static str, path: PathBuf, action: &'static str, source: std::io::Error },
+    #[error("viewer state: cannot write it as RON ({0})")]
+    Ron(#[from] ron::Error),
+}
+
 /// Writes `state` (to a temporary file, then renamed, so a crash never leaves half a file).
-pub fn save_state(file: &StateFile, state: &SavedState) -> Result<(), String> {
+pub fn save_state(file: &StateFile, state: &SavedState) -> Result<(), SaveError> {
     let Some(path) = file.path.as_ref().filter(|_| file.writable) else { return Ok(()) };
-    let text = ron::ser::to_string_pretty(state, ron::ser::PrettyConfig::default()).map_err(|e| e.to_string())?;
-    write_atomically(path, text.as_bytes()).map_err(|e| format!("viewer state {}: cannot write it ({e})", path.display()))
+    let text = ron::ser::to_string_pretty(state, ron::ser::PrettyConfig::default())?;
+    write_atomically(path, text.as_bytes()).map_err(|source| SaveError::Io {
+        what: "viewer state",
+        path: path.clone(),
+        action: "cannot write it",
+        source,
+    })
 }
 
 /// Writes `bytes` to `path` in its folder (created if needed), replacing it atomically as every

@@ -364,7 +364,7 @@ impl State {
                     self.bookmarks.list.remove(i);
                 }
             }
-            Action::SaveBookmarks => self.ui.status = self.bookmarks.save().unwrap_or_else(|e| e),
+            Action::SaveBookmarks => self.ui.status = self.bookmarks.save().unwrap_or_else(|e| e.to_string()),
             Action::StartRecording => {
                 self.recorder.start();
                 self.ui.path_file = format!("flight-{}.json", timestamp_utc());
@@ -372,7 +372,7 @@ impl State {
             }
             Action::StopRecording => self.recorder.stop(),
             Action::SavePath(file) => {
-                self.ui.status = self.recorder.save(Path::new(&file)).unwrap_or_else(|e| e);
+                self.ui.status = self.recorder.save(Path::new(&file)).unwrap_or_else(|e| e.to_string());
                 eprintln!("bisector: {}", self.ui.status);
             }
             Action::Rebuild => self.rebuild(),

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::config::SaveError;
 use crate::bench::path::{CameraPath, CameraPose};
 use crate::flat::camera::Camera;
 
@@ -64,18 +65,20 @@ impl PathRecorder {
     }
 
     /// Writes the path as JSON to `file`, which must not exist yet (nothing is overwritten).
-    pub fn save(&self, file: &Path) -> Result<String, String> {
+    pub fn save(&self, file: &Path) -> Result<String, SaveError> {
         let path = self.path();
         if path.keyframe_count() == 0 {
-            return Err("nothing recorded yet: press Record and move the camera".into());
+            return Err(SaveError::NothingRecorded);
         }
         if file.exists() {
-            return Err(format!("{} exists; choose another name (recordings never overwrite a file)", file.display()));
+            return Err(SaveError::Exists(file.to_path_buf()));
         }
+        let io =
+            |action: &'static str, source: std::io::Error| SaveError::Io { what: "camera path", path: file.to_path_buf(), action, source };
         if let Some(folder) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(folder).map_err(|e| format!("{}: cannot create the folder ({e})", folder.display()))?;
+            std::fs::create_dir_all(folder).map_err(|e| io("cannot create its folder", e))?;
         }
-        crate::cli::write_bytes_atomic(file, path.to_json().as_bytes()).map_err(|e| e.to_string())?;
+        crate::cli::write_bytes_atomic(file, path.to_json().as_bytes()).map_err(|e| io("cannot write", std::io::Error::other(e)))?;
         Ok(format!(
             "saved {} keyframes ({:.1} s) to {}; run it with `bisector bench --path {}`",
             path.keyframe_count(),
@@ -121,7 +124,7 @@ mod tests {
         assert_eq!(first.fov_y_deg, 55.0);
         // Never overwrites.
         let err = recorder.save(&file).unwrap_err();
-        assert!(err.contains("exists"), "{err}");
+        assert!(err.to_string().contains("exists"), "{err}");
         assert!(PathRecorder::default().save(&dir.path().join("empty.json")).is_err());
     }
 }

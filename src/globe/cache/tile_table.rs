@@ -87,6 +87,11 @@ pub enum TileTableError {
     ReservedValue(u32),
 }
 
+/// A broken invariant of a `TileTable`, in words (`check_invariants`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InvariantViolation(pub String);
+
 /// The CPU twin and owner of the tile table: the slots exactly as the GPU holds them.
 #[derive(Clone, Debug)]
 pub struct TileTable {
@@ -312,33 +317,33 @@ impl TileTable {
     /// Checks the invariants (tests): keys are distinct, stored displacements are exact, every
     /// cluster is in Robin Hood order (by home, then key), len, max_probe and the displacement
     /// histogram are exact.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    pub fn check_invariants(&self) -> Result<(), InvariantViolation> {
         let mut seen = std::collections::HashSet::new();
         let mut counts = vec![0u32; self.slots.len()];
         for (i, slot) in self.slots.iter().enumerate() {
             if slot.is_empty() {
                 continue;
             }
-            let key = TileKey::unpack(slot.key).ok_or_else(|| format!("slot {i}: {:?} is not a key", slot.key))?;
+            let key = TileKey::unpack(slot.key).ok_or_else(|| InvariantViolation(format!("slot {i}: {:?} is not a key", slot.key)))?;
             if !seen.insert(key) {
-                return Err(format!("{key:?} twice"));
+                return Err(InvariantViolation(format!("{key:?} twice")));
             }
             let home = self.home(slot.key);
             let d = self.displacement(home, i as u32);
             if d != slot.displacement {
-                return Err(format!("{key:?} at slot {i}: displacement {} stored, {d} true", slot.displacement));
+                return Err(InvariantViolation(format!("{key:?} at slot {i}: displacement {} stored, {d} true", slot.displacement)));
             }
             counts[d as usize] += 1;
             // Robin Hood order: the next entry is displaced at most one more, and by exactly one
             // more (same home) only with a larger key.
             let next = &self.slots[(i + 1) & self.mask() as usize];
             if !next.is_empty() && (next.displacement, key_order(slot.key)) > (d + 1, key_order(next.key)) {
-                return Err(format!("slots {i} and {}: out of Robin Hood order", i + 1));
+                return Err(InvariantViolation(format!("slots {i} and {}: out of Robin Hood order", i + 1)));
             }
         }
         let max = counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32;
         if seen.len() as u32 != self.len || counts != self.displacement_counts || max != self.max_probe {
-            return Err(format!("len {} / {}, max_probe {} / {max}", self.len, seen.len(), self.max_probe));
+            return Err(InvariantViolation(format!("len {} / {}, max_probe {} / {max}", self.len, seen.len(), self.max_probe)));
         }
         Ok(())
     }
