@@ -2,25 +2,49 @@
 
 use std::path::Path;
 
+use crate::bench::path::PathError;
 use crate::globe::camera::GlobeCamera;
-use anyhow::{bail, Context};
 use glam::DVec3;
 
 use crate::flat::camera::Camera;
 
+/// A command-line value refused: one line that names the option, what was given and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ArgError {
+    /// The value of `option` (`text`) is not what it must be (`reason`).
+    #[error("{option} '{text}': {reason}")]
+    Value { option: &'static str, text: String, reason: String },
+    /// An output path that cannot be written (`reason`).
+    #[error("{option} {}: {reason}", path.display())]
+    Output { option: String, path: std::path::PathBuf, reason: String },
+    /// A camera-path file given as a camera.
+    #[error(transparent)]
+    CameraPath(#[from] PathError),
+    /// An image that could not be encoded.
+    #[error("cannot encode {}: {source}", path.display())]
+    Encode { path: std::path::PathBuf, source: image::ImageError },
+    #[error(transparent)]
+    Write(#[from] OutputError),
+}
+
+/// `ArgError::Value` for `option` given `text`.
+fn bad(option: &'static str, text: &str, reason: impl Into<String>) -> ArgError {
+    ArgError::Value { option, text: text.to_string(), reason: reason.into() }
+}
+
 /// Parses `WxH` (e.g. `1920x1080`) into pixels.
-pub fn parse_size(text: &str) -> anyhow::Result<(u32, u32)> {
-    let (w, h) = text.split_once(['x', 'X']).with_context(|| format!("--size '{text}': expected WIDTHxHEIGHT, e.g. 1920x1080"))?;
+pub fn parse_size(text: &str) -> Result<(u32, u32), ArgError> {
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(|| bad("--size", text, "expected WIDTHxHEIGHT, e.g. 1920x1080"))?;
     let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|v| (1..=16384).contains(v));
     match (parse(w), parse(h)) {
         (Some(w), Some(h)) => Ok((w, h)),
-        _ => bail!("--size '{text}': width and height must be whole numbers from 1 to 16384"),
+        _ => Err(bad("--size", text, "width and height must be whole numbers from 1 to 16384")),
     }
 }
 
 /// Parses `--camera`: either `PX,PY,PZ,TX,TY,TZ[,FOV]` (position and look-at target in metres,
 /// vertical field of view in degrees) or a camera-path file, whose pose at time 0 is used.
-pub fn parse_camera(text: &str) -> anyhow::Result<Camera> {
+pub fn parse_camera(text: &str) -> Result<Camera, ArgError> {
     if Path::new(text).is_file() {
         let path = crate::bench::path::CameraPath::load(Path::new(text))?;
         let pose = path.sample(0.0);
@@ -32,14 +56,14 @@ pub fn parse_camera(text: &str) -> anyhow::Result<Camera> {
         .collect::<Result<_, _>>()
         .ok()
         .filter(|v: &Vec<f64>| (v.len() == 6 || v.len() == 7) && v.iter().all(|x| x.is_finite()))
-        .with_context(|| format!("--camera '{text}': expected PX,PY,PZ,TX,TY,TZ[,FOV_DEG] in metres or an existing camera-path file"))?;
+        .ok_or_else(|| bad("--camera", text, "expected PX,PY,PZ,TX,TY,TZ[,FOV_DEG] in metres or an existing camera-path file"))?;
     let (position, target) = (DVec3::new(values[0], values[1], values[2]), DVec3::new(values[3], values[4], values[5]));
     let fov = values.get(6).copied().unwrap_or(55.0);
     if position == target {
-        bail!("--camera '{text}': the position and the look-at target are the same point");
+        return Err(bad("--camera", text, "the position and the look-at target are the same point"));
     }
     if !(1.0..179.0).contains(&fov) {
-        bail!("--camera '{text}': the field of view must be between 1 and 179 degrees");
+        return Err(bad("--camera", text, "the field of view must be between 1 and 179 degrees"));
     }
     Ok(Camera::look_at(position, target, fov))
 }
@@ -67,7 +91,7 @@ pub struct GlobeCameraSpec {
 impl GlobeCameraSpec {
     /// The camera; `ground_m(lon, lat)` gives the ground height in metres for an altitude above
     /// the ground (it is not called otherwise).
-    pub fn resolve(&self, ground_m: impl FnOnce(f64, f64) -> anyhow::Result<f64>) -> anyhow::Result<GlobeCamera> {
+    pub fn resolve<E>(&self, ground_m: impl FnOnce(f64, f64) -> Result<f64, E>) -> Result<GlobeCamera, E> {
         let altitude_m = match self.altitude {
             GlobeAltitude::AboveSphereM(m) => m,
             GlobeAltitude::AboveGroundM(m) => ground_m(self.lon_deg, self.lat_deg)? + m,
@@ -79,7 +103,7 @@ impl GlobeCameraSpec {
 /// Parses a globe camera: `LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; ALT in
 /// metres above the sphere, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
 /// clockwise from north, pitch negative looking down), or a globe camera-path file (its first pose).
-pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCameraSpec> {
+pub fn parse_globe_camera(text: &str) -> Result<GlobeCameraSpec, ArgError> {
     const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the sphere (30000) or above the ground (100agl), or a globe camera-path file";
     if Path::new(text).is_file() {
         let pose = crate::bench::globe_path::GlobePath::load(Path::new(text))?.sample(0.0);
@@ -94,7 +118,7 @@ pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCameraSpec> {
     }
     let fields: Vec<&str> = text.split(',').map(str::trim).collect();
     if !matches!(fields.len(), 3 | 5 | 6) {
-        bail!("--camera '{text}': {SYNTAX}");
+        return Err(bad("--camera", text, SYNTAX));
     }
     let number = |field: &str| field.parse::<f64>().ok().filter(|x| x.is_finite());
     let (altitude_text, above_ground) = match fields[2].strip_suffix("agl") {
@@ -104,55 +128,56 @@ pub fn parse_globe_camera(text: &str) -> anyhow::Result<GlobeCameraSpec> {
     let mut values = Vec::new();
     for (k, field) in fields.iter().enumerate() {
         let value = if k == 2 { number(altitude_text) } else { number(field) };
-        values.push(value.with_context(|| format!("--camera '{text}': '{field}' is not a number; {SYNTAX}"))?);
+        values.push(value.ok_or_else(|| bad("--camera", text, format!("'{field}' is not a number; {SYNTAX}")))?);
     }
     let (lon, lat, altitude) = (values[0], values[1], values[2]);
     let (heading, pitch) = if values.len() >= 5 { (values[3], values[4]) } else { (0.0, -90.0) };
     let fov = values.get(5).copied().unwrap_or(50.0);
     if !(-180.0..=180.0).contains(&lon) {
-        bail!("--camera '{text}': longitude must lie between -180 and 180 degrees");
+        return Err(bad("--camera", text, "longitude must lie between -180 and 180 degrees"));
     }
     if !(-90.0..=90.0).contains(&lat) || !(-90.0..=90.0).contains(&pitch) {
-        bail!("--camera '{text}': latitude and pitch must lie between -90 and 90 degrees");
+        return Err(bad("--camera", text, "latitude and pitch must lie between -90 and 90 degrees"));
     }
     if altitude <= 0.0 {
         let what = if above_ground { "above the ground" } else { "above the sphere" };
-        bail!("--camera '{text}': the altitude must be {what} (positive metres)");
+        return Err(bad("--camera", text, format!("the altitude must be {what} (positive metres)")));
     }
     if !(1.0..179.0).contains(&fov) {
-        bail!("--camera '{text}': the field of view must be between 1 and 179 degrees");
+        return Err(bad("--camera", text, "the field of view must be between 1 and 179 degrees"));
     }
     let altitude = if above_ground { GlobeAltitude::AboveGroundM(altitude) } else { GlobeAltitude::AboveSphereM(altitude) };
     Ok(GlobeCameraSpec { lon_deg: lon, lat_deg: lat, altitude, heading_deg: heading, pitch_deg: pitch, fov_y_deg: fov })
 }
 
 /// Parses `--at LON,LAT` on the globe (degrees).
-pub fn parse_lon_lat(text: &str) -> anyhow::Result<(f64, f64)> {
+pub fn parse_lon_lat(text: &str) -> Result<(f64, f64), ArgError> {
     let (lon, lat) = text
         .split_once(',')
         .and_then(|(x, y)| Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?)))
         .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .with_context(|| format!("--at '{text}': expected LON,LAT in degrees on the globe, e.g. 120.9572,23.47"))?;
+        .ok_or_else(|| bad("--at", text, "expected LON,LAT in degrees on the globe, e.g. 120.9572,23.47"))?;
     if !(-180.0..=180.0).contains(&lon) || !(-90.0..=90.0).contains(&lat) {
-        bail!("--at '{text}': longitude must lie between -180 and 180 degrees and latitude between -90 and 90");
+        return Err(bad("--at", text, "longitude must lie between -180 and 180 degrees and latitude between -90 and 90"));
     }
     Ok((lon, lat))
 }
 
 /// Checks before any work that `path` can be written: its folder exists and it is not a folder.
-pub fn check_output_path(path: &Path, flag: &str) -> anyhow::Result<()> {
+pub fn check_output_path(path: &Path, flag: &str) -> Result<(), ArgError> {
+    let refuse = |reason: String| ArgError::Output { option: flag.to_string(), path: path.to_path_buf(), reason };
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !parent.is_dir() {
-        bail!("{flag} {}: the folder {} does not exist", path.display(), parent.display());
+        return Err(refuse(format!("the folder {} does not exist", parent.display())));
     }
     if path.is_dir() {
-        bail!("{flag} {}: is a folder, expected a file name", path.display());
+        return Err(refuse("is a folder, expected a file name".into()));
     }
     if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
-        bail!("{flag} {}: the file is read-only; choose another name or make it writable", path.display());
+        return Err(refuse("the file is read-only; choose another name or make it writable".into()));
     }
     let probe = tempfile::Builder::new().prefix(".bisector-write-test-").tempfile_in(parent);
-    probe.with_context(|| format!("{flag} {}: cannot write in {}", path.display(), parent.display()))?;
+    probe.map_err(|e| refuse(format!("cannot write in {}: {e}", parent.display())))?;
     Ok(())
 }
 
@@ -258,9 +283,9 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> 
 }
 
 /// Writes `image` as PNG to `path`, replacing it atomically.
-pub fn write_png(image: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
+pub fn write_png(image: &image::RgbaImage, path: &Path) -> Result<(), ArgError> {
     let mut png = std::io::Cursor::new(Vec::new());
-    image.write_to(&mut png, image::ImageFormat::Png).with_context(|| format!("cannot encode {}", path.display()))?;
+    image.write_to(&mut png, image::ImageFormat::Png).map_err(|source| ArgError::Encode { path: path.to_path_buf(), source })?;
     Ok(write_bytes_atomic(path, png.get_ref())?)
 }
 
@@ -358,12 +383,14 @@ mod tests {
         assert_eq!(spec.altitude, GlobeAltitude::AboveGroundM(100.0));
         let camera = spec.resolve(|lon, lat| {
             assert_eq!((lon, lat), (121.5, 24.1));
-            Ok(250.0)
+            Ok::<f64, ArgError>(250.0)
         });
         assert!((camera.unwrap().altitude_m() - 350.0).abs() < 1e-6);
         let spec = parse_globe_camera("121.5,24.1,30000").unwrap();
         assert_eq!(spec.altitude, GlobeAltitude::AboveSphereM(30000.0));
-        assert!((spec.resolve(|_, _| panic!("no ground needed")).unwrap().altitude_m() - 30000.0).abs() < 1e-6);
+        assert!(
+            (spec.resolve(|_, _| -> Result<f64, ArgError> { panic!("no ground needed") }).unwrap().altitude_m() - 30000.0).abs() < 1e-6
+        );
         for bad in ["121,24", "121,24,100m", "121,24,agl", "121,24,-5agl", "121,24,0", "200,24,100", "121,24,100,0", "121,24,100agl,0,-100"]
         {
             let error = parse_globe_camera(bad).unwrap_err().to_string();

@@ -39,7 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Argument parsing shared by the commands.
     ("cli", &["input", "flat", "globe", "bench"]),
     // The kernels that measure the renderer's parts (the seed papers' kernels are crates/kernels).
-    ("kernels", &["gpu", "shaders", "cbt", "leb", "globe"]),
+    ("kernels", &["gpu", "shaders", "cbt", "leb", "pool", "globe"]),
     // The interactive viewer: the top.
     ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "flat", "globe", "bench", "cli", "kernels"]),
 ];
@@ -241,4 +241,24 @@ fn only_the_binary_and_the_viewer_use_the_kernels_crate() {
         .collect();
     assert!(!files.is_empty());
     assert!(wrong.is_empty(), "only src/bin and src/viewer may use bisector_kernels; the renderer must not:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn anyhow_and_string_errors_stay_at_the_binarys_edge() {
+    // The library's errors are typed (thiserror): anyhow only in the binary (src/bin), and no
+    // `Result<_, String>` anywhere in the library.
+    let mut files = Vec::new();
+    rust_files(&src_dir(), &mut files);
+    let bin = src_dir().join("bin");
+    let mut wrong = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&bin)) {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("anyhow") || code.contains(", String>") {
+                wrong.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "untyped errors in the library:\n{}", wrong.join("\n"));
 }

@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use anyhow::Context;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
@@ -70,12 +69,36 @@ pub struct ViewerOptions {
     pub vsync: bool,
 }
 
+/// Why the viewer stopped: one line for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    #[error("cannot open a window ({0}); without a display use `bisector shot` or `bisector bench`")]
+    NoDisplay(String),
+    #[error("window event loop: {0}")]
+    EventLoop(#[from] winit::error::EventLoopError),
+    #[error("cannot create a drawing surface for the window: {0}")]
+    Surface(#[from] wgpu::CreateSurfaceError),
+    #[error("the window surface is not supported by the adapter")]
+    SurfaceUnsupported,
+    #[error("the window surface failed: {0}")]
+    SurfaceFailed(String),
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    #[error(transparent)]
+    TileCache(#[from] crate::globe::cache::tile_cache::CacheError),
+    #[error("GPU: the device was lost ({0}); restart the viewer, or use `bisector shot` to check the driver")]
+    DeviceLost(String),
+    #[error("--screenshot: this window surface cannot be read back")]
+    ScreenshotUnreadable,
+    #[error(transparent)]
+    Screenshot(#[from] crate::cli::ArgError),
+}
+
 /// Opens the window and runs until it is closed (or `frames` have been shown).
-pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
-    let event_loop = EventLoop::new()
-        .map_err(|e| anyhow::anyhow!("cannot open a window ({e}); without a display use `bisector shot` or `bisector bench`"))?;
+pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
+    let event_loop = EventLoop::new().map_err(|e| ViewerError::NoDisplay(e.to_string()))?;
     let mut app = App { options, state: None, error: None };
-    event_loop.run_app(&mut app).context("window event loop")?;
+    event_loop.run_app(&mut app)?;
     match app.error {
         Some(error) => Err(error),
         None => Ok(()),
@@ -102,7 +125,7 @@ fn screenshot_name() -> PathBuf {
 struct App {
     options: ViewerOptions,
     state: Option<State>,
-    error: Option<anyhow::Error>,
+    error: Option<ViewerError>,
 }
 
 /// egui's context, its winit input state and its wgpu renderer.
@@ -155,16 +178,16 @@ pub const FAULT_DESTROY_DEVICE_ENV: &str = "BISECTOR_FAULT_DESTROY_DEVICE_AFTER"
 pub const FAULT_GPU_ERROR_ENV: &str = "BISECTOR_FAULT_GPU_ERROR_AFTER";
 
 impl State {
-    fn new(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> anyhow::Result<State> {
+    fn new(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> Result<State, ViewerError> {
         let window = Arc::new(
             event_loop
                 .create_window(
                     Window::default_attributes().with_title("bisector").with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0)),
                 )
-                .context("cannot create a window; without a display use `bisector shot` or `bisector bench`")?,
+                .map_err(|e| ViewerError::NoDisplay(e.to_string()))?,
         );
         let instance = crate::gpu::create_instance();
-        let surface = instance.create_surface(window.clone()).context("cannot create a drawing surface for the window")?;
+        let surface = instance.create_surface(window.clone())?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let mut requirements = match &options.scene {
             SceneOptions::Heightfield { field, settings } => crate::flat::requirements(settings, field.samples_per_side),
@@ -182,9 +205,8 @@ impl State {
             *lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(what);
         });
         let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
-            .context("the window surface is not supported by the adapter")?;
+        let mut config =
+            surface.get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1)).ok_or(ViewerError::SurfaceUnsupported)?;
         config.format = config.format.add_srgb_suffix();
         // egui blends in gamma space: it draws through a view without the sRGB suffix.
         config.view_formats = vec![config.format.remove_srgb_suffix()];
@@ -461,9 +483,9 @@ impl State {
 
     /// Renders and presents one frame (terrain, then the panel); returns the frame's image when
     /// `capture` is set, and whether to go on.
-    fn frame(&mut self, capture: bool) -> anyhow::Result<(Option<image::RgbaImage>, bool)> {
+    fn frame(&mut self, capture: bool) -> Result<(Option<image::RgbaImage>, bool), ViewerError> {
         if let Some(message) = self.device_lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            anyhow::bail!("GPU: the device was lost ({message}); restart the viewer, or use `bisector shot` to check the driver");
+            return Err(ViewerError::DeviceLost(message));
         }
         if self.destroy_device_after.is_some_and(|n| self.frames_shown >= n) {
             // Fault injection for the tests (BISECTOR_FAULT_DESTROY_DEVICE_AFTER).
@@ -499,7 +521,7 @@ impl State {
                 self.surface.configure(&self.gpu.device, &self.config);
                 return Ok((None, true));
             }
-            other => anyhow::bail!("the window surface failed: {other:?}"),
+            other => return Err(ViewerError::SurfaceFailed(format!("{other:?}"))),
         };
 
         self.move_camera(dt_s);
@@ -589,7 +611,7 @@ impl State {
 }
 
 impl App {
-    fn fail(&mut self, event_loop: &ActiveEventLoop, error: anyhow::Error) {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, error: ViewerError) {
         self.error = Some(error);
         event_loop.exit();
     }
@@ -663,7 +685,7 @@ impl ApplicationHandler for App {
                                 if automated { self.options.screenshot.clone().expect("screenshot path") } else { screenshot_name() };
                             if automated {
                                 if let Err(error) = crate::cli::write_png(&image, &path) {
-                                    return self.fail(event_loop, error);
+                                    return self.fail(event_loop, error.into());
                                 }
                             } else {
                                 state.screenshot_requested = false;
@@ -682,7 +704,7 @@ impl ApplicationHandler for App {
                         }
                         if last && state.frames_shown >= self.options.frames.unwrap_or(0) {
                             if self.options.screenshot.as_ref().is_some_and(|p| !p.exists()) {
-                                return self.fail(event_loop, anyhow::anyhow!("--screenshot: this window surface cannot be read back"));
+                                return self.fail(event_loop, ViewerError::ScreenshotUnreadable);
                             }
                             event_loop.exit();
                         }

@@ -27,10 +27,10 @@ pub(crate) fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<
             SceneOptions::Heightfield { field: load_terrain(&spec, render)?, settings }
         }
     };
-    bisector::viewer::run(bisector::viewer::ViewerOptions {
+    Ok(bisector::viewer::run(bisector::viewer::ViewerOptions {
         scene,
         frames,
         screenshot: screenshot.map(|p| p.to_path_buf()),
         vsync: !no_vsync,
-    })
+    })?)
 }
