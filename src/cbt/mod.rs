@@ -8,7 +8,7 @@ pub mod gpu;
 pub mod ops;
 pub mod reduce;
 
-use crate::gpu::Requirements;
+use crate::gpu::{Limit, Requirements};
 
 /// Needs of a CBT of max depth `max_depth` with `leaf_capacity` leaf ids and its passes (every
 /// renderer's base; scenes add their own).
@@ -23,15 +23,15 @@ pub fn requirements(max_depth: u32, leaf_capacity: u64) -> Requirements {
         features: Vec::new(),
         optional_features: wgpu::Features::TIMESTAMP_QUERY,
         limits: vec![
-            ("max_storage_buffer_binding_size", storage, why_heap.clone()),
-            ("max_buffer_size", storage, why_heap),
+            (Limit::MaxStorageBufferBindingSize, storage, why_heap.clone()),
+            (Limit::MaxBufferSize, storage, why_heap),
             (
-                "max_compute_workgroups_per_dimension",
+                Limit::MaxComputeWorkgroupsPerDimension,
                 crate::gpu::dispatch::MAX_GROUPS_X as u64,
                 "for 2-D dispatches over every leaf".into(),
             ),
-            ("max_compute_invocations_per_workgroup", 256, "for the 256-thread CBT passes".into()),
-            ("max_compute_workgroup_storage_size", reduce::WORKGROUP_STORAGE_BYTES, "for the shared-memory CBT reduction".into()),
+            (Limit::MaxComputeInvocationsPerWorkgroup, 256, "for the 256-thread CBT passes".into()),
+            (Limit::MaxComputeWorkgroupStorageSize, reduce::WORKGROUP_STORAGE_BYTES, "for the shared-memory CBT reduction".into()),
         ],
     }
 }

@@ -25,7 +25,7 @@ use wgpu::util::DeviceExt;
 use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::GpuCbt;
 use crate::gpu::readback::read_buffer;
-use crate::gpu::{Gpu, Requirements};
+use crate::gpu::{Gpu, Limit, Requirements};
 use crate::leb::node64::{BaseMesh64, MAX_DEPTH_64};
 use crate::pool::cpu::{PoolState, PoolTwin, EDGE, LEFT, MERGE_RATIO_SQ, NO_SLOT, RIGHT, SPLIT_CENTER, SPLIT_LEFT, SPLIT_RIGHT};
 use crate::pool::criterion::{TestCriterion, MAX_FOCI};
@@ -207,10 +207,8 @@ impl PoolSettings {
     pub fn requirements(&self) -> Requirements {
         let bytes = vertex_bytes(self.pool_slots);
         let why = format!("for the bisector pool's vertices ({} MiB); lower --pool-slots", bytes >> 20);
-        let mut requirements = crate::cbt::requirements(self.pool_slots.trailing_zeros().max(5), 1 << 16);
-        requirements.limits.push(("max_storage_buffer_binding_size", bytes, why.clone()));
-        requirements.limits.push(("max_buffer_size", bytes, why));
-        requirements
+        let requirements = crate::cbt::requirements(self.pool_slots.trailing_zeros().max(5), 1 << 16);
+        requirements.with_limit(Limit::MaxStorageBufferBindingSize, bytes, why.clone()).with_limit(Limit::MaxBufferSize, bytes, why)
     }
 }
 

@@ -8,12 +8,14 @@
 pub mod dispatch;
 pub mod errors;
 pub mod hash;
+pub mod limit;
 pub mod readback;
 pub mod shader;
 pub mod target;
 pub mod timings;
 pub mod upload;
 
+pub use limit::Limit;
 use thiserror::Error;
 
 /// Why the GPU could not be set up.
@@ -37,10 +39,10 @@ pub struct Requirements {
     /// Features used when present (e.g. GPU timestamps for profiling).
     pub optional_features: wgpu::Features,
     /// Minimum limits, each with the reason; everything else stays at the WebGPU defaults.
-    pub limits: Vec<(&'static str, u64, String)>,
+    pub limits: Vec<(Limit, u64, String)>,
     /// Limits raised as far as the adapter allows, up to the value (the user adapts to what the
     /// device gets, e.g. how deep node bounds are stored).
-    pub wanted_limits: Vec<(&'static str, u64)>,
+    pub wanted_limits: Vec<(Limit, u64)>,
 }
 
 impl Requirements {
@@ -51,17 +53,17 @@ impl Requirements {
             features: vec![(wgpu::Features::TIMESTAMP_QUERY, "kernels are timed with GPU timestamps")],
             optional_features: wgpu::Features::empty(),
             limits: vec![
-                ("max_storage_buffer_binding_size", storage_bytes, why.clone()),
-                ("max_buffer_size", storage_bytes, why),
-                ("max_compute_workgroups_per_dimension", dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches".into()),
-                ("max_storage_buffers_per_shader_stage", 12, "the shift-and kernel's carry pass binds 11 storage buffers".into()),
+                (Limit::MaxStorageBufferBindingSize, storage_bytes, why.clone()),
+                (Limit::MaxBufferSize, storage_bytes, why),
+                (Limit::MaxComputeWorkgroupsPerDimension, dispatch::MAX_GROUPS_X as u64, "for 2-D dispatches".into()),
+                (Limit::MaxStorageBuffersPerShaderStage, 12, "the shift-and kernel's carry pass binds 11 storage buffers".into()),
             ],
         }
     }
 
     /// Also requires texture arrays of `tiles` layers: the globe's tile-cache atlas.
     pub fn with_cache_tiles(mut self, tiles: u32) -> Requirements {
-        self.limits.push(("max_texture_array_layers", tiles as u64, format!("for {tiles} tile-cache layers; lower --cache-tiles")));
+        self.limits.push((Limit::MaxTextureArrayLayers, tiles as u64, format!("for {tiles} tile-cache layers; lower --cache-tiles")));
         self
     }
 
@@ -70,11 +72,11 @@ impl Requirements {
     /// bounds down to the data's depth).
     pub fn with_height_grid(mut self, samples: u32, node_bounds_bytes: u64) -> Requirements {
         self.limits.push((
-            "max_texture_dimension_2d",
+            Limit::MaxTextureDimension2d,
             samples as u64,
             format!("for the {samples}x{samples} height grid; lower --max-samples"),
         ));
-        self.wanted_limits.extend([("max_storage_buffer_binding_size", node_bounds_bytes), ("max_buffer_size", node_bounds_bytes)]);
+        self.wanted_limits.extend([(Limit::MaxStorageBufferBindingSize, node_bounds_bytes), (Limit::MaxBufferSize, node_bounds_bytes)]);
         self
     }
 
@@ -83,8 +85,8 @@ impl Requirements {
     pub fn with_image_size(mut self, (width, height): (u32, u32)) -> Requirements {
         let why = format!("for the {width}x{height} image; lower --size");
         let row_bytes = (u64::from(width) * 4).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
-        self.limits.push(("max_texture_dimension_2d", u64::from(width.max(height)), why.clone()));
-        self.limits.push(("max_buffer_size", row_bytes * u64::from(height), why));
+        self.limits.push((Limit::MaxTextureDimension2d, u64::from(width.max(height)), why.clone()));
+        self.limits.push((Limit::MaxBufferSize, row_bytes * u64::from(height), why));
         self
     }
 
@@ -101,68 +103,47 @@ impl Requirements {
         self
     }
 
+    /// Also requires `limit` of at least `needed`, for the reason `why`.
+    pub fn with_limit(mut self, limit: Limit, needed: u64, why: impl Into<String>) -> Requirements {
+        self.limits.push((limit, needed, why.into()));
+        self
+    }
+
+    /// The limits a device must have: WebGPU's defaults, each required limit raised to its need.
+    pub fn needed_limits(&self) -> wgpu::Limits {
+        let mut limits = wgpu::Limits::default();
+        for &(limit, needed, _) in &self.limits {
+            limit.raise(&mut limits, needed);
+        }
+        limits
+    }
+
     /// Ok when a device (or adapter) named `name` with `features` and `limits` meets these
-    /// requirements, else the first feature it lacks or limit it has too low.
+    /// requirements, else the first feature it lacks or limit it has too low (wgpu's own check of
+    /// every limit, with the reason of the requirement that raised it).
     pub fn check(&self, name: &str, features: wgpu::Features, limits: &wgpu::Limits) -> Result<(), GpuError> {
         for (feature, why) in &self.features {
             if !features.contains(*feature) {
                 return Err(GpuError::MissingFeature { adapter: name.to_string(), feature: *feature, why });
             }
         }
-        for (limit, needed, why) in &self.limits {
-            let have = limit_value(limits, limit);
-            if have < *needed {
-                return Err(GpuError::LimitTooLow { adapter: name.to_string(), limit, needed: *needed, available: have, why: why.clone() });
+        let mut too_low = None;
+        self.needed_limits().check_limits_with_fail_fn(limits, true, |limit, needed, available| too_low = Some((limit, needed, available)));
+        match too_low {
+            None => Ok(()),
+            Some((limit, needed, available)) => {
+                // The reason of the largest need for this limit (the one that set it).
+                let why = self
+                    .limits
+                    .iter()
+                    .filter(|(l, _, _)| l.name() == limit)
+                    .max_by_key(|(_, n, _)| *n)
+                    .map_or_else(|| "by WebGPU's defaults".to_string(), |(_, _, why)| why.clone());
+                Err(GpuError::LimitTooLow { adapter: name.to_string(), limit, needed, available, why })
             }
         }
-        Ok(())
     }
 }
-
-pub fn limit_value(limits: &wgpu::Limits, name: &str) -> u64 {
-    match name {
-        "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size,
-        "max_buffer_size" => limits.max_buffer_size,
-        "max_compute_workgroups_per_dimension" => limits.max_compute_workgroups_per_dimension as u64,
-        "max_compute_invocations_per_workgroup" => limits.max_compute_invocations_per_workgroup as u64,
-        "max_compute_workgroup_storage_size" => limits.max_compute_workgroup_storage_size as u64,
-        "max_texture_dimension_2d" => limits.max_texture_dimension_2d as u64,
-        "max_texture_array_layers" => limits.max_texture_array_layers as u64,
-        "max_storage_buffers_per_shader_stage" => limits.max_storage_buffers_per_shader_stage as u64,
-        other => panic!("unknown limit {other}"),
-    }
-}
-
-fn set_limit(limits: &mut wgpu::Limits, name: &str, value: u64) {
-    match name {
-        "max_storage_buffer_binding_size" => limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.max(value),
-        "max_buffer_size" => limits.max_buffer_size = limits.max_buffer_size.max(value),
-        "max_compute_workgroups_per_dimension" => {
-            limits.max_compute_workgroups_per_dimension = limits.max_compute_workgroups_per_dimension.max(value as u32)
-        }
-        "max_compute_invocations_per_workgroup" => {
-            limits.max_compute_invocations_per_workgroup = limits.max_compute_invocations_per_workgroup.max(value as u32)
-        }
-        "max_compute_workgroup_storage_size" => {
-            limits.max_compute_workgroup_storage_size = limits.max_compute_workgroup_storage_size.max(value as u32)
-        }
-        "max_texture_dimension_2d" => limits.max_texture_dimension_2d = limits.max_texture_dimension_2d.max(value as u32),
-        "max_texture_array_layers" => limits.max_texture_array_layers = limits.max_texture_array_layers.max(value as u32),
-        "max_storage_buffers_per_shader_stage" => {
-            limits.max_storage_buffers_per_shader_stage = limits.max_storage_buffers_per_shader_stage.max(value as u32)
-        }
-        other => panic!("unknown limit {other}"),
-    }
-}
-
-/// Names of the limits `info` prints.
-pub const REPORTED_LIMITS: &[&str] = &[
-    "max_storage_buffer_binding_size",
-    "max_buffer_size",
-    "max_compute_workgroups_per_dimension",
-    "max_compute_invocations_per_workgroup",
-    "max_compute_workgroup_storage_size",
-];
 
 /// An adapter with its device and queue.
 pub struct Gpu {
@@ -233,12 +214,9 @@ impl Gpu {
         for (feature, _) in &requirements.features {
             features |= *feature;
         }
-        let mut limits = wgpu::Limits::default();
-        for (limit, needed, _) in &requirements.limits {
-            set_limit(&mut limits, limit, *needed);
-        }
-        for (limit, wanted) in &requirements.wanted_limits {
-            set_limit(&mut limits, limit, (*wanted).min(limit_value(&adapter_limits, limit)));
+        let mut limits = requirements.needed_limits();
+        for &(limit, wanted) in &requirements.wanted_limits {
+            limit.raise(&mut limits, wanted.min(limit.of(&adapter_limits)));
         }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("bisector"),

@@ -30,8 +30,8 @@ pub(crate) fn info() -> anyhow::Result<()> {
     }
     let limits = adapter.limits();
     say!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
-    for (name, needed, _) in &requirements.limits {
-        say!("  {name}: {} / {needed}", bisector::gpu::limit_value(&limits, name));
+    for (limit, needed, _) in &requirements.limits {
+        say!("  {}: {} / {needed}", limit.name(), limit.of(&limits));
     }
     let deepest = (bisector::cbt::cpu::MIN_MAX_DEPTH..=bisector::cbt::cpu::MAX_MAX_DEPTH)
         .rev()

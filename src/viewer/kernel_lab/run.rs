@@ -73,7 +73,7 @@ pub fn request_optional(requirements: &mut Requirements, adapter: &wgpu::Adapter
         | wgpu::Features::SHADER_INT64
         | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
     if adapter.limits().max_storage_buffers_per_shader_stage >= 12 {
-        requirements.limits.push(("max_storage_buffers_per_shader_stage", 12, "for the kernel lab".into()));
+        requirements.limits.push((crate::gpu::Limit::MaxStorageBuffersPerShaderStage, 12, "for the kernel lab".into()));
     }
 }
 
