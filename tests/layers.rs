@@ -29,7 +29,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The one frame schedule: the tree every scene shares and the trait a scene implements.
     ("schedule", &["gpu", "cbt", "leb"]),
     // Height sources and the node bounds built from them.
-    ("terrain", &["gpu", "input", "cbt", "leb"]),
+    ("terrain", &["gpu", "input", "test_rng", "cbt", "leb"]),
     // The flat terrain: its passes and drawing, a scene of the schedule.
     ("flat", &["gpu", "shaders", "cbt", "leb", "schedule", "terrain"]),
     // The globe: its passes (a scene of the schedule), camera, planet and tile cache (globe::cache).

@@ -42,6 +42,7 @@ use crate::globe::cache::tile_layout::{texel_map_point, TILE_INTERVALS, TILE_SID
 use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::EARTH_RADIUS_M;
 use crate::leb::octahedral;
+use crate::terrain::bilinear;
 use crate::terrain::pyramid::{TileMemo, TilePyramid};
 use crate::terrain::raster::{Crs, Raster};
 use crate::terrain::{HeightSource, TerrainError, TerrainSpec};
@@ -371,8 +372,8 @@ impl FeatherGrid {
         let (x0, y0) = (x.floor().min(max_x - 1.0), y.floor().min(max_y - 1.0));
         let (fx, fy) = (x - x0, y - y0);
         let k = y0 as usize * self.nx + x0 as usize;
-        let w = |k: usize| values[k] as f64;
-        (w(k) * (1.0 - fx) + w(k + 1) * fx) * (1.0 - fy) + (w(k + self.nx) * (1.0 - fx) + w(k + self.nx + 1) * fx) * fy
+        let corners = [k, k + 1, k + self.nx, k + self.nx + 1].map(|k| values[k] as f64);
+        corners.iter().zip(bilinear::weights(fx, fy)).map(|(v, w)| v * w).sum()
     }
 }
 

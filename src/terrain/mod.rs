@@ -2,6 +2,7 @@
 //! texture. Sources: the built-in procedural terrain, GeoTIFF rasters and tile pyramids; `probe`
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
+pub mod bilinear;
 pub mod geotiff;
 pub mod node_bounds;
 pub mod png16;
@@ -43,8 +44,7 @@ impl HeightField {
         let (x1, y1) = ((x0 + 1).min(n - 1), (y0 + 1).min(n - 1));
         let (fx, fy) = (px - x0 as f32, py - y0 as f32);
         let h = |x: usize, y: usize| self.heights_m[y * n + x];
-        let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
-        lerp(lerp(h(x0, y0), h(x1, y0), fx), lerp(h(x0, y1), h(x1, y1), fx), fy)
+        bilinear::lerp2([fx, fy], [h(x0, y0), h(x1, y0), h(x0, y1), h(x1, y1)])
     }
 
     /// The ground height in metres under world position (x, y), bilinear as `height_at_m`; None

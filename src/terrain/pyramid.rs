@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use super::bilinear;
 use super::tile_files::{self, TileContent};
 use super::TerrainError;
 
@@ -229,22 +230,20 @@ impl TilePyramid {
             );
             let (x0, y0) = (px.floor(), py.floor());
             let (fx, fy) = (px - x0, py - y0);
-            let (mut sum, mut weight, mut present) = (0.0f64, 0.0f64, 0.0f64);
-            for (dx, dy, w) in
-                [(0.0, 0.0, (1.0 - fx) * (1.0 - fy)), (1.0, 0.0, fx * (1.0 - fy)), (0.0, 1.0, (1.0 - fx) * fy), (1.0, 1.0, fx * fy)]
+            // Corners in missing tiles count for nothing; corners without data count for the
+            // coverage (present) but not for the height.
+            let (mut corners, mut present) = ([None; 4], 0.0f64);
+            for (k, ((dx, dy), w)) in
+                [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].into_iter().zip(bilinear::weights(fx, fy)).enumerate()
             {
                 let (gx, gy) = ((x0 + dx).clamp(0.0, n - 1.0) as u32, (y0 + dy).clamp(0.0, n - 1.0) as u32);
                 let size = self.tile_size;
                 let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };
                 let h = tile[((gy % size) * size + gx % size) as usize];
                 present += w;
-                let nodata = h.is_nan() || (zero_is_nodata && h == 0.0);
-                if !nodata && w > 0.0 {
-                    sum += h as f64 * w;
-                    weight += w;
-                }
+                corners[k] = (!(h.is_nan() || (zero_is_nodata && h == 0.0))).then_some(h);
             }
-            return Ok((weight > 0.0).then(|| ((sum / weight) as f32, weight / present)));
+            return Ok(bilinear::over_present(corners, fx, fy).map(|(h, weight)| (h, weight / present)));
         }
         Ok(None)
     }

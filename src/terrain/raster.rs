@@ -1,6 +1,8 @@
 //! A georeferenced grid of heights and the sampling every height query goes through (bilinear
 //! between sample points; `None` where there is no data).
 
+use super::bilinear;
+
 /// The coordinate system of a raster's sample positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Crs {
@@ -63,17 +65,9 @@ impl Raster {
         let (c0, r0) = (col.floor() as u32, row.floor() as u32);
         let (c1, r1) = ((c0 + 1).min(self.width - 1), (r0 + 1).min(self.height - 1));
         let (fc, fr) = (col - c0 as f64, row - r0 as f64);
-        let mut sum = 0.0f64;
-        let mut weight = 0.0f64;
-        for (c, r, w) in [(c0, r0, (1.0 - fc) * (1.0 - fr)), (c1, r0, fc * (1.0 - fr)), (c0, r1, (1.0 - fc) * fr), (c1, r1, fc * fr)] {
-            let h = self.heights_m[(r * self.width + c) as usize];
-            if !h.is_nan() && w > 0.0 {
-                sum += h as f64 * w;
-                weight += w;
-            }
-        }
-        if weight > 0.0 {
-            Some((sum / weight) as f32)
+        let at = |c: u32, r: u32| Some(self.heights_m[(r * self.width + c) as usize]).filter(|h| !h.is_nan());
+        if let Some((height_m, _)) = bilinear::over_present([at(c0, r0), at(c1, r0), at(c0, r1), at(c1, r1)], fc, fr) {
+            Some(height_m)
         } else {
             let nearest = self.heights_m[(col.round() as u32 + row.round() as u32 * self.width) as usize];
             (!nearest.is_nan()).then_some(nearest)
@@ -95,16 +89,11 @@ impl Raster {
         let (c0, r0) = (col.floor() as u32, row.floor() as u32);
         let (c1, r1) = ((c0 + 1).min(self.width - 1), (r0 + 1).min(self.height - 1));
         let (fc, fr) = (col - c0 as f64, row - r0 as f64);
-        let (mut sum, mut weight) = (0.0f64, 0.0f64);
-        for (c, r, w) in [(c0, r0, (1.0 - fc) * (1.0 - fr)), (c1, r0, fc * (1.0 - fr)), (c0, r1, (1.0 - fc) * fr), (c1, r1, fc * fr)] {
+        let at = |c: u32, r: u32| {
             let h = self.heights_m[(r * self.width + c) as usize];
-            let nodata = h.is_nan() || (zero_is_nodata && h == 0.0);
-            if !nodata && w > 0.0 {
-                sum += h as f64 * w;
-                weight += w;
-            }
-        }
-        (weight > 0.0).then(|| ((sum / weight) as f32, weight))
+            (!(h.is_nan() || (zero_is_nodata && h == 0.0))).then_some(h)
+        };
+        bilinear::over_present([at(c0, r0), at(c1, r0), at(c0, r1), at(c1, r1)], fc, fr)
     }
 
     /// Lowest and highest height with data, and where the highest is (x, y in the CRS).

@@ -531,9 +531,7 @@ pub fn cpu_texel(zoom: u8, map: [u32; 2]) -> ([u32; 2], [f32; 2]) {
 }
 
 fn bilinear(f: [f32; 2], h00: f32, h10: f32, h01: f32, h11: f32) -> f32 {
-    let a = h00 + (h10 - h00) * f[0];
-    let b = h01 + (h11 - h01) * f[0];
-    a + (b - a) * f[1]
+    crate::terrain::bilinear::lerp2(f, [h00, h10, h01, h11])
 }
 
 /// The CPU twin of `tile_cache_height`: bilinear height at `map` in `layer` (a zoom-`zoom`
