@@ -415,6 +415,25 @@ impl GlobeRig {
         self.mode = mode;
     }
 
+    /// Raises the camera shown to at least `altitude_m` above the sphere where it is lower: the
+    /// flight straight up, the ship's bridge (over land a ship cannot be, but the view must not
+    /// go under the ground), the orbit by lengthening its range.
+    pub fn keep_above(&mut self, altitude_m: f64) {
+        let deficit_m = altitude_m - self.camera().altitude_m();
+        if deficit_m.is_nan() || deficit_m <= 0.0 {
+            return;
+        }
+        match self.mode {
+            CameraMode::Fly => self.flight.position_m = self.flight.position_m.normalize() * (EARTH_RADIUS_M + altitude_m),
+            CameraMode::Ship => self.ship.bridge_m += deficit_m,
+            CameraMode::Orbit => {
+                // The camera rises about cos(tilt) per metre of range near the target.
+                self.orbit.range_m += deficit_m / self.orbit.tilt_deg.to_radians().cos().max(0.1);
+                self.orbit.clamp();
+            }
+        }
+    }
+
     /// Goes to (`lon_deg`, `lat_deg`) at `altitude_m` above the sphere, keeping the heading: the
     /// flight moves there; the orbit turns around that point from that altitude.
     pub fn go_to(&mut self, lon_deg: f64, lat_deg: f64, altitude_m: f64) {
@@ -702,5 +721,29 @@ mod tests {
         let mut high = GlobeRig::new(GlobeOrbit::home());
         high.set_mode(CameraMode::Ship);
         assert!(close(high.camera().altitude_m(), DEFAULT_BRIDGE_M, 1e-6));
+    }
+
+    #[test]
+    fn every_camera_is_kept_above_the_surface() {
+        let mut rng = crate::test_rng::XorShift::fresh("every_camera_is_kept_above_the_surface");
+        for mode in [CameraMode::Orbit, CameraMode::Fly, CameraMode::Ship] {
+            let (lon, lat) = (rng.range(-180.0, 180.0), rng.range(-70.0, 70.0));
+            let mut rig = GlobeRig::new(GlobeOrbit::home());
+            rig.flight = GlobeFlight::from_camera(&GlobeCamera::at_lon_lat(lon, lat, 30.0, 45.0, -5.0, 60.0));
+            rig.mode = CameraMode::Fly;
+            rig.set_mode(mode);
+            if mode == CameraMode::Orbit {
+                rig.orbit.range_m = 50.0;
+            }
+            // A cliff of 500-1500 m under the camera: it rises to 1 m above it.
+            let surface_m = rng.range(500.0, 1500.0);
+            rig.keep_above(surface_m + 1.0);
+            let altitude_m = rig.camera().altitude_m();
+            assert!(altitude_m >= surface_m + 1.0 - 1e-6, "{mode:?}: {altitude_m} m over a {surface_m} m surface");
+            // Above it already: nothing moves.
+            let before = rig.camera();
+            rig.keep_above(surface_m - 100.0);
+            assert_eq!(rig.camera().position_m, before.position_m, "{mode:?}");
+        }
     }
 }

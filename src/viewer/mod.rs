@@ -33,7 +33,8 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::flat::RenderSettings;
-use crate::globe::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use crate::globe::cache::tile_cache::{TileCache, TileCacheConfig};
+use crate::globe::ground::Ground;
 use crate::globe::renderer::GlobeSettings;
 use crate::gpu::errors::ErrorLog;
 use crate::gpu::target::depth_view;
@@ -54,8 +55,9 @@ use stats::{StatsReadback, TimingHistory};
 pub enum SceneOptions {
     /// A flat height field.
     Heightfield { field: HeightField, settings: RenderSettings },
-    /// The globe, its heights served by a tile cache of `cache` sizes filled by `producer`.
-    Globe { settings: GlobeSettings, producer: Producer, cache: TileCacheConfig },
+    /// The globe, its heights served by a tile cache of `cache` sizes filled from `ground` (whose
+    /// CPU heights also keep the camera above the surface).
+    Globe { settings: GlobeSettings, ground: Ground, cache: TileCacheConfig },
 }
 
 /// What the viewer shows and how long it runs.
@@ -223,9 +225,9 @@ impl State {
                 ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
                 (Scene::Heightfield(Box::new(scene)), ui)
             }
-            SceneOptions::Globe { settings, producer, cache } => {
-                let cache = TileCache::new(&gpu, cache.clone(), producer.clone())?;
-                let scene = GlobeScene::new(&gpu, settings.clone(), cache, config.format);
+            SceneOptions::Globe { settings, ground, cache } => {
+                let cache = TileCache::new(&gpu, cache.clone(), ground.producer())?;
+                let scene = GlobeScene::new(&gpu, settings.clone(), cache, ground.clone(), config.format);
                 let mut ui = UiState::with_lod(LodSettings::from_globe(settings));
                 let (lon_deg, lat_deg) = scene.rig.orbit.target_lon_lat_deg();
                 ui.goto = [(lon_deg * 100.0).round() / 100.0, (lat_deg * 100.0).round() / 100.0, 10_000.0];

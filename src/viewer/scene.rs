@@ -10,6 +10,7 @@ use super::rig::{self, CameraMode, CameraRig};
 use super::stats::StatsReadback;
 use crate::flat::{RenderSettings, Renderer};
 use crate::globe::cache::tile_cache::TileCache;
+use crate::globe::ground::{Ground, MIN_CLEARANCE_M};
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::gpu::timings::FrameTimings;
 use crate::gpu::Gpu;
@@ -28,6 +29,11 @@ pub struct GlobeScene {
     /// The globe's passes and its tile cache.
     pub renderer: GlobeRenderer,
     pub rig: GlobeRig,
+    /// The heights on the CPU: the camera stays `MIN_CLEARANCE_M` above the surface.
+    ground: Ground,
+    /// The last surface height looked up, and where (degrees): a lookup reads tiles, so it is
+    /// redone only when the camera has moved about 10 m.
+    surface_memo: Option<((f64, f64), f64)>,
 }
 
 /// One of the two scenes.
@@ -52,10 +58,26 @@ impl HeightfieldScene {
 }
 
 impl GlobeScene {
-    /// The globe renderer sampling `cache`, with the rig at `GlobeOrbit::home`.
-    pub fn new(gpu: &Gpu, settings: GlobeSettings, cache: TileCache, color_format: wgpu::TextureFormat) -> GlobeScene {
+    /// The globe renderer sampling `cache`, with the rig at `GlobeOrbit::home`, kept above
+    /// `ground`.
+    pub fn new(gpu: &Gpu, settings: GlobeSettings, cache: TileCache, ground: Ground, color_format: wgpu::TextureFormat) -> GlobeScene {
         let renderer = GlobeRenderer::new(gpu, settings, color_format, cache);
-        GlobeScene { renderer, rig: GlobeRig::new(GlobeOrbit::home()) }
+        GlobeScene { renderer, rig: GlobeRig::new(GlobeOrbit::home()), ground, surface_memo: None }
+    }
+
+    /// Raises the camera to `MIN_CLEARANCE_M` above the drawn surface (the ground, or sea level
+    /// over the sea) where it has come lower.
+    pub fn keep_above_surface(&mut self) {
+        let (lon, lat) = self.rig.camera().lon_lat_deg();
+        let surface_m = match self.surface_memo {
+            Some(((lon0, lat0), height_m)) if (lon - lon0).abs() < 1e-4 && (lat - lat0).abs() < 1e-4 => height_m,
+            _ => {
+                let height_m = self.ground.height_m(lon, lat).ok().flatten().map_or(0.0, |h| f64::from(h.max(0.0)));
+                self.surface_memo = Some(((lon, lat), height_m));
+                height_m
+            }
+        };
+        self.rig.keep_above(surface_m + MIN_CLEARANCE_M);
     }
 }
 
@@ -136,7 +158,10 @@ impl Scene {
                     }
                 }
             },
-            Scene::Globe(s) => s.rig.step(input, turn, dt_s),
+            Scene::Globe(s) => {
+                s.rig.step(input, turn, dt_s);
+                s.keep_above_surface();
+            }
         }
     }
 

@@ -19,7 +19,7 @@ pub(crate) fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<
         Some(spec) => {
             let spec = spec?;
             let settings = globe_settings(render)?;
-            SceneOptions::Globe { settings, producer: Ground::open(&spec)?.producer(), cache: globe_cache_config(render.cache_tiles) }
+            SceneOptions::Globe { settings, ground: Ground::open(&spec)?, cache: globe_cache_config(render.cache_tiles) }
         }
         None => {
             let settings = settings(render)?;
