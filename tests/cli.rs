@@ -366,9 +366,16 @@ fn view_shows_the_globe_under_xvfb() {
     // Space in the corner: dark and blue-black.
     let space = *image.get_pixel(4, 4);
     assert!(space[0] < 40 && space[1] < 40 && space[2] < 60, "the corner is not space: {space:?}");
-    // The planet in the middle: lit terrain, not space, many colours, some sea (blue over red)
-    // and some land (green or red over blue).
-    let (cx, cy) = (width / 2, height / 2);
+    // The planet in the middle of the view left of the panel (the 3-D view uses only that part):
+    // lit terrain, not space, many colours, some sea (blue over red) and some land (green or red
+    // over blue). Its centre: halfway between the first and last lit pixels of the middle row.
+    let cy = height / 2;
+    let lit_at = |x: u32| image.get_pixel(x, cy).0.iter().take(3).map(|&c| c as u32).sum::<u32>() > 90;
+    let first = (0..width - 250).find(|&x| lit_at(x)).expect("no lit pixel in the middle row");
+    let last = (first..width - 250).take_while(|&x| lit_at(x)).last().unwrap();
+    let cx = (first + last) / 2;
+    assert!(last - first > 150, "the planet is only {} px across", last - first);
+    assert!(cx + 100 < width / 2, "the planet is centred in the window, partly under the panel (centre {cx} of {width})");
     let planet: Vec<image::Rgba<u8>> = region(cx - 60, cx + 60, cy - 60, cy + 60).map(|(x, y)| *image.get_pixel(x, y)).collect();
     let lit = planet.iter().filter(|p| p.0.iter().take(3).map(|&c| c as u32).sum::<u32>() > 90).count();
     assert!(lit > planet.len() * 9 / 10, "the middle of the window is mostly dark: {lit} of {} lit", planet.len());

@@ -97,6 +97,8 @@ impl LebTree {
 
 /// Where the draw pass of one frame draws.
 pub struct FrameTarget<'a> {
+    /// The viewport: the part of the attachments from their top-left corner that the view fills
+    /// (all of them off screen; left of the viewer's panel on screen).
     pub size_px: (u32, u32),
     pub color: &'a wgpu::TextureView,
     pub depth: &'a wgpu::TextureView,
@@ -189,6 +191,7 @@ pub trait LebScene {
                 self.clear_color(),
                 query.render_pass_timestamp_writes(),
             );
+            pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
             self.draw(&mut pass);
         }
         profiler.end_query(encoder, query);

@@ -467,6 +467,7 @@ impl State {
                 timestamps,
                 vsync: matches!(self.config.present_mode, wgpu::PresentMode::AutoVsync | wgpu::PresentMode::Fifo),
             };
+            ui.panel_left_pt = None;
             self.gui.ctx.run_ui(raw, |root| {
                 if panels.show_panel {
                     actions = panels::panel_ui(root, ui, panels, &data);
@@ -536,7 +537,10 @@ impl State {
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor { format: Some(self.config.format), ..Default::default() });
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("viewer.frame") });
         let size = (self.config.width, self.config.height);
-        let target = FrameTarget { size_px: size, color: &view, depth: &self.depth_view };
+        // The 3-D view uses the window left of the panel: the globe is centred in what is seen.
+        let pixels_per_point = self.gui.ctx.pixels_per_point();
+        let view_width_px = self.ui.panel_left_pt.map_or(size.0, |left| ((left * pixels_per_point).round() as u32).clamp(1, size.0));
+        let target = FrameTarget { size_px: (view_width_px, size.1), color: &view, depth: &self.depth_view };
         let slot = self.scene.record_frame(&self.gpu, &mut encoder, &target, &mut self.readback);
         let gui_view = frame
             .texture

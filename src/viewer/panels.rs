@@ -152,6 +152,9 @@ pub struct UiState {
     pub status: String,
     /// Kernel lab parameters (persisted through `PanelState::kernel_lab`) and results.
     pub kernel_lab: KernelLabState,
+    /// Left edge of the side panel in egui points as last drawn (the 3-D view uses the window
+    /// left of it); None while the panel is hidden.
+    pub panel_left_pt: Option<f32>,
 }
 
 impl UiState {
@@ -170,6 +173,7 @@ impl UiState {
             bookmark_name: "view 1".into(),
             path_file: format!("flight-{}.json", super::timestamp_utc()),
             status: String::new(),
+            panel_left_pt: None,
             kernel_lab: KernelLabState::default(),
         }
     }
@@ -233,7 +237,7 @@ pub struct HeightfieldData<'a> {
 /// The whole side panel; returns the actions asked for.
 pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data: &PanelData) -> Vec<Action> {
     let mut actions = Vec::new();
-    egui::Panel::right("bisector.panel").default_size(330.0).show(ui, |ui| {
+    let panel = egui::Panel::right("bisector.panel").default_size(330.0).show(ui, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.label(RichText::new("bisector").strong());
             ui.label("F1 hides this panel, F12 saves a screenshot");
@@ -265,6 +269,7 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
             }
         });
     });
+    state.panel_left_pt = Some(panel.response.rect.left());
     actions
 }
 
