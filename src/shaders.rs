@@ -21,6 +21,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("leb_update.wgsl", include_str!("../shaders/leb_update.wgsl")),
         ("globe_pool_decode.wgsl", include_str!("../shaders/globe_pool_decode.wgsl")),
         ("globe_pool_draw.wgsl", include_str!("../shaders/globe_pool_draw.wgsl")),
+        ("pool_globe_probe.wgsl", include_str!("../shaders/pool_globe_probe.wgsl")),
         ("pool_allocate.wgsl", include_str!("../shaders/pool_allocate.wgsl")),
         ("pool_bisect.wgsl", include_str!("../shaders/pool_bisect.wgsl")),
         ("pool_list.wgsl", include_str!("../shaders/pool_list.wgsl")),

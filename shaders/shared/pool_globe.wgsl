@@ -73,11 +73,12 @@ fn pool_relative_position_m(v: vec4<u32>, height_m: f32) -> vec3<f32> {
     return (globe.radius_m + height_m) * direction_change + (height_m - globe.camera_from_anchor_m.w) * (a / a_len) - globe.camera_from_anchor_m.xyz;
 }
 
-// A ball around the patch of triangle `v` (as globe_bound does for the heap's nodes).
-fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
-    let p0 = pool_relative_position_m(v[0], pool_vertex_height_m(v[0]));
-    let p1 = pool_relative_position_m(v[1], pool_vertex_height_m(v[1]));
-    let p2 = pool_relative_position_m(v[2], pool_vertex_height_m(v[2]));
+// A ball around the patch of triangle `v` whose vertices lie at `heights_m` (as globe_bound does
+// for the heap's nodes). The CPU twin is globe::pool_lod (src/globe/pool_lod.rs).
+fn pool_globe_bound_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> GlobeBound {
+    let p0 = pool_relative_position_m(v[0], heights_m.x);
+    let p1 = pool_relative_position_m(v[1], heights_m.y);
+    let p2 = pool_relative_position_m(v[2], heights_m.z);
     let centre = (p0 + p1 + p2) / 3.0;
     let hypotenuse = length(p2 - p0);
     let angle = hypotenuse / globe.radius_m;
@@ -86,13 +87,23 @@ fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
     return GlobeBound(centre, radius, hypotenuse);
 }
 
-// The globe's criterion on a pool triangle: 0 when hidden (outside the frustum or behind the
-// horizon), else the squared projected hypotenuse in px².
-fn pool_globe_error_sq_px2(v: array<vec4<u32>, 3>) -> f32 {
-    let b = pool_globe_bound(v);
+// The ball around triangle `v` at its vertices' heights from the tile cache.
+fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
+    return pool_globe_bound_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+}
+
+// The globe's criterion on a pool triangle whose vertices lie at `heights_m`: 0 when hidden
+// (outside the frustum or behind the horizon), else the squared projected hypotenuse in px².
+fn pool_globe_error_sq_px2_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> f32 {
+    let b = pool_globe_bound_at(v, heights_m);
     if (globe_is_hidden(b)) {
         return 0.0;
     }
     let e = globe_projected_px(b);
     return e * e;
+}
+
+// The criterion at the vertices' heights from the tile cache.
+fn pool_globe_error_sq_px2(v: array<vec4<u32>, 3>) -> f32 {
+    return pool_globe_error_sq_px2_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
 }
