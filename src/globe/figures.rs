@@ -24,7 +24,8 @@ pub struct ViewFigures {
     /// which has no pool (issue 15 item 1).
     pub pool_slots: Option<u32>,
     pub pool_used: Option<u32>,
-    /// Visible leaves that wanted to split and could not (at the max depth).
+    /// Leaves that wanted to split and could not: visible ones at the max depth (the heap), or,
+    /// from the bisector pool's last split frame, every leaf refused by depth or by the pool.
     pub capped_leaves: u32,
     /// Edges of the drawn triangles over land (ground above 0 m) within `NEAR_DISTANCE_M` of the
     /// camera; absent when there are none (globe only).
