@@ -164,3 +164,25 @@ fn a_tiny_pool_caps_without_holes() {
     }
     assert_eq!(holes, 0, "{holes} pixels of space below the horizon");
 }
+
+/// The pixel target is live: raising it from 12 to 48 px on a converged view merges leaves back
+/// (fewer than half remain), and the pool still validates and stays watertight.
+#[test]
+fn a_raised_pixel_target_merges_leaves_back() {
+    let ground = taiwan();
+    let pool_settings = PoolSettings { pool_slots: 1 << 16, ..Default::default() };
+    let gpu = Gpu::headless(&requirements(&pool_settings, 256).with_image_size((160, 90))).unwrap_or_else(|e| panic!("{e}"));
+    let cache =
+        TileCache::new(&gpu, TileCacheConfig { tiles: 256, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+    let scene = GlobePoolRenderer::new(&gpu, GlobeSettings::default(), pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut view = HeadlessView::new(&gpu, scene, 160, 90);
+    let camera = bridge_camera();
+    let (_, fine) = view.converge(&gpu, &camera, 600);
+    view.scene.settings.pixel_target_px = 48.0;
+    let (_, coarse) = view.converge(&gpu, &camera, 600);
+    assert!(coarse.stats.leaves < fine.stats.leaves / 2, "{} leaves at 12 px, {} at 48 px", fine.stats.leaves, coarse.stats.leaves);
+    let twin = view.scene.pool.read_twin(&gpu);
+    assert!(twin.validate().is_empty(), "the pool does not validate");
+    assert_watertight(&view.scene.pool.read_state(&gpu));
+}

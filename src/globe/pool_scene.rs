@@ -23,11 +23,12 @@ use crate::globe::renderer::{compute_pipeline, draw_pipeline, layout, Binding, G
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::cpu::UpdateKind;
 use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::pool::gpu::GpuPoolParams;
 use crate::pool::{GpuPool, PoolSettings, SceneCriterion};
 use crate::schedule::{LebScene, LebTree};
 
 // globe_pool_decode.wgsl reads the leaf count as word 5 of pool.control (its PoolParams).
-const _: () = assert!(std::mem::offset_of!(crate::pool::gpu::GpuPoolParams, leaves) == 5 * 4);
+const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
 
 /// Storage buffers of the pool's passes under the globe's criterion: the pool's 8 and the tile
 /// cache's 3.
@@ -195,8 +196,16 @@ impl LebScene for GlobePoolRenderer {
         &mut self.tree
     }
 
+    /// Writes the frame's uniforms and the pool's target T² (`settings.pixel_target_px`, so a
+    /// changed target applies from the next frame; pool.threshold derives T_eff² from it).
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&self.frame_uniforms(camera, size_px)));
+        let target_sq_px2 = self.settings.pixel_target_px * self.settings.pixel_target_px;
+        queue.write_buffer(
+            &self.pool.control,
+            std::mem::offset_of!(GpuPoolParams, target_sq_px2) as u64,
+            bytemuck::bytes_of(&target_sq_px2),
+        );
     }
 
     /// Records the pool's split or merge frame (its passes, reduction and list).
