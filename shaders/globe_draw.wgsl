@@ -6,18 +6,10 @@
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl
 //!include shared/shading.wgsl
+//!include shared/globe_shade.wgsl
 
 @group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;
 @group(0) @binding(1) var<uniform> globe: GlobeFrame;
-
-struct VertexOut {
-    @builtin(position) clip: vec4<f32>,
-    // Map coordinates in [0, 1]^2.
-    @location(0) map: vec2<f32>,
-    // Camera-relative position in metres.
-    @location(1) relative_m: vec3<f32>,
-    @location(2) barycentric: vec3<f32>,
-}
 
 // Every leaf is drawn as 2^SUB_LEVELS sub-triangles (instances): its bisection continued by the
 // instance index's bits. SUB_LEVELS is even, so every edge of a leaf is cut into equal parts and
@@ -45,67 +37,4 @@ fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) sub: u32)
     out.relative_m = relative;
     out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
     return out;
-}
-
-struct MapFrame {
-    // Unit vector at the point.
-    up: vec3<f32>,
-    // Its derivatives per map unit.
-    d_du: vec3<f32>,
-    d_dv: vec3<f32>,
-}
-
-// The unit vector at map point `p` and its derivatives along u and v (octahedral map, no fold:
-// `p` inside the square).
-fn globe_map_frame(p: vec2<f32>) -> MapFrame {
-    let q = 2.0 * p - 1.0;
-    let sx = select(-1.0, 1.0, q.x >= 0.0);
-    let sy = select(-1.0, 1.0, q.y >= 0.0);
-    let z = 1.0 - abs(q.x) - abs(q.y);
-    var o: vec3<f32>;
-    var o_du: vec3<f32>;
-    var o_dv: vec3<f32>;
-    if (z >= 0.0) {
-        o = vec3<f32>(q, z);
-        o_du = vec3<f32>(2.0, 0.0, -2.0 * sx);
-        o_dv = vec3<f32>(0.0, 2.0, -2.0 * sy);
-    } else {
-        o = vec3<f32>(sx * (1.0 - abs(q.y)), sy * (1.0 - abs(q.x)), z);
-        o_du = vec3<f32>(0.0, -2.0 * sx * sy, -2.0 * sx);
-        o_dv = vec3<f32>(-2.0 * sx * sy, 0.0, -2.0 * sy);
-    }
-    let len = length(o);
-    let n = o / len;
-    return MapFrame(n, (o_du - n * dot(n, o_du)) / len, (o_dv - n * dot(n, o_dv)) / len);
-}
-
-@fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    let map = globe_map_fixed(in.map);
-    // The tiles fragments want are asked for by globe.decode (a grid of points on large leaves):
-    // a write here would cost every fragment its early depth test (+0.44 ms on the H100).
-    let surface = globe_surface_sample(tile_cache_find(map, globe_wanted_zoom(length(in.relative_m))), map);
-    let frame = globe_map_frame(clamp(in.map, vec2<f32>(0.0), vec2<f32>(1.0)));
-    // Tangents of the terrain surface per map unit; their cross product is its normal.
-    let t_u = globe.radius_m * frame.d_du + surface.y * frame.up;
-    let t_v = globe.radius_m * frame.d_dv + surface.z * frame.up;
-    var normal = normalize(cross(t_u, t_v));
-    normal = select(normal, -normal, dot(normal, frame.up) < 0.0);
-    // Water is flat: the sea floor's relief must not shade its surface.
-    normal = select(normal, frame.up, surface.x <= 0.0);
-    // Slope: the tangent of the angle between the terrain normal and the vertical.
-    let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
-    let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
-    let albedo = terrain_colour(surface.x, slope);
-    let sun = globe.sun_direction.xyz;
-    // Night side: faint, so the globe's shape still reads.
-    let daylight = smoothstep(-0.1, 0.15, dot(frame.up, sun));
-    var colour = sun_and_sky_light(albedo, normal, sun, dot(normal, frame.up), 0.05 + 0.17 * daylight);
-    // Haze over a distance that grows with the camera's height, so orbit views stay clear.
-    let haze_distance_m = max(60000.0, 3.0 * globe.camera_from_anchor_m.w);
-    colour = hazed(colour, HAZE_COLOUR * (0.2 + 0.8 * daylight), length(in.relative_m), haze_distance_m);
-    if (globe.wireframe == 1u) {
-        colour = wireframe_overlay(colour, in.barycentric);
-    }
-    return vec4<f32>(colour, 1.0);
 }

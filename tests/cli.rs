@@ -286,6 +286,46 @@ fn shot_json_writes_the_view_figures() {
 }
 
 #[test]
+fn shot_json_with_a_tiny_pool_reports_the_pool() {
+    // `shot --pool-slots` on the bridge view (assets/paths/globe-taiwan-coast-ship.json, 20 m
+    // above the sea): a 4096-slot pool goes deeper than the heap's 29 levels near the camera and
+    // is too small for the view, so leaves are capped; the figures name the pool.
+    let dir = tempfile::tempdir().unwrap();
+    let (png, json) = (dir.path().join("pool.png"), dir.path().join("pool.json"));
+    let earth = format!("planet:{},{}", data("etopo20_global.tif"), data("taiwan-terrain-rgb"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["shot", "--terrain", &earth, "--pool-slots", "4096", "--size", "160x90", "--camera"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&png)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let number = |key: &str| figures[key].as_u64().unwrap_or_else(|| panic!("no {key} in {figures}"));
+    assert_eq!(number("pool_slots"), 4096, "{figures}");
+    assert!(number("pool_used") == number("leaves") && number("leaves") <= 4096, "{figures}");
+    assert!(number("max_depth_reached") > 29, "{figures}");
+    assert!(number("capped_leaves") > 0, "{figures}");
+    assert!(figures["near_edge_m"]["median"].as_f64().is_some(), "{figures}");
+    // Bad pools, in one line each.
+    let bad = |args: &[&str], expect: &str| {
+        let mut all = vec!["shot", "--size", "32x32", "--out"];
+        let out_png = dir.path().join("bad.png");
+        all.push(out_png.to_str().unwrap());
+        all.extend_from_slice(args);
+        assert_clean_failure(&bisector(&all), expect);
+    };
+    bad(&["--terrain", "planet", "--pool-slots", "1000"], "--pool-slots 1000");
+    bad(&["--pool-slots", "4096"], "--pool-slots");
+    bad(&["--terrain", "planet", "--pool-slots", "4096", "--max-depth", "64"], "--max-depth 64");
+    assert_clean_failure(&bisector(&["view", "--terrain", "planet", "--pool-slots", "4096"]), "--pool-slots");
+}
+
+#[test]
 fn view_runs_in_a_window_under_xvfb() {
     // The windowed path shares the renderer with `shot`: open a window on a virtual display,
     // render a few frames and read the last one back, with egui's panel drawn over the terrain.

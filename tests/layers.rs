@@ -32,8 +32,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("terrain", &["gpu", "input", "test_rng", "cbt", "leb"]),
     // The flat terrain: its passes and drawing, a scene of the schedule.
     ("flat", &["gpu", "shaders", "cbt", "leb", "schedule", "terrain"]),
-    // The globe: its passes (a scene of the schedule), camera, planet and tile cache (globe::cache).
-    ("globe", &["gpu", "shaders", "hash", "test_rng", "cbt", "leb", "schedule", "terrain"]),
+    // The globe: its passes (scenes of the schedule, over the heap or the bisector pool), camera,
+    // planet and tile cache (globe::cache).
+    ("globe", &["gpu", "shaders", "hash", "test_rng", "cbt", "leb", "pool", "schedule", "terrain"]),
     // Camera paths, the headless runners, reports, quality.
     ("bench", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "flat", "globe"]),
     // Argument parsing shared by the commands.

@@ -33,7 +33,12 @@ fn root() -> &'static Path {
 #[test]
 fn every_wgsl_file_validates() {
     // The shared pieces of bisector-gpu are validated as part of the renderer's passes.
-    wgsl::every_pass_validates(&SHADERS, &[&GPU_SHADERS]);
+    // The pool's passes also run under the globe's criterion (src/globe/pool_scene.rs).
+    wgsl::every_pass_and_variant_validates(
+        &SHADERS,
+        &[&GPU_SHADERS],
+        &[("shared/pool_criterion.wgsl", "shared/pool_criterion_globe.wgsl")],
+    );
     wgsl::names_are_unique(&[&SHADERS, &GPU_SHADERS]);
 }
 
@@ -91,6 +96,11 @@ fn mirrors() -> Vec<Mirror> {
         ),
         mirror!(
             "shared/decode.wgsl",
+            Wgsl::Struct("LodStats"),
+            LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", capped_leaves: "capped_leaves", _pad: _ }
+        ),
+        mirror!(
+            "globe_pool_decode.wgsl",
             Wgsl::Struct("LodStats"),
             LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", capped_leaves: "capped_leaves", _pad: _ }
         ),

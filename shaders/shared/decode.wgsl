@@ -6,22 +6,11 @@
 //!include shared/cbt_heap_read.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/frame.wgsl
+//!include shared/lod_stats.wgsl
 
 @group(0) @binding(1) var<storage, read_write> leaf_ids: array<u32>;
 @group(0) @binding(2) var<storage, read_write> stats: FrameStats;
 @group(0) @binding(4) var<storage, read_write> lod_stats: LodStats;
-
-// Keep in sync with LodStats in src/leb/decode.rs (tests/shaders.rs compares the layouts).
-struct LodStats {
-    // Bits of the largest f32 projected size in pixels of a visible leaf (non-negative floats
-    // order like their bits).
-    max_size_px_bits: atomic<u32>,
-    // Visible leaves: inside the frustum (and, on the globe, not behind the horizon).
-    visible_leaves: atomic<u32>,
-    // Visible leaves that want to split but cannot: they are at the tree's max depth.
-    capped_leaves: atomic<u32>,
-    _pad0: u32,
-}
 
 var<workgroup> wg_max_depth: atomic<u32>;
 var<workgroup> wg_max_size_bits: atomic<u32>;

@@ -124,3 +124,16 @@ fn child_vertices(v: array<vec4<u32>, 3>, bit: u32) -> array<vec4<u32>, 3> {
 fn parent_of_child0_vertices(v: array<vec4<u32>, 3>) -> array<vec4<u32>, 3> {
     return array<vec4<u32>, 3>(v[0], v[2], point_reflect(v[1], v[0]));
 }
+
+// Vertices of the parent of child 1 (a, m, b): (2m - b, a, b).
+fn parent_of_child1_vertices(v: array<vec4<u32>, 3>) -> array<vec4<u32>, 3> {
+    return array<vec4<u32>, 3>(point_reflect(v[1], v[2]), v[0], v[2]);
+}
+
+// Vertices of the parent of node `id` whose vertices are `v`.
+fn parent_vertices(id: vec2<u32>, v: array<vec4<u32>, 3>) -> array<vec4<u32>, 3> {
+    if ((id.x & 1u) == 0u) {
+        return parent_of_child0_vertices(v);
+    }
+    return parent_of_child1_vertices(v);
+}

@@ -6,6 +6,7 @@ use crate::bench::path::CameraPath;
 use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord};
 use crate::flat::camera::Camera;
 use crate::flat::Renderer;
+use crate::globe::pool_scene::GlobePoolRenderer;
 use crate::globe::renderer::GlobeRenderer;
 use crate::gpu::Gpu;
 use crate::schedule::headless::{FrameOutcome, HeadlessView};
@@ -132,6 +133,31 @@ pub fn run_globe_bench(gpu: &Gpu, view: &mut HeadlessView<GlobeRenderer>, path: 
     let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
     let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, "edge-length", settings.pixel_target_px as f64);
+    BenchReport::from_frames(meta, records)
+}
+
+/// Benchmarks the globe drawn from the bisector pool along `path` (`bench --pool-slots`): the
+/// same records as `run_globe_bench`; max depth is the pool's, the criterion the same edge length
+/// on the leaves themselves.
+pub fn run_globe_pool_bench(
+    gpu: &Gpu,
+    view: &mut HeadlessView<GlobePoolRenderer>,
+    path: &GlobePath,
+    options: &BenchOptions,
+) -> BenchReport {
+    let globe = |time_s: f64, outcome: &FrameOutcome, scene: &GlobePoolRenderer| {
+        let pose = path.sample(time_s);
+        Some(GlobeFrameRecord {
+            lon_deg: pose.lon_deg,
+            lat_deg: pose.lat_deg,
+            altitude_m: pose.altitude_m,
+            cpu_submit_ms: outcome.cpu_submit_ms,
+            cache: scene.cache.stats(),
+        })
+    };
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
+    let scene = &view.scene;
+    let meta = meta(gpu, options, scene.pool_settings.max_depth, "edge-length (bisector pool)", scene.settings.pixel_target_px as f64);
     BenchReport::from_frames(meta, records)
 }
 

@@ -54,6 +54,7 @@ pub fn check_max_depth(max_depth: u32) -> Result<(), CbtError> {
 ///
 /// Every pipeline that includes shaders/shared/cbt.wgsl is compiled for one max depth, through
 /// the override constant CBT_MAX_DEPTH (`pipeline_constants`).
+#[derive(Clone)]
 pub struct GpuCbt {
     pub max_depth: u32,
     pub heap: wgpu::Buffer,
@@ -88,7 +89,7 @@ impl GpuCbt {
         let stats = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("cbt.stats"),
             contents: bytemuck::bytes_of(&FrameStats { capacity: leaf_capacity, ..Default::default() }),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         });
         let changed = crate::cbt::changed::create_buffer(device, cpu.max_depth());
         let tracks_changes = cpu.max_depth() >= TRACK_CHANGES_FROM_DEPTH;

@@ -24,7 +24,8 @@ pub struct ViewFigures {
     /// which has no pool (issue 15 item 1).
     pub pool_slots: Option<u32>,
     pub pool_used: Option<u32>,
-    /// Visible leaves that wanted to split and could not (at the max depth).
+    /// Leaves that wanted to split and could not: visible ones at the max depth (the heap), or,
+    /// from the bisector pool's last split frame, every leaf refused by depth or by the pool.
     pub capped_leaves: u32,
     /// Edges of the drawn triangles over land (ground above 0 m) within `NEAR_DISTANCE_M` of the
     /// camera; absent when there are none (globe only).
@@ -62,17 +63,40 @@ pub fn near_edges(
     leaf_ids: &[u32],
     camera: &GlobeCamera,
     sub_levels: u32,
-    mut height_m: impl FnMut(f64, f64) -> Option<f64>,
+    height_m: impl FnMut(f64, f64) -> Option<f64>,
 ) -> Option<EdgeStats> {
     let mesh = BaseMesh::octahedron();
+    let triangles = leaf_ids.iter().map(|&id| mesh.decode_vertices(Node::from_id(id)).map(DVec2::from_array));
+    near_edges_of_map_triangles(triangles, camera, sub_levels, height_m)
+}
+
+/// `near_edges` of the bisector pool's leaves, given by their 64-bit fixed-point map vertices
+/// (`MAP_ONE_64` = 1.0; f64 holds them to 2^-53 of the map, nanometres), each drawn as one
+/// triangle.
+pub fn near_edges_pool(
+    leaf_vertices: &[[[u64; 2]; 3]],
+    camera: &GlobeCamera,
+    height_m: impl FnMut(f64, f64) -> Option<f64>,
+) -> Option<EdgeStats> {
+    let one = crate::leb::node64::MAP_ONE_64 as f64;
+    let triangles = leaf_vertices.iter().map(|v| v.map(|p| DVec2::new(p[0] as f64 / one, p[1] as f64 / one)));
+    near_edges_of_map_triangles(triangles, camera, 0, height_m)
+}
+
+/// `near_edges` of leaves given by their map vertices in [0, 1]^2.
+fn near_edges_of_map_triangles(
+    leaves: impl Iterator<Item = [DVec2; 3]>,
+    camera: &GlobeCamera,
+    sub_levels: u32,
+    mut height_m: impl FnMut(f64, f64) -> Option<f64>,
+) -> Option<EdgeStats> {
     let mut ground = |p: DVec2| {
         let n = to_unit_sphere(p);
         let (lon, lat) = lon_lat_deg(n);
         (n, height_m(lon, lat).unwrap_or(0.0))
     };
     let mut lengths = Vec::new();
-    for &id in leaf_ids {
-        let v = mesh.decode_vertices(Node::from_id(id)).map(DVec2::from_array);
+    for v in leaves {
         let n = v.map(to_unit_sphere);
         // Heights move points by at most some 10 km and a leaf spans its longest edge: a cheap
         // test on the sphere first.

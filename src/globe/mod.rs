@@ -7,6 +7,8 @@ pub mod earth;
 pub mod figures;
 pub mod frame;
 pub mod ground;
+pub mod pool_lod;
+pub mod pool_scene;
 pub mod renderer;
 pub mod spec;
 

@@ -163,7 +163,8 @@ fn build(gpu: &Gpu, settings: &GlobeSettings, color_format: wgpu::TextureFormat,
         group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
     let draw_layout =
         layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
-    let draw_pipeline = draw_pipeline(device, color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
+    let draw_pipeline =
+        draw_pipeline(device, "globe_draw.wgsl", color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
     let draw_group = group("globe.draw", &draw_layout, &[(0, &leaf_ids), (1, &frame)]);
     let tree = LebTree::new(device, cbt, 1 << settings.sub_levels);
     let passes = GlobePasses {
@@ -296,7 +297,7 @@ impl LebScene for GlobeRenderer {
 
 /// What a binding of @group(0) holds.
 #[derive(Clone, Copy)]
-enum Binding {
+pub(crate) enum Binding {
     Uniform,
     StorageRead,
     StorageWrite,
@@ -304,7 +305,12 @@ enum Binding {
 
 /// An explicit @group(0) layout (the passes share @group(2) with the tile cache, whose bind
 /// group has its own explicit layout, so no pass can use a derived layout).
-fn layout(device: &wgpu::Device, label: &str, bindings: &[(u32, Binding)], visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
+pub(crate) fn layout(
+    device: &wgpu::Device,
+    label: &str,
+    bindings: &[(u32, Binding)],
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayout {
     let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
         .iter()
         .map(|&(binding, kind)| wgpu::BindGroupLayoutEntry {
@@ -334,7 +340,7 @@ fn pipeline_layout(device: &wgpu::Device, group0: &wgpu::BindGroupLayout, cache:
     })
 }
 
-fn compute_pipeline(
+pub(crate) fn compute_pipeline(
     device: &wgpu::Device,
     label: &str,
     shader_name: &str,
@@ -354,20 +360,23 @@ fn compute_pipeline(
     })
 }
 
-fn draw_pipeline(
+/// The draw pipeline of shader `shader_name` (globe_draw.wgsl with `sub_levels`; the pool's
+/// draw ignores it).
+pub(crate) fn draw_pipeline(
     device: &wgpu::Device,
+    shader_name: &str,
     color_format: wgpu::TextureFormat,
     sub_levels: u32,
     cache_constants: &[(&str, f64)],
     group0: &wgpu::BindGroupLayout,
     cache: &wgpu::BindGroupLayout,
 ) -> wgpu::RenderPipeline {
-    let module = SHADERS.create_module(device, "globe_draw.wgsl");
-    let mut constants = vec![("SUB_LEVELS", sub_levels as f64)];
+    let module = SHADERS.create_module(device, shader_name);
+    let mut constants = if shader_name == "globe_draw.wgsl" { vec![("SUB_LEVELS", sub_levels as f64)] } else { Vec::new() };
     constants.extend_from_slice(cache_constants);
     let compilation_options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("globe.draw"),
+        label: Some(shader_name),
         layout: Some(&pipeline_layout(device, group0, cache)),
         vertex: wgpu::VertexState {
             module: &module,

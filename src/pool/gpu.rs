@@ -29,7 +29,7 @@ use crate::gpu::{Gpu, Limit, Requirements};
 use crate::leb::node64::{BaseMesh64, MAX_DEPTH_64};
 use crate::pool::cpu::{PoolState, PoolTwin, EDGE, LEFT, MERGE_RATIO_SQ, NO_SLOT, RIGHT, SPLIT_CENTER, SPLIT_LEFT, SPLIT_RIGHT};
 use crate::pool::criterion::{TestCriterion, MAX_FOCI};
-use crate::pool::gpu_passes::PoolPasses;
+use crate::pool::gpu_passes::{PoolPasses, SceneCriterion};
 use crate::pool::priority::{BUCKET_COUNT, BUCKET_SHIFT};
 use crate::pool::FrameStats;
 
@@ -257,8 +257,20 @@ impl GpuPool {
         Ok(GpuPool::from_twin(gpu, &twin))
     }
 
+    /// A pool of `settings` over the octahedron whose passes evaluate `scene`'s criterion (frames
+    /// are then recorded with `record_scene_frame`).
+    pub fn with_scene_criterion(gpu: &Gpu, settings: &PoolSettings, scene: &SceneCriterion) -> Result<GpuPool, PoolError> {
+        let pool_depth = settings.pool_depth()?;
+        let twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, settings.max_depth, settings.target_error_px);
+        Ok(GpuPool::build(gpu, &twin, Some(scene)))
+    }
+
     /// A pool holding `twin`'s state (its size, mesh, max depth and targets).
     pub fn from_twin(gpu: &Gpu, twin: &PoolTwin) -> GpuPool {
+        GpuPool::build(gpu, twin, None)
+    }
+
+    fn build(gpu: &Gpu, twin: &PoolTwin, scene: Option<&SceneCriterion>) -> GpuPool {
         let device = &gpu.device;
         let slots = twin.slot_count();
         let cbt = GpuCbt::new(device, &Cbt::new_pool(twin.cbt().max_depth()), 1 << 10).with_change_tracking(false);
@@ -285,8 +297,9 @@ impl GpuPool {
         let passes = PoolPasses::new(
             device,
             &cbt,
-            &[&cbt.heap, &ids, &neighbours, &snapshot, &vertices, &update, &list, &control, &criterion],
+            &[&cbt.heap, &ids, &neighbours, &snapshot, &vertices, &update, &list, &control, scene.map_or(&criterion, |s| s.uniform)],
             &args,
+            scene,
         );
         let pool = GpuPool {
             mesh: twin.mesh().clone(),

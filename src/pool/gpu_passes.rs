@@ -37,6 +37,8 @@ pub(crate) struct PoolPasses {
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
+    /// Whether the passes bind a scene's group at @group(2) (a `SceneCriterion`).
+    has_scene_group: bool,
     list_bind_group: wgpu::BindGroup,
     list_groups: (u32, u32),
     reduce: CbtReduce,
@@ -50,6 +52,20 @@ pub(crate) struct PoolPasses {
 
 type Profiler = wgpu_profiler::GpuProfiler;
 
+/// A criterion of a scene instead of the test criterion: its WGSL file replaces
+/// shared/pool_criterion.wgsl and defines `pool_error_sq_px2(id, vertices)`; its uniform is bound
+/// at binding 8, and the bind group of `group2_layout` at @group(2) (recorded with every frame).
+pub struct SceneCriterion<'a> {
+    /// The WGSL file (in `SHADERS`) defining the criterion.
+    pub shader: &'static str,
+    /// The uniform at @group(0) @binding(8).
+    pub uniform: &'a wgpu::Buffer,
+    /// The layout of what the criterion reads at @group(2).
+    pub group2_layout: &'a wgpu::BindGroupLayout,
+    /// Its override constants.
+    pub constants: Vec<(&'static str, f64)>,
+}
+
 /// Records one compute pass in a profiler scope of the same name.
 fn pass(encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
     crate::gpu::profiled_compute_pass(profiler, encoder, label, record);
@@ -58,7 +74,14 @@ fn pass(encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, re
 impl PoolPasses {
     /// The passes over the pool's buffers: `bindings` are bindings 0..=8 of the shared layout
     /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion).
-    pub(crate) fn new(device: &wgpu::Device, cbt: &GpuCbt, bindings: &[&wgpu::Buffer; 9], args: &wgpu::Buffer) -> PoolPasses {
+    /// With `scene`, the passes evaluate the scene's criterion (binding 8 is then its uniform).
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        cbt: &GpuCbt,
+        bindings: &[&wgpu::Buffer; 9],
+        args: &wgpu::Buffer,
+        scene: Option<&SceneCriterion>,
+    ) -> PoolPasses {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..9u32)
             .map(|binding| wgpu::BindGroupLayoutEntry {
                 binding,
@@ -74,12 +97,17 @@ impl PoolPasses {
         let group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("pool"), entries: &entries });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("pool"),
-            bind_group_layouts: &[Some(&group_layout)],
+            bind_group_layouts: &[Some(&group_layout), None, scene.map(|s| s.group2_layout)],
             immediate_size: 0,
         });
-        let constants = cbt.pipeline_constants();
+        let mut constants = cbt.pipeline_constants().to_vec();
+        let mut substitutions = Vec::new();
+        if let Some(scene) = scene {
+            constants.extend_from_slice(&scene.constants);
+            substitutions.push(("shared/pool_criterion.wgsl", scene.shader));
+        }
         let pipeline = |shader: &str, entry: &str| {
-            let module = SHADERS.create_module(device, shader);
+            let module = SHADERS.create_module_with(device, shader, &substitutions);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&format!("pool.{entry}")),
                 layout: Some(&layout),
@@ -98,7 +126,7 @@ impl PoolPasses {
                 .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
                 .collect::<Vec<_>>(),
         });
-        let list = SHADERS.compute_pipeline(device, "pool.list", "pool_list.wgsl", "list", &constants);
+        let list = SHADERS.compute_pipeline(device, "pool.list", "pool_list.wgsl", "list", &cbt.pipeline_constants());
         let list_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("pool.list"),
             layout: &list.get_bind_group_layout(0),
@@ -122,6 +150,7 @@ impl PoolPasses {
             merge: pipeline("pool_merge.wgsl", "merge"),
             list,
             bind_group,
+            has_scene_group: scene.is_some(),
             list_bind_group,
             list_groups: groups_2d(words.div_ceil(WORKGROUP_SIZE)),
             reduce: CbtReduce::new(device, cbt),
@@ -147,21 +176,32 @@ impl PoolPasses {
     }
 
     /// Records a pass over the leaves (an indirect dispatch).
-    fn over_leaves(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, pipeline: &wgpu::ComputePipeline) {
-        pass(encoder, profiler, label, |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
+    fn over_leaves(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, label: &str, pipeline: &wgpu::ComputePipeline) {
+        pass(encoder, frame.profiler, label, |pass| {
+            self.bind(pass, pipeline, frame);
             pass.dispatch_workgroups_indirect(&self.args, 0);
         });
     }
 
     /// Records a pass of one workgroup.
-    fn single(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, pipeline: &wgpu::ComputePipeline) {
-        pass(encoder, profiler, label, |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
+    fn single(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, label: &str, pipeline: &wgpu::ComputePipeline) {
+        pass(encoder, frame.profiler, label, |pass| {
+            self.bind(pass, pipeline, frame);
             pass.dispatch_workgroups(1, 1, 1);
         });
+    }
+
+    fn bind(&self, pass: &mut wgpu::ComputePass<'_>, pipeline: &wgpu::ComputePipeline, frame: &FrameContext) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        assert_eq!(
+            self.has_scene_group,
+            frame.group2.is_some(),
+            "the scene's @group(2) must be given exactly when the passes have a scene criterion"
+        );
+        if let Some(group2) = frame.group2 {
+            pass.set_bind_group(2, group2, &[]);
+        }
     }
 
     /// The start of every frame: the counters cleared, the links copied to the snapshot.
@@ -177,51 +217,77 @@ impl PoolPasses {
     }
 
     /// Records one split frame.
-    pub(crate) fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+    pub(crate) fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext) {
+        let profiler = frame.profiler;
         self.begin_frame(encoder);
         encoder.clear_buffer(&self.control, HISTOGRAM_OFFSET, Some(GROUP_SUMS_OFFSET - HISTOGRAM_OFFSET));
-        self.over_leaves(encoder, profiler, "pool.classify_split", &self.classify_split);
-        self.single(encoder, profiler, "pool.threshold", &self.threshold);
-        self.over_leaves(encoder, profiler, "pool.mark", &self.mark);
-        self.over_leaves(encoder, profiler, "pool.alloc_sum", &self.alloc_sum);
-        self.single(encoder, profiler, "pool.alloc_scan", &self.alloc_scan);
-        self.over_leaves(encoder, profiler, "pool.allocate", &self.allocate);
-        self.over_leaves(encoder, profiler, "pool.bisect", &self.bisect);
+        self.over_leaves(encoder, frame, "pool.classify_split", &self.classify_split);
+        self.single(encoder, frame, "pool.threshold", &self.threshold);
+        self.over_leaves(encoder, frame, "pool.mark", &self.mark);
+        self.over_leaves(encoder, frame, "pool.alloc_sum", &self.alloc_sum);
+        self.single(encoder, frame, "pool.alloc_scan", &self.alloc_scan);
+        self.over_leaves(encoder, frame, "pool.allocate", &self.allocate);
+        self.over_leaves(encoder, frame, "pool.bisect", &self.bisect);
         self.end_frame(encoder, profiler);
     }
 
     /// Records one merge frame.
-    pub(crate) fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+    pub(crate) fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext) {
+        let profiler = frame.profiler;
         self.begin_frame(encoder);
-        self.over_leaves(encoder, profiler, "pool.classify_merge", &self.classify_merge);
-        self.over_leaves(encoder, profiler, "pool.elect", &self.elect);
-        self.over_leaves(encoder, profiler, "pool.merge", &self.merge);
+        self.over_leaves(encoder, frame, "pool.classify_merge", &self.classify_merge);
+        self.over_leaves(encoder, frame, "pool.elect", &self.elect);
+        self.over_leaves(encoder, frame, "pool.merge", &self.merge);
         self.end_frame(encoder, profiler);
     }
+}
+
+/// What a frame's passes are recorded with: the profiler, and the scene's @group(2) when the
+/// passes evaluate a `SceneCriterion`.
+pub(crate) struct FrameContext<'a> {
+    pub(crate) profiler: &'a Profiler,
+    pub(crate) group2: Option<&'a wgpu::BindGroup>,
 }
 
 impl GpuPool {
     /// Records one split frame (the criterion set last) into `encoder`, each pass profiled.
     pub fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
-        self.passes.record_split_frame(encoder, profiler);
+        self.passes.record_split_frame(encoder, &FrameContext { profiler, group2: None });
     }
 
     /// Records one merge frame into `encoder`, each pass profiled.
     pub fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
-        self.passes.record_merge_frame(encoder, profiler);
+        self.passes.record_merge_frame(encoder, &FrameContext { profiler, group2: None });
+    }
+
+    /// Records one split (`split`) or merge frame of a pool built with a `SceneCriterion`, whose
+    /// passes bind `group2` at @group(2).
+    pub fn record_scene_frame(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        split: bool,
+        group2: &wgpu::BindGroup,
+    ) {
+        let frame = FrameContext { profiler, group2: Some(group2) };
+        if split {
+            self.passes.record_split_frame(encoder, &frame);
+        } else {
+            self.passes.record_merge_frame(encoder, &frame);
+        }
     }
 
     /// Runs one split frame now (submitted, not waited for).
     pub fn split_frame(&self, gpu: &Gpu) {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.split_frame") });
-        self.passes.record_split_frame(&mut encoder, &self.passes.quiet);
+        self.passes.record_split_frame(&mut encoder, &FrameContext { profiler: &self.passes.quiet, group2: None });
         gpu.queue.submit([encoder.finish()]);
     }
 
     /// Runs one merge frame now (submitted, not waited for).
     pub fn merge_frame(&self, gpu: &Gpu) {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.merge_frame") });
-        self.passes.record_merge_frame(&mut encoder, &self.passes.quiet);
+        self.passes.record_merge_frame(&mut encoder, &FrameContext { profiler: &self.passes.quiet, group2: None });
         gpu.queue.submit([encoder.finish()]);
     }
 }

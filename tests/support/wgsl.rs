@@ -34,18 +34,38 @@ const F16_IN_F32: naga::valid::Capabilities = naga::valid::Capabilities::SHADER_
 /// every shared file of `library` and of `shared_from` (libraries whose shared files only
 /// `library`'s passes include) must be included by one of them, so that something validates it.
 pub fn every_pass_validates(library: &ShaderLibrary, shared_from: &[&ShaderLibrary]) {
+    every_pass_and_variant_validates(library, shared_from, &[]);
+}
+
+/// `every_pass_validates`, and every pass that includes the first file of a pair of `variants`
+/// validates as well with the second included instead (`ShaderLibrary::source_with`: the bisector
+/// pool's passes under the globe's criterion), whose includes then count as included.
+pub fn every_pass_and_variant_validates(library: &ShaderLibrary, shared_from: &[&ShaderLibrary], variants: &[(&str, &str)]) {
     let passes: Vec<&str> = library.files.iter().map(|(n, _)| *n).filter(|n| !n.starts_with("shared/")).collect();
     let mut included = HashSet::new();
     for name in &passes {
         includes(library, name, &mut included);
+    }
+    let mut sources = Vec::new();
+    for name in &passes {
+        sources.push((name.to_string(), library.source(name).unwrap_or_else(|| panic!("{name}: an include is missing"))));
+        for &(from, to) in variants {
+            let mut seen = HashSet::new();
+            includes(library, name, &mut seen);
+            if seen.contains(from) {
+                included.insert(to.to_string());
+                includes(library, to, &mut included);
+                let source = library.source_with(name, &[(from, to)]).unwrap_or_else(|| panic!("{name} with {to}: an include is missing"));
+                sources.push((format!("{name} with {to}"), source));
+            }
+        }
     }
     for lib in std::iter::once(library).chain(shared_from.iter().copied()) {
         for (name, _) in lib.files.iter().filter(|(n, _)| n.starts_with("shared/")) {
             assert!(included.contains(*name), "{name} is included by no pass, so nothing validates it");
         }
     }
-    for name in passes {
-        let source = library.source(name).unwrap_or_else(|| panic!("{name}: an include is missing"));
+    for (name, source) in sources {
         let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
         naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),

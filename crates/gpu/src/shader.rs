@@ -53,20 +53,29 @@ impl ShaderLibrary {
     /// The source of shader `name` with its includes spliced in, or None for an unknown name (the
     /// shader's or an include's).
     pub fn source(&self, name: &str) -> Option<String> {
+        self.source_with(name, &[])
+    }
+
+    /// The source of shader `name` with its includes spliced in, where an `//!include` of the first
+    /// name of a pair in `substitutions` includes the second instead (a shader's variants: the
+    /// bisector pool's passes under another criterion).
+    pub fn source_with(&self, name: &str, substitutions: &[(&str, &str)]) -> Option<String> {
         let mut seen = HashSet::new();
         let mut out = String::new();
-        self.append(name, &mut seen, &mut out)?;
+        self.append(name, substitutions, &mut seen, &mut out)?;
         Some(out)
     }
 
-    fn append(&self, name: &str, seen: &mut HashSet<String>, out: &mut String) -> Option<()> {
+    fn append(&self, name: &str, substitutions: &[(&str, &str)], seen: &mut HashSet<String>, out: &mut String) -> Option<()> {
         if !seen.insert(name.to_string()) {
             return Some(());
         }
         let text = self.file(name)?;
         for line in text.lines() {
             if let Some(included) = line.strip_prefix(INCLUDE) {
-                self.append(included.trim(), seen, out)?;
+                let included = included.trim();
+                let included = substitutions.iter().find(|(from, _)| *from == included).map_or(included, |(_, to)| to);
+                self.append(included, substitutions, seen, out)?;
             } else {
                 out.push_str(line);
                 out.push('\n');
@@ -77,7 +86,12 @@ impl ShaderLibrary {
 
     /// Compiles shader `name` (which must be one of this library's files) into a module labelled with it.
     pub fn create_module(&self, device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
-        let source = self.source(name).unwrap_or_else(|| panic!("unknown shader {name}"));
+        self.create_module_with(device, name, &[])
+    }
+
+    /// Compiles shader `name` with `substitutions` of its includes (`source_with`).
+    pub fn create_module_with(&self, device: &wgpu::Device, name: &str, substitutions: &[(&str, &str)]) -> wgpu::ShaderModule {
+        let source = self.source_with(name, substitutions).unwrap_or_else(|| panic!("unknown shader {name}"));
         device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) })
     }
 

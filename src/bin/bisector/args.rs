@@ -58,6 +58,11 @@ pub(crate) struct RenderArgs {
     /// (67 KiB each), evicted least recently used.
     #[arg(long, default_value_t = 1024)]
     pub(crate) cache_tiles: u32,
+    /// Draw the globe (--terrain planet) from a bisector pool of this many slots (a power of two,
+    /// 4096..=67108864; 2^20 = 1048576 is the usual size) instead of the bit-packed heap: 64-bit
+    /// node ids, refined to 60 levels below the octahedron (--max-depth then 4..=63, default 63).
+    #[arg(long)]
+    pub(crate) pool_slots: Option<u32>,
 }
 
 /// The --lod values.

@@ -6,6 +6,7 @@ use bisector::bench::run::{run_bench, BenchOptions};
 use bisector::cli::{write_atomic, write_bytes_atomic};
 use bisector::flat::Renderer;
 use bisector::globe::ground::Ground;
+use bisector::globe::pool_scene::GlobePoolRenderer;
 use bisector::globe::renderer::GlobeRenderer;
 use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
@@ -14,7 +15,7 @@ use bisector::terrain::TerrainSpec;
 
 use crate::args::RenderArgs;
 use crate::checks::{check_files, check_render_args, render_inputs, FPS_RANGE, MAX_FRAMES, MAX_WARMUP_FRAMES};
-use crate::scene::{globe_cache, globe_settings, load_terrain, settings};
+use crate::scene::{globe_cache, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings};
 
 /// The chart's font, shipped in the binary.
 const PLOT_FONT_TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -75,7 +76,8 @@ fn globe_bench(
     path: &std::path::Path,
     options: &BenchOptions,
 ) -> anyhow::Result<bisector::bench::report::BenchReport> {
-    let settings = globe_settings(render)?;
+    let pool = pool_settings(render)?;
+    let settings = if pool.is_some() { globe_pool_settings(render)? } else { globe_settings(render)? };
     let camera_path = GlobePath::load(path)?;
     let ground = Ground::open(spec)?;
     // Every frame's pose, before any GPU work.
@@ -86,6 +88,14 @@ fn globe_bench(
         }
     }
     let producer = ground.producer();
+    if let Some(pool) = pool {
+        let requirements = bisector::globe::pool_scene::requirements(&pool, render.cache_tiles);
+        let gpu = Gpu::headless(&requirements.with_image_size(options.size_px).with_timestamps())?;
+        let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
+        let renderer = GlobePoolRenderer::new(&gpu, settings, pool, bisector::gpu::target::COLOR_FORMAT, cache)?;
+        let mut view = HeadlessView::new(&gpu, renderer, options.size_px.0, options.size_px.1);
+        return Ok(bisector::bench::run::run_globe_pool_bench(&gpu, &mut view, &camera_path, options));
+    }
     let gpu = Gpu::headless(
         &bisector::globe::renderer::requirements(&settings, render.cache_tiles).with_image_size(options.size_px).with_timestamps(),
     )?;

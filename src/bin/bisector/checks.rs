@@ -69,6 +69,9 @@ pub(crate) fn check_render_args(args: &RenderArgs) -> anyhow::Result<()> {
     if !(1..=MAX_CACHE_TILES).contains(&args.cache_tiles) {
         anyhow::bail!("--cache-tiles {}: must be 1..={MAX_CACHE_TILES}", args.cache_tiles);
     }
+    if args.pool_slots.is_some() && bisector::globe::spec::GlobeSpec::parse(&args.terrain).is_none() {
+        anyhow::bail!("--pool-slots: only the globe (--terrain planet...) draws from the bisector pool");
+    }
     for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
         if !(value.is_finite() && value > 0.0 && value <= MAX_PIXEL_TARGET_PX) {
             anyhow::bail!("{flag} {value}: must be a positive number of pixels, at most {MAX_PIXEL_TARGET_PX}");

@@ -8,6 +8,9 @@ use bisector::globe::renderer::GlobeSettings;
 use bisector::gpu::Gpu;
 use bisector::leb::base_mesh::BaseMesh;
 use bisector::leb::lod::Criterion;
+use bisector::leb::node64::MAX_DEPTH_64;
+use bisector::pool::gpu::PoolError;
+use bisector::pool::PoolSettings;
 use bisector::terrain::TerrainSpec;
 
 use crate::args::{LodArg, RenderArgs};
@@ -74,6 +77,27 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
         anyhow::bail!("--pixel-target {}: must be a positive number of pixels", args.pixel_target);
     }
     Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
+}
+
+/// The bisector pool's settings from `--pool-slots` (None: the globe draws from the heap) and
+/// `--max-depth` (the pool's, default `MAX_DEPTH_64`), checked; the globe's settings then come
+/// from the other flags.
+pub(crate) fn pool_settings(args: &RenderArgs) -> anyhow::Result<Option<PoolSettings>> {
+    let Some(pool_slots) = args.pool_slots else {
+        return Ok(None);
+    };
+    let settings = PoolSettings { pool_slots, max_depth: args.max_depth.unwrap_or(MAX_DEPTH_64), ..Default::default() };
+    settings.pool_depth().map_err(|e| match e {
+        PoolError::Depth(depth) => anyhow::anyhow!("--max-depth {depth}: the bisector pool's ids hold depths 4..={MAX_DEPTH_64}"),
+        other => anyhow::anyhow!("{other}"),
+    })?;
+    Ok(Some(settings))
+}
+
+/// The globe's settings when it draws from the bisector pool: `globe_settings` without the
+/// heap's max depth (--max-depth is the pool's).
+pub(crate) fn globe_pool_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
+    globe_settings(&RenderArgs { max_depth: None, ..args.clone() })
 }
 
 /// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).

@@ -12,6 +12,9 @@ use crate::scene::{globe_cache_config, globe_settings, load_terrain, settings};
 pub(crate) fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path::Path>, no_vsync: bool) -> anyhow::Result<()> {
     check_files(&render_inputs(render, None), &[("--screenshot", screenshot)])?;
     check_render_args(render)?;
+    if render.pool_slots.is_some() {
+        anyhow::bail!("--pool-slots: the viewer draws the globe from the heap only so far (shot and bench take the bisector pool)");
+    }
     if let Some(frames) = frames.filter(|f| !(1..=MAX_FRAMES).contains(f)) {
         anyhow::bail!("--frames {frames}: must be 1..={MAX_FRAMES}");
     }

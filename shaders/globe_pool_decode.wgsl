@@ -1,0 +1,91 @@
+// globe.pool_decode: the globe drawn from the bisector pool (src/globe/pool_scene.rs). One thread
+// per used slot of pool.list (the pool's leaves, listed by the frame's pool.list): tells the tile
+// cache which tiles the visible leaves use and miss (as globe.decode does), measures visible
+// leaves, their largest projected hypotenuse and those that still want to split (capped: by the
+// pool or its max depth, once the pool has converged), the deepest leaf; thread 0 writes the
+// draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats.
+//!include shared/pool_types.wgsl
+//!include shared/dispatch.wgsl
+//!include shared/frame.wgsl
+//!include shared/lod_stats.wgsl
+//!include shared/globe_frame.wgsl
+//!include shared/globe_heights.wgsl
+//!include shared/tile_cache_record.wgsl
+//!include shared/globe_cull.wgsl
+//!include shared/pool_globe.wgsl
+
+@group(0) @binding(0) var<storage, read> pool_list: array<u32>;
+@group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> pool_vertices: array<vec4<u32>>;
+@group(0) @binding(3) var<uniform> globe: GlobeFrame;
+@group(0) @binding(4) var<storage, read_write> lod_stats: LodStats;
+// (vertex count, instance count, first vertex, first instance) of the draw.
+@group(0) @binding(5) var<storage, read_write> draw_args: array<u32, 4>;
+@group(0) @binding(6) var<storage, read_write> stats: FrameStats;
+// pool.control's first words: PoolParams (the leaf count is word 5).
+@group(0) @binding(7) var<storage, read> pool_params: array<u32, 8>;
+
+// Projected size above which a leaf may span several tiles (as in globe_decode.wgsl).
+const LARGE_LEAF_PX: f32 = 128.0;
+
+var<workgroup> wg_max_depth: atomic<u32>;
+var<workgroup> wg_max_size_bits: atomic<u32>;
+var<workgroup> wg_visible: atomic<u32>;
+var<workgroup> wg_capped: atomic<u32>;
+
+// Records the tile that a vertex at 32-bit map point `p` samples: used, or missed (asked for).
+fn request_tile(p: vec2<u32>) {
+    let zoom = globe_vertex_zoom(p);
+    tile_cache_record(p, zoom, tile_cache_find(p, zoom));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    let leaves = pool_params[5];
+    if (i == 0u) {
+        draw_args[0] = 3u * leaves;
+        draw_args[1] = 1u;
+        draw_args[2] = 0u;
+        draw_args[3] = 0u;
+        stats.leaves = leaves;
+        stats.overflow = 0u;
+        stats.capacity = arrayLength(&pool_list);
+    }
+    if (i < leaves) {
+        let slot = pool_list[i];
+        atomicMax(&wg_max_depth, id_depth(pool_ids[slot]));
+        let v = array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]);
+        let b = pool_globe_bound(v);
+        if (!globe_is_hidden(b)) {
+            let projected_px = globe_projected_px(b);
+            let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
+            if (projected_px > LARGE_LEAF_PX) {
+                // The 15 points of its 4 x 4 grid (globe_decode.wgsl says why).
+                let q = array<vec2<u32>, 3>(m[0] / 4u, m[1] / 4u, m[2] / 4u);
+                for (var a = 0u; a <= 4u; a += 1u) {
+                    for (var c = 0u; c <= 4u - a; c += 1u) {
+                        request_tile(q[0] * (4u - a - c) + q[1] * a + q[2] * c);
+                    }
+                }
+            } else {
+                request_tile(m[0]);
+                request_tile(m[1]);
+                request_tile(m[2]);
+                request_tile(m[0] / 4u + m[2] / 4u + m[1] / 2u);
+            }
+            atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
+            atomicAdd(&wg_visible, 1u);
+            if (projected_px > globe.split_threshold_px) {
+                atomicAdd(&wg_capped, 1u);
+            }
+        }
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
+        atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));
+        atomicAdd(&lod_stats.visible_leaves, atomicLoad(&wg_visible));
+        atomicAdd(&lod_stats.capped_leaves, atomicLoad(&wg_capped));
+    }
+}

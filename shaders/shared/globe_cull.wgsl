@@ -1,0 +1,46 @@
+// The globe's culling and projected size of a ball around a patch of terrain, shared by the
+// heap's criterion (shared/globe_lod.wgsl) and the bisector pool's (shared/pool_criterion_globe.wgsl).
+// Needs shared/globe_frame.wgsl (with `globe` bound).
+
+struct GlobeBound {
+    // Centre of a ball holding the node's patch of terrain, camera-relative metres.
+    centre: vec3<f32>,
+    radius_m: f32,
+    // Length of the triangle's hypotenuse (its longest edge) in metres.
+    hypotenuse_m: f32,
+}
+
+// True when the ball is certainly invisible: outside a frustum plane, or inside the shadow cone
+// of the occluder sphere (everything lies above it) beyond the plane of its horizon circle.
+fn globe_is_hidden(b: GlobeBound) -> bool {
+    for (var i = 0; i < 6; i += 1) {
+        let plane = globe.frustum[i];
+        if (dot(plane.xyz, b.centre) + plane.w < -b.radius_m) {
+            return true;
+        }
+    }
+    let to_centre = globe.centre_from_camera_m.xyz;
+    let d = globe.centre_from_camera_m.w;
+    let r_o = globe.occluder_radius_m;
+    if (d <= r_o) {
+        return false;
+    }
+    let axis = to_centre / d;
+    // Beyond the horizon plane: (c - O).(E - O)/|E - O| + r < r_o^2 / d.
+    if (dot(b.centre - to_centre, -axis) + b.radius_m >= r_o * r_o / d) {
+        return false;
+    }
+    // Inside the cone of half-angle asin(r_o / d) around the axis, by the ball's angular radius.
+    let c_len = length(b.centre);
+    if (c_len <= b.radius_m) {
+        return false;
+    }
+    let angle = acos(clamp(dot(b.centre, axis) / c_len, -1.0, 1.0));
+    return angle + asin(b.radius_m / c_len) < asin(r_o / d);
+}
+
+// The hypotenuse's projected length in pixels, seen from the ball's nearest point (at least 1 m).
+fn globe_projected_px(b: GlobeBound) -> f32 {
+    return b.hypotenuse_m * globe.projection_scale_px / max(length(b.centre) - b.radius_m, 1.0);
+}
+

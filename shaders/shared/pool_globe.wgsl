@@ -1,0 +1,109 @@
+// The bisector pool's vertices on the globe: 64-bit fixed-point map points (vec4<u32>: x lo,
+// x hi, y lo, y hi; MAP_ONE_64 = 2^62) placed relative to the camera exactly where it matters.
+// Needs shared/pool_types.wgsl, shared/globe_frame.wgsl (with `globe` bound) and
+// shared/globe_heights.wgsl.
+//
+// The octahedron point q of a map point is computed in i64 (two u32 words, two's complement,
+// units of 2^-61), and d = q - A with the frame's anchor A (units of 2^-29, so A << 32 in the
+// same units) is exact; only then does it become f32, with an error relative to |d|. The rest is
+// globe_relative_position_m's form (src/globe/frame.rs): the error of a vertex's position
+// shrinks with its distance to the camera at any depth, down to the id limit (60 levels below
+// the base, where the map grid is 2^-31 of the map).
+
+// 2^61: 1.0 on the octahedron, as (lo, hi).
+const POOL_OCTAHEDRON_ONE: vec2<u32> = vec2<u32>(0u, 0x20000000u);
+
+fn i64_negative(a: vec2<u32>) -> bool {
+    return (a.y >> 31u) == 1u;
+}
+
+fn i64_neg(a: vec2<u32>) -> vec2<u32> {
+    return u64_sub(vec2<u32>(0u, 0u), a);
+}
+
+fn i64_abs(a: vec2<u32>) -> vec2<u32> {
+    return select(a, i64_neg(a), i64_negative(a));
+}
+
+// The i64 as a float, in units of 2^32 of its own (error at most 2^-24 relative plus 2^-24).
+fn i64_to_f32_over_2_32(a: vec2<u32>) -> f32 {
+    return f32(bitcast<i32>(a.y)) + f32(a.x) * (1.0 / 4294967296.0);
+}
+
+// The octahedron point |x| + |y| + |z| = 1 of map point `v` in i64 units of 2^-61 (exact).
+fn pool_octahedron_fixed(v: vec4<u32>) -> array<vec2<u32>, 3> {
+    let qx = u64_sub(v.xy, POOL_OCTAHEDRON_ONE);
+    let qy = u64_sub(v.zw, POOL_OCTAHEDRON_ONE);
+    let ax = i64_abs(qx);
+    let ay = i64_abs(qy);
+    let z = u64_sub(u64_sub(POOL_OCTAHEDRON_ONE, ax), ay);
+    if (!i64_negative(z)) {
+        return array<vec2<u32>, 3>(qx, qy, z);
+    }
+    let x_fold = u64_sub(POOL_OCTAHEDRON_ONE, ay);
+    let y_fold = u64_sub(POOL_OCTAHEDRON_ONE, ax);
+    return array<vec2<u32>, 3>(select(i64_neg(x_fold), x_fold, !i64_negative(qx)), select(i64_neg(y_fold), y_fold, !i64_negative(qy)), z);
+}
+
+// The map point's 32-bit fixed-point form (MAP_ONE = 2^30: the high words), for the tile cache.
+fn pool_map32(v: vec4<u32>) -> vec2<u32> {
+    return v.yw;
+}
+
+// The height in metres above the sphere at map point `v` (shared/globe_heights.wgsl, at the
+// 32-bit map point: within 2^-30 of the map, 2 cm, and the same for every triangle).
+fn pool_vertex_height_m(v: vec4<u32>) -> f32 {
+    return globe_vertex_height_m(pool_map32(v));
+}
+
+// The point at map point `v` and `height_m` above the sphere, relative to the camera, in metres.
+fn pool_relative_position_m(v: vec4<u32>, height_m: f32) -> vec3<f32> {
+    let q_fixed = pool_octahedron_fixed(v);
+    let a_fixed = globe.anchor_fixed;
+    // d = q - A in units of 2^-61, exact; then floats in units of 2^-29 (as globe.anchor).
+    let dx = u64_sub(q_fixed[0], vec2<u32>(0u, bitcast<u32>(a_fixed.x)));
+    let dy = u64_sub(q_fixed[1], vec2<u32>(0u, bitcast<u32>(a_fixed.y)));
+    let dz = u64_sub(q_fixed[2], vec2<u32>(0u, bitcast<u32>(a_fixed.z)));
+    let d = vec3<f32>(i64_to_f32_over_2_32(dx), i64_to_f32_over_2_32(dy), i64_to_f32_over_2_32(dz));
+    let q = vec3<f32>(i64_to_f32_over_2_32(q_fixed[0]), i64_to_f32_over_2_32(q_fixed[1]), i64_to_f32_over_2_32(q_fixed[2]));
+    let q_len = length(q);
+    let a = globe.anchor.xyz;
+    let a_len = globe.anchor.w;
+    let direction_change = d / q_len - a * ((2.0 * dot(a, d) + dot(d, d)) / (q_len * a_len * (q_len + a_len)));
+    return (globe.radius_m + height_m) * direction_change + (height_m - globe.camera_from_anchor_m.w) * (a / a_len) - globe.camera_from_anchor_m.xyz;
+}
+
+// A ball around the patch of triangle `v` whose vertices lie at `heights_m` (as globe_bound does
+// for the heap's nodes). The CPU twin is globe::pool_lod (src/globe/pool_lod.rs).
+fn pool_globe_bound_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> GlobeBound {
+    let p0 = pool_relative_position_m(v[0], heights_m.x);
+    let p1 = pool_relative_position_m(v[1], heights_m.y);
+    let p2 = pool_relative_position_m(v[2], heights_m.z);
+    let centre = (p0 + p1 + p2) / 3.0;
+    let hypotenuse = length(p2 - p0);
+    let angle = hypotenuse / globe.radius_m;
+    let slack = globe.radius_m * angle * angle / 8.0 + 0.25 * hypotenuse;
+    let radius = max(max(length(p0 - centre), length(p1 - centre)), length(p2 - centre)) + slack;
+    return GlobeBound(centre, radius, hypotenuse);
+}
+
+// The ball around triangle `v` at its vertices' heights from the tile cache.
+fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
+    return pool_globe_bound_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+}
+
+// The globe's criterion on a pool triangle whose vertices lie at `heights_m`: 0 when hidden
+// (outside the frustum or behind the horizon), else the squared projected hypotenuse in px².
+fn pool_globe_error_sq_px2_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> f32 {
+    let b = pool_globe_bound_at(v, heights_m);
+    if (globe_is_hidden(b)) {
+        return 0.0;
+    }
+    let e = globe_projected_px(b);
+    return e * e;
+}
+
+// The criterion at the vertices' heights from the tile cache.
+fn pool_globe_error_sq_px2(v: array<vec4<u32>, 3>) -> f32 {
+    return pool_globe_error_sq_px2_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+}

@@ -1,0 +1,280 @@
+//! The globe drawn from the bisector pool (issue 15 step 9; docs/design/bisector-pool.md): the
+//! same frame uniforms, tile cache and shading as `GlobeRenderer`, but the leaves are the pool's
+//! slots, 64-bit node ids refined to 60 levels below the octahedron's base (the heap stops at depth 29).
+//!
+//! ```text
+//! schedule   begin (tile cache) -> uniforms -> pool split | merge frame -> globe.pool_decode
+//!            -> globe.pool_draw -> end (tile cache)
+//! pool frame the pool's passes (src/pool/gpu_passes.rs) under the globe's criterion
+//!            (shaders/shared/pool_criterion_globe.wgsl: projected hypotenuse against the pixel
+//!            target, 0 when hidden), their own reduction and pool.list
+//! decode     one thread per listed slot: tile requests, LOD statistics, the draw's arguments,
+//!            the leaf count and deepest leaf into the tree's FrameStats
+//! draw       3 vertices per listed slot, placed from the 64-bit vertices (shared/pool_globe.wgsl)
+//! ```
+//! `LebTree` holds the pool's allocator CBT (the same heap buffer), its profiler and the frame
+//! index that alternates split and merge frames; its own cbt.reduce and cbt.args are not recorded
+//! (the pool's frame reduces and lists itself), so `record_rebuild` is the decode alone.
+
+use crate::globe::cache::tile_cache::TileCache;
+use crate::globe::camera::GlobeCamera;
+use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
+use crate::globe::renderer::{compute_pipeline, draw_pipeline, layout, Binding, GlobeSettings, SPACE_COLOR};
+use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
+use crate::leb::cpu::UpdateKind;
+use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::pool::gpu::GpuPoolParams;
+use crate::pool::{GpuPool, PoolSettings, SceneCriterion};
+use crate::schedule::{LebScene, LebTree};
+
+// globe_pool_decode.wgsl reads the leaf count as word 5 of pool.control (its PoolParams).
+const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
+
+/// Storage buffers of the pool's passes under the globe's criterion: the pool's 8 and the tile
+/// cache's 3.
+const POOL_PASS_STORAGE_BUFFERS: u64 = 11;
+
+/// What the globe over the pool needs from the device: the pool's buffers, the tile cache's
+/// texture array of `cache_tiles` layers and 11 storage buffers per compute pass.
+pub fn requirements(pool: &PoolSettings, cache_tiles: u32) -> Requirements {
+    let mut requirements = pool.requirements().with_cache_tiles(cache_tiles);
+    requirements.limits.push((
+        "max_storage_buffers_per_shader_stage",
+        POOL_PASS_STORAGE_BUFFERS,
+        "for the bisector pool's passes, which read heights from the tile cache".to_string(),
+    ));
+    requirements
+}
+
+/// The globe's scene over the bisector pool.
+pub struct GlobePoolRenderer {
+    /// The globe's settings: the pixel target (the pool's T, on the leaves themselves: no
+    /// sub-triangles), wireframe and sun; `max_depth`, `sub_levels` and `leaf_capacity` are the
+    /// heap's and unused.
+    pub settings: GlobeSettings,
+    pub pool_settings: PoolSettings,
+    pub tree: LebTree,
+    /// The tiles every pass samples heights from (bound at @group(2)).
+    pub cache: TileCache,
+    pub pool: GpuPool,
+    frame: wgpu::Buffer,
+    decode: (wgpu::ComputePipeline, wgpu::BindGroup),
+    draw: (wgpu::RenderPipeline, wgpu::BindGroup),
+    draw_args: wgpu::Buffer,
+    lod_stats: wgpu::Buffer,
+}
+
+impl GlobePoolRenderer {
+    /// A pool of `pool_settings` (its `target_error_px` is replaced by `settings.pixel_target_px`)
+    /// holding the octahedron's 8 triangles, sampling heights from `cache`.
+    pub fn new(
+        gpu: &Gpu,
+        settings: GlobeSettings,
+        pool_settings: PoolSettings,
+        color_format: wgpu::TextureFormat,
+        cache: TileCache,
+    ) -> Result<GlobePoolRenderer, crate::pool::gpu::PoolError> {
+        let device = &gpu.device;
+        let pool_settings = PoolSettings { target_error_px: settings.pixel_target_px, ..pool_settings };
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        };
+        let frame =
+            buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+        let cache_constants = cache.pipeline_constants();
+        let criterion = SceneCriterion {
+            shader: "shared/pool_criterion_globe.wgsl",
+            uniform: &frame,
+            group2_layout: cache.bind_group_layout(),
+            constants: cache_constants.to_vec(),
+        };
+        let pool = GpuPool::with_scene_criterion(gpu, &pool_settings, &criterion)?;
+        let storage_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let draw_args = buffer("globe.pool_draw_args", 16, storage_usage | wgpu::BufferUsages::INDIRECT);
+        let lod_stats = buffer("globe.lod_stats", 16, storage_usage);
+        let tree = LebTree::new(device, pool.cbt.clone(), 1);
+        let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
+            let entries: Vec<wgpu::BindGroupEntry> = buffers
+                .iter()
+                .enumerate()
+                .map(|(binding, b)| wgpu::BindGroupEntry { binding: binding as u32, resource: b.as_entire_binding() })
+                .collect();
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+        };
+        use Binding::{StorageRead, StorageWrite, Uniform};
+        let decode_layout = layout(
+            device,
+            "globe.pool_decode",
+            &[
+                (0, StorageRead),
+                (1, StorageRead),
+                (2, StorageRead),
+                (3, Uniform),
+                (4, StorageWrite),
+                (5, StorageWrite),
+                (6, StorageWrite),
+                (7, StorageRead),
+            ],
+            wgpu::ShaderStages::COMPUTE,
+        );
+        let cache_layout = cache.bind_group_layout();
+        let decode_pipeline = compute_pipeline(
+            device,
+            "globe.pool_decode",
+            "globe_pool_decode.wgsl",
+            "decode",
+            &cache_constants,
+            &decode_layout,
+            cache_layout,
+        );
+        let control_params = wgpu::BufferBinding { buffer: &pool.control, offset: 0, size: std::num::NonZeroU64::new(32) };
+        let decode_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("globe.pool_decode"),
+            layout: &decode_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: pool.list.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: pool.ids.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: pool.vertices.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: frame.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: lod_stats.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 5, resource: draw_args.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 6, resource: tree.cbt.stats.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::Buffer(control_params) },
+            ],
+        });
+        let draw_layout = layout(
+            device,
+            "globe.pool_draw",
+            &[(0, StorageRead), (1, Uniform), (2, StorageRead), (3, StorageRead)],
+            wgpu::ShaderStages::VERTEX_FRAGMENT,
+        );
+        let draw_pipeline = draw_pipeline(device, "globe_pool_draw.wgsl", color_format, 0, &cache_constants, &draw_layout, cache_layout);
+        let draw_group = group("globe.pool_draw", &draw_layout, &[&pool.list, &frame, &pool.ids, &pool.vertices]);
+        let mut renderer = GlobePoolRenderer {
+            settings,
+            pool_settings,
+            tree,
+            cache,
+            pool,
+            frame,
+            decode: (decode_pipeline, decode_group),
+            draw: (draw_pipeline, draw_group),
+            draw_args,
+            lod_stats,
+        };
+        renderer.record_init(gpu);
+        Ok(renderer)
+    }
+
+    /// The uniforms of a frame seen by `camera` on a viewport of `size_px`: the pixel target on
+    /// the leaves themselves.
+    pub fn frame_uniforms(&self, camera: &GlobeCamera, size_px: (u32, u32)) -> GlobeFrame {
+        let s = &self.settings;
+        let settings = FrameSettings {
+            split_threshold_px: s.pixel_target_px,
+            merge_threshold_px: s.pixel_target_px * MERGE_HYSTERESIS,
+            wireframe: s.wireframe,
+            sun_direction: s.sun_direction,
+        };
+        globe_frame(camera, size_px, &settings)
+    }
+
+    /// The last frame's pool counters (blocks on the GPU): after a split frame, the leaves capped
+    /// by depth and by the pool.
+    pub fn read_pool_counters(&self, gpu: &Gpu) -> crate::pool::gpu::GpuPoolCounters {
+        self.pool.read_counters(gpu)
+    }
+}
+
+impl LebScene for GlobePoolRenderer {
+    type Camera = GlobeCamera;
+
+    fn tree(&self) -> &LebTree {
+        &self.tree
+    }
+    fn tree_mut(&mut self) -> &mut LebTree {
+        &mut self.tree
+    }
+
+    /// Writes the frame's uniforms and the pool's target T² (`settings.pixel_target_px`, so a
+    /// changed target applies from the next frame; pool.threshold derives T_eff² from it).
+    fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
+        queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&self.frame_uniforms(camera, size_px)));
+        let target_sq_px2 = self.settings.pixel_target_px * self.settings.pixel_target_px;
+        queue.write_buffer(
+            &self.pool.control,
+            std::mem::offset_of!(GpuPoolParams, target_sq_px2) as u64,
+            bytemuck::bytes_of(&target_sq_px2),
+        );
+    }
+
+    /// Records the pool's split or merge frame (its passes, reduction and list).
+    fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
+        self.pool.record_scene_frame(encoder, &self.tree.profiler, kind == UpdateKind::Split, self.cache.bind_group());
+    }
+
+    /// The pool's frame reduced and listed its slots: only the decode is left.
+    fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.record_decode(encoder);
+    }
+
+    fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.lod_stats, 0, None);
+        encoder.clear_buffer(&self.tree.cbt.stats, 0, Some(16));
+        let (pipeline, bind_group) = &self.decode;
+        profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(2, self.cache.bind_group(), &[]);
+            pass.dispatch_workgroups_indirect(&self.pool.args, 0);
+        });
+    }
+
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.draw.0);
+        pass.set_bind_group(0, &self.draw.1, &[]);
+        pass.set_bind_group(2, self.cache.bind_group(), &[]);
+        pass.draw_indirect(&self.draw_args, 0);
+    }
+
+    fn draw_label(&self) -> &'static str {
+        "globe.pool_draw"
+    }
+
+    fn clear_color(&self) -> wgpu::Color {
+        SPACE_COLOR
+    }
+
+    /// The used slots in slot order (pool.list), not node ids: the pool's ids are 64-bit; read
+    /// them with `pool.read_state`.
+    fn leaf_ids(&self) -> &wgpu::Buffer {
+        &self.pool.list
+    }
+
+    fn lod_stats(&self) -> &wgpu::Buffer {
+        &self.lod_stats
+    }
+
+    /// The tile cache's frame: residency, uploads, clearing the feedback set.
+    fn record_begin(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        let frame_index = self.tree.frame_index() + 1;
+        self.cache.begin_frame(gpu, encoder, frame_index);
+    }
+
+    /// The tile cache's read-backs of its feedback set and used bits.
+    fn record_end(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.cache.end_frame(encoder);
+    }
+
+    fn submitted(&mut self) {
+        self.cache.after_submit();
+    }
+
+    fn is_settled(&self) -> bool {
+        self.cache.is_settled()
+    }
+
+    fn is_loading(&self) -> bool {
+        self.cache.stats().in_flight > 0
+    }
+}

@@ -1,0 +1,188 @@
+//! The globe drawn from the bisector pool (issue 15 step 9, src/globe/pool_scene.rs) on the bridge
+//! view of assets/paths/globe-taiwan-coast-ship.json (20 m above the sea off the Qingshui cliffs):
+//! it converges past the heap's depth with metre-scale edges on the land near the camera, and the
+//! pool read back validates and is watertight; a tiny pool caps without holes.
+
+mod common;
+#[path = "support/golden.rs"]
+mod golden;
+
+use std::collections::HashMap;
+
+use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
+use bisector::globe::camera::GlobeCamera;
+use bisector::globe::figures::{near_edges_pool, EdgeStats};
+use bisector::globe::ground::Ground;
+use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
+use bisector::globe::renderer::{GlobeSettings, SPACE_COLOR};
+use bisector::globe::spec::GlobeSpec;
+use bisector::gpu::Gpu;
+use bisector::leb::node64::{octahedron_point_fixed, twice_area_fixed, MAP_ONE_64};
+use bisector::pool::{PoolSettings, PoolState};
+use bisector::schedule::headless::HeadlessView;
+use bisector::schedule::LebScene;
+
+/// `near_edge_m.median` of the heap (max depth 28) on this view at 480x270 on lavapipe.
+const HEAP_NEAR_EDGE_MEDIAN_M: f64 = 780.0;
+
+fn data(relative: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative)
+}
+
+fn taiwan() -> Ground {
+    let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
+    Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bridge_camera() -> GlobeCamera {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
+    bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera()
+}
+
+/// What a converged pool view gave.
+struct PoolView {
+    image: image::RgbaImage,
+    state: PoolState,
+    validation_errors: Vec<String>,
+    max_depth_below_base: u32,
+    capped_leaves: u32,
+    frames: u32,
+}
+
+/// Renders the bridge view from a pool of `pool_slots` at `size_px` until it converges.
+fn render_pool(ground: &Ground, pool_slots: u32, (width_px, height_px): (u32, u32), tiles: u32) -> PoolView {
+    let start = std::time::Instant::now();
+    let pool_settings = PoolSettings { pool_slots, ..Default::default() };
+    let gpu = Gpu::headless(&requirements(&pool_settings, tiles).with_image_size((width_px, height_px)))
+        .unwrap_or_else(|e| panic!("{e}\n(the README's test command installs the software Vulkan driver lavapipe)"));
+    let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+    let scene = GlobePoolRenderer::new(&gpu, GlobeSettings::default(), pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut view = HeadlessView::new(&gpu, scene, width_px, height_px);
+    let camera = bridge_camera();
+    let (frames, last) = view.converge(&gpu, &camera, 600);
+    assert!(view.scene.is_settled(), "the tile cache did not settle in {frames} frames: {:?}", view.scene.cache.stats());
+    let twin = view.scene.pool.read_twin(&gpu);
+    let validation_errors = twin.validate().into_iter().map(|e| format!("{e:?}")).collect();
+    let state = view.scene.pool.read_state(&gpu);
+    eprintln!(
+        "pool of {pool_slots} slots at {width_px}x{height_px}: {frames} frames, {} leaves, max depth {}, {} capped, {:.1} s",
+        last.stats.leaves,
+        last.stats.max_depth,
+        last.lod.capped_leaves,
+        start.elapsed().as_secs_f64()
+    );
+    PoolView {
+        image: view.image(&gpu),
+        state,
+        validation_errors,
+        max_depth_below_base: last.stats.max_depth - 3,
+        capped_leaves: last.lod.capped_leaves,
+        frames,
+    }
+}
+
+/// Every edge of the leaves is shared by exactly two leaves, and the leaves tile the map.
+fn assert_watertight(state: &PoolState) {
+    let mut edges: HashMap<[[i64; 3]; 2], u32> = HashMap::new();
+    let mut area = 0i128;
+    for &slot in &state.list {
+        let v = state.vertices[slot as usize];
+        area += twice_area_fixed(v).abs();
+        let p = v.map(octahedron_point_fixed);
+        for (a, b) in [(p[0], p[1]), (p[1], p[2]), (p[2], p[0])] {
+            *edges.entry(if a < b { [a, b] } else { [b, a] }).or_default() += 1;
+        }
+    }
+    assert_eq!(area, 2 * (MAP_ONE_64 as i128) * (MAP_ONE_64 as i128), "the leaves do not tile the map");
+    let bad: Vec<_> = edges.iter().filter(|(_, &n)| n != 2).take(3).collect();
+    assert!(bad.is_empty(), "edges not shared by exactly two leaves: {bad:?}");
+}
+
+/// Whether pixel `p` is the clear colour (space, or the sky of a low view).
+fn is_space(p: &image::Rgba<u8>) -> bool {
+    let space = [SPACE_COLOR.r, SPACE_COLOR.g, SPACE_COLOR.b]
+        .map(|c| (255.0 * if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }).round() as i32);
+    (0..3).all(|i| (p[i] as i32 - space[i]).abs() <= 1)
+}
+
+fn near_edge_m(ground: &Ground, state: &PoolState) -> Option<EdgeStats> {
+    let leaves: Vec<[[u64; 2]; 3]> = state.list.iter().map(|&slot| state.vertices[slot as usize]).collect();
+    near_edges_pool(&leaves, &bridge_camera(), |lon, lat| ground.height_m(lon, lat).ok().flatten().map(f64::from))
+}
+
+/// A 2^20-slot pool on the bridge view at 480x270: deeper than the heap can go (29 levels below
+/// the base), edges on the land within 3 km far shorter than the heap's, sea below and cliffs
+/// above it; the pool read back validates and is watertight.
+#[test]
+fn the_pool_refines_the_bridge_view_past_the_heap() {
+    let ground = taiwan();
+    let view = render_pool(&ground, 1 << 20, (480, 270), 512);
+    assert!(
+        view.validation_errors.is_empty(),
+        "the pool does not validate: {:?}",
+        &view.validation_errors[..3.min(view.validation_errors.len())]
+    );
+    assert_watertight(&view.state);
+    assert!(view.max_depth_below_base > 29, "max depth {} levels below the base", view.max_depth_below_base);
+    let near = near_edge_m(&ground, &view.state).expect("land within 3 km");
+    eprintln!("near_edge_m {near:?} after {} frames", view.frames);
+    assert!(near.median < HEAP_NEAR_EDGE_MEDIAN_M / 10.0, "near_edge_m.median {} m", near.median);
+    let (w, h) = view.image.dimensions();
+    let blue = |p: &image::Rgba<u8>| p[2] as i32 > p[0] as i32 + 30;
+    let bottom = (0..w).filter(|&x| blue(view.image.get_pixel(x, h - 4))).count();
+    assert!(bottom > w as usize * 9 / 10, "the bottom row is not sea: {bottom} of {w} blue pixels");
+    let middle = (0..w).filter(|&x| !blue(view.image.get_pixel(x, h / 2 - 30)) && !is_space(view.image.get_pixel(x, h / 2 - 30))).count();
+    assert!(middle > w as usize / 2, "no cliffs above the sea: {middle} of {w} pixels of land");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let outcome = golden::compare_golden(&dir, "taiwan_bridge_pool", &view.image, 0.01).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        outcome.passed,
+        "taiwan_bridge_pool: mean FLIP {:.4} > 0.01; see tests/golden/taiwan_bridge_pool-actual.png",
+        outcome.mean_flip
+    );
+}
+
+/// A 2^12-slot pool on the same view wants more slots than it has: leaves are capped, the pool
+/// stays valid and watertight, and no pixel below the horizon shows space.
+#[test]
+fn a_tiny_pool_caps_without_holes() {
+    let ground = taiwan();
+    let view = render_pool(&ground, 1 << 12, (240, 135), 256);
+    assert!(
+        view.validation_errors.is_empty(),
+        "the pool does not validate: {:?}",
+        &view.validation_errors[..3.min(view.validation_errors.len())]
+    );
+    assert_watertight(&view.state);
+    assert!(view.state.list.len() <= 1 << 12);
+    assert!(view.capped_leaves > 0, "nothing capped in a pool of 4096 slots");
+    let (w, h) = view.image.dimensions();
+    let holes = (h / 2 + 10..h).flat_map(|y| (0..w).map(move |x| (x, y))).filter(|&(x, y)| is_space(view.image.get_pixel(x, y))).count();
+    if let Ok(path) = std::env::var("BISECTOR_TINY_POOL_IMAGE") {
+        view.image.save(path).expect("image written");
+    }
+    assert_eq!(holes, 0, "{holes} pixels of space below the horizon");
+}
+
+/// The pixel target is live: raising it from 12 to 48 px on a converged view merges leaves back
+/// (fewer than half remain), and the pool still validates and stays watertight.
+#[test]
+fn a_raised_pixel_target_merges_leaves_back() {
+    let ground = taiwan();
+    let pool_settings = PoolSettings { pool_slots: 1 << 16, ..Default::default() };
+    let gpu = Gpu::headless(&requirements(&pool_settings, 256).with_image_size((160, 90))).unwrap_or_else(|e| panic!("{e}"));
+    let cache =
+        TileCache::new(&gpu, TileCacheConfig { tiles: 256, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+    let scene = GlobePoolRenderer::new(&gpu, GlobeSettings::default(), pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut view = HeadlessView::new(&gpu, scene, 160, 90);
+    let camera = bridge_camera();
+    let (_, fine) = view.converge(&gpu, &camera, 600);
+    view.scene.settings.pixel_target_px = 48.0;
+    let (_, coarse) = view.converge(&gpu, &camera, 600);
+    assert!(coarse.stats.leaves < fine.stats.leaves / 2, "{} leaves at 12 px, {} at 48 px", fine.stats.leaves, coarse.stats.leaves);
+    let twin = view.scene.pool.read_twin(&gpu);
+    assert!(twin.validate().is_empty(), "the pool does not validate");
+    assert_watertight(&view.scene.pool.read_state(&gpu));
+}
