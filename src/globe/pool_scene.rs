@@ -37,13 +37,11 @@ const POOL_PASS_STORAGE_BUFFERS: u64 = 11;
 /// What the globe over the pool needs from the device: the pool's buffers, the tile cache's
 /// texture array of `cache_tiles` layers and 11 storage buffers per compute pass.
 pub fn requirements(pool: &PoolSettings, cache_tiles: u32) -> Requirements {
-    let mut requirements = pool.requirements().with_cache_tiles(cache_tiles);
-    requirements.limits.push((
-        "max_storage_buffers_per_shader_stage",
+    pool.requirements().with_cache_tiles(cache_tiles).with_limit(
+        crate::gpu::Limit::MaxStorageBuffersPerShaderStage,
         POOL_PASS_STORAGE_BUFFERS,
-        "for the bisector pool's passes, which read heights from the tile cache".to_string(),
-    ));
-    requirements
+        "for the bisector pool's passes, which read heights from the tile cache",
+    )
 }
 
 /// The globe's scene over the bisector pool.
