@@ -9,6 +9,7 @@
 //!include shared/globe_heights.wgsl
 //!include shared/tile_cache_record.wgsl
 //!include shared/globe_lod.wgsl
+//!include shared/globe_error_request.wgsl
 
 @group(0) @binding(3) var<uniform> globe: GlobeFrame;
 
@@ -49,8 +50,11 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 request_tile(v[2]);
                 request_tile(v[0] / 4u + v[2] / 4u + v[1] / 2u);
             }
+            if (globe.criterion == GLOBE_CRITERION_ERROR) {
+                globe_request_error_tile(v, globe_nearest_m(b));
+            }
             decode_count_visible(projected_px);
-            if (node.depth == CBT_MAX_DEPTH && projected_px > globe.split_threshold_px) {
+            if (node.depth == CBT_MAX_DEPTH && globe_criterion_px(b) > globe.split_threshold_px) {
                 decode_count_capped();
             }
         }

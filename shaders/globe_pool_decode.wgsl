@@ -13,6 +13,7 @@
 //!include shared/tile_cache_record.wgsl
 //!include shared/globe_cull.wgsl
 //!include shared/pool_globe.wgsl
+//!include shared/globe_error_request.wgsl
 
 @group(0) @binding(0) var<storage, read> pool_list: array<u32>;
 @group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
@@ -74,9 +75,12 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 request_tile(m[2]);
                 request_tile(m[0] / 4u + m[2] / 4u + m[1] / 2u);
             }
+            if (globe.criterion == GLOBE_CRITERION_ERROR) {
+                globe_request_error_tile(m, globe_nearest_m(b));
+            }
             atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
             atomicAdd(&wg_visible, 1u);
-            if (projected_px > globe.split_threshold_px) {
+            if (globe_criterion_px(b) > globe.split_threshold_px) {
                 atomicAdd(&wg_capped, 1u);
             }
         }

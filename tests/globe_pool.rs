@@ -17,7 +17,9 @@ use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::{GlobeSettings, SPACE_COLOR};
 use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
+use bisector::leb::lod::Criterion;
 use bisector::leb::node64::{octahedron_point_fixed, twice_area_fixed, MAP_ONE_64};
+use bisector::leb::octahedral::{lon_lat_deg, to_unit_sphere};
 use bisector::pool::{PoolSettings, PoolState};
 use bisector::schedule::headless::HeadlessView;
 use bisector::schedule::LebScene;
@@ -50,14 +52,19 @@ struct PoolView {
 }
 
 /// Renders the bridge view from a pool of `pool_slots` at `size_px` until it converges.
-fn render_pool(ground: &Ground, pool_slots: u32, (width_px, height_px): (u32, u32), tiles: u32) -> PoolView {
+fn render_pool(ground: &Ground, pool_slots: u32, size_px: (u32, u32), tiles: u32) -> PoolView {
+    render_pool_with(ground, pool_slots, size_px, tiles, GlobeSettings::default())
+}
+
+/// `render_pool` under `settings`.
+fn render_pool_with(ground: &Ground, pool_slots: u32, (width_px, height_px): (u32, u32), tiles: u32, settings: GlobeSettings) -> PoolView {
     let start = std::time::Instant::now();
     let pool_settings = PoolSettings { pool_slots, ..Default::default() };
     let gpu = Gpu::headless(&requirements(&pool_settings, tiles).with_image_size((width_px, height_px)))
         .unwrap_or_else(|e| panic!("{e}\n(the README's test command installs the software Vulkan driver lavapipe)"));
     let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
-    let scene = GlobePoolRenderer::new(&gpu, GlobeSettings::default(), pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let scene =
+        GlobePoolRenderer::new(&gpu, settings, pool_settings, bisector::gpu::target::COLOR_FORMAT, cache).unwrap_or_else(|e| panic!("{e}"));
     let mut view = HeadlessView::new(&gpu, scene, width_px, height_px);
     let camera = bridge_camera();
     let (frames, last) = view.converge(&gpu, &camera, 600);
@@ -185,4 +192,39 @@ fn a_raised_pixel_target_merges_leaves_back() {
     let twin = view.scene.pool.read_twin(&gpu);
     assert!(twin.validate().is_empty(), "the pool does not validate");
     assert_watertight(&view.scene.pool.read_state(&gpu));
+}
+
+/// Leaves of `state` whose three vertices lie at sea level (no ground above 0 m), and the others.
+fn sea_and_land_leaves(ground: &Ground, state: &PoolState) -> (usize, usize) {
+    let one = MAP_ONE_64 as f64;
+    let mut sea = 0;
+    for &slot in &state.list {
+        let at_sea = state.vertices[slot as usize].iter().all(|p| {
+            let n = to_unit_sphere(glam::DVec2::new(p[0] as f64 / one, p[1] as f64 / one));
+            let (lon, lat) = lon_lat_deg(n);
+            ground.height_m(lon, lat).ok().flatten().is_none_or(|h| h <= 0.0)
+        });
+        sea += at_sea as usize;
+    }
+    (sea, state.list.len() - sea)
+}
+
+/// Under the data's screen-space error (--lod error) the flat sea stays coarse while the cliffs
+/// refine past the heap's depth: a tenth of the sea leaves that the edge criterion makes, land
+/// leaves below depth 29, and the pool valid and watertight.
+#[test]
+fn the_data_error_keeps_the_sea_coarse_and_refines_the_cliffs() {
+    let ground = taiwan();
+    let edge = render_pool_with(&ground, 1 << 16, (240, 135), 256, GlobeSettings::default());
+    let settings = GlobeSettings { criterion: Criterion::ScreenSpaceError, pixel_error_px: 2.0, ..Default::default() };
+    let error = render_pool_with(&ground, 1 << 16, (240, 135), 256, settings);
+    assert!(error.validation_errors.is_empty(), "the pool does not validate: {:?}", &error.validation_errors[..1]);
+    assert_watertight(&error.state);
+    let (edge_sea, edge_land) = sea_and_land_leaves(&ground, &edge.state);
+    let (error_sea, error_land) = sea_and_land_leaves(&ground, &error.state);
+    eprintln!("edge: {edge_sea} sea and {edge_land} land leaves; error: {error_sea} sea and {error_land} land leaves");
+    assert!(error_sea * 10 < edge_sea, "sea leaves: {error_sea} under error, {edge_sea} under edge");
+    assert!(error_land > 1000, "{error_land} land leaves under error");
+    assert!(error.max_depth_below_base > 29, "max depth {} levels below the base", error.max_depth_below_base);
+    assert_eq!(error.capped_leaves, 0, "the pool of 65536 slots is enough at 2 px");
 }

@@ -20,7 +20,13 @@ use wgpu::util::DeviceExt;
 const METRES_PER_UNIT: f64 = 1.8e7 / MAP_ONE_64 as f64;
 
 fn frame(camera: &GlobeCamera) -> GlobeFrame {
-    let settings = FrameSettings { split_threshold_px: 12.0, merge_threshold_px: 9.0, wireframe: false, sun_direction: DVec3::X };
+    let settings = FrameSettings {
+        split_threshold_px: 12.0,
+        merge_threshold_px: 9.0,
+        wireframe: false,
+        sun_direction: DVec3::X,
+        criterion: bisector::leb::lod::Criterion::EdgeLength,
+    };
     globe_frame(camera, (1920, 1080), &settings)
 }
 

@@ -28,7 +28,13 @@ fn exact_relative_m(v: Vertex, camera: &GlobeCamera) -> DVec3 {
 
 /// The frame uniforms a renderer would use for `camera`.
 fn frame(camera: &GlobeCamera) -> GlobeFrame {
-    let settings = FrameSettings { split_threshold_px: 12.0, merge_threshold_px: 9.0, wireframe: false, sun_direction: DVec3::X };
+    let settings = FrameSettings {
+        split_threshold_px: 12.0,
+        merge_threshold_px: 9.0,
+        wireframe: false,
+        sun_direction: DVec3::X,
+        criterion: bisector::leb::lod::Criterion::EdgeLength,
+    };
     globe_frame(camera, (1920, 1080), &settings)
 }
 

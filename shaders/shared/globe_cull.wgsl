@@ -8,6 +8,9 @@ struct GlobeBound {
     radius_m: f32,
     // Length of the triangle's hypotenuse (its longest edge) in metres.
     hypotenuse_m: f32,
+    // Under --lod error: the data's error bound in metres of the triangle drawn flat
+    // (shared/tile_error.wgsl); 0 under the edge criterion.
+    error_m: f32,
 }
 
 // True when the ball is certainly invisible: outside a frustum plane, or inside the shadow cone
@@ -42,5 +45,21 @@ fn globe_is_hidden(b: GlobeBound) -> bool {
 // The hypotenuse's projected length in pixels, seen from the ball's nearest point (at least 1 m).
 fn globe_projected_px(b: GlobeBound) -> f32 {
     return b.hypotenuse_m * globe.projection_scale_px / max(length(b.centre) - b.radius_m, 1.0);
+}
+
+// The distance from the camera to the ball's nearest point (at least 1 m).
+fn globe_nearest_m(b: GlobeBound) -> f32 {
+    return max(length(b.centre) - b.radius_m, 1.0);
+}
+
+// What the criterion compares with the pixel target: the projected hypotenuse (edge), or the
+// projected error of the triangle drawn flat (error): the data's bound plus the sphere's bulge
+// under the chord (hypotenuse² / 8R), seen from the ball's nearest point.
+fn globe_criterion_px(b: GlobeBound) -> f32 {
+    if (globe.criterion == GLOBE_CRITERION_ERROR) {
+        let bulge_m = b.hypotenuse_m * b.hypotenuse_m / (8.0 * globe.radius_m);
+        return (b.error_m + bulge_m) * globe.projection_scale_px / globe_nearest_m(b);
+    }
+    return globe_projected_px(b);
 }
 

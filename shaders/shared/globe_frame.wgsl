@@ -28,9 +28,12 @@ struct GlobeFrame {
     split_threshold_px: f32,
     merge_threshold_px: f32,
     wireframe: u32,
-    // 0 = the render criterion; 1 = the test criterion (hash of the node id; tests/globe.rs).
+    // 0 = the edge-length criterion; 1 = the test criterion (hash of the node id; tests/globe.rs);
+    // 2 = the data's screen-space error (GLOBE_CRITERION_ERROR).
     criterion: u32,
 }
+
+const GLOBE_CRITERION_ERROR: u32 = 2u;
 
 // The octahedron point |x| + |y| + |z| = 1 (in units of 2^-29) of fixed-point map point `map`
 // (MAP_ONE = 2^30): exact integer arithmetic, so shared vertices agree bit for bit.

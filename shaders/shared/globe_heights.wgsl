@@ -2,6 +2,7 @@
 // shared/globe_frame.wgsl with `globe` bound.
 //!include shared/tile_cache.wgsl
 //!include shared/globe_constants.wgsl
+//!include shared/tile_error.wgsl
 
 // The tile zoom whose samples are one to two pixels apart at `distance_m` from the camera (a
 // quarter of the tiles that one sample per pixel would need).
@@ -22,6 +23,12 @@ fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
 // sea it is the water's surface, sea level, not the sea floor (whose depth still colours it).
 fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
     return max(tile_cache_height(tile_cache_find(map, globe_vertex_zoom(map)), map), 0.0);
+}
+
+// The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the
+// tiles a triangle seen from `distance_m` samples (--lod error; shared/tile_error.wgsl).
+fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {
+    return tile_error_box_m(min(min(m[0], m[1]), m[2]), max(max(m[0], m[1]), m[2]), globe_wanted_zoom(distance_m));
 }
 
 // The fixed-point map point of `map_f` ([0, 1]^2, floats).

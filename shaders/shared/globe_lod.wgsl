@@ -18,7 +18,11 @@ fn globe_bound(id: u32, depth: u32) -> GlobeBound {
     let angle = hypotenuse / globe.radius_m;
     let slack = globe.radius_m * angle * angle / 8.0 + 0.25 * hypotenuse;
     let radius = max(max(length(p0 - centre), length(p1 - centre)), length(p2 - centre)) + slack;
-    return GlobeBound(centre, radius, hypotenuse);
+    var b = GlobeBound(centre, radius, hypotenuse, 0.0);
+    if (globe.criterion == GLOBE_CRITERION_ERROR) {
+        b.error_m = globe_data_error_m(v, globe_nearest_m(b));
+    }
+    return b;
 }
 
 // The test criterion: a node splits when a hash of its id falls below a share, so CPU and GPU
@@ -33,5 +37,5 @@ fn globe_wants_split(id: u32, depth: u32, threshold_px: f32) -> bool {
         return globe_test_wants_split(id, threshold_px);
     }
     let b = globe_bound(id, depth);
-    return !globe_is_hidden(b) && globe_projected_px(b) > threshold_px;
+    return !globe_is_hidden(b) && globe_criterion_px(b) > threshold_px;
 }

@@ -84,26 +84,35 @@ fn pool_globe_bound_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> GlobeBou
     let angle = hypotenuse / globe.radius_m;
     let slack = globe.radius_m * angle * angle / 8.0 + 0.25 * hypotenuse;
     let radius = max(max(length(p0 - centre), length(p1 - centre)), length(p2 - centre)) + slack;
-    return GlobeBound(centre, radius, hypotenuse);
+    return GlobeBound(centre, radius, hypotenuse, 0.0);
 }
 
-// The ball around triangle `v` at its vertices' heights from the tile cache.
+// The ball around triangle `v` at its vertices' heights from the tile cache, with the data's
+// error bound under --lod error (shared/tile_error.wgsl).
 fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
-    return pool_globe_bound_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+    var b = pool_globe_bound_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+    if (globe.criterion == GLOBE_CRITERION_ERROR) {
+        b.error_m = globe_data_error_m(array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2])), globe_nearest_m(b));
+    }
+    return b;
 }
 
-// The globe's criterion on a pool triangle whose vertices lie at `heights_m`: 0 when hidden
-// (outside the frustum or behind the horizon), else the squared projected hypotenuse in px².
-fn pool_globe_error_sq_px2_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> f32 {
-    let b = pool_globe_bound_at(v, heights_m);
+// The globe's criterion on the ball `b`: 0 when hidden (outside the frustum or behind the
+// horizon), else the square of globe_criterion_px (the projected hypotenuse, or error) in px².
+fn pool_globe_error_sq_px2_of(b: GlobeBound) -> f32 {
     if (globe_is_hidden(b)) {
         return 0.0;
     }
-    let e = globe_projected_px(b);
+    let e = globe_criterion_px(b);
     return e * e;
+}
+
+// The edge criterion on a pool triangle whose vertices lie at `heights_m` (the test probe's).
+fn pool_globe_error_sq_px2_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> f32 {
+    return pool_globe_error_sq_px2_of(pool_globe_bound_at(v, heights_m));
 }
 
 // The criterion at the vertices' heights from the tile cache.
 fn pool_globe_error_sq_px2(v: array<vec4<u32>, 3>) -> f32 {
-    return pool_globe_error_sq_px2_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+    return pool_globe_error_sq_px2_of(pool_globe_bound(v));
 }

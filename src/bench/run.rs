@@ -132,7 +132,7 @@ pub fn run_globe_bench(gpu: &Gpu, view: &mut HeadlessView<GlobeRenderer>, path: 
     };
     let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
     let settings = &view.scene.settings;
-    let meta = meta(gpu, options, settings.max_depth, "edge-length", settings.pixel_target_px as f64);
+    let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.target_px() as f64);
     BenchReport::from_frames(meta, records)
 }
 
@@ -157,7 +157,8 @@ pub fn run_globe_pool_bench(
     };
     let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
     let scene = &view.scene;
-    let meta = meta(gpu, options, scene.pool_settings.max_depth, "edge-length (bisector pool)", scene.settings.pixel_target_px as f64);
+    let criterion = format!("{} (bisector pool)", scene.settings.criterion.name());
+    let meta = meta(gpu, options, scene.pool_settings.max_depth, &criterion, scene.settings.target_px() as f64);
     BenchReport::from_frames(meta, records)
 }
 

@@ -19,6 +19,7 @@
 
 use crate::globe::camera::GlobeCamera;
 use crate::globe::EARTH_RADIUS_M;
+use crate::leb::lod::Criterion;
 use crate::leb::octahedral::{from_unit_sphere, to_fixed};
 use glam::{DVec3, Mat4, Vec4};
 
@@ -50,7 +51,8 @@ pub struct GlobeFrame {
     pub split_threshold_px: f32,
     pub merge_threshold_px: f32,
     pub wireframe: u32,
-    /// 0 = render criterion, 1 = the test criterion (a hash of the node id; tests set it).
+    /// 0 = the edge-length criterion, 1 = the test criterion (a hash of the node id; tests set
+    /// it), `CRITERION_ERROR` = the data's screen-space error.
     pub criterion: u32,
     /// WGSL rounds the struct's size up to its 16-byte alignment.
     pub _pad: u32,
@@ -77,7 +79,12 @@ pub struct FrameSettings {
     pub wireframe: bool,
     /// Unit vector towards the sun, earth-fixed.
     pub sun_direction: DVec3,
+    /// The edge-length or the data's screen-space error criterion.
+    pub criterion: Criterion,
 }
+
+/// GlobeFrame::criterion of the data's screen-space error (GLOBE_CRITERION_ERROR in WGSL).
+pub const CRITERION_ERROR: u32 = 2;
 
 /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
 pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSettings) -> GlobeFrame {
@@ -107,7 +114,10 @@ pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSe
         split_threshold_px: settings.split_threshold_px,
         merge_threshold_px: settings.merge_threshold_px,
         wireframe: settings.wireframe as u32,
-        criterion: 0,
+        criterion: match settings.criterion {
+            Criterion::EdgeLength => 0,
+            Criterion::ScreenSpaceError => CRITERION_ERROR,
+        },
         _pad: 0,
     }
 }

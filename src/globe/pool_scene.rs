@@ -63,7 +63,7 @@ pub struct GlobePoolRenderer {
 }
 
 impl GlobePoolRenderer {
-    /// A pool of `pool_settings` (its `target_error_px` is replaced by `settings.pixel_target_px`)
+    /// A pool of `pool_settings` (its `target_error_px` is replaced by `settings.target_px()`)
     /// holding the octahedron's 8 triangles, sampling heights from `cache`.
     pub fn new(
         gpu: &Gpu,
@@ -73,7 +73,7 @@ impl GlobePoolRenderer {
         cache: TileCache,
     ) -> Result<GlobePoolRenderer, crate::pool::gpu::PoolError> {
         let device = &gpu.device;
-        let pool_settings = PoolSettings { target_error_px: settings.pixel_target_px, ..pool_settings };
+        let pool_settings = PoolSettings { target_error_px: settings.target_px(), ..pool_settings };
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
         };
@@ -169,10 +169,11 @@ impl GlobePoolRenderer {
     pub fn frame_uniforms(&self, camera: &GlobeCamera, size_px: (u32, u32)) -> GlobeFrame {
         let s = &self.settings;
         let settings = FrameSettings {
-            split_threshold_px: s.pixel_target_px,
-            merge_threshold_px: s.pixel_target_px * MERGE_HYSTERESIS,
+            split_threshold_px: s.target_px(),
+            merge_threshold_px: s.target_px() * MERGE_HYSTERESIS,
             wireframe: s.wireframe,
             sun_direction: s.sun_direction,
+            criterion: s.criterion,
         };
         globe_frame(camera, size_px, &settings)
     }
@@ -194,11 +195,11 @@ impl LebScene for GlobePoolRenderer {
         &mut self.tree
     }
 
-    /// Writes the frame's uniforms and the pool's target T² (`settings.pixel_target_px`, so a
+    /// Writes the frame's uniforms and the pool's target T² (`settings.target_px()`, so a
     /// changed target applies from the next frame; pool.threshold derives T_eff² from it).
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&self.frame_uniforms(camera, size_px)));
-        let target_sq_px2 = self.settings.pixel_target_px * self.settings.pixel_target_px;
+        let target_sq_px2 = self.settings.target_px() * self.settings.target_px();
         queue.write_buffer(
             &self.pool.control,
             std::mem::offset_of!(GpuPoolParams, target_sq_px2) as u64,

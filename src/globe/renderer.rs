@@ -12,7 +12,7 @@ use crate::gpu::target::DEPTH_FORMAT;
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
-use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::leb::lod::{Criterion, MERGE_HYSTERESIS};
 use crate::schedule::{LebScene, LebTree};
 use crate::shaders::SHADERS;
 use glam::DVec3;
@@ -31,8 +31,14 @@ pub const SPACE_COLOR: wgpu::Color = wgpu::Color { r: 0.005, g: 0.007, b: 0.018,
 pub struct GlobeSettings {
     /// Max depth D of the CBT (the octahedron's triangles are depth 3).
     pub max_depth: u32,
-    /// Projected hypotenuse length in pixels above which a triangle splits.
+    /// What splits a triangle: its projected hypotenuse (`EdgeLength`, above `pixel_target_px`)
+    /// or the projected error bound of drawing it flat (`ScreenSpaceError`, above
+    /// `pixel_error_px`: the data's error from the tile cache's summaries plus the sphere's bulge).
+    pub criterion: Criterion,
+    /// Projected hypotenuse length in pixels above which a triangle splits (edge criterion).
     pub pixel_target_px: f32,
+    /// Projected error in pixels above which a triangle splits (error criterion).
+    pub pixel_error_px: f32,
     pub wireframe: bool,
     /// Every leaf is drawn as 2^sub_levels sub-triangles, its bisections continued in the
     /// vertex shader (even, so every edge is cut into 2^(sub_levels/2) equal parts and
@@ -44,12 +50,24 @@ pub struct GlobeSettings {
     pub sun_direction: DVec3,
 }
 
+impl GlobeSettings {
+    /// The target the criterion compares with: `pixel_target_px` or `pixel_error_px`.
+    pub fn target_px(&self) -> f32 {
+        match self.criterion {
+            Criterion::EdgeLength => self.pixel_target_px,
+            Criterion::ScreenSpaceError => self.pixel_error_px,
+        }
+    }
+}
+
 impl Default for GlobeSettings {
     fn default() -> Self {
         GlobeSettings {
             // The deepest tree within WebGPU's default 128 MiB storage binding.
             max_depth: 28,
+            criterion: Criterion::EdgeLength,
             pixel_target_px: 12.0,
+            pixel_error_px: 1.0,
             wireframe: false,
             sub_levels: 4,
             leaf_capacity: 1 << 22,
@@ -183,13 +201,18 @@ impl GlobeRenderer {
     /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
     pub fn frame_uniforms(&self, camera: &GlobeCamera, size_px: (u32, u32)) -> GlobeFrame {
         let s = &self.settings;
-        // A leaf's sub-triangles are 2^(sub_levels/2) times smaller than it across.
-        let leaf_target_px = s.pixel_target_px * self.sub_triangle_scale();
+        // A leaf's sub-triangles are 2^(sub_levels/2) times smaller than it across; its error
+        // bound holds for them as it is.
+        let leaf_target_px = match s.criterion {
+            Criterion::EdgeLength => s.pixel_target_px * self.sub_triangle_scale(),
+            Criterion::ScreenSpaceError => s.pixel_error_px,
+        };
         let settings = FrameSettings {
             split_threshold_px: leaf_target_px,
             merge_threshold_px: leaf_target_px * MERGE_HYSTERESIS,
             wireframe: s.wireframe,
             sun_direction: s.sun_direction,
+            criterion: s.criterion,
         };
         globe_frame(camera, size_px, &settings)
     }

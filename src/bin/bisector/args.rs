@@ -34,9 +34,10 @@ pub(crate) struct RenderArgs {
     pub(crate) max_depth: Option<u32>,
     /// Level-of-detail criterion: "error" splits triangles whose error bound from the data
     /// projects to more than --pixel-error pixels; "edge" splits triangles whose longest edge
-    /// projects to more than --pixel-target pixels.
-    #[arg(long, value_enum, default_value_t = LodArg::Error)]
-    pub(crate) lod: LodArg,
+    /// projects to more than --pixel-target pixels. Default: error, but edge for the globe drawn
+    /// from the heap (without --pool-slots).
+    #[arg(long, value_enum)]
+    pub(crate) lod: Option<LodArg>,
     /// Screen-space error target in pixels (--lod error).
     #[arg(long, default_value_t = RenderSettings::default().pixel_error_px)]
     pub(crate) pixel_error: f32,

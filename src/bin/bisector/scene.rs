@@ -53,10 +53,7 @@ pub(crate) fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
     }
     Ok(RenderSettings {
         max_depth,
-        criterion: match args.lod {
-            LodArg::Error => Criterion::ScreenSpaceError,
-            LodArg::Edge => Criterion::EdgeLength,
-        },
+        criterion: criterion(args.lod.unwrap_or(LodArg::Error)),
         pixel_error_px: args.pixel_error,
         pixel_target_px: args.pixel_target,
         morph: !args.no_morph,
@@ -65,18 +62,35 @@ pub(crate) fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
     })
 }
 
-/// The globe's settings from the render flags (--lod and --pixel-error do not apply: the globe
-/// splits by projected edge length).
+fn criterion(lod: LodArg) -> Criterion {
+    match lod {
+        LodArg::Error => Criterion::ScreenSpaceError,
+        LodArg::Edge => Criterion::EdgeLength,
+    }
+}
+
+/// The globe's settings from the render flags (--lod defaults to edge on the heap, to error over
+/// the bisector pool).
 pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
     let max_depth = args.max_depth.unwrap_or(GlobeSettings::default().max_depth);
     bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
     if max_depth <= BaseMesh::octahedron().depth {
         anyhow::bail!("--max-depth {max_depth}: the globe's base triangles are at depth 3, so it needs at least 4");
     }
-    if !(args.pixel_target.is_finite() && args.pixel_target > 0.0) {
-        anyhow::bail!("--pixel-target {}: must be a positive number of pixels", args.pixel_target);
+    for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
+        if !(value.is_finite() && value > 0.0) {
+            anyhow::bail!("{flag} {value}: must be a positive number of pixels");
+        }
     }
-    Ok(GlobeSettings { max_depth, pixel_target_px: args.pixel_target, wireframe: args.wireframe, ..Default::default() })
+    let default_lod = if args.pool_slots.is_some() { LodArg::Error } else { LodArg::Edge };
+    Ok(GlobeSettings {
+        max_depth,
+        criterion: criterion(args.lod.unwrap_or(default_lod)),
+        pixel_target_px: args.pixel_target,
+        pixel_error_px: args.pixel_error,
+        wireframe: args.wireframe,
+        ..Default::default()
+    })
 }
 
 /// The bisector pool's settings from `--pool-slots` (None: the globe draws from the heap) and

@@ -3,13 +3,15 @@
 //! `tile_feedback` (the bounded set of keys shaders missed, filled on the GPU).
 //! On top of them, the cache itself: `atlas` (a texture array, one layer per slot), `residency`
 //! (which tile is in which slot, LRU, pins, requests), `streaming` (loader threads),
-//! `tile_generate` (the GPU planet generator, pass `cache.tile_generate`, and its CPU twin) and `tile_cache` (the per-frame flow
+//! `tile_generate` (the GPU planet generator, pass `cache.tile_generate`, and its CPU twin),
+//! `tile_error` (each tile's error summary for `--lod error`, pass `cache.tile_error`, and its twin) and `tile_cache` (the per-frame flow
 //! and the bind group of shaders/shared/tile_cache.wgsl).
 
 pub mod atlas;
 pub mod residency;
 pub mod streaming;
 pub mod tile_cache;
+pub mod tile_error;
 pub mod tile_feedback;
 pub mod tile_generate;
 pub mod tile_key;

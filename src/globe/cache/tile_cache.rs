@@ -29,6 +29,7 @@ use serde::Serialize;
 use super::atlas::{Atlas, AtlasError};
 use super::residency::{pinned_keys, Residency};
 use super::streaming::Streaming;
+use super::tile_error::TileErrors;
 use super::tile_feedback::{FeedbackReadback, GpuTileFeedback};
 use super::tile_generate::{TileGenerate, TileJob, PLANET_MAX_ZOOM, PLANET_SOURCE};
 use super::tile_key::TileKey;
@@ -123,6 +124,8 @@ const RING_SLOTS: usize = 3;
 /// The GPU tile cache (see the module comment).
 pub struct TileCache {
     pub atlas: Atlas,
+    /// Each slot's error summary (pass cache.tile_error), for the globe's `--lod error`.
+    pub errors: TileErrors,
     residency: Residency,
     table: GpuTileTable,
     feedback: GpuTileFeedback,
@@ -149,8 +152,9 @@ fn used_words(tiles: u32) -> u32 {
 }
 
 impl TileCache {
-    /// The layout of @group(2) (see shaders/shared/tile_cache.wgsl): 0-1 visible to vertex,
-    /// fragment and compute; 2-3 (read_write) to fragment and compute.
+    /// The layout of @group(2) (see shaders/shared/tile_cache.wgsl): 0-1 and 4 (the error
+    /// summaries, shaders/shared/tile_error.wgsl) visible to vertex, fragment and compute; 2-3
+    /// (read_write) to fragment and compute.
     pub fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         let read = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE;
         let write = wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE;
@@ -180,6 +184,16 @@ impl TileCache {
                 },
                 storage(2, write, false),
                 storage(3, write, false),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 4,
+                    visibility: read,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2Array,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
             ],
         })
     }
@@ -192,6 +206,7 @@ impl TileCache {
             return Err(CacheError::FeedbackCapacity(config.feedback_capacity));
         }
         let atlas = Atlas::new(device, config.tiles)?;
+        let errors = TileErrors::new(device, &atlas, config.uploads_per_frame.max(pinned_keys(0).len() as u32));
         let mut residency = Residency::new(config.tiles, (4 * config.feedback_capacity as usize).max(64));
         let table = GpuTileTable::new(device, residency.table_mut());
         let feedback = GpuTileFeedback::new(device, &gpu.queue, config.feedback_capacity);
@@ -212,6 +227,7 @@ impl TileCache {
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&atlas.view) },
                 wgpu::BindGroupEntry { binding: 2, resource: feedback.buffer.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: used.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&errors.view) },
             ],
         });
         let pinned_count = pinned_keys(0).len() as u32;
@@ -229,6 +245,7 @@ impl TileCache {
         };
         let mut cache = TileCache {
             atlas,
+            errors,
             residency,
             table,
             feedback,
@@ -254,8 +271,10 @@ impl TileCache {
     fn load_pinned(&mut self, gpu: &Gpu) -> Result<(), CacheError> {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("cache.pinned") });
         let mut jobs = Vec::new();
+        let mut written = Vec::new();
         for key in pinned_keys(self.source) {
             let placement = self.residency.place(key, 0, true)?.expect("a fresh atlas has free slots");
+            written.push(placement.slot);
             match &self.mode {
                 Mode::Procedural { seed, .. } => jobs.push(TileJob { key: key.pack(), layer: placement.slot, seed: *seed }),
                 Mode::Cpu { producer, .. } => {
@@ -270,6 +289,7 @@ impl TileCache {
         if let Mode::Procedural { generate, .. } = &self.mode {
             generate.record(&gpu.queue, &mut encoder, &jobs);
         }
+        self.errors.record(&gpu.queue, &mut encoder, &written);
         self.table.sync(&gpu.queue, self.residency.table_mut());
         gpu.queue.submit([encoder.finish()]);
         gpu.wait_idle();
@@ -378,6 +398,7 @@ impl TileCache {
         let evictions_before = self.residency.evictions_total();
         let budget = self.uploads_per_frame as usize;
         let mut uploaded = 0u32;
+        let mut written = Vec::new();
         match &mut self.mode {
             Mode::Procedural { seed, generate } => {
                 let mut jobs = Vec::new();
@@ -389,6 +410,7 @@ impl TileCache {
                 }
                 generate.record(&gpu.queue, encoder, &jobs);
                 uploaded = jobs.len() as u32;
+                written.extend(jobs.iter().map(|job| job.layer));
             }
             Mode::Cpu { streaming, ready, max_loading, .. } => {
                 for (key, result) in streaming.finished() {
@@ -412,6 +434,7 @@ impl TileCache {
                     match self.residency.place(key, frame_index, false).expect("the table has room for every slot") {
                         Some(p) => {
                             self.atlas.upload(&gpu.queue, p.slot, &heights);
+                            written.push(p.slot);
                             uploaded += 1;
                         }
                         None => self.residency.cancel(key),
@@ -423,6 +446,7 @@ impl TileCache {
                 }
             }
         }
+        self.errors.record(&gpu.queue, encoder, &written);
         let evictions = (self.residency.evictions_total() - evictions_before) as u32;
         if uploaded > 0 || evictions > 0 {
             self.last_change_frame = frame_index;

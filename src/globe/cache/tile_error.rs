@@ -1,0 +1,338 @@
+//! Pass "cache.tile_error": each resident tile's error summary, the data behind the globe's
+//! screen-space error criterion (`--lod error`, shaders/shared/tile_error.wgsl), and its CPU twin
+//! (`tile_error_blocks`), equal bit for bit.
+//!
+//! ```text
+//! A tile's 128 x 128 cells are summarised in blocks at 3 levels: 8 x 8 blocks of 16 cells,
+//! 4 x 4 of 32 and 2 x 2 of 64. Each block holds, over the heights the globe draws (sea clamped to
+//! 0 m, no data as 0 m) of its samples (both edges included):
+//!   min_m, max_m     the height range
+//!   bend_m[s]        for the spacings k = 2^s, s = 0..=6 (1 to 64 cells): the largest
+//!                    |h[x - k] - 2 h[x] + h[x + k]| along x and y over the block's samples x
+//!                    whose neighbours lie in the tile: twice how far the data leaves a straight
+//!                    line over 2k cells at its midpoint
+//! Texels of block (bx, by) at level L in its tile's layer of "cache.tile_error" (Rgba32Float,
+//! 16 x 24): x = (0, 8, 12)[L] + bx, y = by + 8 r for rows r = 0, 1, 2 holding
+//!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], 0, 0, 0)
+//! The error of a triangle drawn flat whose box spans n cells (its longest side times sqrt 2) in
+//! the blocks holding the box: min(max - min, e(n)) with
+//!   e(n) = max over s <= s(n) of bend_m[s] / 2,   s(n) the least s with 2^(s+1) >= n (at most 6)
+//!   and for n < 2 (within a cell pair): bend_m[0] / 2 (n / 2)²
+//! the midpoint deviation of the data at the triangle's scale and every finer one. A box that
+//! shrinks within a tile never gets a larger value (fewer blocks, no larger scale), so a child's
+//! error is at most its parent's: refinement never stops above detail that the data shows. It is
+//! an estimate at the triangle's scale, not a strict bound over its interior.
+//! ```
+
+use super::atlas::Atlas;
+use super::tile_layout::{TILE_BORDER, TILE_INTERVALS, TILE_SIDE};
+
+/// Cells along a level-0 block's side.
+pub const BLOCK_CELLS: u32 = 16;
+/// Levels of blocks: 16, 32 and 64 cells.
+pub const LEVELS: u32 = 3;
+/// Spacings 2^s, s < SCALES, at which bends are measured (1 to 64 cells).
+pub const SCALES: usize = 7;
+/// Width and height of a tile's error layer in texels.
+pub const ERROR_LAYER_SIZE: (u32, u32) = (16, 24);
+
+/// The summary of one block: min_m, max_m, then bend_m at each scale.
+pub type Block = [f32; 2 + SCALES];
+
+/// The texel of block (bx, by) at `level` (row 0; rows 1 and 2 lie 8 and 16 texels below).
+pub fn block_texel(level: u32, bx: u32, by: u32) -> (u32, u32) {
+    let x0 = [0, 8, 12][level as usize];
+    (x0 + bx, by)
+}
+
+/// The height the globe draws at texel (i, j) of `layer`: sea (below 0 m) and no data at 0 m.
+fn drawn_m(layer: &[f32], i: u32, j: u32) -> f32 {
+    let h = layer[(j * TILE_SIDE + i) as usize];
+    if h > 0.0 {
+        h
+    } else {
+        0.0
+    }
+}
+
+/// The error layer of a tile's heights (`layer`: TILE_SIDE² texels) as texels row-major in
+/// `ERROR_LAYER_SIZE` (unused texels zero). Mirrors shaders/tile_error.wgsl.
+pub fn tile_error_texels(layer: &[f32]) -> Vec<[f32; 4]> {
+    let (w, h) = ERROR_LAYER_SIZE;
+    let mut out = vec![[0.0f32; 4]; (w * h) as usize];
+    for (level, bx, by, block) in tile_error_blocks(layer) {
+        let (x, y) = block_texel(level, bx, by);
+        for (r, texel) in pack(&block).into_iter().enumerate() {
+            out[((y + 8 * r as u32) * w + x) as usize] = texel;
+        }
+    }
+    out
+}
+
+/// A block's three texels.
+fn pack(b: &Block) -> [[f32; 4]; 3] {
+    [[b[0], b[1], b[2], b[3]], [b[4], b[5], b[6], b[7]], [b[8], 0.0, 0.0, 0.0]]
+}
+
+/// A block from its three texels.
+fn unpack(t: [[f32; 4]; 3]) -> Block {
+    [t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], t[1][2], t[1][3], t[2][0]]
+}
+
+/// Every block of a tile's heights: (level, bx, by, summary).
+pub fn tile_error_blocks(layer: &[f32]) -> Vec<(u32, u32, u32, Block)> {
+    let side = TILE_INTERVALS / BLOCK_CELLS;
+    let mut out = Vec::new();
+    let mut below: Vec<Block> = Vec::new();
+    for by in 0..side {
+        for bx in 0..side {
+            let block = level0_block(layer, bx, by);
+            below.push(block);
+            out.push((0, bx, by, block));
+        }
+    }
+    let mut below_side = side;
+    for level in 1..LEVELS {
+        let s = below_side / 2;
+        let mut this = Vec::new();
+        for by in 0..s {
+            for bx in 0..s {
+                let c = |dx: u32, dy: u32| below[((2 * by + dy) * below_side + 2 * bx + dx) as usize];
+                let merged = merge(merge(c(0, 0), c(1, 0)), merge(c(0, 1), c(1, 1)));
+                this.push(merged);
+                out.push((level, bx, by, merged));
+            }
+        }
+        below = this;
+        below_side = s;
+    }
+    out
+}
+
+/// The union of two blocks' summaries.
+fn merge(a: Block, b: Block) -> Block {
+    let mut m = a;
+    m[0] = a[0].min(b[0]);
+    for i in 1..m.len() {
+        m[i] = a[i].max(b[i]);
+    }
+    m
+}
+
+/// Level-0 block (bx, by): its samples i, j in [16 bx, 16 bx + 16] (plus the border offset).
+fn level0_block(layer: &[f32], bx: u32, by: u32) -> Block {
+    let mut b = [0.0f32; 2 + SCALES];
+    b[0] = f32::INFINITY;
+    b[1] = f32::NEG_INFINITY;
+    let last = TILE_BORDER + TILE_INTERVALS;
+    for j in 0..=BLOCK_CELLS {
+        for i in 0..=BLOCK_CELLS {
+            let (x, y) = (TILE_BORDER + BLOCK_CELLS * bx + i, TILE_BORDER + BLOCK_CELLS * by + j);
+            let c = drawn_m(layer, x, y);
+            b[0] = b[0].min(c);
+            b[1] = b[1].max(c);
+            for s in 0..SCALES {
+                let k = 1u32 << s;
+                if x >= TILE_BORDER + k && x + k <= last {
+                    let bend = (drawn_m(layer, x - k, y) + drawn_m(layer, x + k, y)) - (c + c);
+                    b[2 + s] = b[2 + s].max(bend.abs());
+                }
+                if y >= TILE_BORDER + k && y + k <= last {
+                    let bend = (drawn_m(layer, x, y - k) + drawn_m(layer, x, y + k)) - (c + c);
+                    b[2 + s] = b[2 + s].max(bend.abs());
+                }
+            }
+        }
+    }
+    b
+}
+
+/// The error texture (one layer per atlas slot) and the pass that fills a slot's layer from the
+/// atlas.
+pub struct TileErrors {
+    pub texture: wgpu::Texture,
+    /// All layers as `texture_2d_array<f32>`.
+    pub view: wgpu::TextureView,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    slots: wgpu::Buffer,
+    max_slots: u32,
+}
+
+impl TileErrors {
+    /// Error layers for every slot of `atlas`; at most `max_slots` summarised per `record`.
+    pub fn new(device: &wgpu::Device, atlas: &Atlas, max_slots: u32) -> TileErrors {
+        let (w, h) = ERROR_LAYER_SIZE;
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("cache.tile_error"),
+            size: wgpu::Extent3d { width: w, height: h, depth_or_array_layers: atlas.tiles },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("cache.tile_error"),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let max_slots = max_slots.max(1);
+        let slots = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cache.tile_error.slots"),
+            size: 4 * max_slots as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let pipeline = crate::shaders::SHADERS.compute_pipeline(device, "cache.tile_error", "tile_error.wgsl", "main", &[]);
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("cache.tile_error"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: slots.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&atlas.view) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&view) },
+            ],
+        });
+        TileErrors { texture, view, pipeline, bind_group, slots, max_slots }
+    }
+
+    /// Records the summaries of `slots` (their atlas layers written before this pass).
+    /// At most `max_slots` (one slot list per submission: the buffer is written by the queue).
+    pub fn record(&self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, slots: &[u32]) {
+        assert!(slots.len() as u32 <= self.max_slots, "{} slots, room for {}", slots.len(), self.max_slots);
+        if slots.is_empty() {
+            return;
+        }
+        queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(slots));
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("cache.tile_error"), timestamp_writes: None });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(slots.len() as u32, 1, 1);
+    }
+
+    /// Reads `layer`'s summary back (tests; waits for the GPU).
+    pub fn read_layer(&self, device: &wgpu::Device, queue: &wgpu::Queue, layer: u32) -> Vec<[f32; 4]> {
+        let (w, h) = ERROR_LAYER_SIZE;
+        let row_bytes = w * 16;
+        let padded = row_bytes.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cache.tile_error.readback"),
+            size: padded as u64 * h as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("cache.tile_error.readback") });
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d { x: 0, y: 0, z: layer },
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &staging,
+                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: Some(h) },
+            },
+            wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+        );
+        queue.submit([encoder.finish()]);
+        let bytes = crate::gpu::readback::read_buffer(device, queue, &staging, 0, staging.size());
+        bytes.chunks(padded as usize).flat_map(|row| bytemuck::cast_slice::<u8, [f32; 4]>(&row[..row_bytes as usize]).to_vec()).collect()
+    }
+}
+
+/// The largest fixed-point map coordinate inside the map (MAP_ONE - 1).
+const MAP_LAST: u32 = (1 << 30) - 1;
+
+/// The zoom of the tile whose data bounds the box `lo`..=`hi` (fixed-point map points): the
+/// finest tile holding the whole box, but no finer than `wanted_zoom`. Mirrors tile_error_zoom.
+pub fn error_zoom(lo: [u32; 2], hi: [u32; 2], wanted_zoom: u32) -> u32 {
+    let differ = (lo[0] ^ hi[0].min(MAP_LAST)) | (lo[1] ^ hi[1].min(MAP_LAST));
+    let fit = if differ == 0 { 30 } else { 29 - (31 - differ.leading_zeros()) };
+    fit.min(wanted_zoom)
+}
+
+/// The box `lo`..=`hi` in cells of the zoom-`zoom` tile holding `lo`, as the shader computes
+/// it (f32). Mirrors the cell step of tile_error_box_m.
+pub fn box_cells(lo: [u32; 2], hi: [u32; 2], zoom: u32) -> ([f32; 2], [f32; 2]) {
+    let origin = |c: u32| (c >> (30 - zoom)).min((1 << zoom) - 1) << (30 - zoom);
+    // 2^(zoom - 23), exactly: built from its exponent bits.
+    let scale = f32::from_bits((zoom + 104) << 23);
+    let cell = |c: u32, o: u32| (c - o) as f32 * scale;
+    let (ox, oy) = (origin(lo[0]), origin(lo[1]));
+    ([cell(lo[0], ox), cell(lo[1], oy)], [cell(hi[0].min(MAP_LAST), ox), cell(hi[1].min(MAP_LAST), oy)])
+}
+
+/// The error in metres of a triangle drawn flat whose box spans cells `lo`..=`hi` (floats, in
+/// the tile's cells, 0..=128) of a tile whose layer is `texels` (`tile_error_texels`). Mirrors
+/// tile_error_bound_cells_m in shaders/shared/tile_error.wgsl.
+pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2]) -> f32 {
+    let last = (TILE_INTERVALS - 1) as f32;
+    let lo_cell = [lo[0].clamp(0.0, last) as u32, lo[1].clamp(0.0, last) as u32];
+    let hi_cell = [hi[0].clamp(0.0, last) as u32, hi[1].clamp(0.0, last) as u32];
+    let mut level = 0;
+    while level + 1 < LEVELS {
+        let size = BLOCK_CELLS << level;
+        if hi_cell[0] / size <= lo_cell[0] / size + 1 && hi_cell[1] / size <= lo_cell[1] / size + 1 {
+            break;
+        }
+        level += 1;
+    }
+    let size = BLOCK_CELLS << level;
+    let (w, _) = ERROR_LAYER_SIZE;
+    let mut b: Option<Block> = None;
+    for by in lo_cell[1] / size..=hi_cell[1] / size {
+        for bx in lo_cell[0] / size..=hi_cell[0] / size {
+            let (x, y) = block_texel(level, bx, by);
+            let t = |r: u32| texels[((y + 8 * r) * w + x) as usize];
+            let block = unpack([t(0), t(1), t(2)]);
+            b = Some(b.map_or(block, |m| merge(m, block)));
+        }
+    }
+    let b = b.expect("a box holds at least one block");
+    let n = (hi[0] - lo[0]).max(hi[1] - lo[1]) * std::f32::consts::SQRT_2;
+    let mut bend = b[2];
+    let mut spacing = 2.0f32;
+    for s in 1..SCALES {
+        if spacing >= n {
+            break;
+        }
+        bend = bend.max(b[2 + s]);
+        spacing *= 2.0;
+    }
+    let e = if n < 2.0 { 0.5 * bend * (0.5 * n) * (0.5 * n) } else { 0.5 * bend };
+    (b[1] - b[0]).min(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift;
+
+    #[test]
+    fn a_parent_box_bounds_its_children_and_sea_costs_nothing() {
+        let mut rng = XorShift::fresh("tile_error");
+        let layer: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|_| (rng.unit() as f32) * 400.0 - 100.0).collect();
+        let blocks = tile_error_texels(&layer);
+        for _ in 0..2000 {
+            let lo = [(rng.unit() as f32) * 120.0, (rng.unit() as f32) * 120.0];
+            let size = (rng.unit() as f32) * 60.0;
+            let hi = [(lo[0] + size).min(128.0), (lo[1] + size).min(128.0)];
+            let inner_lo = [lo[0] + (rng.unit() as f32) * (hi[0] - lo[0]) * 0.5, lo[1] + (rng.unit() as f32) * (hi[1] - lo[1]) * 0.5];
+            let inner_hi =
+                [inner_lo[0] + (hi[0] - inner_lo[0]) * (rng.unit() as f32), inner_lo[1] + (hi[1] - inner_lo[1]) * (rng.unit() as f32)];
+            assert!(
+                bound_cells_m(&blocks, inner_lo, inner_hi) <= bound_cells_m(&blocks, lo, hi),
+                "{lo:?} {hi:?} {inner_lo:?} {inner_hi:?}"
+            );
+        }
+        let sea: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|_| -(rng.unit() as f32) * 4000.0).collect();
+        assert!(tile_error_texels(&sea).iter().all(|b| *b == [0.0; 4]));
+        let plane: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|t| 10.0 + (t % TILE_SIDE) as f32 * 2.0 + (t / TILE_SIDE) as f32).collect();
+        let blocks = tile_error_texels(&plane);
+        assert_eq!(blocks[0][2], 0.0, "a plane does not bend");
+        assert_eq!(bound_cells_m(&blocks, [3.0, 3.0], [90.0, 100.0]), 0.0);
+    }
+}

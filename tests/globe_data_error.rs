@@ -1,0 +1,161 @@
+//! The globe's data error (`--lod error`) on the GPU (lavapipe) against its CPU twin: the tile
+//! cache's error summaries (pass cache.tile_error) equal `tile_error_texels` of every resident
+//! layer bit for bit, and the error bound of random map boxes (shared/tile_error.wgsl) equals
+//! `tile_error::{error_zoom, box_cells, bound_cells_m}` over the same resident set, exactly.
+//! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
+
+mod common;
+
+use std::collections::HashMap;
+
+use bisector::globe::cache::tile_cache::{cpu_find, Producer, TileCache, TileCacheConfig};
+use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, tile_error_texels};
+use bisector::gpu::readback::read_buffer;
+use bisector::gpu::Gpu;
+use bisector::leb::octahedral::MAP_ONE;
+use rand::Rng;
+use wgpu::util::DeviceExt;
+
+/// The probe kernel (shaders/tile_error_probe.wgsl) bound to a cache: one frame of random boxes.
+fn probe_frame(gpu: &Gpu, cache: &mut TileCache, pipeline: &wgpu::ComputePipeline, queries: &[[u32; 4]]) -> Vec<[f32; 4]> {
+    let device = &gpu.device;
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("probe.queries"),
+        contents: bytemuck::cast_slice(queries),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let results = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe.results"),
+        size: 16 * (queries.len() / 2) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: results.as_entire_binding() },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    cache.begin_frame(gpu, &mut encoder, cache.frame() + 1);
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("probe"), timestamp_writes: None });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.set_bind_group(2, cache.bind_group(), &[]);
+        pass.dispatch_workgroups(((queries.len() / 2) as u32).div_ceil(64), 1, 1);
+    }
+    cache.end_frame(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    cache.after_submit();
+    gpu.wait_idle();
+    bytemuck::pod_collect_to_vec(&read_buffer(device, &gpu.queue, &results, 0, results.size()))
+}
+
+fn pipeline(gpu: &Gpu, cache: &TileCache) -> wgpu::ComputePipeline {
+    let device = &gpu.device;
+    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("probe"),
+        entries: &[storage(0, true), storage(1, false)],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("probe"),
+        bind_group_layouts: &[Some(&layout), None, Some(cache.bind_group_layout())],
+        immediate_size: 0,
+    });
+    let module = bisector::shaders::SHADERS.create_module(device, "tile_error_probe.wgsl");
+    let constants = cache.pipeline_constants();
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("tile_error_probe"),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+        cache: None,
+    })
+}
+
+/// A random box: a corner anywhere (sometimes on the map's sides), a size from a whole tile at
+/// zoom 2 down to a fraction of a cell at zoom 16.
+fn random_box(rng: &mut impl Rng) -> ([u32; 2], [u32; 2]) {
+    let size = 1u32 << rng.random_range(6..28);
+    let corner = |rng: &mut dyn rand::RngCore| match rng.random_range(0..10) {
+        0 => 0,
+        1 => MAP_ONE - size,
+        _ => rng.random_range(0..=MAP_ONE - size),
+    };
+    let lo = [corner(rng), corner(rng)];
+    let extent = |rng: &mut dyn rand::RngCore| rng.random_range(0..=size);
+    (lo, [lo[0] + extent(rng), lo[1] + extent(rng)])
+}
+
+#[test]
+fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
+    let mut rng = common::rng("tile_error_summaries_and_box_bounds_equal_the_cpu_twin");
+    let gpu = common::gpu(10);
+    let config = TileCacheConfig { tiles: 32, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
+    let mut cache = TileCache::new(&gpu, config, Producer::Procedural { seed: rng.random() }).unwrap();
+    let pipeline = pipeline(&gpu, &cache);
+    // Boxes around a few places, so tiles down to zoom 14 get resident and are asked again.
+    let centres: Vec<[u32; 2]> = (0..3).map(|_| [rng.random_range(0..MAP_ONE), rng.random_range(0..MAP_ONE)]).collect();
+    let mut last = (Vec::new(), Vec::new());
+    for _ in 0..8 {
+        let mut queries = Vec::new();
+        let mut boxes = Vec::new();
+        for i in 0..384 {
+            let (lo, hi) = if i % 2 == 0 {
+                random_box(&mut rng)
+            } else {
+                let c = centres[i % centres.len()];
+                let size = 1u32 << rng.random_range(8..24);
+                let lo = [c[0].saturating_sub(rng.random_range(0..=size)), c[1].saturating_sub(rng.random_range(0..=size))];
+                (lo, [(lo[0] + size).min(MAP_ONE), (lo[1] + size).min(MAP_ONE)])
+            };
+            let wanted = rng.random_range(0..=16u32);
+            queries.push([lo[0], lo[1], hi[0], hi[1]]);
+            queries.push([wanted, 0, 0, 0]);
+            boxes.push((lo, hi, wanted));
+        }
+        last = (probe_frame(&gpu, &mut cache, &pipeline, &queries), boxes);
+    }
+    // Every resident layer's summary, GPU against the twin on the layer read back.
+    let mut blocks: HashMap<u32, Vec<[f32; 4]>> = HashMap::new();
+    let resident: Vec<_> = cache.table().iter().collect();
+    assert!(resident.len() > 10, "only {} tiles resident", resident.len());
+    let mut zooms = std::collections::BTreeSet::new();
+    for (key, slot) in &resident {
+        let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, *slot);
+        let gpu_blocks = cache.errors.read_layer(&gpu.device, &gpu.queue, *slot);
+        let cpu_blocks = tile_error_texels(&layer);
+        assert_eq!(gpu_blocks, cpu_blocks, "{key:?} in slot {slot}");
+        zooms.insert(key.zoom);
+        blocks.insert(*slot, gpu_blocks);
+    }
+    assert!(blocks.values().any(|b| b.iter().any(|t| t[2] > 0.0)), "some tile bends");
+    assert!(zooms.len() >= 4, "resident zooms {zooms:?}");
+    // Every box's bound, GPU against the twin over the same resident set.
+    let (answers, boxes) = last;
+    let mut positive = 0;
+    for (answer, (lo, hi, wanted)) in answers.iter().zip(&boxes) {
+        let zoom = error_zoom(*lo, *hi, *wanted);
+        let (slot, found_zoom) = cpu_find(cache.table(), cache.source(), cache.max_zoom(), *lo, zoom).expect("the root is pinned");
+        assert_eq!((answer[1] as u32, answer[2].to_bits()), (found_zoom as u32, slot), "box {lo:?}..{hi:?} at zoom {zoom}");
+        let (lo_c, hi_c) = box_cells(*lo, *hi, found_zoom as u32);
+        let expected = bound_cells_m(&blocks[&slot], lo_c, hi_c);
+        assert_eq!(answer[0].to_bits(), expected.to_bits(), "box {lo:?}..{hi:?} wanted {wanted}: GPU {} CPU {expected}", answer[0]);
+        positive += (expected > 0.0) as usize;
+    }
+    assert!(positive > boxes.len() / 4, "only {positive} of {} boxes over land", boxes.len());
+}
