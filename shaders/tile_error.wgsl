@@ -17,6 +17,7 @@ struct Block {
     lo: f32,
     hi: f32,
     bend: array<f32, 7>,
+    slope: f32,
 }
 
 var<workgroup> level0: array<Block, 64>;
@@ -32,6 +33,7 @@ fn merge(a: Block, b: Block) -> Block {
     var m = a;
     m.lo = min(a.lo, b.lo);
     m.hi = max(a.hi, b.hi);
+    m.slope = max(a.slope, b.slope);
     for (var s = 0u; s < SCALES; s += 1u) {
         m.bend[s] = max(a.bend[s], b.bend[s]);
     }
@@ -41,7 +43,7 @@ fn merge(a: Block, b: Block) -> Block {
 fn store(slot: u32, x: u32, y: u32, b: Block) {
     textureStore(errors, vec2<u32>(x, y), slot, vec4<f32>(b.lo, b.hi, b.bend[0], b.bend[1]));
     textureStore(errors, vec2<u32>(x, y + 8u), slot, vec4<f32>(b.bend[2], b.bend[3], b.bend[4], b.bend[5]));
-    textureStore(errors, vec2<u32>(x, y + 16u), slot, vec4<f32>(b.bend[6], 0.0, 0.0, 0.0));
+    textureStore(errors, vec2<u32>(x, y + 16u), slot, vec4<f32>(b.bend[6], b.slope, 0.0, 0.0));
 }
 
 @compute @workgroup_size(64)
@@ -52,6 +54,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     var b: Block;
     b.lo = 3.4e38;
     b.hi = -3.4e38;
+    b.slope = 0.0;
     for (var s = 0u; s < SCALES; s += 1u) {
         b.bend[s] = 0.0;
     }
@@ -62,6 +65,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             let c = drawn_m(slot, x, y);
             b.lo = min(b.lo, c);
             b.hi = max(b.hi, c);
+            let slope_x = 0.5 * (drawn_m(slot, x + 1u, y) - drawn_m(slot, x - 1u, y));
+            let slope_y = 0.5 * (drawn_m(slot, x, y + 1u) - drawn_m(slot, x, y - 1u));
+            b.slope = max(max(b.slope, abs(slope_x)), abs(slope_y));
             for (var s = 0u; s < SCALES; s += 1u) {
                 let k = 1u << s;
                 if (x >= 1u + k && x + k <= LAST) {

@@ -2,9 +2,12 @@
 // tests compare it with the CPU twin (src/globe/cache/tile_error.rs); it records the tile each
 // box's bound wants, as the globe's decode passes do, so repeated frames make it resident.
 //!include shared/tile_cache_record.wgsl
+//!include shared/globe_constants.wgsl
+//!include shared/globe_detail.wgsl
 //!include shared/tile_error.wgsl
 
-// Per query, two entries: (lo.x, lo.y, hi.x, hi.y) then (wanted zoom, 0, 0, 0).
+// Per query, two entries: (lo.x, lo.y, hi.x, hi.y) then (wanted zoom, detail zoom or
+// TILE_ERROR_NO_DETAIL, 0, 0).
 @group(0) @binding(0) var<storage, read> probe_queries: array<vec4<u32>>;
 // x = the bound in metres, y = the found zoom, z = the found slot (as f32 bits).
 @group(0) @binding(1) var<storage, read_write> probe_results: array<vec4<f32>>;
@@ -16,8 +19,22 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let b = probe_queries[2u * id.x];
     let wanted = probe_queries[2u * id.x + 1u].x;
+    let detail_zoom = probe_queries[2u * id.x + 1u].y;
     let zoom = tile_error_zoom(b.xy, b.zw, wanted);
     let found = tile_cache_find(b.xy, zoom);
     tile_cache_record(b.xy, zoom, found);
-    probe_results[id.x] = vec4<f32>(tile_error_box_m(b.xy, b.zw, wanted), f32(found.zoom), bitcast<f32>(found.slot), 0.0);
+    probe_results[id.x] = vec4<f32>(tile_error_box_m(b.xy, b.zw, wanted, detail_zoom), f32(found.zoom), bitcast<f32>(found.slot), 0.0);
+}
+
+// The detail below the data (shared/globe_detail.wgsl) at given inputs: per query, two entries:
+// (map.x, map.y, slope_m bits, data_m bits) then (pixel_m bits, max zoom, 0, 0); x = metres.
+@compute @workgroup_size(64)
+fn detail(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (2u * id.x + 1u >= arrayLength(&probe_queries)) {
+        return;
+    }
+    let a = probe_queries[2u * id.x];
+    let b = probe_queries[2u * id.x + 1u];
+    let d = globe_detail_from_m(a.xy, bitcast<f32>(a.z), bitcast<f32>(a.w), bitcast<f32>(b.x), b.y);
+    probe_results[id.x] = vec4<f32>(d, 0.0, 0.0, 0.0);
 }

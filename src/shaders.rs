@@ -38,6 +38,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/cbt_heap_read.wgsl", include_str!("../shaders/shared/cbt_heap_read.wgsl")),
         ("shared/globe_base_mesh.wgsl", include_str!("../shaders/shared/globe_base_mesh.wgsl")),
         ("shared/globe_frame.wgsl", include_str!("../shaders/shared/globe_frame.wgsl")),
+        ("shared/globe_detail.wgsl", include_str!("../shaders/shared/globe_detail.wgsl")),
         ("shared/globe_error_request.wgsl", include_str!("../shaders/shared/globe_error_request.wgsl")),
         ("shared/globe_heights.wgsl", include_str!("../shaders/shared/globe_heights.wgsl")),
         ("shared/globe_leb.wgsl", include_str!("../shaders/shared/globe_leb.wgsl")),

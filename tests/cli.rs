@@ -196,6 +196,27 @@ fn probe_reads_the_globes_ground() {
     assert_clean_failure(&bisector(&["probe", "--terrain", "planet:/no/such.tif", "--at", "1,2"]), "/no/such.tif");
 }
 
+/// `probe --detail on` (the default) adds the globe's detail below the data: a fraction of a
+/// metre to a few metres on steep ground (at most 0.15 x the slope per finest cell), nothing at
+/// sea; `--detail off` gives the data alone.
+#[test]
+fn probe_reports_the_detail_below_the_data() {
+    let earth = format!("planet:{},{}", data("etopo20_global.tif"), data("taiwan-terrain-rgb"));
+    let probe = |at: &str, detail: &str| -> f64 {
+        let out = bisector(&["probe", "--terrain", &earth, &format!("--at={at}"), "--detail", detail]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    };
+    let mut moved = 0;
+    for at in ["121.55,24.15", "121.55,24.18", "121.6,24.15", "121.6,24.21", "121.62,24.18", "121.62,24.21"] {
+        let (with, without) = (probe(at, "on"), probe(at, "off"));
+        assert!((with - without).abs() < 5.0, "{at}: {with} m with detail, {without} m without");
+        moved += (with != without) as usize;
+    }
+    assert!(moved >= 4, "the detail moved only {moved} of 6 mountain points");
+    assert_eq!(probe("121.8,23.5", "on"), probe("121.8,23.5", "off"), "detail at sea");
+}
+
 #[test]
 fn info_names_adapter_and_limits() {
     let out = bisector(&["info"]);

@@ -1,7 +1,9 @@
 //! The globe's data error (`--lod error`) on the GPU (lavapipe) against its CPU twin: the tile
 //! cache's error summaries (pass cache.tile_error) equal `tile_error_texels` of every resident
 //! layer bit for bit, and the error bound of random map boxes (shared/tile_error.wgsl) equals
-//! `tile_error::{error_zoom, box_cells, bound_cells_m}` over the same resident set, exactly.
+//! `tile_error::{error_zoom, box_cells, bound_cells_m}` over the same resident set, exactly; the
+//! detail below the data (shared/globe_detail.wgsl) equals `globe::detail::detail_m` within
+//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both.
 //! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
 
 mod common;
@@ -10,6 +12,7 @@ use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{cpu_find, Producer, TileCache, TileCacheConfig};
 use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, tile_error_texels};
+use bisector::globe::detail::{amplitude_bound_m, detail_m};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::MAP_ONE;
@@ -54,7 +57,7 @@ fn probe_frame(gpu: &Gpu, cache: &mut TileCache, pipeline: &wgpu::ComputePipelin
     bytemuck::pod_collect_to_vec(&read_buffer(device, &gpu.queue, &results, 0, results.size()))
 }
 
-fn pipeline(gpu: &Gpu, cache: &TileCache) -> wgpu::ComputePipeline {
+fn pipeline(gpu: &Gpu, cache: &TileCache, entry: &str) -> wgpu::ComputePipeline {
     let device = &gpu.device;
     let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
         binding,
@@ -81,7 +84,7 @@ fn pipeline(gpu: &Gpu, cache: &TileCache) -> wgpu::ComputePipeline {
         label: Some("tile_error_probe"),
         layout: Some(&pipeline_layout),
         module: &module,
-        entry_point: Some("main"),
+        entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
         cache: None,
     })
@@ -107,7 +110,7 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
     let gpu = common::gpu(10);
     let config = TileCacheConfig { tiles: 32, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
     let mut cache = TileCache::new(&gpu, config, Producer::Procedural { seed: rng.random() }).unwrap();
-    let pipeline = pipeline(&gpu, &cache);
+    let pipeline = pipeline(&gpu, &cache, "main");
     // Boxes around a few places, so tiles down to zoom 14 get resident and are asked again.
     let centres: Vec<[u32; 2]> = (0..3).map(|_| [rng.random_range(0..MAP_ONE), rng.random_range(0..MAP_ONE)]).collect();
     let mut last = (Vec::new(), Vec::new());
@@ -124,9 +127,11 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
                 (lo, [(lo[0] + size).min(MAP_ONE), (lo[1] + size).min(MAP_ONE)])
             };
             let wanted = rng.random_range(0..=16u32);
+            // The detail's bound on half the boxes, as if the finest data were at zoom 10 to 16.
+            let detail = rng.random_bool(0.5).then(|| rng.random_range(10..=16u32));
             queries.push([lo[0], lo[1], hi[0], hi[1]]);
-            queries.push([wanted, 0, 0, 0]);
-            boxes.push((lo, hi, wanted));
+            queries.push([wanted, detail.unwrap_or(u32::MAX), 0, 0]);
+            boxes.push((lo, hi, wanted, detail));
         }
         last = (probe_frame(&gpu, &mut cache, &pipeline, &queries), boxes);
     }
@@ -148,14 +153,57 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
     // Every box's bound, GPU against the twin over the same resident set.
     let (answers, boxes) = last;
     let mut positive = 0;
-    for (answer, (lo, hi, wanted)) in answers.iter().zip(&boxes) {
+    for (answer, (lo, hi, wanted, detail)) in answers.iter().zip(&boxes) {
         let zoom = error_zoom(*lo, *hi, *wanted);
         let (slot, found_zoom) = cpu_find(cache.table(), cache.source(), cache.max_zoom(), *lo, zoom).expect("the root is pinned");
         assert_eq!((answer[1] as u32, answer[2].to_bits()), (found_zoom as u32, slot), "box {lo:?}..{hi:?} at zoom {zoom}");
         let (lo_c, hi_c) = box_cells(*lo, *hi, found_zoom as u32);
-        let expected = bound_cells_m(&blocks[&slot], lo_c, hi_c);
+        let expected = bound_cells_m(&blocks[&slot], lo_c, hi_c, found_zoom as u32, *detail);
         assert_eq!(answer[0].to_bits(), expected.to_bits(), "box {lo:?}..{hi:?} wanted {wanted}: GPU {} CPU {expected}", answer[0]);
         positive += (expected > 0.0) as usize;
     }
     assert!(positive > boxes.len() / 4, "only {positive} of {} boxes over land", boxes.len());
+}
+
+#[test]
+fn the_detail_below_the_data_equals_its_cpu_twin() {
+    let mut rng = common::rng("the_detail_below_the_data_equals_its_cpu_twin");
+    let gpu = common::gpu(10);
+    let config = TileCacheConfig { tiles: 8, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
+    let mut cache = TileCache::new(&gpu, config, Producer::Procedural { seed: 1 }).unwrap();
+    let pipeline = pipeline(&gpu, &cache, "detail");
+    let mut queries = Vec::new();
+    let mut inputs = Vec::new();
+    for i in 0..4096u32 {
+        let max_zoom = rng.random_range(6..=16u32);
+        let map = if i % 4 == 0 {
+            // A data sample of the finest zoom: the detail is 0 there.
+            let cell = 1u32 << (23 - max_zoom);
+            [rng.random_range(1..MAP_ONE / cell) * cell, rng.random_range(1..MAP_ONE / cell) * cell]
+        } else {
+            [rng.random_range(0..=MAP_ONE), rng.random_range(0..=MAP_ONE)]
+        };
+        let slope_m: f32 = rng.random_range(0.0..30.0);
+        let data_m: f32 = rng.random_range(-100.0..4000.0);
+        let pixel_m: f32 = if rng.random_bool(0.3) { 0.0 } else { rng.random_range(0.01..50.0) };
+        queries.push([map[0], map[1], slope_m.to_bits(), data_m.to_bits()]);
+        queries.push([pixel_m.to_bits(), max_zoom, 0, 0]);
+        inputs.push((map, slope_m, data_m, pixel_m, max_zoom, i % 4 == 0));
+    }
+    let answers = probe_frame(&gpu, &mut cache, &pipeline, &queries);
+    let mut nonzero = 0;
+    for (answer, &(map, slope_m, data_m, pixel_m, max_zoom, sample)) in answers.iter().zip(&inputs) {
+        let cpu = detail_m(map, slope_m, data_m, pixel_m, max_zoom);
+        let tolerance = 1e-5 * amplitude_bound_m(slope_m) + 1e-6;
+        assert!(
+            (answer[0] - cpu).abs() <= tolerance,
+            "{map:?} slope {slope_m} data {data_m} pixel {pixel_m} zoom {max_zoom}: GPU {} CPU {cpu}",
+            answer[0]
+        );
+        if sample {
+            assert_eq!((answer[0], cpu), (0.0, 0.0), "detail at a data sample {map:?}");
+        }
+        nonzero += (cpu != 0.0) as usize;
+    }
+    assert!(nonzero > inputs.len() / 3, "only {nonzero} points with detail");
 }

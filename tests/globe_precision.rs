@@ -34,6 +34,7 @@ fn frame(camera: &GlobeCamera) -> GlobeFrame {
         wireframe: false,
         sun_direction: DVec3::X,
         criterion: bisector::leb::lod::Criterion::EdgeLength,
+        detail: false,
     };
     globe_frame(camera, (1920, 1080), &settings)
 }

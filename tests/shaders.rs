@@ -138,7 +138,7 @@ fn mirrors() -> Vec<Mirror> {
                 merge_threshold_px: "merge_threshold_px",
                 wireframe: "wireframe",
                 criterion: "criterion",
-                _pad: _,
+                detail: "detail",
             }
         ),
         mirror!(

@@ -31,6 +31,8 @@ struct GlobeFrame {
     // 0 = the edge-length criterion; 1 = the test criterion (hash of the node id; tests/globe.rs);
     // 2 = the data's screen-space error (GLOBE_CRITERION_ERROR).
     criterion: u32,
+    // 1 = the detail below the data (shared/globe_detail.wgsl), 0 = off (--detail off).
+    detail: u32,
 }
 
 const GLOBE_CRITERION_ERROR: u32 = 2u;

@@ -2,6 +2,7 @@
 // shared/globe_frame.wgsl with `globe` bound.
 //!include shared/tile_cache.wgsl
 //!include shared/globe_constants.wgsl
+//!include shared/globe_detail.wgsl
 //!include shared/tile_error.wgsl
 
 // The tile zoom whose samples are one to two pixels apart at `distance_m` from the camera (a
@@ -21,14 +22,32 @@ fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
 // The height in metres above the sphere of the vertex at fixed-point map point `map`, from the
 // finest resident tile up to the zoom it wants (no cracks: the same for every triangle). Over the
 // sea it is the water's surface, sea level, not the sea floor (whose depth still colours it).
+// With globe.detail, the detail below the data is added (shared/globe_detail.wgsl), faded by the
+// vertex's pixel size at its distance.
 fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
-    return max(tile_cache_height(tile_cache_find(map, globe_vertex_zoom(map)), map), 0.0);
+    let distance_m = length(globe_relative_position_m(map, 0.0));
+    let found = tile_cache_find(map, globe_wanted_zoom(distance_m));
+    let data_m = tile_cache_height(found, map);
+    if (globe.detail == 0u || found.slot == TILE_MISS) {
+        return max(data_m, 0.0);
+    }
+    let g = tile_cache_gradient(found, map);
+    // Metres per map unit -> metres per cell of the finest zoom; the larger component (as the
+    // error's bound assumes) times sqrt 2 bounds the magnitude: use the magnitude itself.
+    let slope_m = length(g) / f32(128u << TILE_CACHE_MAX_ZOOM);
+    let pixel_m = max(distance_m, 0.1) / globe.projection_scale_px;
+    return max(data_m + globe_detail_from_m(map, slope_m, data_m, pixel_m, TILE_CACHE_MAX_ZOOM), 0.0);
+}
+
+// The zoom of the finest data when the detail below it is on, else TILE_ERROR_NO_DETAIL.
+fn globe_detail_zoom() -> u32 {
+    return select(TILE_ERROR_NO_DETAIL, TILE_CACHE_MAX_ZOOM, globe.detail != 0u);
 }
 
 // The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the
 // tiles a triangle seen from `distance_m` samples (--lod error; shared/tile_error.wgsl).
 fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {
-    return tile_error_box_m(min(min(m[0], m[1]), m[2]), max(max(m[0], m[1]), m[2]), globe_wanted_zoom(distance_m));
+    return tile_error_box_m(min(min(m[0], m[1]), m[2]), max(max(m[0], m[1]), m[2]), globe_wanted_zoom(distance_m), globe_detail_zoom());
 }
 
 // The fixed-point map point of `map_f` ([0, 1]^2, floats).

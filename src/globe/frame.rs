@@ -54,8 +54,8 @@ pub struct GlobeFrame {
     /// 0 = the edge-length criterion, 1 = the test criterion (a hash of the node id; tests set
     /// it), `CRITERION_ERROR` = the data's screen-space error.
     pub criterion: u32,
-    /// WGSL rounds the struct's size up to its 16-byte alignment.
-    pub _pad: u32,
+    /// 1 = the detail below the data (src/globe/detail.rs), 0 = off.
+    pub detail: u32,
 }
 const _: () = assert!(std::mem::size_of::<GlobeFrame>() == 272);
 
@@ -81,6 +81,8 @@ pub struct FrameSettings {
     pub sun_direction: DVec3,
     /// The edge-length or the data's screen-space error criterion.
     pub criterion: Criterion,
+    /// Add the detail below the data (src/globe/detail.rs).
+    pub detail: bool,
 }
 
 /// GlobeFrame::criterion of the data's screen-space error (GLOBE_CRITERION_ERROR in WGSL).
@@ -118,7 +120,7 @@ pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSe
             Criterion::EdgeLength => 0,
             Criterion::ScreenSpaceError => CRITERION_ERROR,
         },
-        _pad: 0,
+        detail: settings.detail as u32,
     }
 }
 

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use crate::globe::cache::tile_cache::Producer;
-use crate::globe::cache::tile_generate::{planet_height_m, PLANET_MAX_ZOOM};
+use crate::globe::cache::tile_cache::{cpu_gradient, cpu_height};
+use crate::globe::cache::tile_generate::{planet_height_m, planet_tile, PLANET_MAX_ZOOM, PLANET_SOURCE};
+use crate::globe::cache::tile_key::TileKey;
 use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
 use crate::globe::spec::GlobeSpec;
@@ -43,6 +45,27 @@ impl Ground {
             Ground::Earth(earth) => earth.height_at_lon_lat_m(lon_deg, lat_deg, texel_step_m(n, earth.max_zoom()))?,
         };
         Ok((!height_m.is_nan()).then_some(height_m))
+    }
+
+    /// The detail below the data (src/globe/detail.rs) that the renderer adds at (`lon_deg`,
+    /// `lat_deg`) seen from up close (every octave), from the finest tile there as the GPU
+    /// samples it: its bilinear height and gradient. 0 over the sea and where there is no data.
+    pub fn detail_m(&self, lon_deg: f64, lat_deg: f64) -> Result<f32, TerrainError> {
+        let map = octahedral::to_fixed(octahedral::from_unit_sphere(octahedral::from_lon_lat_deg(lon_deg, lat_deg)));
+        let (source, max_zoom) = match self {
+            Ground::Procedural { .. } => (PLANET_SOURCE, PLANET_MAX_ZOOM),
+            Ground::Earth(earth) => (earth.source(), earth.max_zoom()),
+        };
+        let tile = |c: u32| (c >> (30 - max_zoom as u32)).min((1 << max_zoom) - 1);
+        let key = TileKey::new(source, max_zoom, tile(map[0]), tile(map[1])).expect("a tile of the producer's own zoom");
+        let layer = match self {
+            Ground::Procedural { seed } => planet_tile(key, *seed),
+            Ground::Earth(earth) => earth.produce(key)?,
+        };
+        let data_m = cpu_height(&layer, max_zoom, map);
+        let g = cpu_gradient(&layer, max_zoom, map);
+        let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (128u32 << max_zoom) as f32;
+        Ok(crate::globe::detail::detail_m(map, slope_m, data_m, 0.0, max_zoom as u32))
     }
 
     /// What is wrong, in one line, when `camera` is below the drawn surface (the ground, or sea

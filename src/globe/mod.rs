@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod camera;
+pub mod detail;
 pub mod earth;
 pub mod figures;
 pub mod frame;

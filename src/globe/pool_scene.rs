@@ -174,6 +174,7 @@ impl GlobePoolRenderer {
             wireframe: s.wireframe,
             sun_direction: s.sun_direction,
             criterion: s.criterion,
+            detail: s.detail,
         };
         globe_frame(camera, size_px, &settings)
     }

@@ -39,6 +39,8 @@ pub struct GlobeSettings {
     pub pixel_target_px: f32,
     /// Projected error in pixels above which a triangle splits (error criterion).
     pub pixel_error_px: f32,
+    /// Add deterministic detail below the finest data's samples (src/globe/detail.rs; `--detail`).
+    pub detail: bool,
     pub wireframe: bool,
     /// Every leaf is drawn as 2^sub_levels sub-triangles, its bisections continued in the
     /// vertex shader (even, so every edge is cut into 2^(sub_levels/2) equal parts and
@@ -68,6 +70,7 @@ impl Default for GlobeSettings {
             criterion: Criterion::EdgeLength,
             pixel_target_px: 12.0,
             pixel_error_px: 1.0,
+            detail: true,
             wireframe: false,
             sub_levels: 4,
             leaf_capacity: 1 << 22,
@@ -213,6 +216,7 @@ impl GlobeRenderer {
             wireframe: s.wireframe,
             sun_direction: s.sun_direction,
             criterion: s.criterion,
+            detail: s.detail,
         };
         globe_frame(camera, size_px, &settings)
     }

@@ -44,6 +44,10 @@ pub(crate) struct RenderArgs {
     /// Projected edge-length target in pixels (--lod edge).
     #[arg(long, default_value_t = RenderSettings::default().pixel_target_px)]
     pub(crate) pixel_target: f32,
+    /// The globe's detail below the finest data: deterministic noise at spacings finer than its
+    /// samples, following the data's slope, none over the sea (the flat terrain has none).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) detail: OnOff,
     /// Do not morph new vertices (splits and merges then pop).
     #[arg(long)]
     pub(crate) no_morph: bool,
@@ -64,6 +68,13 @@ pub(crate) struct RenderArgs {
     /// node ids, refined to 60 levels below the octahedron (--max-depth then 4..=63, default 63).
     #[arg(long)]
     pub(crate) pool_slots: Option<u32>,
+}
+
+/// A switch: on or off.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OnOff {
+    On,
+    Off,
 }
 
 /// The --lod values.
@@ -172,5 +183,9 @@ pub(crate) enum Command {
         /// rasters, lon,lat in degrees for geographic rasters, tile pyramids and globes.
         #[arg(long, allow_hyphen_values = true)]
         at: String,
+        /// On a globe, add the detail below the data that the renderer draws (at full
+        /// resolution: as seen from up close).
+        #[arg(long, value_enum, default_value_t = OnOff::On)]
+        detail: OnOff,
     },
 }

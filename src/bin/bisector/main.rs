@@ -66,7 +66,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             bench(render, path, options, json, plot.as_deref())
         }
-        Command::Probe { terrain, at } => probe(terrain, at),
+        Command::Probe { terrain, at, detail } => probe(terrain, at, *detail == args::OnOff::On),
         Command::Quality { render, camera, size, json } => quality(render, camera.as_deref(), size, json.as_deref()),
         Command::Kernel { kernel: k } => kernel(k),
     }

@@ -6,11 +6,14 @@ use bisector::globe::ground::Ground;
 use bisector::globe::spec::GlobeSpec;
 use bisector::terrain::TerrainSpec;
 
-pub(crate) fn probe(terrain: &str, at: &str) -> anyhow::Result<()> {
+pub(crate) fn probe(terrain: &str, at: &str, detail: bool) -> anyhow::Result<()> {
     if let Some(spec) = GlobeSpec::parse(terrain) {
         let spec = spec?;
         let (lon, lat) = bisector::cli::parse_lon_lat(at)?;
-        match Ground::open(&spec)?.height_m(lon, lat)? {
+        let ground = Ground::open(&spec)?;
+        let height_m = ground.height_m(lon, lat)?;
+        let detail_m = if detail { ground.detail_m(lon, lat)? } else { 0.0 };
+        match height_m.map(|h| h + detail_m) {
             Some(height_m) => say!("{height_m:.2}"),
             None => say!("nodata"),
         }

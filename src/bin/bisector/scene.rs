@@ -13,7 +13,7 @@ use bisector::pool::gpu::PoolError;
 use bisector::pool::PoolSettings;
 use bisector::terrain::TerrainSpec;
 
-use crate::args::{LodArg, RenderArgs};
+use crate::args::{LodArg, OnOff, RenderArgs};
 use crate::checks::check_render_args;
 
 /// The grid files are loaded into without --max-samples: smaller on a software adapter, whose
@@ -88,6 +88,7 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
         criterion: criterion(args.lod.unwrap_or(default_lod)),
         pixel_target_px: args.pixel_target,
         pixel_error_px: args.pixel_error,
+        detail: args.detail == OnOff::On,
         wireframe: args.wireframe,
         ..Default::default()
     })

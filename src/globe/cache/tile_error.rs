@@ -11,9 +11,11 @@
 //!                    |h[x - k] - 2 h[x] + h[x + k]| along x and y over the block's samples x
 //!                    whose neighbours lie in the tile: twice how far the data leaves a straight
 //!                    line over 2k cells at its midpoint
+//!   slope_m          the largest |h[x + 1] - h[x - 1]| / 2 along x or y: metres per cell (the
+//!                    slope's magnitude is at most sqrt 2 times this), for the detail's bound
 //! Texels of block (bx, by) at level L in its tile's layer of "cache.tile_error" (Rgba32Float,
 //! 16 x 24): x = (0, 8, 12)[L] + bx, y = by + 8 r for rows r = 0, 1, 2 holding
-//!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], 0, 0, 0)
+//!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], slope_m, 0, 0)
 //! The error of a triangle drawn flat whose box spans n cells (its longest side times sqrt 2) in
 //! the blocks holding the box: min(max - min, e(n)) with
 //!   e(n) = max over s <= s(n) of bend_m[s] / 2,   s(n) the least s with 2^(s+1) >= n (at most 6)
@@ -22,6 +24,8 @@
 //! shrinks within a tile never gets a larger value (fewer blocks, no larger scale), so a child's
 //! error is at most its parent's: refinement never stops above detail that the data shows. It is
 //! an estimate at the triangle's scale, not a strict bound over its interior.
+//! With the detail below the data (src/globe/detail.rs) on, the error adds the amplitude bound of
+//! the detail's octaves finer than the triangle (from slope_m, where the block has land).
 //! ```
 
 use super::atlas::Atlas;
@@ -36,8 +40,8 @@ pub const SCALES: usize = 7;
 /// Width and height of a tile's error layer in texels.
 pub const ERROR_LAYER_SIZE: (u32, u32) = (16, 24);
 
-/// The summary of one block: min_m, max_m, then bend_m at each scale.
-pub type Block = [f32; 2 + SCALES];
+/// The summary of one block: min_m, max_m, bend_m at each scale, then slope_m.
+pub type Block = [f32; 3 + SCALES];
 
 /// The texel of block (bx, by) at `level` (row 0; rows 1 and 2 lie 8 and 16 texels below).
 pub fn block_texel(level: u32, bx: u32, by: u32) -> (u32, u32) {
@@ -71,12 +75,12 @@ pub fn tile_error_texels(layer: &[f32]) -> Vec<[f32; 4]> {
 
 /// A block's three texels.
 fn pack(b: &Block) -> [[f32; 4]; 3] {
-    [[b[0], b[1], b[2], b[3]], [b[4], b[5], b[6], b[7]], [b[8], 0.0, 0.0, 0.0]]
+    [[b[0], b[1], b[2], b[3]], [b[4], b[5], b[6], b[7]], [b[8], b[9], 0.0, 0.0]]
 }
 
 /// A block from its three texels.
 fn unpack(t: [[f32; 4]; 3]) -> Block {
-    [t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], t[1][2], t[1][3], t[2][0]]
+    [t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], t[1][2], t[1][3], t[2][0], t[2][1]]
 }
 
 /// Every block of a tile's heights: (level, bx, by, summary).
@@ -121,7 +125,7 @@ fn merge(a: Block, b: Block) -> Block {
 
 /// Level-0 block (bx, by): its samples i, j in [16 bx, 16 bx + 16] (plus the border offset).
 fn level0_block(layer: &[f32], bx: u32, by: u32) -> Block {
-    let mut b = [0.0f32; 2 + SCALES];
+    let mut b = [0.0f32; 3 + SCALES];
     b[0] = f32::INFINITY;
     b[1] = f32::NEG_INFINITY;
     let last = TILE_BORDER + TILE_INTERVALS;
@@ -131,6 +135,9 @@ fn level0_block(layer: &[f32], bx: u32, by: u32) -> Block {
             let c = drawn_m(layer, x, y);
             b[0] = b[0].min(c);
             b[1] = b[1].max(c);
+            let along_x = 0.5 * (drawn_m(layer, x + 1, y) - drawn_m(layer, x - 1, y));
+            let along_y = 0.5 * (drawn_m(layer, x, y + 1) - drawn_m(layer, x, y - 1));
+            b[2 + SCALES] = b[2 + SCALES].max(along_x.abs()).max(along_y.abs());
             for s in 0..SCALES {
                 let k = 1u32 << s;
                 if x >= TILE_BORDER + k && x + k <= last {
@@ -265,10 +272,15 @@ pub fn box_cells(lo: [u32; 2], hi: [u32; 2], zoom: u32) -> ([f32; 2], [f32; 2]) 
     ([cell(lo[0], ox), cell(lo[1], oy)], [cell(hi[0].min(MAP_LAST), ox), cell(hi[1].min(MAP_LAST), oy)])
 }
 
+/// The detail below the data that a box of the zoom-`tile_zoom` tile needs: None when off, else
+/// the data's finest zoom.
+pub type DetailZoom = Option<u32>;
+
 /// The error in metres of a triangle drawn flat whose box spans cells `lo`..=`hi` (floats, in
-/// the tile's cells, 0..=128) of a tile whose layer is `texels` (`tile_error_texels`). Mirrors
+/// the tile's cells, 0..=128) of the zoom-`tile_zoom` tile whose layer is `texels`
+/// (`tile_error_texels`), with the detail's bound when `detail` gives the finest zoom. Mirrors
 /// tile_error_bound_cells_m in shaders/shared/tile_error.wgsl.
-pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2]) -> f32 {
+pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom: u32, detail: DetailZoom) -> f32 {
     let last = (TILE_INTERVALS - 1) as f32;
     let lo_cell = [lo[0].clamp(0.0, last) as u32, lo[1].clamp(0.0, last) as u32];
     let hi_cell = [hi[0].clamp(0.0, last) as u32, hi[1].clamp(0.0, last) as u32];
@@ -303,7 +315,31 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2]) -> f32 {
         spacing *= 2.0;
     }
     let e = if n < 2.0 { 0.5 * bend * (0.5 * n) * (0.5 * n) } else { 0.5 * bend };
-    (b[1] - b[0]).min(e)
+    let data = (b[1] - b[0]).min(e);
+    match detail {
+        Some(max_zoom) if b[1] > 0.0 && max_zoom >= tile_zoom => data + detail_bound_m(b[2 + SCALES], n, max_zoom - tile_zoom),
+        _ => data,
+    }
+}
+
+/// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a tile
+/// `finer` zooms above the finest data, where the slope is at most `slope_m` per tile cell along
+/// x or y. Mirrors tile_error_detail_m.
+fn detail_bound_m(slope_m: f32, n: f32, finer: u32) -> f32 {
+    let scale = f32::from_bits((127 + finer) << 23);
+    // Metres per finest cell (the magnitude is at most sqrt 2 times the larger component), and
+    // the triangle's size in finest cells.
+    let slope_finest_m = slope_m * std::f32::consts::SQRT_2 / scale;
+    let n_finest = n * scale;
+    let mut sum = 0.0f32;
+    let mut spacing = 0.5f32;
+    for i in 1..=crate::globe::detail::DETAIL_OCTAVES {
+        if spacing < 2.0 * n_finest {
+            sum += crate::globe::detail::DETAIL_GAIN * slope_finest_m / (1u32 << i) as f32;
+        }
+        spacing *= 0.5;
+    }
+    sum
 }
 
 #[cfg(test)]
@@ -320,11 +356,12 @@ mod tests {
             let lo = [(rng.unit() as f32) * 120.0, (rng.unit() as f32) * 120.0];
             let size = (rng.unit() as f32) * 60.0;
             let hi = [(lo[0] + size).min(128.0), (lo[1] + size).min(128.0)];
+            let detail = (rng.unit() < 0.5).then_some(14);
             let inner_lo = [lo[0] + (rng.unit() as f32) * (hi[0] - lo[0]) * 0.5, lo[1] + (rng.unit() as f32) * (hi[1] - lo[1]) * 0.5];
             let inner_hi =
                 [inner_lo[0] + (hi[0] - inner_lo[0]) * (rng.unit() as f32), inner_lo[1] + (hi[1] - inner_lo[1]) * (rng.unit() as f32)];
             assert!(
-                bound_cells_m(&blocks, inner_lo, inner_hi) <= bound_cells_m(&blocks, lo, hi),
+                bound_cells_m(&blocks, inner_lo, inner_hi, 12, detail) <= bound_cells_m(&blocks, lo, hi, 12, detail),
                 "{lo:?} {hi:?} {inner_lo:?} {inner_hi:?}"
             );
         }
@@ -333,6 +370,6 @@ mod tests {
         let plane: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|t| 10.0 + (t % TILE_SIDE) as f32 * 2.0 + (t / TILE_SIDE) as f32).collect();
         let blocks = tile_error_texels(&plane);
         assert_eq!(blocks[0][2], 0.0, "a plane does not bend");
-        assert_eq!(bound_cells_m(&blocks, [3.0, 3.0], [90.0, 100.0]), 0.0);
+        assert_eq!(bound_cells_m(&blocks, [3.0, 3.0], [90.0, 100.0], 12, None), 0.0);
     }
 }

@@ -1,0 +1,69 @@
+// Detail below the data (issue 15 item 4): deterministic band-limited gradient noise added to
+// the globe's heights at spacings finer than the finest data's samples. Mirrors
+// src/globe/detail.rs (the CPU twin; its module comment explains the choices). No bindings;
+// TILE_CACHE_MAX_ZOOM comes from shared/tile_cache.wgsl.
+//!include shared/hash.wgsl
+//!include shared/globe_constants.wgsl
+
+const DETAIL_OCTAVES: u32 = 6u;
+// Octave i's amplitude is DETAIL_GAIN x the data's slope (metres per finest cell) / 2^i.
+const DETAIL_GAIN: f32 = 0.15;
+// Heights (m) over which detail fades in above sea level.
+const DETAIL_SHORE_M: f32 = 2.0;
+const DETAIL_MAP_ONE: u32 = 1073741824u;
+
+fn detail_fade(t: f32) -> f32 {
+    return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+}
+
+// The gradient of lattice corner `c` at `level`: one of 8 unit-ish directions.
+fn detail_corner(c: vec2<u32>, level: u32, f: vec2<f32>) -> f32 {
+    let h = fmix32(c.x ^ fmix32(c.y ^ fmix32(level ^ 0x9e3779b9u))) >> 29u;
+    let g = array<vec2<f32>, 8>(
+        vec2<f32>(1.0, 0.0), vec2<f32>(-1.0, 0.0), vec2<f32>(0.0, 1.0), vec2<f32>(0.0, -1.0),
+        vec2<f32>(0.7071068, 0.7071068), vec2<f32>(-0.7071068, 0.7071068), vec2<f32>(0.7071068, -0.7071068), vec2<f32>(-0.7071068, -0.7071068));
+    return g[h].x * f.x + g[h].y * f.y;
+}
+
+// Gradient noise on the lattice of 2^level cells per map side at fixed-point map point `map`
+// (0 at every lattice point; |n| < 1).
+fn detail_noise(map: vec2<u32>, level: u32) -> f32 {
+    let shift = 30u - level;
+    let c = map >> vec2<u32>(shift);
+    let f = vec2<f32>(map & vec2<u32>((1u << shift) - 1u)) / f32(1u << shift);
+    let n00 = detail_corner(c, level, f);
+    let n10 = detail_corner(c + vec2<u32>(1u, 0u), level, f - vec2<f32>(1.0, 0.0));
+    let n01 = detail_corner(c + vec2<u32>(0u, 1u), level, f - vec2<f32>(0.0, 1.0));
+    let n11 = detail_corner(c + vec2<u32>(1u, 1u), level, f - vec2<f32>(1.0, 1.0));
+    let u = vec2<f32>(detail_fade(f.x), detail_fade(f.y));
+    let a = n00 + (n10 - n00) * u.x;
+    let b = n01 + (n11 - n01) * u.x;
+    return a + (b - a) * u.y;
+}
+
+// The detail in metres at fixed-point map point `map` where the data gives `data_m` and slope
+// `slope_m` (metres per cell of the finest zoom `max_zoom`), for a vertex whose pixel spans
+// `pixel_m` metres: octaves at spacings of the finest cell / 2^i (i = 1..=DETAIL_OCTAVES, above
+// 2 cm), each faded in over an octave as its spacing grows from 1 to 2 pixels, none at sea, and
+// none on the map's border (where the octahedral map folds).
+fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, max_zoom: u32) -> f32 {
+    if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || data_m <= 0.0) {
+        return 0.0;
+    }
+    let shore = clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
+    // Metres per finest cell (the map's side over its cells, ignoring the map's distortion).
+    let cell_m = GLOBE_MAP_SIDE_M / f32(128u << max_zoom);
+    var sum = 0.0;
+    for (var i = 1u; i <= DETAIL_OCTAVES; i += 1u) {
+        let level = max_zoom + 7u + i;
+        if (level > 30u) {
+            break;
+        }
+        let spacing_m = cell_m / f32(1u << i);
+        let weight = clamp(spacing_m / pixel_m - 1.0, 0.0, 1.0);
+        if (weight > 0.0) {
+            sum += weight * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, level);
+        }
+    }
+    return shore * sum;
+}
