@@ -33,7 +33,7 @@ fn fade(t: f32) -> f32 {
     t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
 }
 
-const DIAGONAL: f32 = 0.707_106_8;
+const DIAGONAL: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const GRADIENTS: [[f32; 2]; 8] = [
     [1.0, 0.0],
     [-1.0, 0.0],
