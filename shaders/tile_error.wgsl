@@ -4,7 +4,8 @@
 // module comment gives the layout), bit for bit.
 //!include shared/tile_constants.wgsl
 
-@group(0) @binding(0) var<storage, read> slots: array<u32>;
+// x = atlas slot, y = N: the data's samples are 2^N cells apart (bends below are smoothed).
+@group(0) @binding(0) var<storage, read> slots: array<vec2<u32>>;
 @group(0) @binding(1) var atlas: texture_2d_array<f32>;
 @group(0) @binding(2) var errors: texture_storage_2d_array<rgba32float, write>;
 
@@ -48,7 +49,8 @@ fn store(slot: u32, x: u32, y: u32, b: Block) {
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let slot = slots[group.x];
+    let slot = slots[group.x].x;
+    let shift = slots[group.x].y;
     let bx = local % 8u;
     let by = local / 8u;
     var b: Block;
@@ -80,6 +82,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
                 }
             }
         }
+    }
+    for (var s = 0u; s < shift; s += 1u) {
+        b.bend[s] = b.bend[shift] * bitcast<f32>((127u - 2u * (shift - s)) << 23u);
     }
     level0[local] = b;
     store(slot, bx, by, b);

@@ -11,7 +11,10 @@ mod common;
 use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{cpu_find, Producer, TileCache, TileCacheConfig};
-use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, tile_error_texels};
+use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, native_shift, tile_error_texels};
+use bisector::globe::cache::tile_key::TileKey;
+use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
+use bisector::globe::cache::tile_producer::TileProducer;
 use bisector::globe::detail::{amplitude_bound_m, detail_m};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
@@ -143,7 +146,7 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
     for (key, slot) in &resident {
         let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, *slot);
         let gpu_blocks = cache.errors.read_layer(&gpu.device, &gpu.queue, *slot);
-        let cpu_blocks = tile_error_texels(&layer);
+        let cpu_blocks = tile_error_texels(&layer, 0);
         assert_eq!(gpu_blocks, cpu_blocks, "{key:?} in slot {slot}");
         zooms.insert(key.zoom);
         blocks.insert(*slot, gpu_blocks);
@@ -206,4 +209,56 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
         nonzero += (cpu != 0.0) as usize;
     }
     assert!(nonzero > inputs.len() / 3, "only {nonzero} points with detail");
+}
+
+/// Land and sea from a sum of waves; its data's samples as far apart as the key's zoom says.
+struct Waves;
+
+impl TileProducer for Waves {
+    fn source(&self) -> u8 {
+        3
+    }
+    fn max_zoom(&self) -> u8 {
+        12
+    }
+    fn produce(&self, key: TileKey) -> Result<Vec<f32>, bisector::terrain::TerrainError> {
+        let h =
+            |p: glam::DVec2| (900.0 * (40.0 * p.x).sin() * (33.0 * p.y).cos() + 300.0 * (900.0 * p.x + 700.0 * p.y).sin() - 200.0) as f32;
+        Ok((0..TILE_SIDE)
+            .flat_map(|j| (0..TILE_SIDE).map(move |i| h(bisector::leb::octahedral::wrap(texel_map_point(key, i, j)))))
+            .collect())
+    }
+    fn native_cells(&self, key: TileKey) -> Result<f32, bisector::terrain::TerrainError> {
+        Ok([1.0, 1.5, 2.0, 3.9, 4.0, 16.0, 100.0, 1000.0][key.zoom as usize % 8])
+    }
+}
+
+/// Tiles finer than their data (native_cells > 1) smooth the bends below the data's spacing,
+/// on the GPU as in the twin, bit for bit.
+#[test]
+fn tiles_finer_than_their_data_equal_the_twin() {
+    let mut rng = common::rng("tiles_finer_than_their_data_equal_the_twin");
+    let gpu = common::gpu(10);
+    let config = TileCacheConfig { tiles: 32, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
+    let producer: std::sync::Arc<dyn TileProducer> = std::sync::Arc::new(Waves);
+    let mut cache = TileCache::new(&gpu, config, Producer::Cpu(producer.clone())).unwrap();
+    let pipeline = pipeline(&gpu, &cache, "main");
+    for _ in 0..12 {
+        let queries: Vec<[u32; 4]> = (0..64)
+            .flat_map(|_| {
+                let (lo, hi) = random_box(&mut rng);
+                [[lo[0], lo[1], hi[0], hi[1]], [rng.random_range(0..=12u32), u32::MAX, 0, 0]]
+            })
+            .collect();
+        probe_frame(&gpu, &mut cache, &pipeline, &queries);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut shifts = std::collections::BTreeSet::new();
+    for (key, slot) in cache.table().iter() {
+        let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, slot);
+        let shift = native_shift(producer.native_cells(key).unwrap());
+        assert_eq!(cache.errors.read_layer(&gpu.device, &gpu.queue, slot), tile_error_texels(&layer, shift), "{key:?} shift {shift}");
+        shifts.insert(shift);
+    }
+    assert!(shifts.len() >= 3, "shifts {shifts:?}");
 }

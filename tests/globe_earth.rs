@@ -367,3 +367,23 @@ fn produce_time() {
         eprintln!("{name}: {:.2} ms per tile ({key:?})", start.elapsed().as_secs_f64() * 1000.0 / runs as f64);
     }
 }
+
+/// `native_cells`: how many of a tile's cells the data's samples are apart. At the Qingshui
+/// coast the repository's pyramid serves a coarser zoom than at Yushan, so a zoom-14 tile (about
+/// 9 m cells) interpolates it: 4 or more cells (4.9 seen); at Yushan zoom 13 serves: fewer; a
+/// zoom-8 tile there is coarser than its data (1); ETOPO alone over the Pacific at zoom 10 is
+/// some 37 km apart (hundreds of cells).
+#[test]
+fn native_cells_follow_the_data_that_serves_the_tile() {
+    use bisector::globe::cache::tile_producer::TileProducer;
+    let earth = with_taiwan();
+    let coast = earth.native_cells(tile_at(121.64, 24.2, 14)).unwrap();
+    let yushan = earth.native_cells(tile_at(120.9572, 23.47, 14)).unwrap();
+    let coarse = earth.native_cells(tile_at(121.64, 24.2, 8)).unwrap();
+    let pacific = etopo().native_cells(tile_at(-150.0, 0.0, 10)).unwrap();
+    eprintln!("coast {coast}, Yushan {yushan}, coarse {coarse}, Pacific {pacific}");
+    assert!(coast >= 4.0, "coast {coast}");
+    assert!(yushan < coast / 2.0, "Yushan {yushan} against the coast's {coast}");
+    assert_eq!(coarse, 1.0);
+    assert!(pacific > 100.0, "Pacific {pacific}");
+}

@@ -289,6 +289,18 @@ impl Region {
         })
     }
 
+    /// The spacing in metres of the samples the region reads at (lon, lat) for texels `step_m`
+    /// apart: a pyramid's serving zoom's pixels, or the raster's; None where it has no tile.
+    fn data_spacing_m(&self, cache: &mut TileMemo, lon: f64, lat: f64, step_m: f64) -> Result<Option<f64>, TerrainError> {
+        Ok(match &self.data {
+            RegionData::Pyramid(p) => {
+                let zoom = p.serving_zoom_via(cache, lon, lat, p.zoom_for_step(step_m, lat.to_radians()))?;
+                zoom.map(|z| p.pixel_m_at(z, lat.to_radians()))
+            }
+            RegionData::Raster(_) => Some(self.pixel_m),
+        })
+    }
+
     /// What the region adds at (lon, lat) to a height `h` below it (the module header's formula
     /// without the feather w): (land height, c_land, c_sea k), or None where it has no data.
     /// `over_sea`: the base is below 0 m there (the sea rule applies).
@@ -499,6 +511,28 @@ impl TileProducer for LayeredEarth {
     /// base's (at the coarsest texels of the map) when that is deeper.
     fn max_zoom(&self) -> u8 {
         self.max_zoom
+    }
+
+    /// The finest spacing of the data at the tile's centre and corners: the finest region with
+    /// data there (its serving zoom), else the base.
+    fn native_cells(&self, key: TileKey) -> Result<f32, TerrainError> {
+        let mut scratch = self.scratch();
+        let mut spacing_m = self.base.pixel_m;
+        let mut step_m = f64::INFINITY;
+        for (i, j) in [(65, 65), (1, 1), (129, 1), (1, 129), (129, 129)] {
+            let n = octahedral::to_unit_sphere(octahedral::wrap(texel_map_point(key, i, j)));
+            let (lon, lat) = octahedral::lon_lat_deg(n);
+            let step = texel_step_m(n, key.zoom);
+            step_m = step_m.min(step);
+            for (region, cache) in self.regions.iter().zip(&mut scratch.caches) {
+                if region.contains(lon, lat) && region.feather.weight(lon, lat) > 0.0 {
+                    if let Some(s) = region.data_spacing_m(cache, lon, lat, step)? {
+                        spacing_m = spacing_m.min(s);
+                    }
+                }
+            }
+        }
+        Ok((spacing_m / step_m).max(1.0) as f32)
     }
 
     fn produce(&self, key: TileKey) -> Result<Vec<f32>, TerrainError> {

@@ -172,8 +172,29 @@ impl TilePyramid {
 
     /// Ground size in metres of one pixel at the finest zoom, at latitude `lat_rad` (Web Mercator).
     pub fn finest_pixel_m(&self, lat_rad: f64) -> f64 {
+        self.pixel_m_at(self.max_zoom, lat_rad)
+    }
+
+    /// Pixel size in metres of zoom `z` at latitude `lat_rad`.
+    pub fn pixel_m_at(&self, z: u32, lat_rad: f64) -> f64 {
         const EQUATOR_M: f64 = 2.0 * std::f64::consts::PI * 6_378_137.0;
-        EQUATOR_M * lat_rad.cos() / (self.tile_size as f64 * (1u64 << self.max_zoom) as f64)
+        EQUATOR_M * lat_rad.cos() / (self.tile_size as f64 * (1u64 << z) as f64)
+    }
+
+    /// The finest zoom up to `max_zoom` whose tile at (lon, lat) is present: the zoom whose
+    /// pixels `sample_coverage_via` reads there; None outside the bounds or with no tile.
+    pub fn serving_zoom_via(&self, local: &mut TileMemo, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<u32>, TerrainError> {
+        let [west, south, east, north] = self.bounds;
+        if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
+            return Ok(None);
+        }
+        for z in (self.min_zoom..=max_zoom.min(self.max_zoom)).rev() {
+            let (tx, ty) = tile_xy(z, lon, lat);
+            if self.tile_via(local, z, tx as u32, ty as u32)?.is_some() {
+                return Ok(Some(z));
+            }
+        }
+        Ok(None)
     }
 
     /// The height at longitude/latitude (degrees), bilinear at the finest zoom whose tile is

@@ -15,7 +15,8 @@ use super::tile_producer::TileProducer;
 use crate::terrain::TerrainError;
 
 /// A finished load: the key and its heights, or why it failed.
-pub type LoadResult = (TileKey, Result<Vec<f32>, TerrainError>);
+/// A tile's heights and how many of its cells the data's samples are apart (`TileProducer::native_cells`).
+pub type LoadResult = (TileKey, Result<(Vec<f32>, f32), TerrainError>);
 
 /// Loader threads over one producer.
 pub struct Streaming {
@@ -44,7 +45,7 @@ impl Streaming {
                             Err(_) => return,
                         };
                         let Ok(key) = key else { return };
-                        let heights = producer.produce(key);
+                        let heights = producer.produce(key).and_then(|h| Ok((h, producer.native_cells(key)?)));
                         if result_tx.send((key, heights)).is_err() {
                             return;
                         }

@@ -115,7 +115,7 @@ pub struct TileCacheStats {
 
 enum Mode {
     Procedural { seed: u32, generate: TileGenerate },
-    Cpu { producer: Arc<dyn TileProducer>, streaming: Streaming, ready: VecDeque<(TileKey, Vec<f32>)>, max_loading: usize },
+    Cpu { producer: Arc<dyn TileProducer>, streaming: Streaming, ready: VecDeque<(TileKey, Vec<f32>, f32)>, max_loading: usize },
 }
 
 /// Read-back buffers in flight at most; when all are busy a frame is not read back.
@@ -274,7 +274,11 @@ impl TileCache {
         let mut written = Vec::new();
         for key in pinned_keys(self.source) {
             let placement = self.residency.place(key, 0, true)?.expect("a fresh atlas has free slots");
-            written.push(placement.slot);
+            let native = match &self.mode {
+                Mode::Cpu { producer, .. } => producer.native_cells(key).map_err(|error| CacheError::PinnedTile { key, error })?,
+                Mode::Procedural { .. } => 1.0,
+            };
+            written.push((placement.slot, native));
             match &self.mode {
                 Mode::Procedural { seed, .. } => jobs.push(TileJob { key: key.pack(), layer: placement.slot, seed: *seed }),
                 Mode::Cpu { producer, .. } => {
@@ -410,13 +414,13 @@ impl TileCache {
                 }
                 generate.record(&gpu.queue, encoder, &jobs);
                 uploaded = jobs.len() as u32;
-                written.extend(jobs.iter().map(|job| job.layer));
+                written.extend(jobs.iter().map(|job| (job.layer, 1.0)));
             }
             Mode::Cpu { streaming, ready, max_loading, .. } => {
                 for (key, result) in streaming.finished() {
                     match result {
-                        Ok(heights) if heights.len() == TILE_TEXELS => ready.push_back((key, heights)),
-                        Ok(heights) => {
+                        Ok((heights, native)) if heights.len() == TILE_TEXELS => ready.push_back((key, heights, native)),
+                        Ok((heights, _)) => {
                             log::warn!(
                                 "tile cache: the producer gave {} heights for {key:?}, not {TILE_TEXELS}; not retried",
                                 heights.len()
@@ -430,11 +434,11 @@ impl TileCache {
                     }
                 }
                 while (uploaded as usize) < budget {
-                    let Some((key, heights)) = ready.pop_front() else { break };
+                    let Some((key, heights, native)) = ready.pop_front() else { break };
                     match self.residency.place(key, frame_index, false).expect("the table has room for every slot") {
                         Some(p) => {
                             self.atlas.upload(&gpu.queue, p.slot, &heights);
-                            written.push(p.slot);
+                            written.push((p.slot, native));
                             uploaded += 1;
                         }
                         None => self.residency.cancel(key),

@@ -13,6 +13,10 @@
 //!                    line over 2k cells at its midpoint
 //!   slope_m          the largest |h[x + 1] - h[x - 1]| / 2 along x or y: metres per cell (the
 //!                    slope's magnitude is at most sqrt 2 times this), for the detail's bound
+//! A tile finer than its data (the producer's `native_cells` = c > 1: the data's samples are c
+//! cells apart, the tile interpolates them) has kinks every c cells that are no terrain: at the
+//! spacings 2^s below c, bend_m[s] is bend_m[N] / 4^(N - s), N = floor(log2 c) (at most 6), as a
+//! smooth surface through the data would bend.
 //! Texels of block (bx, by) at level L in its tile's layer of "cache.tile_error" (Rgba32Float,
 //! 16 x 24): x = (0, 8, 12)[L] + bx, y = by + 8 r for rows r = 0, 1, 2 holding
 //!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], slope_m, 0, 0)
@@ -59,12 +63,22 @@ fn drawn_m(layer: &[f32], i: u32, j: u32) -> f32 {
     }
 }
 
-/// The error layer of a tile's heights (`layer`: TILE_SIDE² texels) as texels row-major in
-/// `ERROR_LAYER_SIZE` (unused texels zero). Mirrors shaders/tile_error.wgsl.
-pub fn tile_error_texels(layer: &[f32]) -> Vec<[f32; 4]> {
+/// The spacing exponent N of a tile whose data's samples are `native_cells` cells apart.
+pub fn native_shift(native_cells: f32) -> u32 {
+    if native_cells >= 2.0 {
+        (native_cells.log2().floor() as u32).min(SCALES as u32 - 1)
+    } else {
+        0
+    }
+}
+
+/// The error layer of a tile's heights (`layer`: TILE_SIDE² texels) whose data's samples are
+/// 2^`shift` cells apart, as texels row-major in `ERROR_LAYER_SIZE` (unused texels zero).
+/// Mirrors shaders/tile_error.wgsl.
+pub fn tile_error_texels(layer: &[f32], shift: u32) -> Vec<[f32; 4]> {
     let (w, h) = ERROR_LAYER_SIZE;
     let mut out = vec![[0.0f32; 4]; (w * h) as usize];
-    for (level, bx, by, block) in tile_error_blocks(layer) {
+    for (level, bx, by, block) in tile_error_blocks(layer, shift) {
         let (x, y) = block_texel(level, bx, by);
         for (r, texel) in pack(&block).into_iter().enumerate() {
             out[((y + 8 * r as u32) * w + x) as usize] = texel;
@@ -84,13 +98,16 @@ fn unpack(t: [[f32; 4]; 3]) -> Block {
 }
 
 /// Every block of a tile's heights: (level, bx, by, summary).
-pub fn tile_error_blocks(layer: &[f32]) -> Vec<(u32, u32, u32, Block)> {
+pub fn tile_error_blocks(layer: &[f32], shift: u32) -> Vec<(u32, u32, u32, Block)> {
     let side = TILE_INTERVALS / BLOCK_CELLS;
     let mut out = Vec::new();
     let mut below: Vec<Block> = Vec::new();
     for by in 0..side {
         for bx in 0..side {
-            let block = level0_block(layer, bx, by);
+            let mut block = level0_block(layer, bx, by);
+            for s in 0..shift as usize {
+                block[2 + s] = block[2 + shift as usize] * f32::from_bits((127 - 2 * (shift - s as u32)) << 23);
+            }
             below.push(block);
             out.push((0, bx, by, block));
         }
@@ -188,7 +205,7 @@ impl TileErrors {
         let max_slots = max_slots.max(1);
         let slots = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("cache.tile_error.slots"),
-            size: 4 * max_slots as u64,
+            size: 8 * max_slots as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -206,13 +223,15 @@ impl TileErrors {
     }
 
     /// Records the summaries of `slots` (their atlas layers written before this pass).
-    /// At most `max_slots` (one slot list per submission: the buffer is written by the queue).
-    pub fn record(&self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, slots: &[u32]) {
+    /// `slots`: (atlas slot, `native_cells`). At most `max_slots` (one slot list per submission:
+    /// the buffer is written by the queue).
+    pub fn record(&self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, slots: &[(u32, f32)]) {
         assert!(slots.len() as u32 <= self.max_slots, "{} slots, room for {}", slots.len(), self.max_slots);
         if slots.is_empty() {
             return;
         }
-        queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(slots));
+        let jobs: Vec<[u32; 2]> = slots.iter().map(|&(slot, native)| [slot, native_shift(native)]).collect();
+        queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(&jobs));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("cache.tile_error"), timestamp_writes: None });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
@@ -351,7 +370,7 @@ mod tests {
     fn a_parent_box_bounds_its_children_and_sea_costs_nothing() {
         let mut rng = XorShift::fresh("tile_error");
         let layer: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|_| (rng.unit() as f32) * 400.0 - 100.0).collect();
-        let blocks = tile_error_texels(&layer);
+        let blocks = tile_error_texels(&layer, (rng.next_u64() % 7) as u32);
         for _ in 0..2000 {
             let lo = [(rng.unit() as f32) * 120.0, (rng.unit() as f32) * 120.0];
             let size = (rng.unit() as f32) * 60.0;
@@ -366,9 +385,9 @@ mod tests {
             );
         }
         let sea: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|_| -(rng.unit() as f32) * 4000.0).collect();
-        assert!(tile_error_texels(&sea).iter().all(|b| *b == [0.0; 4]));
+        assert!(tile_error_texels(&sea, 0).iter().all(|b| *b == [0.0; 4]));
         let plane: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|t| 10.0 + (t % TILE_SIDE) as f32 * 2.0 + (t / TILE_SIDE) as f32).collect();
-        let blocks = tile_error_texels(&plane);
+        let blocks = tile_error_texels(&plane, 0);
         assert_eq!(blocks[0][2], 0.0, "a plane does not bend");
         assert_eq!(bound_cells_m(&blocks, [3.0, 3.0], [90.0, 100.0], 12, None), 0.0);
     }

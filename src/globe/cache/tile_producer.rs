@@ -13,4 +13,11 @@ pub trait TileProducer: Send + Sync {
     /// The TILE_TEXELS heights in metres of `key`, row-major (texel (i, j) at
     /// j * TILE_SIDE + i, laid out as src/globe/cache/tile_layout.rs says); NaN where there is no data.
     fn produce(&self, key: TileKey) -> Result<Vec<f32>, TerrainError>;
+    /// How many of `key`'s cells the data's own samples are apart there (at least 1): tiles
+    /// finer than the data interpolate it, and the error criterion must not take the
+    /// interpolation's kinks for terrain (src/globe/cache/tile_error.rs). Default 1.
+    fn native_cells(&self, key: TileKey) -> Result<f32, TerrainError> {
+        let _ = key;
+        Ok(1.0)
+    }
 }
