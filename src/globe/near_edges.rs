@@ -142,9 +142,11 @@ impl NearEdgeHistogram {
         Some(2f64.powf(MIN_EXPONENT as f64 + (low + high + 1) as f64 / (2 * BINS_PER_OCTAVE) as f64))
     }
 
-    /// min, median and count (None when empty), as `shot --json` names them.
+    /// min, median and count (None when empty), as `shot --json` names them; the median no less
+    /// than the minimum (which a bin's centre may be, when most edges share the shortest's bin).
     pub fn stats(&self) -> Option<EdgeStats> {
-        Some(EdgeStats { min: self.min_m?, median: self.median_m()?, count: self.count as usize })
+        let min = self.min_m?;
+        Some(EdgeStats { min, median: self.median_m()?.max(min), count: self.count as usize })
     }
 }
 
