@@ -48,14 +48,14 @@ fn explains(twin: &NearEdgeTwin, gpu: &NearEdgeHistogram) -> Result<(), String> 
     ranges.sort();
     let mut next = 0;
     let mut open: Vec<usize> = Vec::new(); // upper ends of the ranges reached, not yet placed
-    for bin in 0..BINS {
+    for (bin, (&counted, &sure)) in gpu.bins.iter().zip(&sure).enumerate() {
         while next < ranges.len() && ranges[next].0 == bin {
             open.push(ranges[next].1);
             next += 1;
         }
         open.sort_unstable_by(|a, b| b.cmp(a));
-        let Some(mut extra) = gpu.bins[bin].checked_sub(sure[bin]) else {
-            return Err(format!("bin {bin} ({:.4} m): GPU {} < {} the twin is sure of", bin_lower_m(bin), gpu.bins[bin], sure[bin]));
+        let Some(mut extra) = counted.checked_sub(sure) else {
+            return Err(format!("bin {bin} ({:.4} m): GPU {counted} < {sure} the twin is sure of", bin_lower_m(bin)));
         };
         while extra > 0 && open.last().is_some() {
             open.pop();
@@ -65,7 +65,7 @@ fn explains(twin: &NearEdgeTwin, gpu: &NearEdgeHistogram) -> Result<(), String> 
             return Err(format!("bin {bin} ({:.4} m): an edge that must be here or below is not counted", bin_lower_m(bin)));
         }
         if extra > anywhere {
-            return Err(format!("bin {bin} ({:.4} m): GPU {} > {} the twin allows", bin_lower_m(bin), gpu.bins[bin], sure[bin]));
+            return Err(format!("bin {bin} ({:.4} m): GPU {counted} > {sure} the twin allows", bin_lower_m(bin)));
         }
         anywhere -= extra;
     }

@@ -24,7 +24,7 @@ pub struct GlobeData {
     pub ship: GlobeShip,
     pub cache: TileCacheStats,
     /// The bisector pool, when the globe is drawn from it.
-    pub pool: Option<PoolData>,
+    pub pool: Option<Box<PoolData>>,
 }
 
 /// What the Bisector pool section shows besides the tree's statistics.

@@ -458,7 +458,7 @@ impl State {
                         orbit: s.rig.orbit,
                         ship: s.rig.ship,
                         cache: s.renderer.cache().stats(),
-                        pool: s.renderer.pool_settings().map(|p| globe_panels::PoolData::new(p, s.pool_readback.latest.clone())),
+                        pool: s.renderer.pool_settings().map(|p| Box::new(globe_panels::PoolData::new(p, s.pool_readback.latest.clone()))),
                     }),
                     s.renderer.triangles_per_leaf(),
                 ),

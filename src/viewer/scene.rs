@@ -30,7 +30,7 @@ pub struct HeightfieldScene {
 
 /// The globe's passes and its tile cache: over the bit-packed heap, or over the bisector pool.
 pub enum GlobeDrawer {
-    Heap(GlobeRenderer),
+    Heap(Box<GlobeRenderer>),
     Pool(Box<GlobePoolRenderer>),
 }
 
@@ -131,7 +131,7 @@ impl GlobeScene {
     ) -> Result<GlobeScene, PoolError> {
         let renderer = match pool {
             Some(pool) => GlobeDrawer::Pool(Box::new(GlobePoolRenderer::new(gpu, settings, pool, color_format, cache)?)),
-            None => GlobeDrawer::Heap(GlobeRenderer::new(gpu, settings, color_format, cache)),
+            None => GlobeDrawer::Heap(Box::new(GlobeRenderer::new(gpu, settings, color_format, cache))),
         };
         let rig = GlobeRig::new(GlobeOrbit::home());
         Ok(GlobeScene { renderer, pool_readback: PoolReadback::default(), pool_slot: None, rig, ground, surface_memo: None })
@@ -303,7 +303,7 @@ impl Scene {
         match self {
             Scene::Heightfield(s) => record(&mut s.renderer, &s.rig.camera(), gpu, encoder, target, readback, true),
             Scene::Globe(s) => match &mut s.renderer {
-                GlobeDrawer::Heap(r) => record(r, &s.rig.camera(), gpu, encoder, target, readback, true),
+                GlobeDrawer::Heap(r) => record(r.as_mut(), &s.rig.camera(), gpu, encoder, target, readback, true),
                 GlobeDrawer::Pool(r) => {
                     let frame_index = r.tree.frame_index();
                     let slot = record(r.as_mut(), &s.rig.camera(), gpu, encoder, target, readback, false);
