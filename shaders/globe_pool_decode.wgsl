@@ -3,7 +3,8 @@
 // cache which tiles the visible leaves use and miss (as globe.decode does), measures visible
 // leaves, their largest projected hypotenuse and those that still want to split (capped: by the
 // pool or its max depth, once the pool has converged), the deepest leaf; thread 0 writes the
-// draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats.
+// draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats. Beside
+// them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges`.
 //!include shared/pool_types.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/frame.wgsl
@@ -14,6 +15,7 @@
 //!include shared/globe_cull.wgsl
 //!include shared/pool_globe.wgsl
 //!include shared/globe_error_request.wgsl
+//!include shared/near_edges.wgsl
 
 @group(0) @binding(0) var<storage, read> pool_list: array<u32>;
 @group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
@@ -25,6 +27,8 @@
 @group(0) @binding(6) var<storage, read_write> stats: FrameStats;
 // pool.control's first words: PoolParams (the leaf count is word 5).
 @group(0) @binding(7) var<storage, read> pool_params: array<u32, 8>;
+// The near edges' histogram, count and minimum (src/globe/near_edges.rs).
+@group(0) @binding(8) var<storage, read_write> near_edges: NearEdges;
 
 // Projected size above which a leaf may span several tiles (as in globe_decode.wgsl).
 const LARGE_LEAF_PX: f32 = 128.0;
@@ -85,7 +89,12 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             }
         }
     }
+    if (i < leaves) {
+        let slot = pool_list[i];
+        near_edge_record(array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]));
+    }
     workgroupBarrier();
+    near_edge_flush(local);
     if (local == 0u) {
         atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
         atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));

@@ -62,6 +62,8 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/planet.wgsl", include_str!("../shaders/shared/planet.wgsl")),
         ("shared/pool_bindings.wgsl", include_str!("../shaders/shared/pool_bindings.wgsl")),
         ("shared/pool_constants.wgsl", include_str!("../shaders/shared/pool_constants.wgsl")),
+        ("shared/near_edges.wgsl", include_str!("../shaders/shared/near_edges.wgsl")),
+        ("shared/near_edge_constants.wgsl", include_str!("../shaders/shared/near_edge_constants.wgsl")),
         ("shared/pool_criterion.wgsl", include_str!("../shaders/shared/pool_criterion.wgsl")),
         ("shared/pool_types.wgsl", include_str!("../shaders/shared/pool_types.wgsl")),
         ("shared/tile_cache.wgsl", include_str!("../shaders/shared/tile_cache.wgsl")),

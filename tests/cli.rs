@@ -343,7 +343,7 @@ fn shot_json_with_a_tiny_pool_reports_the_pool() {
     bad(&["--terrain", "planet", "--pool-slots", "1000"], "--pool-slots 1000");
     bad(&["--pool-slots", "4096"], "--pool-slots");
     bad(&["--terrain", "planet", "--pool-slots", "4096", "--max-depth", "64"], "--max-depth 64");
-    assert_clean_failure(&bisector(&["view", "--terrain", "planet", "--pool-slots", "4096"]), "--pool-slots");
+    assert_clean_failure(&bisector(&["view", "--terrain", "planet", "--pool-slots", "1000"]), "--pool-slots 1000");
 }
 
 #[test]
@@ -451,6 +451,39 @@ fn view_shows_the_globe_under_xvfb() {
         / panel.len() as f64;
     assert!(fill > 0.5, "the panel region is only {:.0}% panel colour", fill * 100.0);
     assert!(panel.iter().filter(|p| p[0] > 150 && p[1] > 150 && p[2] > 150).count() > 500, "the panel shows little text");
+}
+
+#[test]
+fn view_draws_the_globe_from_the_bisector_pool_under_xvfb() {
+    // `view --pool-slots`: the globe drawn from a small pool at the default orbit, the Bisector
+    // pool section read back without stalling; `--frames` prints its figures when it stops.
+    let screen = common::VirtualDisplay::start(640, 480);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("pool.png");
+    let out = Command::new("timeout")
+        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view", "--terrain", "planet", "--pool-slots", "4096"])
+        .args(["--cache-tiles", "64", "--frames", "30", "--screenshot"])
+        .arg(&shot)
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("BISECTOR_CONFIG_DIR", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr.lines().find(|l| l.starts_with("bisector: pool_slots 4096")).unwrap_or_else(|| panic!("no pool line in {stderr}"));
+    let number = |key: &str| -> u32 {
+        let rest = &line[line.find(&format!("{key} ")).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len() + 1..];
+        rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    assert!(number("pool_used") > 8 && number("pool_used") <= 4096, "{line}");
+    assert!(number("max_depth_reached") > 0, "{line}");
+    // The orbit sees the whole planet: no land within 3 km, but the histogram was read back.
+    assert!(line.contains("near_edge_m no land within 3 km") && line.contains("read back from frame"), "{line}");
+    let image = image::open(&shot).unwrap().to_rgba8();
+    let (width, height) = image.dimensions();
+    let lit = (0..width - 250).filter(|&x| image.get_pixel(x, height / 2).0.iter().take(3).map(|&c| c as u32).sum::<u32>() > 90).count();
+    assert!(lit > 150, "the planet is only {lit} px across");
 }
 
 #[test]

@@ -42,7 +42,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The kernels that measure the renderer's parts (the seed papers' kernels are crates/kernels).
     ("kernels", &["gpu", "shaders", "cbt", "leb", "pool", "globe"]),
     // The interactive viewer: the top.
-    ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "schedule", "terrain", "flat", "globe", "bench", "cli", "kernels"]),
+    ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "pool", "schedule", "terrain", "flat", "globe", "bench", "cli", "kernels"]),
 ];
 
 fn src_dir() -> PathBuf {

@@ -18,6 +18,7 @@ use bisector::flat::terrain_draw::DrawUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
 use bisector::globe::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::globe::frame::GlobeFrame;
+use bisector::globe::near_edges::GpuNearEdges;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
@@ -103,6 +104,11 @@ fn mirrors() -> Vec<Mirror> {
             "globe_pool_decode.wgsl",
             Wgsl::Struct("LodStats"),
             LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", capped_leaves: "capped_leaves", _pad: _ }
+        ),
+        mirror!(
+            "globe_pool_decode.wgsl",
+            Wgsl::Struct("NearEdges"),
+            GpuNearEdges { count: "count", min_inverted_bits: "min_inverted_bits", _pad: _, bins: "bins" }
         ),
         mirror!(
             "terrain_draw.wgsl",
@@ -291,6 +297,7 @@ fn generated_wgsl_files_are_current() {
             ("shared/cbt_reduce_constants.wgsl", bisector::cbt::reduce::constants_wgsl),
             ("shared/leb_constants.wgsl", bisector::leb::cpu::constants_wgsl),
             ("shared/pool_constants.wgsl", bisector::pool::gpu::constants_wgsl),
+            ("shared/near_edge_constants.wgsl", bisector::globe::near_edges::constants_wgsl),
         ],
     );
     wgsl::generated_files_are_current(

@@ -72,6 +72,24 @@ pub struct FrameRecord {
     /// On the globe: where the camera was and what the tile cache did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub globe: Option<GlobeFrameRecord>,
+    /// On the globe drawn from the bisector pool: its figures (written beside `leaves` and
+    /// `capped_leaves`, under the names `shot --json` uses).
+    #[serde(flatten)]
+    pub pool: Option<PoolFrameRecord>,
+}
+
+/// What a frame of the globe drawn from the bisector pool adds (`bench --pool-slots`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolFrameRecord {
+    /// Depth of the deepest leaf in levels below the octahedron's base.
+    pub max_depth_reached: u32,
+    /// Slots of the pool, and those in use (the leaves).
+    pub pool_slots: u32,
+    pub pool_used: u32,
+    /// Edges of the drawn leaves over land within 3 km of the camera, from the GPU's histogram
+    /// (globe::near_edges: the median to half a 1/16-octave bin); absent when there are none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near_edge_m: Option<crate::globe::figures::EdgeStats>,
 }
 
 /// What a globe benchmark frame adds: the camera and the tile cache.
@@ -367,6 +385,7 @@ mod tests {
                     pass_gpu_ms,
                     frame_gpu_ms,
                     globe: None,
+                    pool: None,
                 }
             })
             .collect()
@@ -478,6 +497,7 @@ mod tests {
     fn duplicate_and_non_finite_times() {
         let frame = |pass_gpu_ms: Vec<(&str, f64)>, frame_gpu_ms: f64| FrameRecord {
             globe: None,
+            pool: None,
             frame: 0,
             time_s: 0.0,
             leaves: 1,

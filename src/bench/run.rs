@@ -3,7 +3,7 @@
 
 use crate::bench::globe_path::GlobePath;
 use crate::bench::path::CameraPath;
-use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord};
+use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord, PoolFrameRecord};
 use crate::flat::camera::Camera;
 use crate::flat::Renderer;
 use crate::globe::pool_scene::GlobePoolRenderer;
@@ -46,14 +46,14 @@ fn camera_at(path: &CameraPath, time_s: f64) -> Camera {
 
 /// Flies `view` along a path `duration_s` long, seen from `camera_at(path_time_s)`, for every
 /// measured frame, paced at `options.pace_fps`, with a progress bar; `globe(path_time_s, scene)`
-/// adds what only the globe records. Returns the records.
+/// adds what only the globe records (and the globe over the bisector pool). Returns the records.
 fn fly<S: LebScene>(
     gpu: &Gpu,
     view: &mut HeadlessView<S>,
     options: &BenchOptions,
     duration_s: f64,
     camera_at: impl Fn(f64) -> S::Camera,
-    globe: impl Fn(f64, &FrameOutcome, &S) -> Option<GlobeFrameRecord>,
+    globe: impl Fn(f64, &FrameOutcome, &S) -> (Option<GlobeFrameRecord>, Option<PoolFrameRecord>),
 ) -> Vec<FrameRecord> {
     view.converge(gpu, &camera_at(0.0), options.warmup_frames.max(1));
     let triangles_per_leaf = view.scene.triangles_per_leaf();
@@ -69,7 +69,7 @@ fn fly<S: LebScene>(
         }
         let time_s = frame_time_s(duration_s, frame, options.frames);
         let outcome = view.frame(gpu, &camera_at(time_s));
-        let globe = globe(time_s, &outcome, &view.scene);
+        let (globe, pool) = globe(time_s, &outcome, &view.scene);
         records.push(FrameRecord {
             frame,
             time_s,
@@ -84,6 +84,7 @@ fn fly<S: LebScene>(
             pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
             frame_gpu_ms: outcome.timings.frame_gpu_ms,
             globe,
+            pool,
         });
         bar.inc(1);
     }
@@ -112,7 +113,7 @@ fn meta(gpu: &Gpu, options: &BenchOptions, max_depth: u32, criterion: &str, pixe
 
 /// Benchmarks the flat terrain along `path`: `view` holds its renderer.
 pub fn run_bench(gpu: &Gpu, view: &mut HeadlessView<Renderer>, path: &CameraPath, options: &BenchOptions) -> BenchReport {
-    let records = fly(gpu, view, options, path.duration_s(), |time_s| camera_at(path, time_s), |_, _, _| None);
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| camera_at(path, time_s), |_, _, _| (None, None));
     let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.threshold_px() as f64);
     BenchReport::from_frames(meta, records)
@@ -122,13 +123,14 @@ pub fn run_bench(gpu: &Gpu, view: &mut HeadlessView<Renderer>, path: &CameraPath
 pub fn run_globe_bench(gpu: &Gpu, view: &mut HeadlessView<GlobeRenderer>, path: &GlobePath, options: &BenchOptions) -> BenchReport {
     let globe = |time_s: f64, outcome: &FrameOutcome, scene: &GlobeRenderer| {
         let pose = path.sample(time_s);
-        Some(GlobeFrameRecord {
+        let record = GlobeFrameRecord {
             lon_deg: pose.lon_deg,
             lat_deg: pose.lat_deg,
             altitude_m: pose.altitude_m,
             cpu_submit_ms: outcome.cpu_submit_ms,
             cache: scene.cache.stats(),
-        })
+        };
+        (Some(record), None)
     };
     let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
     let settings = &view.scene.settings;
@@ -137,8 +139,9 @@ pub fn run_globe_bench(gpu: &Gpu, view: &mut HeadlessView<GlobeRenderer>, path: 
 }
 
 /// Benchmarks the globe drawn from the bisector pool along `path` (`bench --pool-slots`): the
-/// same records as `run_globe_bench`; max depth is the pool's, the criterion the same edge length
-/// on the leaves themselves.
+/// same records as `run_globe_bench`, and the pool's figures (`PoolFrameRecord`: the near edges
+/// read from the decode's histogram each frame); max depth is the pool's, the criterion the same
+/// edge length on the leaves themselves.
 pub fn run_globe_pool_bench(
     gpu: &Gpu,
     view: &mut HeadlessView<GlobePoolRenderer>,
@@ -147,13 +150,20 @@ pub fn run_globe_pool_bench(
 ) -> BenchReport {
     let globe = |time_s: f64, outcome: &FrameOutcome, scene: &GlobePoolRenderer| {
         let pose = path.sample(time_s);
-        Some(GlobeFrameRecord {
+        let record = GlobeFrameRecord {
             lon_deg: pose.lon_deg,
             lat_deg: pose.lat_deg,
             altitude_m: pose.altitude_m,
             cpu_submit_ms: outcome.cpu_submit_ms,
             cache: scene.cache.stats(),
-        })
+        };
+        let pool = PoolFrameRecord {
+            max_depth_reached: outcome.stats.max_depth.saturating_sub(crate::leb::base_mesh::BaseMesh::octahedron().depth),
+            pool_slots: scene.pool_settings.pool_slots,
+            pool_used: outcome.stats.leaves,
+            near_edge_m: scene.read_near_edges(gpu).stats(),
+        };
+        (Some(record), Some(pool))
     };
     let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
     let scene = &view.scene;

@@ -8,6 +8,7 @@ pub mod earth;
 pub mod figures;
 pub mod frame;
 pub mod ground;
+pub mod near_edges;
 pub mod pool_lod;
 pub mod pool_scene;
 pub mod renderer;

@@ -9,7 +9,8 @@
 //!            (shaders/shared/pool_criterion_globe.wgsl: projected hypotenuse against the pixel
 //!            target, 0 when hidden), their own reduction and pool.list
 //! decode     one thread per listed slot: tile requests, LOD statistics, the draw's arguments,
-//!            the leaf count and deepest leaf into the tree's FrameStats
+//!            the leaf count and deepest leaf into the tree's FrameStats; the near edges'
+//!            histogram (globe::near_edges) into globe.near_edges
 //! draw       3 vertices per listed slot, placed from the 64-bit vertices (shared/pool_globe.wgsl)
 //! ```
 //! `LebTree` holds the pool's allocator CBT (the same heap buffer), its profiler and the frame
@@ -19,6 +20,7 @@
 use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
+use crate::globe::near_edges::{GpuNearEdges, NearEdgeHistogram};
 use crate::globe::renderer::{compute_pipeline, draw_pipeline, layout, Binding, GlobeSettings, SPACE_COLOR};
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::cpu::UpdateKind;
@@ -31,7 +33,7 @@ use crate::schedule::{LebScene, LebTree};
 const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
 
 /// Storage buffers of the pool's passes under the globe's criterion: the pool's 8 and the tile
-/// cache's 3.
+/// cache's 3 (globe.pool_decode has as many: its 8, the near edges' among them, and the cache's).
 const POOL_PASS_STORAGE_BUFFERS: u64 = 11;
 
 /// What the globe over the pool needs from the device: the pool's buffers, the tile cache's
@@ -60,6 +62,8 @@ pub struct GlobePoolRenderer {
     draw: (wgpu::RenderPipeline, wgpu::BindGroup),
     draw_args: wgpu::Buffer,
     lod_stats: wgpu::Buffer,
+    /// `GpuNearEdges`: the near edges' histogram, count and minimum of the last decode.
+    near_edges: wgpu::Buffer,
 }
 
 impl GlobePoolRenderer {
@@ -90,6 +94,7 @@ impl GlobePoolRenderer {
         let storage_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let draw_args = buffer("globe.pool_draw_args", 16, storage_usage | wgpu::BufferUsages::INDIRECT);
         let lod_stats = buffer("globe.lod_stats", 16, storage_usage);
+        let near_edges = buffer("globe.near_edges", std::mem::size_of::<GpuNearEdges>() as u64, storage_usage);
         let tree = LebTree::new(device, pool.cbt.clone(), 1);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             let entries: Vec<wgpu::BindGroupEntry> = buffers
@@ -112,6 +117,7 @@ impl GlobePoolRenderer {
                 (5, StorageWrite),
                 (6, StorageWrite),
                 (7, StorageRead),
+                (8, StorageWrite),
             ],
             wgpu::ShaderStages::COMPUTE,
         );
@@ -138,6 +144,7 @@ impl GlobePoolRenderer {
                 wgpu::BindGroupEntry { binding: 5, resource: draw_args.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 6, resource: tree.cbt.stats.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::Buffer(control_params) },
+                wgpu::BindGroupEntry { binding: 8, resource: near_edges.as_entire_binding() },
             ],
         });
         let draw_layout = layout(
@@ -159,6 +166,7 @@ impl GlobePoolRenderer {
             draw: (draw_pipeline, draw_group),
             draw_args,
             lod_stats,
+            near_edges,
         };
         renderer.record_init(gpu);
         Ok(renderer)
@@ -183,6 +191,17 @@ impl GlobePoolRenderer {
     /// by depth and by the pool.
     pub fn read_pool_counters(&self, gpu: &Gpu) -> crate::pool::gpu::GpuPoolCounters {
         self.pool.read_counters(gpu)
+    }
+
+    /// The `GpuNearEdges` the decode pass writes each frame (for non-blocking read-backs).
+    pub fn near_edges_buffer(&self) -> &wgpu::Buffer {
+        &self.near_edges
+    }
+
+    /// The last frame's near-edge histogram (blocks on the GPU).
+    pub fn read_near_edges(&self, gpu: &Gpu) -> NearEdgeHistogram {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.near_edges, 0, self.near_edges.size());
+        NearEdgeHistogram::from_bytes(&bytes)
     }
 }
 
@@ -220,6 +239,7 @@ impl LebScene for GlobePoolRenderer {
 
     fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.lod_stats, 0, None);
+        encoder.clear_buffer(&self.near_edges, 0, None);
         encoder.clear_buffer(&self.tree.cbt.stats, 0, Some(16));
         let (pipeline, bind_group) = &self.decode;
         profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {

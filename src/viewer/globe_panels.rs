@@ -1,13 +1,15 @@
 //! The side panel's sections for the globe: Camera (lon/lat/altitude, heading, go-to), LOD (max
-//! depth, pixel target, wireframe) and Tile cache (`TileCacheStats`). Like `panels.rs`, they only
-//! change `UiState` and return `Action`s.
+//! depth, pixel target, wireframe), Tile cache (`TileCacheStats`) and, drawn from the bisector
+//! pool, Bisector pool (`view --pool-slots`: the figures `shot --json` writes). Like `panels.rs`,
+//! they only change `UiState` and return `Action`s.
 
 use egui::{Grid, RichText, Ui};
 
 use super::config::PanelState;
 use super::globe_rig::{GlobeFlight, GlobeOrbit, GlobeShip};
-use super::panels::{max_depth_ui, mode_ui, update_passes_ui, Action, UiState};
+use super::panels::{criterion_ui, max_depth_ui, mode_ui, update_passes_ui, Action, UiState};
 use super::rig::CameraMode;
+use super::stats::{LeafStats, PoolStats};
 use crate::globe::cache::tile_cache::TileCacheStats;
 use crate::globe::camera::GlobeCamera;
 use crate::leb::octahedral::lon_lat_deg;
@@ -21,6 +23,56 @@ pub struct GlobeData {
     /// The ship (its speed, heading and bridge are shown in ship mode).
     pub ship: GlobeShip,
     pub cache: TileCacheStats,
+    /// The bisector pool, when the globe is drawn from it.
+    pub pool: Option<Box<PoolData>>,
+}
+
+/// What the Bisector pool section shows besides the tree's statistics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolData {
+    pub pool_slots: u32,
+    /// The pool's max depth (`--max-depth`), levels from the root.
+    pub max_depth: u32,
+    /// The latest read-back of the near edges and the pool's counters.
+    pub latest: Option<PoolStats>,
+}
+
+impl PoolData {
+    /// The section's data for a pool of `settings`, read back as `latest`.
+    pub fn new(settings: &crate::pool::PoolSettings, latest: Option<PoolStats>) -> PoolData {
+        PoolData { pool_slots: settings.pool_slots, max_depth: settings.max_depth, latest }
+    }
+
+    /// The figures as `shot --json` names them, in (name, value) rows: pool_slots, pool_used,
+    /// capped_leaves, max_depth_reached, near_edge_m.
+    pub fn rows(&self, stats: Option<&LeafStats>) -> Vec<(&'static str, String)> {
+        let base = crate::leb::base_mesh::BaseMesh::octahedron().depth;
+        let mut rows = vec![("pool_slots", self.pool_slots.to_string())];
+        if let Some(stats) = stats {
+            let used = stats.stats.leaves;
+            rows.push(("pool_used", format!("{used} ({:.1}%)", 100.0 * f64::from(used) / f64::from(self.pool_slots.max(1)))));
+            let capped = stats.lod.map_or(0, |l| l.capped_leaves);
+            let by = self.latest.as_ref().map_or(String::new(), |p| {
+                format!(" (last split frame: {} by depth, {} by the pool)", p.counters.capped_by_depth, p.counters.capped_by_pool)
+            });
+            rows.push(("capped_leaves", format!("{capped}{by}")));
+            rows.push((
+                "max_depth_reached",
+                format!("{} of {} levels below the base", stats.stats.max_depth.saturating_sub(base), self.max_depth - base),
+            ));
+        }
+        if let Some(pool) = &self.latest {
+            rows.push((
+                "near_edge_m",
+                match pool.near_edges.stats() {
+                    Some(e) => format!("min {:.3} m, median {:.2} m, {} edges", e.min, e.median, e.count),
+                    None => "no land within 3 km".to_string(),
+                },
+            ));
+            rows.push(("read back from frame", pool.frame.to_string()));
+        }
+        rows
+    }
 }
 
 /// Mode, where the camera is, flight speed, go-to.
@@ -96,10 +148,28 @@ fn altitude_text(metres: f64) -> String {
 /// renderer reads.
 pub fn globe_lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
     max_depth_ui(ui, state, actions);
-    let lod = &mut state.lod;
-    ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)"));
-    update_passes_ui(ui, lod);
-    ui.label("the globe splits by projected edge length; no morphing yet");
+    criterion_ui(ui, &mut state.lod);
+    update_passes_ui(ui, &mut state.lod);
+    ui.label("screen-space error: the data's error from the tile cache's summaries; no morphing yet");
+}
+
+/// Pixel target, freeze, split/merge and wireframe of the globe drawn from the bisector pool (its
+/// max depth is `--max-depth`'s, shown in the Bisector pool section).
+pub fn pool_lod_ui(ui: &mut Ui, state: &mut UiState) {
+    criterion_ui(ui, &mut state.lod);
+    update_passes_ui(ui, &mut state.lod);
+    ui.label("when the pool is full, splits back off, largest error first");
+}
+
+/// The bisector pool's figures, named as `shot --json` names them, read back without stalling.
+pub fn pool_ui(ui: &mut Ui, pool: &PoolData, stats: Option<&LeafStats>) {
+    Grid::new("bisector.pool.grid").num_columns(2).show(ui, |ui| {
+        for (label, value) in pool.rows(stats) {
+            ui.label(label);
+            ui.label(value);
+            ui.end_row();
+        }
+    });
 }
 
 /// The tile cache's residency, feedback and streaming.
@@ -143,8 +213,13 @@ mod tests {
         let mut panels = PanelState::default();
         let orbit = GlobeOrbit::home();
         let ship = GlobeShip::from_camera(&orbit.camera());
-        let data =
-            GlobeData { camera: orbit.camera(), orbit, ship, cache: TileCacheStats { feedback_overflow: true, ..Default::default() } };
+        let data = GlobeData {
+            camera: orbit.camera(),
+            orbit,
+            ship,
+            cache: TileCacheStats { feedback_overflow: true, ..Default::default() },
+            pool: None,
+        };
         let mut actions = Vec::new();
         let mut run = |events: Vec<egui::Event>, actions: &mut Vec<Action>| {
             let input = egui::RawInput {
@@ -168,6 +243,30 @@ mod tests {
         run(vec![egui::Event::PointerMoved(at), press(true)], &mut actions);
         run(vec![press(false)], &mut actions);
         assert_eq!(actions, vec![Action::GoToLonLat { lon_deg: 121.5, lat_deg: 25.0, altitude_m: 3000.0 }]);
+    }
+
+    #[test]
+    fn the_pool_section_names_the_figures_as_shot_json_does() {
+        use crate::globe::near_edges::{bin_of, NearEdgeHistogram, BINS};
+        use crate::viewer::stats::{LeafStats, PoolStats};
+        let settings = crate::pool::PoolSettings { pool_slots: 1 << 12, ..Default::default() };
+        let mut bins = vec![0; BINS];
+        bins[bin_of(2.0)] = 3;
+        let near_edges = NearEdgeHistogram { count: 3, min_m: Some(1.99), bins };
+        let counters = crate::pool::gpu::GpuPoolCounters { capped_by_depth: 2, capped_by_pool: 5, ..Default::default() };
+        let pool = PoolData::new(&settings, Some(PoolStats { frame: 8, near_edges, counters }));
+        let mut stats = LeafStats::default();
+        stats.stats.leaves = 1024;
+        stats.stats.max_depth = 43;
+        stats.lod = Some(crate::leb::decode::LodStats { capped_leaves: 7, ..Default::default() });
+        let rows: std::collections::HashMap<_, _> = pool.rows(Some(&stats)).into_iter().collect();
+        assert_eq!(rows["pool_slots"], "4096");
+        assert_eq!(rows["pool_used"], "1024 (25.0%)");
+        assert_eq!(rows["capped_leaves"], "7 (last split frame: 2 by depth, 5 by the pool)");
+        assert_eq!(rows["max_depth_reached"], "40 of 60 levels below the base");
+        assert!(rows["near_edge_m"].starts_with("min 1.990 m, median 2.0") && rows["near_edge_m"].ends_with(", 3 edges"), "{rows:?}");
+        let ctx = egui::Context::default();
+        ctx.run_ui(egui::RawInput::default(), |ui| pool_ui(ui, &pool, Some(&stats))).textures_delta.clear();
     }
 
     #[test]

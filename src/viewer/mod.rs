@@ -56,8 +56,9 @@ pub enum SceneOptions {
     /// A flat height field.
     Heightfield { field: HeightField, settings: RenderSettings },
     /// The globe, its heights served by a tile cache of `cache` sizes filled from `ground` (whose
-    /// CPU heights also keep the camera above the surface).
-    Globe { settings: GlobeSettings, ground: Ground, cache: TileCacheConfig },
+    /// CPU heights also keep the camera above the surface); drawn from a bisector pool of `pool`
+    /// where given.
+    Globe { settings: GlobeSettings, pool: Option<crate::pool::PoolSettings>, ground: Ground, cache: TileCacheConfig },
 }
 
 /// What the viewer shows and how long it runs.
@@ -88,6 +89,8 @@ pub enum ViewerError {
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]
     TileCache(#[from] crate::globe::cache::tile_cache::CacheError),
+    #[error(transparent)]
+    Pool(#[from] crate::pool::gpu::PoolError),
     #[error("GPU: the device was lost ({0}); restart the viewer, or use `bisector shot` to check the driver")]
     DeviceLost(String),
     #[error("--screenshot: this window surface cannot be read back")]
@@ -193,7 +196,8 @@ impl State {
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let mut requirements = match &options.scene {
             SceneOptions::Heightfield { field, settings } => crate::flat::requirements(settings, field.samples_per_side),
-            SceneOptions::Globe { settings, cache, .. } => crate::globe::renderer::requirements(settings, cache.tiles),
+            SceneOptions::Globe { settings, pool: None, cache, .. } => crate::globe::renderer::requirements(settings, cache.tiles),
+            SceneOptions::Globe { pool: Some(pool), cache, .. } => crate::globe::pool_scene::requirements(pool, cache.tiles),
         };
         kernel_lab::request_optional(&mut requirements, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;
@@ -225,9 +229,9 @@ impl State {
                 ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
                 (Scene::Heightfield(Box::new(scene)), ui)
             }
-            SceneOptions::Globe { settings, ground, cache } => {
+            SceneOptions::Globe { settings, pool, ground, cache } => {
                 let cache = TileCache::new(&gpu, cache.clone(), ground.producer())?;
-                let scene = GlobeScene::new(&gpu, settings.clone(), cache, ground.clone(), config.format);
+                let scene = GlobeScene::new(&gpu, settings.clone(), *pool, cache, ground.clone(), config.format)?;
                 let mut ui = UiState::with_lod(LodSettings::from_globe(settings));
                 let (lon_deg, lat_deg) = scene.rig.orbit.target_lon_lat_deg();
                 ui.goto = [(lon_deg * 100.0).round() / 100.0, (lat_deg * 100.0).round() / 100.0, 10_000.0];
@@ -453,9 +457,10 @@ impl State {
                         camera: s.rig.camera(),
                         orbit: s.rig.orbit,
                         ship: s.rig.ship,
-                        cache: s.renderer.cache.stats(),
+                        cache: s.renderer.cache().stats(),
+                        pool: s.renderer.pool_settings().map(|p| Box::new(globe_panels::PoolData::new(p, s.pool_readback.latest.clone()))),
                     }),
-                    1 << s.renderer.settings.sub_levels,
+                    s.renderer.triangles_per_leaf(),
                 ),
             };
             let data = PanelData {
@@ -709,6 +714,9 @@ impl ApplicationHandler for App {
                             event_loop.exit();
                         }
                         if last && state.frames_shown >= self.options.frames.unwrap_or(0) {
+                            if let Some(line) = state.scene.pool_summary(state.readback.latest.as_ref()) {
+                                eprintln!("bisector: {line}");
+                            }
                             if self.options.screenshot.as_ref().is_some_and(|p| !p.exists()) {
                                 return self.fail(event_loop, ViewerError::ScreenshotUnreadable);
                             }

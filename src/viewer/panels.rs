@@ -16,7 +16,7 @@ use super::stats::{LeafStats, TimingHistory};
 use crate::cbt::cpu::MIN_MAX_DEPTH;
 use crate::flat::camera::Camera;
 use crate::flat::{RenderSettings, Renderer};
-use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
+use crate::globe::renderer::GlobeSettings;
 use crate::leb::lod::Criterion;
 
 /// The LOD controls, and the one place where they reach the renderer: when the renderer gains a
@@ -57,13 +57,12 @@ impl LodSettings {
         }
     }
 
-    /// The controls as the globe renderer starts with `settings` (the globe splits by projected
-    /// edge length, without morphing).
+    /// The controls as the globe renderer starts with `settings` (no morphing on the globe).
     pub fn from_globe(settings: &GlobeSettings) -> LodSettings {
         LodSettings {
             max_depth: settings.max_depth,
-            criterion: Criterion::EdgeLength,
-            pixel_error_px: RenderSettings::default().pixel_error_px,
+            criterion: settings.criterion,
+            pixel_error_px: settings.pixel_error_px,
             pixel_target_px: settings.pixel_target_px,
             morph: false,
             freeze: false,
@@ -73,12 +72,13 @@ impl LodSettings {
         }
     }
 
-    /// Sets the globe renderer's fields from the controls: the pixel target and the wireframe,
-    /// both read every frame (the max depth needs a rebuild).
-    pub fn apply_to_globe(&self, renderer: &mut GlobeRenderer) {
-        renderer.settings.pixel_target_px = self.pixel_target_px;
-        renderer.settings.wireframe = self.wireframe;
-        (renderer.tree.split_enabled, renderer.tree.merge_enabled) = self.update_passes();
+    /// Sets the globe renderer's settings from the controls: the criterion, its targets and the
+    /// wireframe, read every frame (the max depth needs a rebuild; `update_passes` goes to its tree).
+    pub fn apply_to_globe(&self, settings: &mut GlobeSettings) {
+        settings.criterion = self.criterion;
+        settings.pixel_error_px = self.pixel_error_px;
+        settings.pixel_target_px = self.pixel_target_px;
+        settings.wireframe = self.wireframe;
     }
 
     /// Whether leb.split and leb.merge run (freeze stops both).
@@ -247,6 +247,7 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
             });
             CollapsingHeader::new("LOD").id_salt("bisector.lod").default_open(true).show(ui, |ui| match &data.scene {
                 SceneData::Heightfield(_) => lod_ui(ui, state, &mut actions),
+                SceneData::Globe(globe) if globe.pool.is_some() => globe_panels::pool_lod_ui(ui, state),
                 SceneData::Globe(_) => globe_panels::globe_lod_ui(ui, state, &mut actions),
             });
             CollapsingHeader::new("Stats")
@@ -258,6 +259,12 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
                     .id_salt("bisector.tile_cache")
                     .default_open(true)
                     .show(ui, |ui| globe_panels::tile_cache_ui(ui, &globe.cache));
+                if let Some(pool) = &globe.pool {
+                    CollapsingHeader::new("Bisector pool")
+                        .id_salt("bisector.pool")
+                        .default_open(true)
+                        .show(ui, |ui| globe_panels::pool_ui(ui, pool, data.stats));
+                }
             }
             CollapsingHeader::new("Kernel lab")
                 .id_salt("bisector.kernel_lab")
@@ -386,7 +393,13 @@ pub fn max_depth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>)
 /// Max depth, criterion and its pixel target, morphing, freeze, split/merge, wireframe.
 pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
     max_depth_ui(ui, state, actions);
-    let lod = &mut state.lod;
+    criterion_ui(ui, &mut state.lod);
+    ui.checkbox(&mut state.lod.morph, "Morphing");
+    update_passes_ui(ui, &mut state.lod);
+}
+
+/// The criterion and its target's slider (the flat terrain and the globe).
+pub fn criterion_ui(ui: &mut Ui, lod: &mut LodSettings) {
     ui.horizontal(|ui| {
         ui.radio_value(&mut lod.criterion, Criterion::ScreenSpaceError, "screen-space error");
         ui.radio_value(&mut lod.criterion, Criterion::EdgeLength, "edge length");
@@ -399,8 +412,6 @@ pub fn lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>) {
             ui.add(egui::Slider::new(&mut lod.pixel_target_px, 1.0..=64.0).logarithmic(true).text("pixel target (px)"))
         }
     };
-    ui.checkbox(&mut lod.morph, "Morphing");
-    update_passes_ui(ui, lod);
 }
 
 /// Freeze, split/merge and wireframe: the tree's switches, the same for both scenes.
@@ -446,28 +457,31 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
                     ui.end_row();
                 }
             });
-            let bars: Vec<Bar> = stats
-                .depth_histogram
-                .iter()
-                .enumerate()
-                .filter(|(_, &n)| n > 0)
-                .map(|(d, &n)| Bar::new(d as f64, n as f64).width(0.8))
-                .collect();
-            ui.label(if stats.sampled < stats.triangles() {
-                format!("leaves per depth (the first {} of {})", stats.sampled, stats.triangles())
-            } else {
-                "leaves per depth".to_string()
-            });
-            Plot::new("bisector.depths")
-                .height(90.0)
-                .width(plot_width(ui))
-                .include_x(0.0)
-                .include_x(stats.depth_histogram.len() as f64)
-                .include_y(0.0)
-                .allow_drag(false)
-                .allow_zoom(false)
-                .allow_scroll(false)
-                .show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
+            // The bisector pool lists slots, not node ids: no depth histogram.
+            if !stats.depth_histogram.is_empty() {
+                let bars: Vec<Bar> = stats
+                    .depth_histogram
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(|(d, &n)| Bar::new(d as f64, n as f64).width(0.8))
+                    .collect();
+                ui.label(if stats.sampled < stats.triangles() {
+                    format!("leaves per depth (the first {} of {})", stats.sampled, stats.triangles())
+                } else {
+                    "leaves per depth".to_string()
+                });
+                Plot::new("bisector.depths")
+                    .height(90.0)
+                    .width(plot_width(ui))
+                    .include_x(0.0)
+                    .include_x(stats.depth_histogram.len() as f64)
+                    .include_y(0.0)
+                    .allow_drag(false)
+                    .allow_zoom(false)
+                    .allow_scroll(false)
+                    .show(ui, |plot| plot.bar_chart(BarChart::new("leaves", bars)));
+            }
         }
         None => {
             ui.label("waiting for the first statistics…");

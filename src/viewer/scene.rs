@@ -1,5 +1,6 @@
 //! What the viewer's window shows: a flat height field (`Renderer`) or the globe
-//! (`GlobeRenderer` over its `TileCache`), each with its camera rig. Both record their frames
+//! (`GlobeRenderer` over its `TileCache`, or `GlobePoolRenderer`: the globe drawn from the
+//! bisector pool, `view --pool-slots`), each with its camera rig. Both record their frames
 //! through the one schedule (`crate::schedule::LebScene`); `Scene` holds what differs: the
 //! cameras and their input, and rebuilds. The window, egui, screenshots and the panel are shared.
 
@@ -7,13 +8,16 @@ use super::flight::Move;
 use super::globe_rig::{GlobeOrbit, GlobeRig, Turn};
 use super::panels::LodSettings;
 use super::rig::{self, CameraMode, CameraRig};
-use super::stats::StatsReadback;
+use super::stats::{PoolReadback, StatsReadback};
 use crate::flat::{RenderSettings, Renderer};
 use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::ground::{Ground, MIN_CLEARANCE_M};
+use crate::globe::pool_scene::GlobePoolRenderer;
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
 use crate::gpu::timings::FrameTimings;
 use crate::gpu::Gpu;
+use crate::pool::gpu::PoolError;
+use crate::pool::PoolSettings;
 use crate::schedule::{FrameTarget, LebScene, LebTree};
 use crate::terrain::HeightField;
 
@@ -24,10 +28,67 @@ pub struct HeightfieldScene {
     pub rig: CameraRig,
 }
 
+/// The globe's passes and its tile cache: over the bit-packed heap, or over the bisector pool.
+pub enum GlobeDrawer {
+    Heap(Box<GlobeRenderer>),
+    Pool(Box<GlobePoolRenderer>),
+}
+
+impl GlobeDrawer {
+    pub fn tree(&self) -> &LebTree {
+        match self {
+            GlobeDrawer::Heap(r) => &r.tree,
+            GlobeDrawer::Pool(r) => &r.tree,
+        }
+    }
+
+    pub fn tree_mut(&mut self) -> &mut LebTree {
+        match self {
+            GlobeDrawer::Heap(r) => &mut r.tree,
+            GlobeDrawer::Pool(r) => &mut r.tree,
+        }
+    }
+
+    pub fn cache(&self) -> &TileCache {
+        match self {
+            GlobeDrawer::Heap(r) => &r.cache,
+            GlobeDrawer::Pool(r) => &r.cache,
+        }
+    }
+
+    /// The settings the panel's LOD section changes (the pool's pixel target is the same field).
+    pub fn settings_mut(&mut self) -> &mut GlobeSettings {
+        match self {
+            GlobeDrawer::Heap(r) => &mut r.settings,
+            GlobeDrawer::Pool(r) => &mut r.settings,
+        }
+    }
+
+    /// Triangles drawn for every leaf (the heap's sub-triangles; the pool draws the leaves).
+    pub fn triangles_per_leaf(&self) -> u32 {
+        match self {
+            GlobeDrawer::Heap(r) => 1 << r.settings.sub_levels,
+            GlobeDrawer::Pool(_) => 1,
+        }
+    }
+
+    /// The pool's settings, when the globe is drawn from the bisector pool.
+    pub fn pool_settings(&self) -> Option<&PoolSettings> {
+        match self {
+            GlobeDrawer::Heap(_) => None,
+            GlobeDrawer::Pool(r) => Some(&r.pool_settings),
+        }
+    }
+}
+
 /// The globe, its tile cache and its orbit / free-flight rig.
 pub struct GlobeScene {
     /// The globe's passes and its tile cache.
-    pub renderer: GlobeRenderer,
+    pub renderer: GlobeDrawer,
+    /// The bisector pool's statistics, read back without stalling (unused over the heap).
+    pub pool_readback: PoolReadback,
+    /// The pool read-back's slot of the frame being submitted.
+    pool_slot: Option<usize>,
     pub rig: GlobeRig,
     /// The heights on the CPU: the camera stays `MIN_CLEARANCE_M` above the surface.
     ground: Ground,
@@ -58,11 +119,22 @@ impl HeightfieldScene {
 }
 
 impl GlobeScene {
-    /// The globe renderer sampling `cache`, with the rig at `GlobeOrbit::home`, kept above
-    /// `ground`.
-    pub fn new(gpu: &Gpu, settings: GlobeSettings, cache: TileCache, ground: Ground, color_format: wgpu::TextureFormat) -> GlobeScene {
-        let renderer = GlobeRenderer::new(gpu, settings, color_format, cache);
-        GlobeScene { renderer, rig: GlobeRig::new(GlobeOrbit::home()), ground, surface_memo: None }
+    /// The globe renderer sampling `cache` (drawn from a bisector pool of `pool` where given),
+    /// with the rig at `GlobeOrbit::home`, kept above `ground`.
+    pub fn new(
+        gpu: &Gpu,
+        settings: GlobeSettings,
+        pool: Option<PoolSettings>,
+        cache: TileCache,
+        ground: Ground,
+        color_format: wgpu::TextureFormat,
+    ) -> Result<GlobeScene, PoolError> {
+        let renderer = match pool {
+            Some(pool) => GlobeDrawer::Pool(Box::new(GlobePoolRenderer::new(gpu, settings, pool, color_format, cache)?)),
+            None => GlobeDrawer::Heap(Box::new(GlobeRenderer::new(gpu, settings, color_format, cache))),
+        };
+        let rig = GlobeRig::new(GlobeOrbit::home());
+        Ok(GlobeScene { renderer, pool_readback: PoolReadback::default(), pool_slot: None, rig, ground, surface_memo: None })
     }
 
     /// Raises the camera to `MIN_CLEARANCE_M` above the drawn surface (the ground, or sea level
@@ -125,14 +197,14 @@ impl Scene {
     pub fn tree(&self) -> &LebTree {
         match self {
             Scene::Heightfield(s) => &s.renderer.tree,
-            Scene::Globe(s) => &s.renderer.tree,
+            Scene::Globe(s) => s.renderer.tree(),
         }
     }
 
     fn tree_mut(&mut self) -> &mut LebTree {
         match self {
             Scene::Heightfield(s) => &mut s.renderer.tree,
-            Scene::Globe(s) => &mut s.renderer.tree,
+            Scene::Globe(s) => s.renderer.tree_mut(),
         }
     }
 
@@ -197,7 +269,10 @@ impl Scene {
     pub fn apply_lod(&mut self, lod: &LodSettings) {
         match self {
             Scene::Heightfield(s) => lod.apply(&mut s.renderer),
-            Scene::Globe(s) => lod.apply_to_globe(&mut s.renderer),
+            Scene::Globe(s) => {
+                lod.apply_to_globe(s.renderer.settings_mut());
+                (s.renderer.tree_mut().split_enabled, s.renderer.tree_mut().merge_enabled) = lod.update_passes();
+            }
         }
     }
 
@@ -218,23 +293,43 @@ impl Scene {
             encoder: &mut wgpu::CommandEncoder,
             target: &FrameTarget,
             readback: &mut StatsReadback,
+            leaf_ids: bool,
         ) -> Option<usize> {
             let frame_index = scene.tree().frame_index();
             scene.record_frame(gpu, encoder, camera, target);
-            readback.record(&gpu.device, encoder, &scene.tree().cbt, scene.leaf_ids(), Some(scene.lod_stats()), frame_index)
+            let leaf_ids = leaf_ids.then(|| scene.leaf_ids());
+            readback.record(&gpu.device, encoder, &scene.tree().cbt, leaf_ids, Some(scene.lod_stats()), frame_index)
         }
         match self {
-            Scene::Heightfield(s) => record(&mut s.renderer, &s.rig.camera(), gpu, encoder, target, readback),
-            Scene::Globe(s) => record(&mut s.renderer, &s.rig.camera(), gpu, encoder, target, readback),
+            Scene::Heightfield(s) => record(&mut s.renderer, &s.rig.camera(), gpu, encoder, target, readback, true),
+            Scene::Globe(s) => match &mut s.renderer {
+                GlobeDrawer::Heap(r) => record(r.as_mut(), &s.rig.camera(), gpu, encoder, target, readback, true),
+                GlobeDrawer::Pool(r) => {
+                    let frame_index = r.tree.frame_index();
+                    let slot = record(r.as_mut(), &s.rig.camera(), gpu, encoder, target, readback, false);
+                    s.pool_slot = s.pool_readback.record(&gpu.device, encoder, r.near_edges_buffer(), &r.pool.control, frame_index);
+                    slot
+                }
+            },
         }
     }
 
     /// After the frame's encoder was submitted: the scene's hook (the globe's cache starts its
-    /// read-back), then the profiler frame closes.
+    /// read-back), then the profiler frame closes; the pool's read-back maps this frame's copy
+    /// and reads those that are ready.
     pub fn after_submit(&mut self) {
         match self {
             Scene::Heightfield(s) => s.renderer.after_submit(),
-            Scene::Globe(s) => s.renderer.after_submit(),
+            Scene::Globe(s) => {
+                match &mut s.renderer {
+                    GlobeDrawer::Heap(r) => r.after_submit(),
+                    GlobeDrawer::Pool(r) => r.after_submit(),
+                }
+                if let Some(slot) = s.pool_slot.take() {
+                    s.pool_readback.map(slot);
+                }
+                s.pool_readback.collect();
+            }
         }
     }
 
@@ -243,15 +338,27 @@ impl Scene {
         self.tree_mut().take_timings(queue)
     }
 
+    /// One line of the bisector pool's figures (as the panel shows them), None over the heap or
+    /// the flat terrain: what `view --frames` prints when it stops.
+    pub fn pool_summary(&self, stats: Option<&super::stats::LeafStats>) -> Option<String> {
+        let Scene::Globe(s) = self else { return None };
+        let data = super::globe_panels::PoolData::new(s.renderer.pool_settings()?, s.pool_readback.latest.clone());
+        Some(data.rows(stats).iter().map(|(name, value)| format!("{name} {value}")).collect::<Vec<_>>().join(", "))
+    }
+
     /// The renderer's max depth now.
     pub fn max_depth(&self) -> u32 {
         match self {
             Scene::Heightfield(s) => s.renderer.settings.max_depth,
-            Scene::Globe(s) => s.renderer.settings.max_depth,
+            Scene::Globe(s) => match &s.renderer {
+                GlobeDrawer::Heap(r) => r.settings.max_depth,
+                GlobeDrawer::Pool(r) => r.pool_settings.max_depth,
+            },
         }
     }
 
-    /// Rebuilds the renderer at max depth `depth` (the tree starts over; the globe keeps its cache).
+    /// Rebuilds the renderer at max depth `depth` (the tree starts over; the globe keeps its cache;
+    /// the pool keeps its `--max-depth`: its panel has no max depth control).
     pub fn rebuild(&mut self, gpu: &Gpu, depth: u32, color_format: wgpu::TextureFormat) {
         match self {
             Scene::Heightfield(s) => {
@@ -259,8 +366,10 @@ impl Scene {
                 s.renderer = Renderer::new(gpu, &s.field, settings, color_format);
             }
             Scene::Globe(s) => {
-                let settings = GlobeSettings { max_depth: depth, ..s.renderer.settings.clone() };
-                s.renderer.rebuild(gpu, settings);
+                if let GlobeDrawer::Heap(r) = &mut s.renderer {
+                    let settings = GlobeSettings { max_depth: depth, ..r.settings.clone() };
+                    r.rebuild(gpu, settings);
+                }
             }
         }
     }

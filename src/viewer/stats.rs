@@ -2,19 +2,24 @@
 //! leaf and leaf-depth histogram come from "cbt.stats" and the leaf ids ("leb.leaf_ids",
 //! "globe.leaf_ids"), and the visible leaves from the decode pass's LOD statistics where given,
 //! copied into staging buffers that are mapped asynchronously and read a few frames later; GPU
-//! pass times come from wgpu-profiler's finished frames (also a few frames late).
+//! pass times come from wgpu-profiler's finished frames (also a few frames late). The globe drawn
+//! from the bisector pool adds its near-edge histogram and pool counters (`PoolReadback`).
 
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::cbt::gpu::{FrameStats, GpuCbt};
+use crate::globe::near_edges::{GpuNearEdges, NearEdgeHistogram};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::timings::FrameTimings;
 use crate::leb::decode::LodStats;
+use crate::pool::gpu::{GpuPoolCounters, COUNTERS_OFFSET};
 
 /// Staging buffers in flight at most; when all are busy a frame simply copies nothing.
 const SLOTS: usize = 3;
 /// Read statistics every this many frames.
 pub const READBACK_INTERVAL_FRAMES: u64 = 4;
+// The pool's counters are read on split frames (even ones).
+const _: () = assert!(READBACK_INTERVAL_FRAMES.is_multiple_of(2));
 /// Leaf ids copied for the histogram at most (16 MiB).
 pub const MAX_HISTOGRAM_LEAVES: u32 = 1 << 22;
 
@@ -76,14 +81,15 @@ impl Default for StatsReadback {
 
 impl StatsReadback {
     /// Records copies of this frame's statistics (`cbt.stats`, the first leaf ids of `leaf_ids`
-    /// and the 16-byte `LodStats` in `lod_stats` when given) into a free staging buffer (every
-    /// `READBACK_INTERVAL_FRAMES` frames). Returns the slot to map after submitting.
+    /// when given, and the 16-byte `LodStats` in `lod_stats` when given) into a free staging
+    /// buffer (every `READBACK_INTERVAL_FRAMES` frames). Returns the slot to map after submitting.
+    /// (The bisector pool lists slots, not 32-bit node ids: no depth histogram.)
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         cbt: &GpuCbt,
-        leaf_ids: &wgpu::Buffer,
+        leaf_ids: Option<&wgpu::Buffer>,
         lod_stats: Option<&wgpu::Buffer>,
         frame: u64,
     ) -> Option<usize> {
@@ -92,7 +98,7 @@ impl StatsReadback {
         }
         // Size the leaf copy from the last count we know (with room to grow).
         let wanted = self.latest.as_ref().map_or(1 << 18, |l| l.stats.leaves.saturating_mul(2).saturating_add(4096));
-        let leaves = wanted.min(cbt.leaf_capacity).min(MAX_HISTOGRAM_LEAVES);
+        let leaves = if leaf_ids.is_some() { wanted.min(cbt.leaf_capacity).min(MAX_HISTOGRAM_LEAVES) } else { 0 };
         let header_bytes = if lod_stats.is_some() { 32 } else { 16 };
         let tag = StatsCopy { frame, leaves_copied: leaves, header_bytes };
         self.ring.record(device, encoder, header_bytes + leaves as u64 * 4, tag, |encoder, buffer| {
@@ -100,7 +106,9 @@ impl StatsReadback {
             if let Some(lod_stats) = lod_stats {
                 encoder.copy_buffer_to_buffer(lod_stats, 0, buffer, 16, 16);
             }
-            encoder.copy_buffer_to_buffer(leaf_ids, 0, buffer, header_bytes, leaves as u64 * 4);
+            if let Some(leaf_ids) = leaf_ids {
+                encoder.copy_buffer_to_buffer(leaf_ids, 0, buffer, header_bytes, leaves as u64 * 4);
+            }
         })
     }
 
@@ -118,6 +126,75 @@ impl StatsReadback {
             let valid = stats.leaves.min(stats.capacity).min(copy.leaves_copied) as usize;
             let ids: &[u32] = bytemuck::cast_slice(&bytes[header..header + valid * 4]);
             LeafStats { frame: copy.frame, stats, depth_histogram: depth_histogram(ids), sampled: valid as u32, lod }
+        });
+        for stats in read {
+            if self.latest.as_ref().is_none_or(|l| l.frame < stats.frame) {
+                self.latest = Some(stats);
+            }
+        }
+        self.failed |= self.ring.failed();
+    }
+}
+
+/// What one read-back of the bisector pool's statistics found (`view --pool-slots`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolStats {
+    /// Frame whose statistics these are (a split frame: `READBACK_INTERVAL_FRAMES` is even).
+    pub frame: u64,
+    /// The decode's near-edge histogram (globe::near_edges).
+    pub near_edges: NearEdgeHistogram,
+    /// The pool's counters of that split frame: leaves capped by depth and by the pool.
+    pub counters: GpuPoolCounters,
+}
+
+/// Asynchronous read-back of the bisector pool's statistics, as `StatsReadback`.
+pub struct PoolReadback {
+    ring: ReadbackRing<u64>,
+    pub latest: Option<PoolStats>,
+    /// Set when a mapping failed (the device is probably lost).
+    pub failed: bool,
+}
+
+impl Default for PoolReadback {
+    fn default() -> Self {
+        PoolReadback { ring: ReadbackRing::new("viewer.pool_readback", SLOTS), latest: None, failed: false }
+    }
+}
+
+impl PoolReadback {
+    /// Records copies of this frame's near edges (`GpuNearEdges` in `near_edges`) and pool
+    /// counters (in `pool_control`) into a free staging buffer (every `READBACK_INTERVAL_FRAMES`
+    /// frames). Returns the slot to map after submitting.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        near_edges: &wgpu::Buffer,
+        pool_control: &wgpu::Buffer,
+        frame: u64,
+    ) -> Option<usize> {
+        if !frame.is_multiple_of(READBACK_INTERVAL_FRAMES) {
+            return None;
+        }
+        let histogram_bytes = std::mem::size_of::<GpuNearEdges>() as u64;
+        let counter_bytes = std::mem::size_of::<GpuPoolCounters>() as u64;
+        self.ring.record(device, encoder, histogram_bytes + counter_bytes, frame, |encoder, buffer| {
+            encoder.copy_buffer_to_buffer(near_edges, 0, buffer, 0, histogram_bytes);
+            encoder.copy_buffer_to_buffer(pool_control, COUNTERS_OFFSET, buffer, histogram_bytes, counter_bytes);
+        })
+    }
+
+    /// Starts mapping slot `index` (after the encoder that filled it was submitted).
+    pub fn map(&mut self, index: usize) {
+        self.ring.map(index);
+    }
+
+    /// Reads every mapped slot (after a non-blocking `device.poll`); keeps the newest.
+    pub fn collect(&mut self) {
+        let read = self.ring.collect(|&frame, bytes| {
+            let histogram_bytes = std::mem::size_of::<GpuNearEdges>();
+            let counters = bytemuck::pod_read_unaligned(&bytes[histogram_bytes..histogram_bytes + std::mem::size_of::<GpuPoolCounters>()]);
+            PoolStats { frame, near_edges: NearEdgeHistogram::from_bytes(bytes), counters }
         });
         for stats in read {
             if self.latest.as_ref().is_none_or(|l| l.frame < stats.frame) {

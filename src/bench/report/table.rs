@@ -77,7 +77,36 @@ impl BenchReport {
                 c.cpu_submit_max_ms,
             ));
         }
+        out.push_str(&self.pool_summary());
         out
+    }
+
+    /// The bisector pool's line (empty without pool frames): slots used, depth reached, and
+    /// `near_edge_m.median`, the median over the frames that have land within 3 km.
+    fn pool_summary(&self) -> String {
+        let pool: Vec<&super::PoolFrameRecord> = self.frames.iter().filter_map(|f| f.pool.as_ref()).collect();
+        let Some(last) = pool.last() else {
+            return String::new();
+        };
+        let mut medians: Vec<f64> = pool.iter().filter_map(|p| p.near_edge_m.map(|e| e.median)).collect();
+        medians.sort_by(f64::total_cmp);
+        let shortest = pool.iter().filter_map(|p| p.near_edge_m.map(|e| e.min)).reduce(f64::min);
+        let near = match shortest {
+            Some(shortest) => format!(
+                "near_edge_m median {:.2} m (the median over the {} of {} frames with land within 3 km), shortest edge {shortest:.3} m",
+                percentile(&medians, 50.0),
+                medians.len(),
+                pool.len()
+            ),
+            None => "near_edge_m: no land within 3 km in any frame".to_string(),
+        };
+        format!(
+            "bisector pool of {} slots: {} used at the end (at most {}), max depth reached {} levels below the base; {near}\n",
+            last.pool_slots,
+            last.pool_used,
+            pool.iter().map(|p| p.pool_used).max().unwrap_or(0),
+            pool.iter().map(|p| p.max_depth_reached).max().unwrap_or(0),
+        )
     }
 }
 
@@ -98,10 +127,38 @@ mod tests {
         for name in PASS_NAMES {
             assert!(table.contains(name), "{name} missing from\n{table}");
         }
+        assert!(!table.contains("bisector pool"), "{table}");
         let timing_rows: Vec<&str> =
             table.lines().filter(|line| PASS_NAMES.iter().any(|n| line.starts_with(n)) || line.starts_with("frame total")).collect();
         assert_eq!(timing_rows.len(), PASS_NAMES.len() + 1, "{table}");
         let width = timing_rows[0].len();
         assert!(timing_rows.iter().all(|row| row.len() == width), "{table}");
+    }
+
+    #[test]
+    fn pool_frames_give_the_near_edge_median_in_the_summary_and_the_json() {
+        use crate::bench::report::PoolFrameRecord;
+        use crate::globe::figures::EdgeStats;
+        let mut rng = XorShift::fresh("pool_frames_give_the_near_edge_median");
+        let mut frames = random_frames(&mut rng, 9);
+        let mut medians = Vec::new();
+        for (i, frame) in frames.iter_mut().enumerate() {
+            let near_edge_m = (i % 3 != 0).then(|| EdgeStats { min: rng.range(0.1, 1.0), median: rng.range(1.0, 20.0), count: 30 });
+            medians.extend(near_edge_m.map(|e| e.median));
+            frame.pool =
+                Some(PoolFrameRecord { max_depth_reached: 40 + i as u32, pool_slots: 1 << 20, pool_used: frame.leaves, near_edge_m });
+        }
+        medians.sort_by(f64::total_cmp);
+        let report = BenchReport::from_frames(meta(), frames);
+        let table = report.summary_table();
+        let expected = format!("near_edge_m median {:.2} m (the median over the 6 of 9 frames", percentile(&medians, 50.0));
+        assert!(table.contains(&expected) && table.contains("max depth reached 48 levels"), "{table}");
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        let frame = &json["frames"][1];
+        for key in ["leaves", "max_depth_reached", "pool_slots", "pool_used", "capped_leaves"] {
+            assert!(frame[key].is_u64(), "{key} missing from {frame}");
+        }
+        assert!(frame["near_edge_m"]["median"].is_f64() && frame["near_edge_m"]["count"] == 30, "{frame}");
+        assert!(json["frames"][0].get("near_edge_m").is_none() && json["frames"][0]["pool_used"].is_u64());
     }
 }

@@ -7,22 +7,20 @@ use bisector::viewer::SceneOptions;
 
 use crate::args::RenderArgs;
 use crate::checks::{check_files, check_render_args, render_inputs, MAX_FRAMES};
-use crate::scene::{globe_cache_config, globe_settings, load_terrain, settings};
+use crate::scene::{globe_cache_config, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings};
 
 pub(crate) fn view(render: &RenderArgs, frames: Option<u32>, screenshot: Option<&std::path::Path>, no_vsync: bool) -> anyhow::Result<()> {
     check_files(&render_inputs(render, None), &[("--screenshot", screenshot)])?;
     check_render_args(render)?;
-    if render.pool_slots.is_some() {
-        anyhow::bail!("--pool-slots: the viewer draws the globe from the heap only so far (shot and bench take the bisector pool)");
-    }
     if let Some(frames) = frames.filter(|f| !(1..=MAX_FRAMES).contains(f)) {
         anyhow::bail!("--frames {frames}: must be 1..={MAX_FRAMES}");
     }
     let scene = match GlobeSpec::parse(&render.terrain) {
         Some(spec) => {
             let spec = spec?;
-            let settings = globe_settings(render)?;
-            SceneOptions::Globe { settings, ground: Ground::open(&spec)?, cache: globe_cache_config(render.cache_tiles) }
+            let pool = pool_settings(render)?;
+            let settings = if pool.is_some() { globe_pool_settings(render)? } else { globe_settings(render)? };
+            SceneOptions::Globe { settings, pool, ground: Ground::open(&spec)?, cache: globe_cache_config(render.cache_tiles) }
         }
         None => {
             let settings = settings(render)?;

@@ -1,0 +1,81 @@
+// The near-edge statistics of the globe drawn from the bisector pool (src/globe/near_edges.rs,
+// whose CPU twin is near_edges_twin): the edges of the drawn leaves over land within
+// NEAR_EDGE_DISTANCE_M of the camera, binned into 1/16-octave bins of their length, their count
+// and their minimum. Per workgroup first (near_edge_record), then into `near_edges`
+// (near_edge_flush). Needs shared/pool_globe.wgsl (and what it needs), shared/dispatch.wgsl, and
+// `near_edges: NearEdges` bound read_write.
+//!include shared/near_edge_constants.wgsl
+
+// Keep in sync with GpuNearEdges in src/globe/near_edges.rs (tests/shaders.rs compares them).
+struct NearEdges {
+    count: atomic<u32>,
+    // !bits of the shortest edge's length (positive floats order like their bits): the largest.
+    min_inverted_bits: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
+    bins: array<atomic<u32>, NEAR_EDGE_BINS>,
+}
+
+var<workgroup> wg_near_bins: array<atomic<u32>, NEAR_EDGE_BINS>;
+var<workgroup> wg_near_count: atomic<u32>;
+var<workgroup> wg_near_min_inverted_bits: atomic<u32>;
+
+// The bin of an edge `length_m` long: its exponent's octave and its mantissa's 1/16 step.
+fn near_edge_bin(length_m: f32) -> u32 {
+    if (!(length_m > 0.0)) {
+        return 0u;
+    }
+    let bits = bitcast<u32>(length_m);
+    let exponent = i32(bits >> 23u) - 127;
+    let bin = (exponent - NEAR_EDGE_MIN_EXPONENT) * i32(NEAR_EDGE_BINS_PER_OCTAVE) + i32(near_edge_step(bits & 0x7fffffu));
+    return u32(clamp(bin, 0, i32(NEAR_EDGE_BINS) - 1));
+}
+
+fn near_edge_add(length_m: f32) {
+    atomicAdd(&wg_near_bins[near_edge_bin(length_m)], 1u);
+    atomicAdd(&wg_near_count, 1u);
+    atomicMax(&wg_near_min_inverted_bits, ~bitcast<u32>(length_m));
+}
+
+// Bins the edges of leaf `v` when its map centroid lies on land (height above 0 m) within
+// NEAR_EDGE_DISTANCE_M of the camera (src/globe/figures.rs's rule), its vertices at their drawn
+// heights.
+fn near_edge_record(v: array<vec4<u32>, 3>) {
+    let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
+    // On the sphere first: no point of a leaf lies farther than 3 hypotenuses from its
+    // hypotenuse's midpoint, nor higher than NEAR_EDGE_MAX_HEIGHT_M.
+    let s0 = globe_relative_position_m(m[0], 0.0);
+    let s2 = globe_relative_position_m(m[2], 0.0);
+    if (length(0.5 * (s0 + s2)) > NEAR_EDGE_DISTANCE_M + 3.0 * length(s2 - s0) + NEAR_EDGE_MAX_HEIGHT_M) {
+        return;
+    }
+    let c = (m[0] + m[1] + m[2]) / 3u;
+    let centre_h = tile_cache_height(tile_cache_find(c, globe_vertex_zoom(c)), c);
+    if (!(centre_h > 0.0) || length(pool_relative_position_m(vec4<u32>(0u, c.x, 0u, c.y), centre_h)) > NEAR_EDGE_DISTANCE_M) {
+        return;
+    }
+    let p0 = pool_relative_position_m(v[0], pool_vertex_height_m(v[0]));
+    let p1 = pool_relative_position_m(v[1], pool_vertex_height_m(v[1]));
+    let p2 = pool_relative_position_m(v[2], pool_vertex_height_m(v[2]));
+    near_edge_add(length(p0 - p1));
+    near_edge_add(length(p1 - p2));
+    near_edge_add(length(p2 - p0));
+}
+
+// After a workgroupBarrier: the workgroup's counts into `near_edges`, thread `local` of
+// WORKGROUP_SIZE taking every WORKGROUP_SIZE-th bin.
+fn near_edge_flush(local: u32) {
+    if (atomicLoad(&wg_near_count) == 0u) {
+        return;
+    }
+    for (var bin = local; bin < NEAR_EDGE_BINS; bin += WORKGROUP_SIZE) {
+        let n = atomicLoad(&wg_near_bins[bin]);
+        if (n > 0u) {
+            atomicAdd(&near_edges.bins[bin], n);
+        }
+    }
+    if (local == 0u) {
+        atomicAdd(&near_edges.count, atomicLoad(&wg_near_count));
+        atomicMax(&near_edges.min_inverted_bits, atomicLoad(&wg_near_min_inverted_bits));
+    }
+}
