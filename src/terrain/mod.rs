@@ -364,7 +364,7 @@ impl TerrainSpec {
                     "height files must be GeoTIFFs (.tif, .tiff), 16-bit PNGs (FILE.png:SCALE_M:SIZE_M) or tile archives (.mbtiles, .pmtiles)",
                 )),
             },
-            _ => Err(bad("expected procedural[:SEED], a GeoTIFF file or a tile-pyramid folder, and no such file or folder exists")),
+            _ => Err(bad("expected procedural[:SEED], a GeoTIFF file, a tile-pyramid folder or a tile archive (.mbtiles, .pmtiles), and no such file or folder exists")),
         }
     }
 

@@ -77,11 +77,11 @@ pub struct Header {
 impl Header {
     /// Parses the first 127 bytes of an archive; the problem in words on failure.
     pub fn parse(bytes: &[u8]) -> Result<Header, String> {
+        if bytes.len() < 7 || &bytes[0..7] != b"PMTiles" {
+            return Err("not a PMTiles archive (it does not start with \"PMTiles\")".into());
+        }
         if bytes.len() < HEADER_BYTES {
             return Err(format!("truncated: {} bytes, shorter than the {HEADER_BYTES}-byte PMTiles header", bytes.len()));
-        }
-        if &bytes[0..7] != b"PMTiles" {
-            return Err("not a PMTiles archive (it does not start with \"PMTiles\")".into());
         }
         if bytes[7] != 3 {
             return Err(format!("PMTiles version {}; bisector reads version 3", bytes[7]));
