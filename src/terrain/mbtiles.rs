@@ -50,7 +50,7 @@ impl MbTiles {
         }
         let mut metadata = HashMap::new();
         if tables.iter().any(|t| t == "metadata") {
-            let rows: Vec<(String, String)> = connection
+            let rows: Vec<(String, Box<str>)> = connection
                 .prepare("SELECT name, value FROM metadata")
                 .and_then(|mut s| s.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?.collect())
                 .map_err(|e| file_error(path, format!("its metadata table cannot be read ({e})")))?;
@@ -62,7 +62,7 @@ impl MbTiles {
 }
 
 /// The zoom range, bounds and encoding from `metadata`, or from the tiles where it is silent.
-fn read_index(connection: &Connection, metadata: &HashMap<String, String>, path: &Path) -> Result<SourceIndex, TerrainError> {
+fn read_index(connection: &Connection, metadata: &HashMap<String, Box<str>>, path: &Path) -> Result<SourceIndex, TerrainError> {
     let name = path.display().to_string();
     if let Some(format) = metadata.get("format").map(|f| f.trim().to_ascii_lowercase()) {
         if format != "png" {

@@ -76,15 +76,15 @@ pub struct Header {
 
 impl Header {
     /// Parses the first 127 bytes of an archive; the problem in words on failure.
-    pub fn parse(bytes: &[u8]) -> Result<Header, String> {
+    pub fn parse(bytes: &[u8]) -> Result<Header, Corrupt> {
         if bytes.len() < 7 || &bytes[0..7] != b"PMTiles" {
             return Err("not a PMTiles archive (it does not start with \"PMTiles\")".into());
         }
         if bytes.len() < HEADER_BYTES {
-            return Err(format!("truncated: {} bytes, shorter than the {HEADER_BYTES}-byte PMTiles header", bytes.len()));
+            return Err(Corrupt(format!("truncated: {} bytes, shorter than the {HEADER_BYTES}-byte PMTiles header", bytes.len())));
         }
         if bytes[7] != 3 {
-            return Err(format!("PMTiles version {}; bisector reads version 3", bytes[7]));
+            return Err(Corrupt(format!("PMTiles version {}; bisector reads version 3", bytes[7])));
         }
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let i32_at = |at: usize| i32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
@@ -248,13 +248,13 @@ pub struct Entry {
 }
 
 /// Decodes an uncompressed directory; the problem in words on failure.
-pub fn parse_directory(bytes: &[u8]) -> Result<Vec<Entry>, String> {
+pub fn parse_directory(bytes: &[u8]) -> Result<Vec<Entry>, Corrupt> {
     let mut at = 0;
     let truncated = || "a directory ends in the middle of an entry".to_string();
     let count = read_varint(bytes, &mut at).ok_or_else(truncated)?;
     // Each entry takes at least 4 bytes (one varint per column).
     if count > (bytes.len() as u64) / 4 + 1 {
-        return Err(format!("a directory claims {count} entries in {} bytes", bytes.len()));
+        return Err(Corrupt(format!("a directory claims {count} entries in {} bytes", bytes.len())));
     }
     let count = count as usize;
     let mut entries = vec![Entry { tile_id: 0, offset: 0, length: 0, run_length: 0 }; count];
@@ -313,11 +313,28 @@ pub fn find_entry(entries: &[Entry], id: u64) -> Option<Entry> {
     }
 }
 
-fn gunzip(bytes: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+/// What is wrong with an archive, in words (the caller names the file).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Corrupt(pub String);
+
+impl From<String> for Corrupt {
+    fn from(problem: String) -> Corrupt {
+        Corrupt(problem)
+    }
+}
+
+impl From<&str> for Corrupt {
+    fn from(problem: &str) -> Corrupt {
+        Corrupt(problem.to_string())
+    }
+}
+
+fn gunzip(bytes: &[u8], limit: u64) -> Result<Vec<u8>, Corrupt> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(bytes).take(limit + 1).read_to_end(&mut out).map_err(|e| format!("cannot be decompressed (gzip: {e})"))?;
     if out.len() as u64 > limit {
-        return Err(format!("decompresses to more than {}", crate::input::format_bytes(limit)));
+        return Err(Corrupt(format!("decompresses to more than {}", crate::input::format_bytes(limit))));
     }
     Ok(out)
 }
@@ -350,7 +367,7 @@ impl PmTiles {
         let file_bytes = file.metadata().map_err(read_error)?.len();
         let mut head = vec![0u8; HEADER_BYTES.min(file_bytes as usize)];
         file.read_exact(&mut head).map_err(read_error)?;
-        let header = Header::parse(&head).map_err(bad)?;
+        let header = Header::parse(&head).map_err(|c| bad(c.0))?;
         let sections = [
             ("root directory", header.root_offset, header.root_length),
             ("metadata", header.metadata_offset, header.metadata_length),
@@ -387,8 +404,8 @@ impl PmTiles {
             },
             header,
         };
-        archive.root = archive.directory(archive.header.root_offset, archive.header.root_length).map_err(bad)?;
-        let metadata = archive.section(archive.header.metadata_offset, archive.header.metadata_length, true).map_err(bad)?;
+        archive.root = archive.directory(archive.header.root_offset, archive.header.root_length).map_err(|c| bad(c.0))?;
+        let metadata = archive.section(archive.header.metadata_offset, archive.header.metadata_length, true).map_err(|c| bad(c.0))?;
         let metadata: serde_json::Value = if metadata.is_empty() {
             serde_json::Value::Null
         } else {
@@ -407,37 +424,39 @@ impl PmTiles {
 
     /// `length` bytes at `offset` (checked against the file at open or here), decompressed
     /// with the internal compression when `internal`.
-    fn section(&self, offset: u64, length: u64, internal: bool) -> Result<Vec<u8>, String> {
+    fn section(&self, offset: u64, length: u64, internal: bool) -> Result<Vec<u8>, Corrupt> {
         if length > MAX_DIRECTORY_BYTES {
-            return Err(format!("a directory or metadata block of {length} bytes is more than the {MAX_DIRECTORY_BYTES} bisector reads"));
+            return Err(Corrupt(format!(
+                "a directory or metadata block of {length} bytes is more than the {MAX_DIRECTORY_BYTES} bisector reads"
+            )));
         }
         let bytes = self.read_at(offset, length)?;
         if internal && self.header.internal_compression == Compression::Gzip && !bytes.is_empty() {
-            gunzip(&bytes, MAX_DIRECTORY_BYTES).map_err(|e| format!("a directory or the metadata {e}"))
+            gunzip(&bytes, MAX_DIRECTORY_BYTES).map_err(|e| Corrupt(format!("a directory or the metadata {e}")))
         } else {
             Ok(bytes)
         }
     }
 
-    fn read_at(&self, offset: u64, length: u64) -> Result<Vec<u8>, String> {
+    fn read_at(&self, offset: u64, length: u64) -> Result<Vec<u8>, Corrupt> {
         let mut file = self.file.lock().expect("PMTiles file lock");
         let file_bytes = file.metadata().map_err(|e| e.to_string())?.len();
         if offset.checked_add(length).is_none_or(|end| end > file_bytes) {
-            return Err(format!(
+            return Err(Corrupt(format!(
                 "bytes {offset}..+{length} are past the end of the {file_bytes}-byte file; the archive is truncated or corrupt"
-            ));
+            )));
         }
         let mut out = vec![0u8; length as usize];
         file.seek(SeekFrom::Start(offset)).and_then(|_| file.read_exact(&mut out)).map_err(|e| format!("cannot read it ({e})"))?;
         Ok(out)
     }
 
-    fn directory(&self, offset: u64, length: u64) -> Result<Vec<Entry>, String> {
+    fn directory(&self, offset: u64, length: u64) -> Result<Vec<Entry>, Corrupt> {
         parse_directory(&self.section(offset, length, true)?)
     }
 
     /// The entry of the tile with id `id`, through the leaf directories.
-    fn entry(&self, id: u64) -> Result<Option<Entry>, String> {
+    fn entry(&self, id: u64) -> Result<Option<Entry>, Corrupt> {
         let mut entry = find_entry(&self.root, id);
         for _ in 0..MAX_LEAF_DEPTH {
             let Some(e) = entry else { return Ok(None) };
@@ -445,10 +464,10 @@ impl PmTiles {
                 return Ok(Some(e));
             }
             if e.offset.checked_add(e.length).is_none_or(|end| end > self.header.leaf_length) {
-                return Err(format!(
+                return Err(Corrupt(format!(
                     "a leaf directory at {}..+{} lies past the leaf section's {} bytes",
                     e.offset, e.length, self.header.leaf_length
-                ));
+                )));
             }
             let cached = self.leaves.lock().expect("PMTiles leaf cache lock").get(&e.offset).cloned();
             let leaf = match cached {
@@ -465,7 +484,7 @@ impl PmTiles {
             };
             entry = find_entry(&leaf, id);
         }
-        Err(format!("leaf directories nest deeper than {MAX_LEAF_DEPTH} levels"))
+        Err(Corrupt(format!("leaf directories nest deeper than {MAX_LEAF_DEPTH} levels")))
     }
 }
 
@@ -487,7 +506,7 @@ impl TileSource for PmTiles {
             return Ok(None);
         }
         let bad = |problem: String| TerrainError::File { path: self.tile_name(z, x, y), problem };
-        let Some(entry) = self.entry(tile_id(z, x, y)).map_err(bad)? else { return Ok(None) };
+        let Some(entry) = self.entry(tile_id(z, x, y)).map_err(|c| bad(c.0))? else { return Ok(None) };
         if entry.length > crate::input::TILE_BYTES {
             return Err(crate::input::InputError::TooLarge {
                 what: "tile",
@@ -503,7 +522,7 @@ impl TileSource for PmTiles {
                 entry.offset, entry.length, self.header.data_length
             )));
         }
-        let bytes = self.read_at(self.header.data_offset + entry.offset, entry.length).map_err(bad)?;
+        let bytes = self.read_at(self.header.data_offset + entry.offset, entry.length).map_err(|c| bad(c.0))?;
         match self.header.tile_compression {
             Compression::Gzip => gunzip(&bytes, crate::input::TILE_BYTES).map(Some).map_err(|e| bad(format!("the tile {e}"))),
             _ => Ok(Some(bytes)),
@@ -641,8 +660,8 @@ mod tests {
         assert_eq!(find_entry(&entries, 9), None);
         assert_eq!(find_entry(&entries, 1000), Some(entries[3]));
         // A count larger than the bytes can hold, and a truncated directory.
-        assert!(parse_directory(&[0xff, 0xff, 0x03]).unwrap_err().contains("claims"));
-        assert!(parse_directory(&bytes[..bytes.len() - 1]).unwrap_err().contains("ends in the middle"));
+        assert!(parse_directory(&[0xff, 0xff, 0x03]).unwrap_err().0.contains("claims"));
+        assert!(parse_directory(&bytes[..bytes.len() - 1]).unwrap_err().0.contains("ends in the middle"));
     }
 
     #[test]
@@ -672,7 +691,7 @@ mod tests {
         assert_eq!(Header::parse(&header.to_bytes()).unwrap(), header);
         let mut bytes = header.to_bytes();
         bytes[0] = b'Q';
-        assert!(Header::parse(&bytes).unwrap_err().contains("not a PMTiles archive"));
-        assert!(Header::parse(&header.to_bytes()[..100]).unwrap_err().contains("truncated"));
+        assert!(Header::parse(&bytes).unwrap_err().0.contains("not a PMTiles archive"));
+        assert!(Header::parse(&header.to_bytes()[..100]).unwrap_err().0.contains("truncated"));
     }
 }
