@@ -131,7 +131,8 @@ fn file_error(path: &Path, problem: impl Into<String>) -> TerrainError {
 
 /// Opens a raster or pyramid through the `--terrain` code (errors name the file).
 fn open_source(path: &Path) -> Result<HeightSource, TerrainError> {
-    if !path.exists() {
+    let url = path.to_str().is_some_and(crate::terrain::http_source::is_url);
+    if !url && !path.exists() {
         return Err(file_error(path, "no such file or folder"));
     }
     let spec = path.to_str().ok_or_else(|| file_error(path, "the path is not valid UTF-8"))?;

@@ -3,7 +3,9 @@
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod bilinear;
+pub mod disk_cache;
 pub mod geotiff;
+pub mod http_source;
 pub mod mbtiles;
 pub mod node_bounds;
 pub mod pmtiles;
@@ -334,6 +336,9 @@ impl TerrainSpec {
     /// archive (.mbtiles, .pmtiles).
     pub fn parse(spec: &str) -> Result<TerrainSpec, TerrainError> {
         let bad = |problem: &str| TerrainError::BadSpec { spec: spec.to_string(), problem: problem.to_string() };
+        if http_source::is_url(spec) {
+            return Ok(TerrainSpec::Pyramid(spec.into()));
+        }
         if let Some(at) = spec.to_ascii_lowercase().find(".png") {
             let (file, options) = spec.split_at(at + 4);
             let fields: Vec<&str> = options.split(':').skip(1).collect();

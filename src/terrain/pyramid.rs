@@ -108,6 +108,9 @@ impl TilePyramid {
                 return tile_files::tile_size_px(&bytes, &self.source.tile_name(z, x as u32, y as u32));
             }
         }
+        if self.source.remote() {
+            return Ok(256);
+        }
         Err(TerrainError::File { path: self.source.name(), problem: "no tile found under the centre of the bounds at any zoom".into() })
     }
 
@@ -129,7 +132,11 @@ impl TilePyramid {
     /// shows through, as for any missing tile).
     fn decode(&self, bytes: &[u8], z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
         let name = self.source.tile_name(z, x, y);
-        match tile_files::decode_tile(bytes, self.encoding, self.tile_size, &name)? {
+        let decoded = match tile_files::decode_tile(bytes, self.encoding, self.tile_size, &name) {
+            Err(TerrainError::File { problem, .. }) if self.source.remote() => TileContent::Rejected(problem),
+            other => other?,
+        };
+        match decoded {
             TileContent::Heights(heights_m) => Ok(Some(Arc::new(heights_m))),
             TileContent::Rejected(reason) => {
                 let count = self.rejected_tiles.fetch_add(1, Ordering::Relaxed) + 1;

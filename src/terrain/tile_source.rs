@@ -1,6 +1,7 @@
 //! Where a tile pyramid's bytes come from: one trait, [`TileSource`], implemented by a folder of
 //! `{z}/{x}/{y}.png` files with a TileJSON `tiles.json` ([`FolderSource`]), an MBTiles archive
-//! (`super::mbtiles`) and a PMTiles v3 archive (`super::pmtiles`). `pyramid` decodes and keeps
+//! (`super::mbtiles`), a PMTiles v3 archive (`super::pmtiles`) and a tile server
+//! (`super::http_source`). `pyramid` decodes and keeps
 //! the tiles; a source only finds bytes.
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,12 @@ pub trait TileSource: Send + Sync {
     /// The encoded bytes of tile (z, x, y), None where the source has no tile there; an error
     /// when the source cannot be read (it names the source).
     fn get(&self, z: u32, x: u32, y: u32) -> Result<Option<Vec<u8>>, TerrainError>;
+    /// `true` for a source across a network: a tile it sends that is not a readable PNG is a
+    /// counted rejected tile, not an error, and a pyramid whose tile size cannot be probed
+    /// assumes 256 px.
+    fn remote(&self) -> bool {
+        false
+    }
 }
 
 /// Checks a zoom range and bounds read from an archive's metadata; `name` names it in errors.
@@ -145,8 +152,12 @@ pub fn archive_kind(path: &Path) -> Option<&'static str> {
     }
 }
 
-/// Opens the pyramid at `path`: a folder with `tiles.json`, an `.mbtiles` or a `.pmtiles` archive.
+/// Opens the pyramid at `path`: a folder with `tiles.json`, an `.mbtiles` or a `.pmtiles` archive,
+/// or an http(s) address (a URL template or a TileJSON).
 pub fn open(path: &Path) -> Result<Box<dyn TileSource>, TerrainError> {
+    if let Some(url) = path.to_str().filter(|p| super::http_source::is_url(p)) {
+        return Ok(Box::new(super::http_source::HttpSource::open(url)?));
+    }
     Ok(match archive_kind(path) {
         Some("folder") => Box::new(FolderSource::open(path)?),
         Some("mbtiles") => Box::new(super::mbtiles::MbTiles::open(path)?),
