@@ -177,12 +177,13 @@ mod tests {
         assert_eq!(cache.get("s", 3, 1, 9), Cached::NoTile);
         assert_eq!(cache.get("s", 3, 2, 0), Cached::Miss);
         assert_eq!(cache.used_bytes(), 800);
-        // 1000 bytes past the limit: evicted down to 750, oldest first (1, 2, then 3).
-        cache.put("s", 3, 1, 4, &Cached::Tile(vec![4; 200]));
+        // 1001 bytes, past the limit: evicted down to 750, oldest first (1, then 2).
+        cache.put("s", 3, 1, 4, &Cached::Tile(vec![4; 201]));
         assert_eq!(cache.get("s", 3, 1, 1), Cached::Miss);
         assert_eq!(cache.get("s", 3, 1, 2), Cached::Miss);
         assert_eq!(cache.get("s", 3, 1, 0), Cached::Tile(vec![0; 200]));
-        assert_eq!(cache.get("s", 3, 1, 4), Cached::Tile(vec![4; 200]));
+        assert_eq!(cache.get("s", 3, 1, 4), Cached::Tile(vec![4; 201]));
+        assert_eq!(cache.get("s", 3, 1, 3), Cached::Tile(vec![3; 200]));
         assert!(cache.used_bytes() <= 750, "{}", cache.used_bytes());
         // A second cache on the same folder counts what is there.
         assert_eq!(DiskCache::open(dir.path(), 1000).unwrap().used_bytes(), cache.used_bytes());
