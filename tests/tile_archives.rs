@@ -197,7 +197,7 @@ fn corrupt_pmtiles_are_one_line_naming_the_file() {
     std::fs::write(&path, with_root(&good, &header, &root_entries)).unwrap();
     probe_error(&path, &["leaf directory", "past the leaf section"]);
     // A tile entry pointing past the tile data (an archive without leaves).
-    let flat = std::fs::read(&archives_flat(dir.path())).unwrap();
+    let flat = std::fs::read(archives_flat(dir.path())).unwrap();
     let flat_header = pmtiles::Header::parse(&flat).unwrap();
     let root = flat_header.root_offset as usize;
     let mut entries = pmtiles::parse_directory(&gunzip(&flat[root..root + flat_header.root_length as usize])).unwrap();
