@@ -2,7 +2,7 @@
 //! (heightmaps/taiwan-terrain-rgb) and misbehaves on purpose: 404, 500 then success, responses
 //! slower than the timeout, truncated PNGs, a wrong content type, dropped connections. Each ends
 //! as nodata or a retried success, counted, without a panic or a stall; the flat terrain renders
-//! from the server as from the folder, and a second run with `--offline` from the disk cache alone.
+//! (flat, and the globe with the server as a region) from the server as from the folder, and a second run with `--offline` from the disk cache alone.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -230,6 +230,13 @@ fn the_cli_renders_from_a_server_then_offline_as_from_the_folder() {
     let offline = shot(&url, &dir.path().join("offline.png"), &offline_flags);
     assert!(offline == folder, "the offline render differs from the folder's");
     assert_eq!(server.count("/ok/"), requests, "--offline sent requests");
+    // The globe with the server as a planet region, as with the folder (the Taiwan coast view).
+    let camera = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
+    let planet = |region: &str| format!("planet:{},{region}", data("etopo20_global.tif").display());
+    let camera_flag = ["--camera", camera.to_str().unwrap(), "--tile-cache-dir", cache.to_str().unwrap()];
+    let folder = shot(&planet(data("taiwan-terrain-rgb").to_str().unwrap()), &dir.path().join("globe-folder.png"), &camera_flag);
+    let online = shot(&planet(&url), &dir.path().join("globe-online.png"), &camera_flag);
+    assert!(online == folder, "the planet with the server as a region renders differently from the folder's");
     // A template without {z}, and a bad timeout: one line each.
     for (args, expect) in [
         (vec!["probe", "--terrain", "http://127.0.0.1:1/{x}/{y}.png", "--at=121,23"], "needs {z}, {x} and {y}"),
