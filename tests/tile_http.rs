@@ -60,7 +60,13 @@ fn answer(request: tiny_http::Request, counts: &Mutex<HashMap<String, u32>>) {
         *n
     };
     let (mode, rest) = url.trim_start_matches('/').split_once('/').unwrap_or(("", ""));
-    let file = data("taiwan-terrain-rgb").join(rest);
+    let mut file = data("taiwan-terrain-rgb").join(rest);
+    // TMS rows (y grows northwards): the XYZ file of the flipped row.
+    if let ("tms", [z, x, y]) = (mode, rest.trim_end_matches(".png").split('/').collect::<Vec<_>>().as_slice()) {
+        if let (Ok(z), Ok(y)) = (z.parse::<u32>(), y.parse::<u32>()) {
+            file = data("taiwan-terrain-rgb").join(format!("{z}/{x}/{}.png", ((1u64 << z) - 1).saturating_sub(y as u64)));
+        }
+    }
     let png =
         |bytes: Vec<u8>| tiny_http::Response::from_data(bytes).with_header("Content-Type: image/png".parse::<tiny_http::Header>().unwrap());
     let Ok(bytes) = std::fs::read(&file) else {
@@ -124,6 +130,9 @@ fn a_server_samples_as_the_folder_and_offline_from_the_cache() {
     assert_eq!(heights(&tilejson), folder, "from the TileJSON URL");
     let template = open(&server.url("ok", "{z}/{x}/{y}.png"), options(cache.path()));
     assert_eq!(heights(&template), folder, "from the URL template");
+    let tms = open(&server.url("tms", "{z}/{x}/{-y}.png"), options(cache.path()));
+    assert_eq!(heights(&tms), folder, "from a TMS template with {{-y}}");
+    assert!(server.count("/tms/") > 0);
     let before = server.count("/ok/");
     let offline = HttpOptions { offline: true, ..options(cache.path()) };
     let cached = open(&server.url("ok", "tiles.json"), offline.clone());
