@@ -259,3 +259,46 @@ fn the_cli_renders_from_a_server_then_offline_as_from_the_folder() {
         assert!(lines[0].contains(expect) && !stderr.contains("panicked"), "{lines:?}");
     }
 }
+
+/// Tiles per second read as bytes (no decoding) from each kind of source, one thread, every tile
+/// of the test pyramid: `cargo test --test tile_http tile_rates -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn tile_rates() {
+    use bisector::terrain::tile_source::{self, TileSource};
+    use bisector::terrain::{mbtiles, pmtiles};
+    let root = data("taiwan-terrain-rgb");
+    let mut tiles = Vec::new();
+    for z in std::fs::read_dir(&root).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        for x in std::fs::read_dir(z.path()).unwrap().flatten() {
+            for y in std::fs::read_dir(x.path()).unwrap().flatten() {
+                let n = |p: &Path| p.file_stem().unwrap().to_str().unwrap().parse::<u32>().unwrap();
+                tiles.push((n(&z.path()), n(&x.path()), n(&y.path()), std::fs::read(y.path()).unwrap()));
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = tile_source::open(&root).unwrap();
+    let index = folder.index().clone();
+    mbtiles::write(&dir.path().join("t.mbtiles"), &index, &tiles).unwrap();
+    pmtiles::write(&dir.path().join("t.pmtiles"), &index, &tiles, 64).unwrap();
+    let server = Server::start();
+    let cache = dir.path().join("cache");
+    let http = HttpSource::open_with(&server.url("ok", "tiles.json"), options(&cache)).unwrap();
+    let sources: Vec<(&str, Box<dyn TileSource>)> = vec![
+        ("folder", folder),
+        ("mbtiles", tile_source::open(&dir.path().join("t.mbtiles")).unwrap()),
+        ("pmtiles", tile_source::open(&dir.path().join("t.pmtiles")).unwrap()),
+        ("http (local server, cold cache)", Box::new(http)),
+        ("http (disk cache)", Box::new(HttpSource::open_with(&server.url("ok", "tiles.json"), options(&cache)).unwrap())),
+    ];
+    let bytes: usize = tiles.iter().map(|t| t.3.len()).sum();
+    for (name, source) in &sources {
+        let start = Instant::now();
+        for (z, x, y, expected) in &tiles {
+            assert_eq!(source.get(*z, *x, *y).unwrap().as_ref(), Some(expected), "{name}");
+        }
+        let s = start.elapsed().as_secs_f64();
+        println!("{name}: {} tiles ({:.1} MB) in {:.3} s = {:.0} tiles/s", tiles.len(), bytes as f64 / 1e6, s, tiles.len() as f64 / s);
+    }
+}
