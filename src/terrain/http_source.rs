@@ -229,6 +229,8 @@ impl HttpSource {
             source.index.encoding = encoding;
         }
         source.cache_key = disk_cache::key(&source.template);
+        // The tiles' host may not be the TileJSON's.
+        source.slots = host_slots(host_of(&source.template));
         Ok(source)
     }
 
