@@ -171,6 +171,10 @@ fn misbehaving_servers_end_as_nodata_or_retried_successes() {
         let pyramid = open(&server.url(mode, "tiles.json"), options(cache.path()));
         let height = pyramid.sample_m(120.9572, 23.47).unwrap();
         assert_eq!(height, None, "{mode}");
+        // Not kept as missing: asked again, and given up again.
+        let requests = server.count(&format!("/{mode}/"));
+        assert_eq!(pyramid.sample_m(120.9572, 23.47).unwrap(), None, "{mode}");
+        assert!(server.count(&format!("/{mode}/")) > requests, "{mode}: the failed tile was not asked for again");
         assert!(start.elapsed() < Duration::from_secs(60), "{mode} took {:?}", start.elapsed());
         // What failed is not cached: a later run asks again.
         assert_eq!(cached_tiles(cache.path()), 0, "{mode}");
@@ -199,7 +203,8 @@ fn failures_are_counted_per_source_and_tried_three_times() {
     let server = Server::start();
     let cache = tempfile::tempdir().unwrap();
     let source = HttpSource::open_with(&server.url("cut", "tiles.json"), options(cache.path())).unwrap();
-    assert_eq!(source.get(7, 106, 55).unwrap(), None);
+    let error = source.get(7, 106, 55).unwrap_err().to_string();
+    assert!(error.contains("/cut/7/106/55.png") && error.contains("3 tries"), "{error}");
     assert_eq!(source.failure_count(), 1);
     assert_eq!(server.count("/cut/7/106/55.png"), 3, "retries 2: three tries of a cut PNG");
     // A good tile, then the same from the disk cache without a request.

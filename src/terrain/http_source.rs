@@ -4,7 +4,8 @@
 //! [`HttpOptions::per_host`] at a time per host, with a timeout, retried with back-off after a
 //! 5xx, a timeout or a dropped connection; 404 and 204 mean "no tile here". Tiles go through a
 //! size-bounded disk cache (`super::disk_cache`); `offline` uses only that cache. A tile that
-//! cannot be fetched is counted in [`stats`] and read as missing: a server never ends the program.
+//! cannot be fetched is counted in [`stats`] and returned as [`TerrainError::Unavailable`]; the
+//! pyramid reads it as missing for now and asks again later: a server never ends the program.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -403,7 +404,7 @@ impl TileSource for HttpSource {
             }
             Fetched::Failed(why) => {
                 self.failed(&url, &why);
-                return Ok(None);
+                return Err(TerrainError::Unavailable { url, problem: why });
             }
         };
         if let Some(cache) = &self.cache {

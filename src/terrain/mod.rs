@@ -136,6 +136,10 @@ pub enum TerrainError {
     BadSpec { spec: String, problem: String },
     #[error("{path}: {problem}")]
     File { path: String, problem: String },
+    /// A tile a remote source could not fetch this time (already counted and warned about):
+    /// read as missing for now, and asked for again later.
+    #[error("{url}: {problem}")]
+    Unavailable { url: String, problem: String },
     /// A file too large to read, or unreadable (see `crate::input`).
     #[error(transparent)]
     Input(#[from] crate::input::InputError),

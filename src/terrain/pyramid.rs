@@ -104,7 +104,11 @@ impl TilePyramid {
         let centre = ((self.bounds[0] + self.bounds[2]) / 2.0, (self.bounds[1] + self.bounds[3]) / 2.0);
         for z in self.min_zoom..=self.max_zoom {
             let (x, y) = tile_xy(z, centre.0, centre.1);
-            if let Some(bytes) = self.source.get(z, x as u32, y as u32)? {
+            let bytes = match self.source.get(z, x as u32, y as u32) {
+                Err(TerrainError::Unavailable { .. }) => None,
+                other => other?,
+            };
+            if let Some(bytes) = bytes {
                 return tile_files::tile_size_px(&bytes, &self.source.tile_name(z, x as u32, y as u32));
             }
         }
@@ -119,9 +123,12 @@ impl TilePyramid {
         if let Some(tile) = self.tiles.read().expect("tile cache lock").get(&(z, x, y)) {
             return Ok(tile.clone());
         }
-        let tile = match self.source.get(z, x, y)? {
-            Some(bytes) => self.decode(&bytes, z, x, y)?,
-            None => None,
+        let tile = match self.source.get(z, x, y) {
+            Ok(Some(bytes)) => self.decode(&bytes, z, x, y)?,
+            Ok(None) => None,
+            // Counted by the source; not kept, so a later read asks again.
+            Err(TerrainError::Unavailable { .. }) => return Ok(None),
+            Err(e) => return Err(e),
         };
         // Another thread may have read it meanwhile: keep the first.
         Ok(self.tiles.write().expect("tile cache lock").entry((z, x, y)).or_insert(tile).clone())

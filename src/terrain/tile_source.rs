@@ -34,7 +34,8 @@ pub trait TileSource: Send + Sync {
     /// The name of tile (z, x, y) in messages: a file path, or the archive and the tile.
     fn tile_name(&self, z: u32, x: u32, y: u32) -> String;
     /// The encoded bytes of tile (z, x, y), None where the source has no tile there; an error
-    /// when the source cannot be read (it names the source).
+    /// when the source cannot be read (it names the source), or `TerrainError::Unavailable`
+    /// for a tile a remote source could not fetch this time (the pyramid reads it as missing).
     fn get(&self, z: u32, x: u32, y: u32) -> Result<Option<Vec<u8>>, TerrainError>;
     /// `true` for a source across a network: a tile it sends that is not a readable PNG is a
     /// counted rejected tile, not an error, and a pyramid whose tile size cannot be probed
