@@ -251,6 +251,23 @@ fn the_cli_renders_from_a_server_then_offline_as_from_the_folder() {
     let folder = shot(&planet(data("taiwan-terrain-rgb").to_str().unwrap()), &dir.path().join("globe-folder.png"), &camera_flag);
     let online = shot(&planet(&url), &dir.path().join("globe-online.png"), &camera_flag);
     assert!(online == folder, "the planet with the server as a region renders differently from the folder's");
+    // A server that never gives a good tile: nodata, a warning naming the first tile and a note
+    // with the counts, exit 0.
+    let out = bisector(&[
+        "probe",
+        "--terrain",
+        &server.url("cut", "tiles.json"),
+        "--at=120.9572,23.47",
+        "--tile-cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "nodata");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains("XDG_RUNTIME_DIR") && !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("warning: ") && lines[0].contains("/cut/") && lines[0].contains("4 tries"), "{lines:?}");
+    assert!(lines[1].starts_with("note: tiles over HTTP: ") && !lines[1].contains(" 0 given up"), "{lines:?}");
     // A template without {z}, and a bad timeout: one line each.
     for (args, expect) in [
         (vec!["probe", "--terrain", "http://127.0.0.1:1/{x}/{y}.png", "--at=121,23"], "needs {z}, {x} and {y}"),

@@ -133,4 +133,11 @@ fn main() {
         eprintln!("error: {error:#}");
         std::process::exit(1);
     }
+    let tiles = bisector::terrain::http_source::stats();
+    if tiles.failures > 0 || tiles.offline_misses > 0 {
+        eprintln!(
+            "note: tiles over HTTP: {} given up on and {} not in the disk cache (--offline), drawn as missing; {} requests, {} retries, {} tiles fetched, {} read from the disk cache",
+            tiles.failures, tiles.offline_misses, tiles.requests, tiles.retries, tiles.fetched, tiles.disk_hits
+        );
+    }
 }
