@@ -3,6 +3,8 @@
 //! folder does (flat terrain and a planet region), and corrupt archives give one error line that
 //! names the file, or a counted rejected tile, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -306,4 +308,49 @@ fn bad_tiles_in_archives_are_named_or_counted() {
     let existing = file(dir.path(), "existing.mbtiles", b"mine");
     assert!(mbtiles::write(&existing, &index, &tiles).unwrap_err().to_string().contains("already exists"));
     assert_eq!(std::fs::read(&existing).unwrap(), b"mine");
+}
+
+/// Random damage to a PMTiles archive with leaf directories (bytes overwritten in the header, the
+/// directories and the metadata, or the file cut short) opens and samples to a value or an
+/// error, never a panic; random bytes as a directory parse or fail the same way.
+#[test]
+fn damaged_pmtiles_never_panic() {
+    use rand::Rng;
+    let mut rng = common::rng("damaged_pmtiles_never_panic");
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read(&archives(dir.path())[2]).unwrap();
+    let header = pmtiles::Header::parse(&good).unwrap();
+    let structure = header.data_offset as usize;
+    let (mut opened, mut refused) = (0, 0);
+    for round in 0..300 {
+        let mut bytes = good.clone();
+        if round % 10 == 0 {
+            bytes.truncate(rng.random_range(0..good.len()));
+        } else {
+            for _ in 0..rng.random_range(1..6) {
+                let at = rng.random_range(0..structure);
+                bytes[at] = rng.random();
+            }
+        }
+        let path = dir.path().join(format!("damaged{round}.pmtiles"));
+        std::fs::write(&path, &bytes).unwrap();
+        match TilePyramid::open(&path) {
+            Ok(pyramid) => {
+                opened += 1;
+                for (lon, lat) in [(120.9572, 23.47), (121.25, 24.38), (120.3, 22.7)] {
+                    let _ = pyramid.sample_m(lon, lat);
+                }
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(e.to_string().contains(path.to_str().unwrap()), "{e} does not name the file");
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
+        let random: Vec<u8> = (0..rng.random_range(0..200)).map(|_| rng.random()).collect();
+        if let Ok(entries) = pmtiles::parse_directory(&random) {
+            let _ = pmtiles::find_entry(&entries, rng.random());
+        }
+    }
+    assert!(opened > 0 && refused > 0, "opened {opened}, refused {refused}: the damage should sometimes matter");
 }
