@@ -131,7 +131,8 @@ fn file_error(path: &Path, problem: impl Into<String>) -> TerrainError {
 
 /// Opens a raster or pyramid through the `--terrain` code (errors name the file).
 fn open_source(path: &Path) -> Result<HeightSource, TerrainError> {
-    if !path.exists() {
+    let url = path.to_str().is_some_and(crate::terrain::http_source::is_url);
+    if !url && !path.exists() {
         return Err(file_error(path, "no such file or folder"));
     }
     let spec = path.to_str().ok_or_else(|| file_error(path, "the path is not valid UTF-8"))?;
@@ -245,7 +246,10 @@ impl Region {
                     [r.origin.0, r.origin.1 - (r.height - 1) as f64 * r.step.1, r.origin.0 + (r.width - 1) as f64 * r.step.0, r.origin.1];
                 (RegionData::Raster(r), bounds)
             }
-            _ => return Err(file_error(path, "a planet region must be a tile-pyramid folder or a geographic (EPSG:4326) GeoTIFF")),
+            _ => return Err(file_error(
+                path,
+                "a planet region must be a tile archive (.mbtiles, .pmtiles), a tile-pyramid folder or a geographic (EPSG:4326) GeoTIFF",
+            )),
         };
         if !(bounds[0] < bounds[2]
             && bounds[1] < bounds[3]
@@ -425,7 +429,7 @@ fn chamfer(distance_m: &mut [f64], nx: usize, (cx, cy): (f64, f64), outside_m: f
 
 impl LayeredEarth {
     /// Opens the global base raster `base` (geographic, covering 360 x 180 degrees) and the
-    /// regions (tile-pyramid folders or geographic GeoTIFFs) layered over it. Errors name the file.
+    /// regions (tile pyramids: folders, .mbtiles or .pmtiles; or geographic GeoTIFFs) layered over it. Errors name the file.
     pub fn open(base: &Path, regions: &[PathBuf]) -> Result<LayeredEarth, TerrainError> {
         if base.is_dir() {
             return Err(file_error(base, "the planet's base must be a global GeoTIFF, not a folder"));

@@ -39,7 +39,8 @@ impl GlobeSpec {
         };
         let regions: Vec<PathBuf> = paths.collect();
         for path in std::iter::once(&base).chain(&regions) {
-            if !path.exists() {
+            let url = path.to_str().is_some_and(crate::terrain::http_source::is_url);
+            if !url && !path.exists() {
                 return Some(Err(bad(format!("{} does not exist", path.display()))));
             }
         }

@@ -3,13 +3,18 @@
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod bilinear;
+pub mod disk_cache;
 pub mod geotiff;
+pub mod http_source;
+pub mod mbtiles;
 pub mod node_bounds;
+pub mod pmtiles;
 pub mod png16;
 pub mod procedural;
 pub mod pyramid;
 pub mod raster;
 pub mod tile_files;
+pub mod tile_source;
 
 /// A square height grid covering the terrain square [0, size_m]^2; sample (0, 0) sits at the
 /// origin and sample (n-1, n-1) at (size_m, size_m). Rows run along +y, columns along +x.
@@ -119,7 +124,8 @@ pub enum TerrainSpec {
     GeoTiff(std::path::PathBuf),
     /// A 16-bit greyscale PNG: heights are sample values times `scale_m`, the image `size_m` wide.
     Png16 { path: std::path::PathBuf, scale_m: f64, size_m: f64 },
-    /// A folder with a TileJSON `tiles.json` and Terrain-RGB or Terrarium tiles.
+    /// A tile pyramid of Terrain-RGB or Terrarium tiles: a folder with a TileJSON `tiles.json`,
+    /// an `.mbtiles` or a `.pmtiles` archive.
     Pyramid(std::path::PathBuf),
 }
 
@@ -130,6 +136,10 @@ pub enum TerrainError {
     BadSpec { spec: String, problem: String },
     #[error("{path}: {problem}")]
     File { path: String, problem: String },
+    /// A tile a remote source could not fetch this time (already counted and warned about):
+    /// read as missing for now, and asked for again later.
+    #[error("{url}: {problem}")]
+    Unavailable { url: String, problem: String },
     /// A file too large to read, or unreadable (see `crate::input`).
     #[error(transparent)]
     Input(#[from] crate::input::InputError),
@@ -326,9 +336,13 @@ pub struct LoadedTerrain {
 
 impl TerrainSpec {
     /// Parses `procedural[:SEED]`, a GeoTIFF path (.tif, .tiff), `FILE.png:SCALE_M:SIZE_M` (a
-    /// 16-bit PNG, metres per sample unit, width in metres) or a tile-pyramid folder.
+    /// 16-bit PNG, metres per sample unit, width in metres), a tile-pyramid folder or a tile
+    /// archive (.mbtiles, .pmtiles).
     pub fn parse(spec: &str) -> Result<TerrainSpec, TerrainError> {
         let bad = |problem: &str| TerrainError::BadSpec { spec: spec.to_string(), problem: problem.to_string() };
+        if http_source::is_url(spec) {
+            return Ok(TerrainSpec::Pyramid(spec.into()));
+        }
         if let Some(at) = spec.to_ascii_lowercase().find(".png") {
             let (file, options) = spec.split_at(at + 4);
             let fields: Vec<&str> = options.split(':').skip(1).collect();
@@ -354,9 +368,12 @@ impl TerrainSpec {
             _ if path.is_dir() => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
             _ if path.is_file() => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
                 Some("tif" | "tiff") => Ok(TerrainSpec::GeoTiff(path.to_path_buf())),
-                _ => Err(bad("height files must be GeoTIFFs (.tif, .tiff) or 16-bit PNGs (FILE.png:SCALE_M:SIZE_M)")),
+                Some("mbtiles" | "pmtiles") => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
+                _ => Err(bad(
+                    "height files must be GeoTIFFs (.tif, .tiff), 16-bit PNGs (FILE.png:SCALE_M:SIZE_M) or tile archives (.mbtiles, .pmtiles)",
+                )),
             },
-            _ => Err(bad("expected procedural[:SEED], a GeoTIFF file or a tile-pyramid folder, and no such file or folder exists")),
+            _ => Err(bad("expected procedural[:SEED], a GeoTIFF file, a tile-pyramid folder or a tile archive (.mbtiles, .pmtiles), and no such file or folder exists")),
         }
     }
 

@@ -1,14 +1,16 @@
 //! Tile pyramids: a folder with a TileJSON `tiles.json` (XYZ or TMS scheme, min/max zoom, bounds)
 //! and Web-Mercator PNG tiles of Mapbox Terrain-RGB or Terrarium heights. A height query uses the
-//! finest zoom whose tile is present; missing tiles are nodata, not errors.
+//! finest zoom whose tile is present; missing tiles are nodata, not errors. The tiles come from a
+//! [`TileSource`]: a folder, an MBTiles or a PMTiles archive.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::bilinear;
 use super::tile_files::{self, TileContent};
+use super::tile_source::{self, TileSource};
 use super::TerrainError;
 
 /// How a tile's RGB encodes height.
@@ -61,11 +63,9 @@ pub struct TileMemo {
 
 /// An opened pyramid; tiles are read on first use and kept (shared between threads).
 pub struct TilePyramid {
-    dir: PathBuf,
-    template: String,
+    source: Box<dyn TileSource>,
     min_zoom: u32,
     max_zoom: u32,
-    tms: bool,
     /// West, south, east, north in degrees.
     pub bounds: [f64; 4],
     pub encoding: Encoding,
@@ -76,19 +76,21 @@ pub struct TilePyramid {
 }
 
 impl TilePyramid {
-    /// Opens the pyramid in folder `dir` (reads `tiles.json` and one tile to learn the tile size).
-    pub fn open(dir: &Path) -> Result<TilePyramid, TerrainError> {
-        let index = dir.join("tiles.json");
-        let bytes = crate::input::read_limited(&index, crate::input::TILEJSON_BYTES, "TileJSON")?;
-        let json = tile_files::parse_tilejson(&bytes, &index.display().to_string())?;
+    /// Opens the pyramid at `path`: a folder with `tiles.json`, an `.mbtiles` or a `.pmtiles`
+    /// archive (reads the index and one tile to learn the tile size).
+    pub fn open(path: &Path) -> Result<TilePyramid, TerrainError> {
+        TilePyramid::from_source(tile_source::open(path)?)
+    }
+
+    /// Opens the pyramid whose tiles `source` gives (reads one tile to learn the tile size).
+    pub fn from_source(source: Box<dyn TileSource>) -> Result<TilePyramid, TerrainError> {
+        let index = source.index().clone();
         let mut pyramid = TilePyramid {
-            dir: dir.to_path_buf(),
-            template: json.template,
-            min_zoom: json.min_zoom,
-            max_zoom: json.max_zoom,
-            tms: json.tms,
-            bounds: json.bounds.unwrap_or([-180.0, -85.051129, 180.0, 85.051129]),
-            encoding: json.encoding,
+            source,
+            min_zoom: index.min_zoom,
+            max_zoom: index.max_zoom,
+            bounds: index.bounds.unwrap_or([-180.0, -85.051129, 180.0, 85.051129]),
+            encoding: index.encoding,
             tile_size: 0,
             tiles: RwLock::new(HashMap::new()),
             rejected_tiles: AtomicU64::new(0),
@@ -97,49 +99,56 @@ impl TilePyramid {
         Ok(pyramid)
     }
 
-    fn tile_path(&self, z: u32, x: u32, y: u32) -> PathBuf {
-        let y = if self.tms { (1 << z) - 1 - y } else { y };
-        self.dir.join(self.template.replace("{z}", &z.to_string()).replace("{x}", &x.to_string()).replace("{y}", &y.to_string()))
-    }
-
     /// The side of the tile under the centre of the bounds at the coarsest zoom that has one.
     fn find_tile_size(&self) -> Result<u32, TerrainError> {
         let centre = ((self.bounds[0] + self.bounds[2]) / 2.0, (self.bounds[1] + self.bounds[3]) / 2.0);
         for z in self.min_zoom..=self.max_zoom {
             let (x, y) = tile_xy(z, centre.0, centre.1);
-            let path = self.tile_path(z, x as u32, y as u32);
-            if path.exists() {
-                let bytes = crate::input::read_limited(&path, crate::input::TILE_BYTES, "tile")?;
-                return tile_files::tile_size_px(&bytes, &path.display().to_string());
+            let bytes = match self.source.get(z, x as u32, y as u32) {
+                Err(TerrainError::Unavailable { .. }) => None,
+                other => other?,
+            };
+            if let Some(bytes) = bytes {
+                return tile_files::tile_size_px(&bytes, &self.source.tile_name(z, x as u32, y as u32));
             }
         }
-        Err(TerrainError::File {
-            path: self.dir.display().to_string(),
-            problem: "no tile found under the centre of the bounds at any zoom".into(),
-        })
+        if self.source.remote() {
+            return Ok(256);
+        }
+        Err(TerrainError::File { path: self.source.name(), problem: "no tile found under the centre of the bounds at any zoom".into() })
     }
 
-    /// Heights of tile (z, x, y), None when the file is absent.
+    /// Heights of tile (z, x, y), None when the source has none there.
     fn tile(&self, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
         if let Some(tile) = self.tiles.read().expect("tile cache lock").get(&(z, x, y)) {
             return Ok(tile.clone());
         }
-        let path = self.tile_path(z, x, y);
-        let tile = if path.exists() { self.read_tile(&path)? } else { None };
+        let tile = match self.source.get(z, x, y) {
+            Ok(Some(bytes)) => self.decode(&bytes, z, x, y)?,
+            Ok(None) => None,
+            // Counted by the source; not kept, so a later read asks again.
+            Err(TerrainError::Unavailable { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
         // Another thread may have read it meanwhile: keep the first.
         Ok(self.tiles.write().expect("tile cache lock").entry((z, x, y)).or_insert(tile).clone())
     }
 
-    /// Reads and decodes the tile file at `path`; a tile that cannot be Terrain-RGB/Terrarium
-    /// is counted, named on stderr if it is the pyramid's first, and read as absent (a coarser zoom shows through, as for any missing tile).
-    fn read_tile(&self, path: &Path) -> Result<Tile, TerrainError> {
-        let bytes = crate::input::read_limited(path, crate::input::TILE_BYTES, "tile")?;
-        match tile_files::decode_tile(&bytes, self.encoding, self.tile_size, &path.display().to_string())? {
+    /// Decodes the bytes of tile (z, x, y); a tile that cannot be Terrain-RGB/Terrarium is
+    /// counted, named on stderr if it is the pyramid's first, and read as absent (a coarser zoom
+    /// shows through, as for any missing tile).
+    fn decode(&self, bytes: &[u8], z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
+        let name = self.source.tile_name(z, x, y);
+        let decoded = match tile_files::decode_tile(bytes, self.encoding, self.tile_size, &name) {
+            Err(TerrainError::File { problem, .. }) if self.source.remote() => TileContent::Rejected(problem),
+            other => other?,
+        };
+        match decoded {
             TileContent::Heights(heights_m) => Ok(Some(Arc::new(heights_m))),
             TileContent::Rejected(reason) => {
                 let count = self.rejected_tiles.fetch_add(1, Ordering::Relaxed) + 1;
                 if count == 1 {
-                    eprintln!("warning: {}: {reason}; tile read as missing, as if absent (1 such tile so far in {}; later ones are counted, not named)", path.display(), self.dir.display());
+                    eprintln!("warning: {name}: {reason}; tile read as missing, as if absent (1 such tile so far in {}; later ones are counted, not named)", self.source.name());
                 }
                 Ok(None)
             }

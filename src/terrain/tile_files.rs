@@ -44,11 +44,19 @@ pub struct TileIndex {
 
 /// Parses a TileJSON index; `name` names the file in errors.
 pub fn parse_tilejson(bytes: &[u8], name: &str) -> Result<TileIndex, TerrainError> {
+    parse_tilejson_at(bytes, name, false)
+}
+
+/// As [`parse_tilejson`]; with `remote` (a TileJSON fetched over HTTP) the tile template may
+/// also be an absolute http(s) address, `{-y}` may stand for `{y}` with TMS rows.
+pub fn parse_tilejson_at(bytes: &[u8], name: &str, remote: bool) -> Result<TileIndex, TerrainError> {
     let bad = |problem: String| TerrainError::File { path: name.to_string(), problem };
     let json: TileJson = serde_json::from_slice(bytes).map_err(|e| bad(format!("not valid TileJSON ({e})")))?;
     let template = json.tiles.first().cloned().ok_or_else(|| bad("`tiles` is empty".into()))?;
-    if template.contains("://") || !template.contains("{z}") || !template.contains("{x}") || !template.contains("{y}") {
-        return Err(bad(format!("tile template '{template}' must be a relative path with {{z}}, {{x}} and {{y}}")));
+    let remote_ok = remote && (!template.contains("://") || super::http_source::is_url(&template));
+    if (template.contains("://") && !remote_ok) || !template.contains("{z}") || !template.contains("{x}") || !template.contains("{y}") {
+        let what = if remote { "a relative path or an http(s) address" } else { "a relative path" };
+        return Err(bad(format!("tile template '{template}' must be {what} with {{z}}, {{x}} and {{y}}")));
     }
     if json.minzoom > json.maxzoom || json.maxzoom > 24 {
         return Err(bad(format!("zoom range {}..{} is not usable (0 <= minzoom <= maxzoom <= 24)", json.minzoom, json.maxzoom)));

@@ -18,13 +18,45 @@ use crate::kernel::KernelCommand;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    #[command(flatten)]
+    pub(crate) tiles: TileArgs,
+}
+
+/// How `--terrain http(s)://...` sources fetch and cache tiles (every command).
+#[derive(clap::Args, Clone)]
+pub(crate) struct TileArgs {
+    /// The disk cache of tiles fetched over HTTP (default: $XDG_CACHE_HOME/bisector/tiles, or
+    /// ~/.cache/bisector/tiles), least recently used tiles evicted past --tile-cache-mib.
+    #[arg(long, global = true)]
+    pub(crate) tile_cache_dir: Option<PathBuf>,
+    /// Most MiB the tile disk cache holds.
+    #[arg(long, global = true, default_value_t = 2048)]
+    pub(crate) tile_cache_mib: u64,
+    /// Read tiles from the disk cache only (no network); tiles not there are missing.
+    #[arg(long, global = true)]
+    pub(crate) offline: bool,
+    /// The encoding of tiles fetched over HTTP, over what their TileJSON says (default: the
+    /// TileJSON's, else terrain-rgb).
+    #[arg(long, global = true, value_enum)]
+    pub(crate) tile_encoding: Option<TileEncodingArg>,
+    /// Seconds to wait for one tile over HTTP before trying again.
+    #[arg(long, global = true, default_value_t = 10.0)]
+    pub(crate) tile_timeout_s: f64,
+}
+
+/// The --tile-encoding values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum TileEncodingArg {
+    TerrainRgb,
+    Terrarium,
 }
 
 /// Options every rendering command shares.
 #[derive(clap::Args, Clone)]
 pub(crate) struct RenderArgs {
-    /// Terrain: procedural[:SEED] (the built-in default), a GeoTIFF, PNG or tile-pyramid folder,
-    /// or the globe: planet[:SEED] (procedural) or planet:BASE.tif[,REGION...].
+    /// Terrain: procedural[:SEED] (the built-in default), a GeoTIFF, PNG, tile-pyramid folder,
+    /// .mbtiles or .pmtiles archive, an http(s) tile URL template ({z}/{x}/{y} or {-y}) or
+    /// TileJSON URL, or the globe: planet[:SEED] (procedural) or planet:BASE.tif[,REGION...].
     #[arg(long, default_value = "procedural")]
     pub(crate) terrain: String,
     /// Max depth D of the concurrent binary tree (5..=29; the heap takes 2^(D-1) bytes).
@@ -175,7 +207,8 @@ pub(crate) enum Command {
     },
     /// Print the height in metres the renderer samples at a point.
     Probe {
-        /// Terrain: procedural[:SEED], a GeoTIFF file, a tile-pyramid folder, or a globe:
+        /// Terrain: procedural[:SEED], a GeoTIFF file, a tile pyramid (folder, .mbtiles,
+        /// .pmtiles, http(s) URL template or TileJSON), or a globe:
         /// planet[:SEED] or planet:BASE.tif[,REGION...] (the ground from the finest data).
         #[arg(long, default_value = "procedural")]
         terrain: String,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use bisector::cli::{check_output_path, check_outputs, write_bytes_atomic};
 use bisector::globe::spec::GlobeSpec;
-use bisector::terrain::TerrainSpec;
+use bisector::terrain::{http_source, TerrainSpec};
 
 use crate::args::RenderArgs;
 
@@ -33,9 +33,12 @@ pub(crate) fn check_iterations(iterations: u32) -> anyhow::Result<()> {
 /// not parse: its reader reports that).
 fn terrain_inputs(terrain: &str) -> Vec<PathBuf> {
     match GlobeSpec::parse(terrain) {
-        Some(Ok(GlobeSpec::Earth { base, regions })) => std::iter::once(base).chain(regions).collect(),
+        Some(Ok(GlobeSpec::Earth { base, regions })) => {
+            std::iter::once(base).chain(regions).filter(|p| !p.to_str().is_some_and(http_source::is_url)).collect()
+        }
         Some(_) => Vec::new(),
         None => match TerrainSpec::parse(terrain) {
+            Ok(TerrainSpec::Pyramid(path)) if path.to_str().is_some_and(http_source::is_url) => Vec::new(),
             Ok(TerrainSpec::GeoTiff(path) | TerrainSpec::Pyramid(path) | TerrainSpec::Png16 { path, .. }) => vec![path],
             _ => Vec::new(),
         },

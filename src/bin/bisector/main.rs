@@ -81,6 +81,29 @@ fn clap_error_line(error: &clap::Error) -> String {
     format!("{message} (see bisector --help)")
 }
 
+/// Hands the --tile-* flags and --offline to the HTTP tile sources.
+fn set_tile_options(tiles: &args::TileArgs) -> anyhow::Result<()> {
+    use bisector::terrain::{http_source, pyramid::Encoding};
+    if !(tiles.tile_timeout_s > 0.0 && tiles.tile_timeout_s <= 3600.0) {
+        anyhow::bail!("--tile-timeout-s {}: must be more than 0 and at most 3600 seconds", tiles.tile_timeout_s);
+    }
+    if tiles.tile_cache_mib == 0 || tiles.tile_cache_mib > 1 << 30 {
+        anyhow::bail!("--tile-cache-mib {}: must be 1 to 1073741824", tiles.tile_cache_mib);
+    }
+    http_source::set_options(http_source::HttpOptions {
+        cache_dir: tiles.tile_cache_dir.clone(),
+        cache_limit_bytes: tiles.tile_cache_mib << 20,
+        offline: tiles.offline,
+        encoding: tiles.tile_encoding.map(|e| match e {
+            args::TileEncodingArg::TerrainRgb => Encoding::TerrainRgb,
+            args::TileEncodingArg::Terrarium => Encoding::Terrarium,
+        }),
+        timeout: std::time::Duration::from_secs_f64(tiles.tile_timeout_s),
+        ..http_source::HttpOptions::default()
+    });
+    Ok(())
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=off")).init();
     let cli = match Cli::try_parse() {
@@ -99,11 +122,22 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Err(error) = set_tile_options(&cli.tiles) {
+        eprintln!("error: {error:#}");
+        std::process::exit(2);
+    }
     if !matches!(cli.command, Command::View { .. }) {
         bisector::gpu::quiet_headless_platform();
     }
     if let Err(error) = run(cli) {
         eprintln!("error: {error:#}");
         std::process::exit(1);
+    }
+    let tiles = bisector::terrain::http_source::stats();
+    if tiles.failures > 0 || tiles.offline_misses > 0 {
+        eprintln!(
+            "note: tiles over HTTP: {} given up on and {} not in the disk cache (--offline), drawn as missing; {} requests, {} retries, {} tiles fetched, {} read from the disk cache",
+            tiles.failures, tiles.offline_misses, tiles.requests, tiles.retries, tiles.fetched, tiles.disk_hits
+        );
     }
 }
