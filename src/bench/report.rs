@@ -236,6 +236,10 @@ pub struct BenchReport {
     /// On the globe: the tile cache over the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
+    /// Terrain from HTTP tile sources: what they fetched, read from the disk cache and gave up
+    /// on over the run (absent when no tile came over HTTP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<crate::terrain::http_source::HttpStats>,
     /// Per-frame measurements.
     pub frames: Vec<FrameRecord>,
 }
@@ -325,7 +329,8 @@ impl BenchReport {
         let spike_frames = spike_frames(&frames);
         let cache = CacheSummary::from_frames(&frames);
 
-        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, frames }
+        let http = Some(crate::terrain::http_source::stats()).filter(|s| s.requests + s.disk_hits + s.offline_misses > 0);
+        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, http, frames }
     }
 
     /// The report as pretty-printed JSON.

@@ -60,6 +60,12 @@ impl BenchReport {
             self.spike_frames.len(),
             with_uploads(&self.spike_frames),
         ));
+        if let Some(h) = &self.http {
+            out.push_str(&format!(
+                "http tiles: {} requests, {} fetched, {} from the disk cache, {} \"no tile here\", {} retried, {} given up, {} missing offline\n",
+                h.requests, h.fetched, h.disk_hits, h.no_tile, h.retries, h.failures, h.offline_misses
+            ));
+        }
         if let Some(c) = &self.cache {
             out.push_str(&format!(
                 "tile cache: {} tiles streamed ({:.1} MiB), {} evicted, hit rate {:.1}% over {} read-backs ({} overflowed), load queue up to {}, {} failed, {} of {} resident at the end; CPU submit median {:.2} ms, max {:.2} ms\n",
