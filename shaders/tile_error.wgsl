@@ -67,8 +67,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             let c = drawn_m(slot, x, y);
             b.lo = min(b.lo, c);
             b.hi = max(b.hi, c);
-            let slope_x = 0.5 * (drawn_m(slot, x + 1u, y) - drawn_m(slot, x - 1u, y));
-            let slope_y = 0.5 * (drawn_m(slot, x, y + 1u) - drawn_m(slot, x, y - 1u));
+            let slope_x = drawn_m(slot, x + 1u, y) - c;
+            let slope_y = drawn_m(slot, x, y + 1u) - c;
             b.slope = max(max(b.slope, abs(slope_x)), abs(slope_y));
             for (var s = 0u; s < SCALES; s += 1u) {
                 let k = 1u << s;

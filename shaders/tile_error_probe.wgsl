@@ -38,3 +38,16 @@ fn detail(@builtin(global_invocation_id) id: vec3<u32>) {
     let d = globe_detail_from_m(a.xy, bitcast<f32>(a.z), bitcast<f32>(a.w), bitcast<f32>(b.x), b.y);
     probe_results[id.x] = vec4<f32>(d, 0.0, 0.0, 0.0);
 }
+
+// The height and cell slope the detail uses (tile_cache_height_slope): per query, two entries:
+// (map.x, map.y, wanted zoom, 0) then unused; x = height, yz = slope, w = the found slot's bits.
+@compute @workgroup_size(64)
+fn slope(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (2u * id.x + 1u >= arrayLength(&probe_queries)) {
+        return;
+    }
+    let q = probe_queries[2u * id.x];
+    let found = tile_cache_find(q.xy, q.z);
+    let s = tile_cache_height_slope(found, q.xy);
+    probe_results[id.x] = vec4<f32>(s, bitcast<f32>(found.slot));
+}

@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use bisector::globe::cache::tile_cache::{cpu_find, Producer, TileCache, TileCacheConfig};
+use bisector::globe::cache::tile_cache::{cpu_find, cpu_height_slope, Producer, TileCache, TileCacheConfig};
 use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, native_shift, tile_error_texels};
 use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
@@ -60,7 +60,7 @@ fn probe_frame(gpu: &Gpu, cache: &mut TileCache, pipeline: &wgpu::ComputePipelin
     bytemuck::pod_collect_to_vec(&read_buffer(device, &gpu.queue, &results, 0, results.size()))
 }
 
-fn pipeline(gpu: &Gpu, cache: &TileCache, entry: &str) -> wgpu::ComputePipeline {
+fn make_pipeline(gpu: &Gpu, cache: &TileCache, entry: &str) -> wgpu::ComputePipeline {
     let device = &gpu.device;
     let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
         binding,
@@ -113,7 +113,7 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
     let gpu = common::gpu(10);
     let config = TileCacheConfig { tiles: 32, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
     let mut cache = TileCache::new(&gpu, config, Producer::Procedural { seed: rng.random() }).unwrap();
-    let pipeline = pipeline(&gpu, &cache, "main");
+    let pipeline = make_pipeline(&gpu, &cache, "main");
     // Boxes around a few places, so tiles down to zoom 14 get resident and are asked again.
     let centres: Vec<[u32; 2]> = (0..3).map(|_| [rng.random_range(0..MAP_ONE), rng.random_range(0..MAP_ONE)]).collect();
     let mut last = (Vec::new(), Vec::new());
@@ -166,6 +166,20 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
         positive += (expected > 0.0) as usize;
     }
     assert!(positive > boxes.len() / 4, "only {positive} of {} boxes over land", boxes.len());
+    // The height and cell slope the detail uses, at random points over the same resident set.
+    let slope = make_pipeline(&gpu, &cache, "slope");
+    let points: Vec<([u32; 2], u32)> =
+        (0..512).map(|_| ([rng.random_range(0..=MAP_ONE), rng.random_range(0..=MAP_ONE)], rng.random_range(0..=14u32))).collect();
+    let queries: Vec<[u32; 4]> = points.iter().flat_map(|&(p, z)| [[p[0], p[1], z, 0], [0; 4]]).collect();
+    let answers = probe_frame(&gpu, &mut cache, &slope, &queries);
+    for (answer, &(p, z)) in answers.iter().zip(&points) {
+        let (slot, zoom) = cpu_find(cache.table(), cache.source(), cache.max_zoom(), p, z).expect("the root is pinned");
+        assert_eq!(answer[3].to_bits(), slot);
+        let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, slot);
+        let (h, g) = cpu_height_slope(&layer, zoom, p);
+        let close = |a: f32, b: f32| (a - b).abs() <= 1e-3 + 1e-5 * b.abs();
+        assert!(close(answer[0], h) && close(answer[1], g[0]) && close(answer[2], g[1]), "{p:?} zoom {zoom}: GPU {answer:?} CPU {h} {g:?}");
+    }
 }
 
 #[test]
@@ -174,7 +188,7 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
     let gpu = common::gpu(10);
     let config = TileCacheConfig { tiles: 8, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
     let mut cache = TileCache::new(&gpu, config, Producer::Procedural { seed: 1 }).unwrap();
-    let pipeline = pipeline(&gpu, &cache, "detail");
+    let pipeline = make_pipeline(&gpu, &cache, "detail");
     let mut queries = Vec::new();
     let mut inputs = Vec::new();
     for i in 0..4096u32 {
@@ -242,7 +256,7 @@ fn tiles_finer_than_their_data_equal_the_twin() {
     let config = TileCacheConfig { tiles: 32, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
     let producer: std::sync::Arc<dyn TileProducer> = std::sync::Arc::new(Waves);
     let mut cache = TileCache::new(&gpu, config, Producer::Cpu(producer.clone())).unwrap();
-    let pipeline = pipeline(&gpu, &cache, "main");
+    let pipeline = make_pipeline(&gpu, &cache, "main");
     // Tiny boxes at one place at every zoom (so tiles of every shift get asked for), and random
     // boxes; frames until tiles of four shifts are resident (loads finish on loader threads).
     let centre = [rng.random_range(0..MAP_ONE - 1024), rng.random_range(0..MAP_ONE - 1024)];

@@ -27,14 +27,14 @@ fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
 fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
     let distance_m = length(globe_relative_position_m(map, 0.0));
     let found = tile_cache_find(map, globe_wanted_zoom(distance_m));
-    let data_m = tile_cache_height(found, map);
     if (globe.detail == 0u || found.slot == TILE_MISS) {
-        return max(data_m, 0.0);
+        return max(tile_cache_height(found, map), 0.0);
     }
-    let g = tile_cache_gradient(found, map);
-    // Metres per map unit -> metres per cell of the finest zoom; the larger component (as the
-    // error's bound assumes) times sqrt 2 bounds the magnitude: use the magnitude itself.
-    let slope_m = length(g) / f32(128u << TILE_CACHE_MAX_ZOOM);
+    let s = tile_cache_height_slope(found, map);
+    let data_m = s.x;
+    // Metres per map unit -> metres per cell of the finest zoom (the error's bound takes the
+    // larger forward difference times sqrt 2, which bounds this magnitude).
+    let slope_m = length(s.yz) / f32(128u << TILE_CACHE_MAX_ZOOM);
     let pixel_m = max(distance_m, 0.1) / globe.projection_scale_px;
     return max(data_m + globe_detail_from_m(map, slope_m, data_m, pixel_m, TILE_CACHE_MAX_ZOOM), 0.0);
 }

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::globe::cache::tile_cache::cpu_height_slope;
 use crate::globe::cache::tile_cache::Producer;
-use crate::globe::cache::tile_cache::{cpu_gradient, cpu_height};
 use crate::globe::cache::tile_generate::{planet_height_m, planet_tile, PLANET_MAX_ZOOM, PLANET_SOURCE};
 use crate::globe::cache::tile_key::TileKey;
 use crate::globe::cache::tile_producer::TileProducer;
@@ -62,8 +62,7 @@ impl Ground {
             Ground::Procedural { seed } => planet_tile(key, *seed),
             Ground::Earth(earth) => earth.produce(key)?,
         };
-        let data_m = cpu_height(&layer, max_zoom, map);
-        let g = cpu_gradient(&layer, max_zoom, map);
+        let (data_m, g) = cpu_height_slope(&layer, max_zoom, map);
         let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (128u32 << max_zoom) as f32;
         Ok(crate::globe::detail::detail_m(map, slope_m, data_m, 0.0, max_zoom as u32))
     }

@@ -571,6 +571,18 @@ pub fn cpu_height(layer: &[f32], zoom: u8, map: [u32; 2]) -> f32 {
 }
 
 /// The CPU twin of `tile_cache_gradient`: dh/dmap in metres per map unit.
+/// Height in metres at `map` and the derivative of its bilinear cell in metres per map unit,
+/// from the cell's 4 texels. Mirrors tile_cache_height_slope.
+pub fn cpu_height_slope(layer: &[f32], zoom: u8, map: [u32; 2]) -> (f32, [f32; 2]) {
+    let (b, f) = cpu_texel(zoom, map);
+    let at = |i: u32, j: u32| layer[((b[1] + j) * TILE_SIDE + b[0] + i) as usize];
+    let (h00, h10, h01, h11) = (at(0, 0), at(1, 0), at(0, 1), at(1, 1));
+    let dx = (h10 - h00) + ((h11 - h01) - (h10 - h00)) * f[1];
+    let dy = (h01 - h00) + ((h11 - h10) - (h01 - h00)) * f[0];
+    let scale = (1u64 << (7 + zoom as u32)) as f32;
+    (bilinear(f, h00, h10, h01, h11), [dx * scale, dy * scale])
+}
+
 pub fn cpu_gradient(layer: &[f32], zoom: u8, map: [u32; 2]) -> [f32; 2] {
     let ([i, j], f) = cpu_texel(zoom, map);
     let at = |i: u32, j: u32| layer[(j * TILE_SIDE + i) as usize];

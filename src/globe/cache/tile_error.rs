@@ -11,8 +11,9 @@
 //!                    |h[x - k] - 2 h[x] + h[x + k]| along x and y over the block's samples x
 //!                    whose neighbours lie in the tile: twice how far the data leaves a straight
 //!                    line over 2k cells at its midpoint
-//!   slope_m          the largest |h[x + 1] - h[x - 1]| / 2 along x or y: metres per cell (the
-//!                    slope's magnitude is at most sqrt 2 times this), for the detail's bound
+//!   slope_m          the largest |h[x + 1] - h[x]| along x or y over the block's cells: metres
+//!                    per cell (a bilinear cell's slope is at most sqrt 2 times this), for the
+//!                    detail's bound
 //! A tile finer than its data (the producer's `native_cells` = c > 1: the data's samples are c
 //! cells apart, the tile interpolates them) has kinks every c cells that are no terrain: at the
 //! spacings 2^s below c, bend_m[s] is bend_m[N] / 4^(N - s), N = floor(log2 c) (at most 6), as a
@@ -152,8 +153,8 @@ fn level0_block(layer: &[f32], bx: u32, by: u32) -> Block {
             let c = drawn_m(layer, x, y);
             b[0] = b[0].min(c);
             b[1] = b[1].max(c);
-            let along_x = 0.5 * (drawn_m(layer, x + 1, y) - drawn_m(layer, x - 1, y));
-            let along_y = 0.5 * (drawn_m(layer, x, y + 1) - drawn_m(layer, x, y - 1));
+            let along_x = drawn_m(layer, x + 1, y) - c;
+            let along_y = drawn_m(layer, x, y + 1) - c;
             b[2 + SCALES] = b[2 + SCALES].max(along_x.abs()).max(along_y.abs());
             for s in 0..SCALES {
                 let k = 1u32 << s;
