@@ -3,6 +3,7 @@
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod bilinear;
+pub mod build_tiles;
 pub mod disk_cache;
 pub mod geotiff;
 pub mod http_source;
