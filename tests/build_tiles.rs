@@ -69,7 +69,11 @@ fn local_range(raster: &Raster, lon: f64, lat: f64, reach: i64) -> (f64, f64) {
 fn etopo_pyramid_reads_back_the_source_heights_in_both_encodings() {
     let mut rng = common::rng("etopo_pyramid_reads_back_the_source_heights_in_both_encodings");
     let source = etopo();
-    assert_eq!(build_tiles::default_max_zoom(std::slice::from_ref(&source)), 3, "1/3 degree samples: zoom 3 (0.18 degree pixels)");
+    assert_eq!(
+        build_tiles::default_max_zoom(&build_tiles::place_all(std::slice::from_ref(&source)).unwrap()),
+        3,
+        "1/3 degree samples: zoom 3 (0.18 degree pixels)"
+    );
     let dir = tempfile::tempdir().unwrap();
     for encoding in [Encoding::TerrainRgb, Encoding::Terrarium] {
         let out = dir.path().join(format!("{encoding:?}"));
@@ -102,6 +106,42 @@ fn etopo_pyramid_reads_back_the_source_heights_in_both_encodings() {
         let pacific = pyramid.sample_m(-150.0, 0.0).unwrap().unwrap();
         assert!((-4300.0..-4000.0).contains(&pacific), "{encoding:?}: Pacific {pacific} m");
     }
+}
+
+#[test]
+fn utm_pyramid_reads_back_the_source_heights() {
+    let mut rng = common::rng("utm_pyramid_reads_back_the_source_heights");
+    let path = data("bigtujunga.tif");
+    let source = BuildSource { name: path.display().to_string(), raster: geotiff::read(&path).unwrap() };
+    assert_eq!(source.raster.crs, Crs::Projected { epsg: 32611 });
+    let placed = build_tiles::place_all(std::slice::from_ref(&source)).unwrap();
+    // The catchment, in the San Gabriel Mountains north of Los Angeles.
+    let [west, south, east, north] = placed[0].bounds;
+    assert!(west > -118.5 && east < -117.9 && south > 34.1 && north < 34.5 && east - west > 0.3, "{:?}", placed[0].bounds);
+    // 30 m posts at 34.3 N are 0.00033 degrees of longitude; zoom 13's pixels are 0.00017.
+    assert_eq!(build_tiles::default_max_zoom(&placed), 13);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tujunga.pmtiles");
+    let report = build(std::slice::from_ref(&source), &TilesOutput::PmTiles(out.clone()), &options(Encoding::TerrainRgb, None));
+    assert_eq!(report.max_zoom, 13);
+    let pyramid = TilePyramid::open(&out).unwrap();
+    let utm = bisector::terrain::projection::Projection::for_epsg(32611).unwrap();
+    let n = 256.0 * 8192.0;
+    let (mut checked, mut lo, mut hi) = (0, f64::INFINITY, f64::NEG_INFINITY);
+    while checked < 300 {
+        let (lon, lat) = (rng.random_range(west..east), rng.random_range(south..north));
+        let (tx, ty) = bisector::terrain::pyramid::tile_xy(13, lon, lat);
+        // The centre of the zoom-13 pixel there.
+        let (px, py) = ((tx * 256.0).floor(), (ty * 256.0).floor());
+        let (lon, lat) = ((px + 0.5) / n * 360.0 - 180.0, mercator_lat((py + 0.5) / n));
+        let (x, y) = utm.to_crs(lon, lat).unwrap();
+        let Some(want) = source.raster.sample_m(x, y) else { continue };
+        let got = pyramid.sample_m(lon, lat).unwrap().unwrap() as f64;
+        assert!((got - want as f64).abs() <= 0.05 + 1e-3, "at {lon}, {lat} (UTM {x}, {y}): {got} m, source {want} m");
+        (lo, hi, checked) = (lo.min(got), hi.max(got), checked + 1);
+    }
+    // The README's known range: 315 to 2295 m.
+    assert!(lo >= 314.0 && hi <= 2296.0 && hi - lo > 800.0, "{lo}..{hi} m");
 }
 
 /// Every file under `dir` by relative path, with its bytes.
@@ -213,7 +253,11 @@ fn tiles_without_data_are_absent_and_the_finest_source_wins() {
         crs: Crs::Geographic,
     };
     let sources = [BuildSource { name: "fine.tif".into(), raster: fine }, BuildSource { name: "coarse.tif".into(), raster: coarse }];
-    assert_eq!(build_tiles::default_max_zoom(&sources), 9, "0.005 degree samples: zoom 9 (0.0027 degree pixels)");
+    assert_eq!(
+        build_tiles::default_max_zoom(&build_tiles::place_all(&sources).unwrap()),
+        9,
+        "0.005 degree samples: zoom 9 (0.0027 degree pixels)"
+    );
     let dir = tempfile::tempdir().unwrap();
     for encoding in [Encoding::TerrainRgb, Encoding::Terrarium] {
         let out = TilesOutput::MbTiles(dir.path().join(format!("{encoding:?}.mbtiles")));
@@ -261,7 +305,15 @@ fn bad_input_gives_one_line_and_changes_nothing() {
     let out = s(&dir.path().join("out"));
     refused(&["--from", "no-such.tif", "--out", &out], &["no-such.tif", "no such file"]);
     refused(&["--from", &s(&data("README.md")), "--out", &out], &["README.md", "TIFF"]);
-    refused(&["--from", &s(&data("bigtujunga.tif")), "--out", &out], &["bigtujunga.tif", "EPSG:32611", "geographic"]);
+    // Big Tujunga with its EPSG code (32611, UTM 11N) changed to 32767 ("user-defined"): no projection.
+    let bytes = std::fs::read(data("bigtujunga.tif")).unwrap();
+    let key = [0x00, 0x0c, 0x00, 0x00, 0x01, 0x00, 0x63, 0x7f];
+    let at = bytes.windows(8).position(|w| w == key).expect("the ProjectedCSTypeGeoKey of EPSG:32611");
+    let mut unknown = bytes.clone();
+    unknown[at + 6..at + 8].copy_from_slice(&32767u16.to_le_bytes());
+    let unknown_path = dir.path().join("unknown-crs.tif");
+    std::fs::write(&unknown_path, unknown).unwrap();
+    refused(&["--from", &s(&unknown_path), "--out", &out], &["unknown-crs.tif", "EPSG:32767", "reproject"]);
     refused(&["--from", &etopo, "--out", &out, "--max-zoom", "23"], &["--max-zoom 23"]);
     refused(&["--from", &etopo, "--out", &out, "--max-zoom", "2", "--min-zoom", "3"], &["--min-zoom 3", "--max-zoom 2"]);
     refused(&["--from", &etopo, "--out", &etopo], &["--out", "etopo20_global.tif", "input"]);

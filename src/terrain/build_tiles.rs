@@ -1,5 +1,5 @@
 //! `bisector tiles`: builds a Web-Mercator pyramid of 256 px Terrain-RGB or Terrarium PNG tiles
-//! from geographic (EPSG:4326) rasters, on all cores, into a folder (resumable: valid tiles
+//! from geographic (EPSG:4326) or projected rasters (`super::projection`), on all cores, into a folder (resumable: valid tiles
 //! already there are kept), an MBTiles or a PMTiles archive (through `super::mbtiles` and
 //! `super::pmtiles`). Every pixel is sampled bilinearly (`Raster::sample_m`) at its centre from
 //! the finest source with data there; a tile with no data in any pixel is absent.
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::projection::Projection;
 use super::pyramid::{self, Encoding};
 use super::raster::{Crs, Raster};
 use super::tile_files::{self, TileContent};
@@ -111,30 +112,84 @@ pub fn zoom_for_step_deg(step_deg: f64) -> u32 {
     (zoom - 1e-9).ceil().clamp(0.0, MAX_BUILD_ZOOM as f64) as u32
 }
 
-/// The default finest zoom: as fine as the finest source's samples.
-pub fn default_max_zoom(sources: &[BuildSource]) -> u32 {
-    sources.iter().map(|s| zoom_for_step_deg(s.raster.step.0)).max().unwrap_or(0)
+/// A source placed on the globe: its raster, the area it covers and how to reach its samples
+/// from longitude/latitude.
+pub struct Placed<'a> {
+    pub raster: &'a Raster,
+    /// West, south, east, north in degrees.
+    pub bounds: [f64; 4],
+    /// Its sample spacing as degrees of longitude at its centre (for the default max zoom).
+    pub step_deg: f64,
+    /// From longitude/latitude to the raster's CRS; None for a geographic raster.
+    projection: Option<Projection>,
 }
 
-/// Refuses sources that are not geographic (EPSG:4326) or lie outside Web Mercator's latitudes.
-pub fn check_sources(sources: &[BuildSource]) -> Result<(), TerrainError> {
-    for source in sources {
-        match source.raster.crs {
-            Crs::Geographic => {}
-            Crs::Projected { epsg } => {
-                return Err(file_error(
-                    &source.name,
-                    format!("projected coordinates (EPSG:{epsg}); bisector tiles reads geographic (EPSG:4326) GeoTIFFs only: reproject it first, e.g. gdalwarp -t_srs EPSG:4326 IN.tif OUT.tif"),
-                ))
+impl Placed<'_> {
+    /// The source's height at longitude/latitude in degrees (`Raster::sample_m`).
+    pub fn sample_m(&self, lon: f64, lat: f64) -> Option<f32> {
+        match &self.projection {
+            None => self.raster.sample_m(lon, lat),
+            Some(projection) => {
+                let (x, y) = projection.to_crs(lon, lat)?;
+                self.raster.sample_m(x, y)
             }
-            Crs::Local => return Err(file_error(&source.name, "no georeference; bisector tiles reads geographic (EPSG:4326) GeoTIFFs")),
-        }
-        let [west, south, east, north] = raster_bounds(&source.raster);
-        if west >= east || south >= north || north <= -MERCATOR_MAX_LAT || south >= MERCATOR_MAX_LAT {
-            return Err(file_error(&source.name, "its area lies outside Web Mercator's latitudes (85.05 S to 85.05 N) or is empty"));
         }
     }
-    Ok(())
+}
+
+/// Places `source` on the globe: a geographic (EPSG:4326) raster as it is, a projected one
+/// through its EPSG code's projection; refuses a raster without georeference, an EPSG code the
+/// projection crate does not know, or one outside Web Mercator's latitudes.
+pub fn place(source: &BuildSource) -> Result<Placed<'_>, TerrainError> {
+    let raster = &source.raster;
+    let placed = match raster.crs {
+        Crs::Geographic => {
+            let bounds = raster_bounds(raster);
+            Placed { raster, bounds, step_deg: raster.step.0, projection: None }
+        }
+        Crs::Projected { epsg } => {
+            let projection = Projection::for_epsg(epsg).ok_or_else(|| {
+                file_error(&source.name, format!("projected coordinates EPSG:{epsg}, which bisector tiles cannot project (not in proj4rs's EPSG table, or it needs grid files); reproject it first, e.g. gdalwarp -t_srs EPSG:4326 IN.tif OUT.tif"))
+            })?;
+            let outside = || file_error(&source.name, format!("its EPSG:{epsg} corners do not project to longitude/latitude"));
+            // The sample area's edge, 64 points a side, in longitude/latitude: its bounding box
+            // bounds the whole area (the projection is continuous and one to one).
+            let (w, n) = (raster.origin.0 - 0.5 * raster.step.0, raster.origin.1 + 0.5 * raster.step.1);
+            let (e, s) = (w + raster.width as f64 * raster.step.0, n - raster.height as f64 * raster.step.1);
+            let mut bounds = [180.0f64, 90.0f64, -180.0f64, -90.0f64];
+            for k in 0..=64 {
+                let t = k as f64 / 64.0;
+                for (x, y) in [(w + t * (e - w), n), (w + t * (e - w), s), (w, n + t * (s - n)), (e, n + t * (s - n))] {
+                    let (lon, lat) = projection.to_lon_lat(x, y).ok_or_else(outside)?;
+                    bounds = [bounds[0].min(lon), bounds[1].min(lat), bounds[2].max(lon), bounds[3].max(lat)];
+                }
+            }
+            let (cx, cy) = ((w + e) / 2.0, (n + s) / 2.0);
+            let (lon0, lat0) = projection.to_lon_lat(cx, cy).ok_or_else(outside)?;
+            let (lon1, lat1) = projection.to_lon_lat(cx + raster.step.0, cy).ok_or_else(outside)?;
+            let cos = lat0.to_radians().cos().max(1e-6);
+            let step_deg = ((lon1 - lon0) * cos).hypot(lat1 - lat0) / cos;
+            Placed { raster, bounds, step_deg, projection: Some(projection) }
+        }
+        Crs::Local => {
+            return Err(file_error(&source.name, "no georeference; bisector tiles reads GeoTIFFs in geographic or projected coordinates"))
+        }
+    };
+    let [west, south, east, north] = placed.bounds;
+    if west >= east || south >= north || north <= -MERCATOR_MAX_LAT || south >= MERCATOR_MAX_LAT {
+        return Err(file_error(&source.name, "its area lies outside Web Mercator's latitudes (85.05 S to 85.05 N) or is empty"));
+    }
+    Ok(placed)
+}
+
+/// Places every source (see [`place`]).
+pub fn place_all(sources: &[BuildSource]) -> Result<Vec<Placed<'_>>, TerrainError> {
+    sources.iter().map(place).collect()
+}
+
+/// The default finest zoom: as fine as the finest source's samples.
+pub fn default_max_zoom(placed: &[Placed]) -> u32 {
+    placed.iter().map(|p| zoom_for_step_deg(p.step_deg)).max().unwrap_or(0)
 }
 
 /// Latitude in degrees of the Web-Mercator row at `t` (0 north edge, 1 south edge).
@@ -152,28 +207,28 @@ fn tile_range(z: u32, bounds: [f64; 4]) -> (u32, u32, u32, u32) {
 
 /// The sources in sampling order: finest samples first; among equally fine ones, the later
 /// `--from` first.
-pub fn priority(sources: &[BuildSource]) -> Vec<&Raster> {
-    let mut order: Vec<usize> = (0..sources.len()).collect();
-    let area = |i: usize| sources[i].raster.step.0 * sources[i].raster.step.1;
-    order.sort_by(|&a, &b| area(a).total_cmp(&area(b)).then(b.cmp(&a)));
-    order.into_iter().map(|i| &sources[i].raster).collect()
+pub fn priority<'a, 'b>(placed: &'b [Placed<'a>]) -> Vec<&'b Placed<'a>> {
+    let mut order: Vec<&Placed> = placed.iter().rev().collect();
+    // Stable: equally fine sources keep the later first.
+    order.sort_by(|a, b| a.step_deg.total_cmp(&b.step_deg));
+    order
 }
 
 /// The RGB pixels (row-major, 3 bytes each) of tile (z, x, y): each pixel's centre sampled
 /// from the first of `order` with data there; None when no pixel has data. Nodata pixels of a
 /// tile with data are Terrain-RGB's nodata (code 0, black) or, Terrarium having none, 0 m.
-pub fn tile_pixels(order: &[&Raster], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
+pub fn tile_pixels(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
     let size = TILE_SIZE_PX as usize;
     let n = TILE_SIZE_PX as f64 * (1u64 << z) as f64;
     let lon_at = |i: usize| ((x as usize * size + i) as f64 + 0.5) / n * 360.0 - 180.0;
     let lat_at = |j: usize| mercator_lat(((y as usize * size + j) as f64 + 0.5) / n);
     // Only the sources that reach the tile.
     let (west, east, north, south) = (lon_at(0), lon_at(size - 1), lat_at(0), lat_at(size - 1));
-    let near: Vec<&Raster> = order
+    let near: Vec<&Placed> = order
         .iter()
         .copied()
-        .filter(|r| {
-            let [w, s, e, n] = raster_bounds(r);
+        .filter(|p| {
+            let [w, s, e, n] = p.bounds;
             w <= east && e >= west && s <= north && n >= south
         })
         .collect();
@@ -202,7 +257,7 @@ pub fn tile_pixels(order: &[&Raster], z: u32, x: u32, y: u32, encoding: Encoding
 }
 
 /// Tile (z, x, y) as PNG bytes (8-bit RGB), None when no pixel has data (see [`tile_pixels`]).
-pub fn tile_png(order: &[&Raster], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
+pub fn tile_png(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
     use image::ImageEncoder;
     let rgb = tile_pixels(order, z, x, y, encoding)?;
     let mut png = Vec::new();
@@ -214,8 +269,8 @@ pub fn tile_png(order: &[&Raster], z: u32, x: u32, y: u32, encoding: Encoding) -
 
 /// Every tile (z, x, y) from `min_zoom` to `max_zoom` that some source's area overlaps, in
 /// order; an error naming --max-zoom past [`MAX_PLANNED_TILES`].
-pub fn plan(sources: &[BuildSource], min_zoom: u32, max_zoom: u32) -> Result<Vec<(u32, u32, u32)>, TerrainError> {
-    let bounds: Vec<[f64; 4]> = sources.iter().map(|s| clip_mercator(raster_bounds(&s.raster))).collect();
+pub fn plan(placed: &[Placed], min_zoom: u32, max_zoom: u32) -> Result<Vec<(u32, u32, u32)>, TerrainError> {
+    let bounds: Vec<[f64; 4]> = placed.iter().map(|p| clip_mercator(p.bounds)).collect();
     let mut count = 0u64;
     for z in min_zoom..=max_zoom {
         for b in &bounds {
@@ -244,10 +299,10 @@ fn clip_mercator([west, south, east, north]: [f64; 4]) -> [f64; 4] {
 }
 
 /// The union of the sources' areas, clipped to Web Mercator's latitudes.
-fn union_bounds(sources: &[BuildSource]) -> [f64; 4] {
-    sources
+fn union_bounds(placed: &[Placed]) -> [f64; 4] {
+    placed
         .iter()
-        .map(|s| clip_mercator(raster_bounds(&s.raster)))
+        .map(|p| clip_mercator(p.bounds))
         .fold([180.0, 90.0, -180.0, -90.0], |a, b| [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])])
 }
 
@@ -264,6 +319,11 @@ fn raster_hash(raster: &Raster) -> String {
         eat(v.to_bits());
     }
     eat((raster.width as u64) << 32 | raster.height as u64);
+    eat(match raster.crs {
+        Crs::Geographic => 4326,
+        Crs::Projected { epsg } => epsg as u64,
+        Crs::Local => 0,
+    });
     for h in &raster.heights_m {
         eat(h.to_bits() as u64);
     }
@@ -305,8 +365,8 @@ pub fn build(
     if sources.is_empty() {
         return Err(file_error("--from", "no source: give at least one GeoTIFF"));
     }
-    check_sources(sources)?;
-    let max_zoom = options.max_zoom.unwrap_or_else(|| default_max_zoom(sources));
+    let placed = place_all(sources)?;
+    let max_zoom = options.max_zoom.unwrap_or_else(|| default_max_zoom(&placed));
     let min_zoom = options.min_zoom.unwrap_or(0);
     if max_zoom > MAX_BUILD_ZOOM {
         return Err(file_error("--max-zoom", format!("{max_zoom} is more than {MAX_BUILD_ZOOM}")));
@@ -314,11 +374,11 @@ pub fn build(
     if min_zoom > max_zoom {
         return Err(file_error("--min-zoom", format!("{min_zoom} is above the max zoom {max_zoom}")));
     }
-    let tiles = plan(sources, min_zoom, max_zoom)?;
-    let index = SourceIndex { min_zoom, max_zoom, bounds: Some(union_bounds(sources)), encoding: options.encoding };
+    let tiles = plan(&placed, min_zoom, max_zoom)?;
+    let index = SourceIndex { min_zoom, max_zoom, bounds: Some(union_bounds(&placed)), encoding: options.encoding };
     let description = description(sources);
     let attribution = options.attribution.clone().unwrap_or_default();
-    let order = priority(sources);
+    let order = priority(&placed);
     progress.set_length(tiles.len() as u64);
     let mut report = BuildReport { min_zoom, max_zoom, tiles_planned: tiles.len() as u64, tiles_written: 0, tiles_kept: 0, tiles_empty: 0 };
     match output {
@@ -474,7 +534,7 @@ fn prepare_folder(
 }
 
 /// Builds tile (z, x, y) into the folder `dir`, keeping a valid tile already there.
-fn folder_tile(dir: &Path, order: &[&Raster], z: u32, x: u32, y: u32, encoding: Encoding) -> Result<TileOutcome, TerrainError> {
+fn folder_tile(dir: &Path, order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Result<TileOutcome, TerrainError> {
     let path = dir.join(z.to_string()).join(x.to_string()).join(format!("{y}.png"));
     if let Ok(bytes) = std::fs::read(&path) {
         let name = path.display().to_string();

@@ -12,6 +12,7 @@ pub mod node_bounds;
 pub mod pmtiles;
 pub mod png16;
 pub mod procedural;
+pub mod projection;
 pub mod pyramid;
 pub mod raster;
 pub mod tile_files;
