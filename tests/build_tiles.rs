@@ -221,6 +221,8 @@ fn an_interrupted_folder_build_resumes_to_identical_files() {
     std::fs::remove_dir_all(out.path().join("1")).unwrap();
     let cut = out.path().join("0/0/0.png");
     std::fs::write(&cut, &whole[Path::new("0/0/0.png")][..500]).unwrap();
+    // And the temporary file of a tile being written when the process was killed.
+    std::fs::write(out.path().join("2/3/.bisector-AbC123.tmp"), &whole[Path::new("2/3/0.png")][..700]).unwrap();
     let report = build(&source, &out, &opts);
     assert_eq!((report.tiles_written, report.tiles_kept), (7, 14), "2 + 4 missing tiles and 1 broken one written again");
     assert!(files(out.path()) == whole, "the resumed folder differs from the whole build");
@@ -338,4 +340,40 @@ fn bad_input_gives_one_line_and_changes_nothing() {
     };
     let (pyramid_m, source_m) = (probe(&s(&built)), probe(&etopo));
     assert!(source_m < -4000.0 && (pyramid_m - source_m).abs() < 100.0, "pyramid {pyramid_m} m, source {source_m} m");
+}
+
+#[test]
+fn a_killed_command_resumes_to_the_files_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let tujunga = data("bigtujunga.tif");
+    // The same folder name (tiles.json's name) in two places.
+    let (killed, whole) = (dir.path().join("killed/tujunga"), dir.path().join("whole/tujunga"));
+    let args = |out: &Path| -> Vec<String> {
+        ["tiles", "--from", tujunga.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "2"].map(String::from).to_vec()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bisector")).args(args(&killed)).spawn().unwrap();
+    // Killed (SIGKILL: no clean-up) once it has written some tiles.
+    let start = std::time::Instant::now();
+    // Counted while the command writes: files come and go (temporary ones), errors are skipped.
+    let tiles_in = |dir: &Path| -> usize {
+        let list = |p: &Path| std::fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path()).collect::<Vec<_>>();
+        list(dir).iter().flat_map(|z| list(z)).flat_map(|x| list(&x)).filter(|p| p.extension().is_some_and(|e| e == "png")).count()
+    };
+    while tiles_in(&killed) < 20 {
+        assert!(start.elapsed().as_secs() < 120, "no tiles after two minutes");
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    let interrupted = child.wait().unwrap();
+    let resumed = bisector(&args(&killed).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    let summary = String::from_utf8_lossy(&resumed.stdout);
+    if !interrupted.success() {
+        assert!(!summary.contains(" 0 kept"), "the resumed run kept no tiles: {summary}");
+    }
+    assert!(bisector(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>()).status.success());
+    assert!(files(&killed) == files(&whole), "the resumed build differs from an uninterrupted one ({summary})");
 }

@@ -511,6 +511,7 @@ fn prepare_folder(
                     "exists, is not empty and is not a previous run of this same bisector tiles command (same --from files and contents, zooms, --encoding, --attribution); bisector does not overwrite it: choose a new --out",
                 ));
             }
+            remove_temporary_files(dir)?;
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| file_error(dir, format!("cannot create it ({e})")))?;
@@ -531,6 +532,27 @@ fn prepare_folder(
     let text = serde_json::to_string_pretty(&tilejson).expect("JSON of plain values") + "\n";
     write_atomic(&dir.join("tiles.json"), text.as_bytes())?;
     Ok(text)
+}
+
+/// Removes the temporary files (`.bisector-*.tmp`) an interrupted run left in the folder `dir` of
+/// a previous run: in it and in its `{z}/{x}` folders, where `write_atomic` makes them.
+fn remove_temporary_files(dir: &Path) -> Result<(), TerrainError> {
+    let entries = |folder: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(folder).map(|list| list.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default()
+    };
+    let mut folders = vec![dir.to_path_buf()];
+    for z in entries(dir).into_iter().filter(|p| p.is_dir()) {
+        folders.extend(entries(&z).into_iter().filter(|p| p.is_dir()));
+    }
+    for folder in folders {
+        for path in entries(&folder) {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with(".bisector-") && name.ends_with(".tmp") && path.is_file() {
+                std::fs::remove_file(&path).map_err(|e| file_error(&path, format!("cannot remove it ({e})")))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Builds tile (z, x, y) into the folder `dir`, keeping a valid tile already there.
