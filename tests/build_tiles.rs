@@ -376,4 +376,18 @@ fn a_killed_command_resumes_to_the_files_of_an_uninterrupted_run() {
     }
     assert!(bisector(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>()).status.success());
     assert!(files(&killed) == files(&whole), "the resumed build differs from an uninterrupted one ({summary})");
+    // `probe` on the pyramid at a zoom-13 pixel centre equals `probe` on the UTM GeoTIFF at the
+    // same place (its UTM coordinates) within Terrain-RGB's half step and probe's 2 decimals.
+    let utm = bisector::terrain::projection::Projection::for_epsg(32611).unwrap();
+    let n = 256.0 * 8192.0;
+    let probe = |terrain: &Path, at: String| {
+        let out = bisector(&["probe", "--terrain", terrain.to_str().unwrap(), &format!("--at={at}")]);
+        String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap_or_else(|_| panic!("probe {at}: {out:?}"))
+    };
+    for (px, py) in [(360_011.0, 835_634.0), (360_593.0, 835_986.0)] {
+        let (lon, lat) = ((px + 0.5) / n * 360.0 - 180.0, mercator_lat((py + 0.5) / n));
+        let (x, y) = utm.to_crs(lon, lat).unwrap();
+        let (pyramid_m, source_m) = (probe(&whole, format!("{lon},{lat}")), probe(&tujunga, format!("{x},{y}")));
+        assert!((pyramid_m - source_m).abs() <= 0.05 + 0.01, "at {lon}, {lat}: pyramid {pyramid_m} m, source {source_m} m");
+    }
 }
