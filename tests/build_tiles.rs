@@ -283,6 +283,24 @@ fn tiles_without_data_are_absent_and_the_finest_source_wins() {
     }
 }
 
+#[test]
+fn a_raster_in_longitudes_0_to_360_covers_the_western_hemisphere() {
+    // One-degree samples from 0.5 E eastwards to 359.5 E, each as high as its longitude.
+    let (width, height) = (360u32, 170u32);
+    let heights_m = (0..height).flat_map(|_| (0..width).map(|col| col as f32 + 0.5)).collect();
+    let raster = Raster { width, height, heights_m, origin: (0.5, 84.5), step: (1.0, 1.0), crs: Crs::Geographic };
+    let sources = [BuildSource { name: "east.tif".into(), raster }];
+    let dir = tempfile::tempdir().unwrap();
+    let out = TilesOutput::Folder(dir.path().join("east"));
+    let report = build(&sources, &out, &options(Encoding::Terrarium, Some(2)));
+    assert_eq!(report.tiles_written, 21, "the whole world: {report:?}");
+    let pyramid = TilePyramid::open(out.path()).unwrap();
+    for (lon, want) in [(90.0, 90.0), (-90.0, 270.0), (-150.25, 209.75)] {
+        let got = pyramid.sample_m(lon, 10.0).unwrap().unwrap() as f64;
+        assert!((got - want).abs() < 0.01, "at {lon} E: {got} m, want {want} m");
+    }
+}
+
 fn bisector(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bisector")).args(args).output().expect("run bisector")
 }

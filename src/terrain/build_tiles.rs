@@ -116,8 +116,11 @@ pub fn zoom_for_step_deg(step_deg: f64) -> u32 {
 /// from longitude/latitude.
 pub struct Placed<'a> {
     pub raster: &'a Raster,
-    /// West, south, east, north in degrees.
+    /// West, south, east, north in degrees, within -180..180.
     pub bounds: [f64; 4],
+    /// The part of a geographic raster that reaches past the antimeridian (longitudes 0..360, or
+    /// below -180), moved by 360 degrees into -180..180; sampled at longitude -/+ 360.
+    pub wrapped: Option<[f64; 4]>,
     /// Its sample spacing as degrees of longitude at its centre (for the default max zoom).
     pub step_deg: f64,
     /// From longitude/latitude to the raster's CRS; None for a geographic raster.
@@ -125,9 +128,19 @@ pub struct Placed<'a> {
 }
 
 impl Placed<'_> {
+    /// The areas the source covers: its bounds and its wrapped part.
+    pub fn areas(&self) -> impl Iterator<Item = [f64; 4]> + '_ {
+        std::iter::once(self.bounds).chain(self.wrapped)
+    }
+
     /// The source's height at longitude/latitude in degrees (`Raster::sample_m`).
     pub fn sample_m(&self, lon: f64, lat: f64) -> Option<f32> {
         match &self.projection {
+            None if self.wrapped.is_some() => self
+                .raster
+                .sample_m(lon, lat)
+                .or_else(|| self.raster.sample_m(lon + 360.0, lat))
+                .or_else(|| self.raster.sample_m(lon - 360.0, lat)),
             None => self.raster.sample_m(lon, lat),
             Some(projection) => {
                 let (x, y) = projection.to_crs(lon, lat)?;
@@ -145,7 +158,19 @@ pub fn place(source: &BuildSource) -> Result<Placed<'_>, TerrainError> {
     let placed = match raster.crs {
         Crs::Geographic => {
             let bounds = raster_bounds(raster);
-            Placed { raster, bounds, step_deg: raster.step.0, projection: None }
+            // Unclipped longitudes, for the part past the antimeridian.
+            let west = raster.origin.0 - 0.5 * raster.step.0;
+            let east = west + raster.width as f64 * raster.step.0;
+            let wrapped = if east - west >= 360.0 {
+                Some([-180.0, bounds[1], 180.0, bounds[3]])
+            } else if east > 180.0 {
+                Some([-180.0, bounds[1], (east - 360.0).min(180.0), bounds[3]])
+            } else if west < -180.0 {
+                Some([(west + 360.0).max(-180.0), bounds[1], 180.0, bounds[3]])
+            } else {
+                None
+            };
+            Placed { raster, bounds, wrapped, step_deg: raster.step.0, projection: None }
         }
         Crs::Projected { epsg } => {
             let projection = Projection::for_epsg(epsg).ok_or_else(|| {
@@ -169,7 +194,7 @@ pub fn place(source: &BuildSource) -> Result<Placed<'_>, TerrainError> {
             let (lon1, lat1) = projection.to_lon_lat(cx + raster.step.0, cy).ok_or_else(outside)?;
             let cos = lat0.to_radians().cos().max(1e-6);
             let step_deg = ((lon1 - lon0) * cos).hypot(lat1 - lat0) / cos;
-            Placed { raster, bounds, step_deg, projection: Some(projection) }
+            Placed { raster, bounds, wrapped: None, step_deg, projection: Some(projection) }
         }
         Crs::Local => {
             return Err(file_error(&source.name, "no georeference; bisector tiles reads GeoTIFFs in geographic or projected coordinates"))
@@ -224,14 +249,8 @@ pub fn tile_pixels(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding
     let lat_at = |j: usize| mercator_lat(((y as usize * size + j) as f64 + 0.5) / n);
     // Only the sources that reach the tile.
     let (west, east, north, south) = (lon_at(0), lon_at(size - 1), lat_at(0), lat_at(size - 1));
-    let near: Vec<&Placed> = order
-        .iter()
-        .copied()
-        .filter(|p| {
-            let [w, s, e, n] = p.bounds;
-            w <= east && e >= west && s <= north && n >= south
-        })
-        .collect();
+    let near: Vec<&Placed> =
+        order.iter().copied().filter(|p| p.areas().any(|[w, s, e, n]| w <= east && e >= west && s <= north && n >= south)).collect();
     if near.is_empty() {
         return None;
     }
@@ -270,7 +289,7 @@ pub fn tile_png(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -
 /// Every tile (z, x, y) from `min_zoom` to `max_zoom` that some source's area overlaps, in
 /// order; an error naming --max-zoom past [`MAX_PLANNED_TILES`].
 pub fn plan(placed: &[Placed], min_zoom: u32, max_zoom: u32) -> Result<Vec<(u32, u32, u32)>, TerrainError> {
-    let bounds: Vec<[f64; 4]> = placed.iter().map(|p| clip_mercator(p.bounds)).collect();
+    let bounds: Vec<[f64; 4]> = placed.iter().flat_map(Placed::areas).map(clip_mercator).collect();
     let mut count = 0u64;
     for z in min_zoom..=max_zoom {
         for b in &bounds {
@@ -302,7 +321,8 @@ fn clip_mercator([west, south, east, north]: [f64; 4]) -> [f64; 4] {
 fn union_bounds(placed: &[Placed]) -> [f64; 4] {
     placed
         .iter()
-        .map(|p| clip_mercator(p.bounds))
+        .flat_map(Placed::areas)
+        .map(clip_mercator)
         .fold([180.0, 90.0, -180.0, -90.0], |a, b| [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])])
 }
 
