@@ -152,6 +152,16 @@ impl TileSource for MbTiles {
 /// Writes the tiles `(z, x, y, png bytes)` (XYZ rows) to a new MBTiles file at `path`, with
 /// metadata for `index`; an existing file is an error, never overwritten.
 pub fn write(path: &Path, index: &SourceIndex, tiles: &[(u32, u32, u32, Vec<u8>)]) -> Result<(), TerrainError> {
+    write_with_metadata(path, index, tiles, &[])
+}
+
+/// As [`write`], with `extra` name/value rows added to the metadata (attribution, description).
+pub fn write_with_metadata(
+    path: &Path,
+    index: &SourceIndex,
+    tiles: &[(u32, u32, u32, Vec<u8>)],
+    extra: &[(&str, &str)],
+) -> Result<(), TerrainError> {
     if path.exists() {
         return Err(file_error(path, "already exists; bisector does not overwrite it"));
     }
@@ -175,6 +185,7 @@ pub fn write(path: &Path, index: &SourceIndex, tiles: &[(u32, u32, u32, Vec<u8>)
     if let Some([w, s, e, n]) = index.bounds {
         rows.push(("bounds", format!("{w},{s},{e},{n}")));
     }
+    rows.extend(extra.iter().map(|&(name, value)| (name, value.to_string())));
     for (name, value) in rows {
         transaction.execute("INSERT INTO metadata (name, value) VALUES (?1, ?2)", rusqlite::params![name, value]).map_err(fail)?;
     }

@@ -3,6 +3,7 @@
 //! samples them at full resolution, the renderer draws them resampled to one texture.
 
 pub mod bilinear;
+pub mod build_tiles;
 pub mod disk_cache;
 pub mod geotiff;
 pub mod http_source;
@@ -11,6 +12,7 @@ pub mod node_bounds;
 pub mod pmtiles;
 pub mod png16;
 pub mod procedural;
+pub mod projection;
 pub mod pyramid;
 pub mod raster;
 pub mod tile_files;

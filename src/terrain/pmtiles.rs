@@ -536,6 +536,17 @@ impl TileSource for PmTiles {
 /// (the root then lists the leaves); 0 puts them all in the root. An existing file is an
 /// error, never overwritten.
 pub fn write(path: &Path, index: &SourceIndex, tiles: &[(u32, u32, u32, Vec<u8>)], leaf_entries: usize) -> Result<(), TerrainError> {
+    write_with_metadata(path, index, tiles, leaf_entries, &[])
+}
+
+/// As [`write`], with `extra` name/value pairs added to the JSON metadata (attribution, description).
+pub fn write_with_metadata(
+    path: &Path,
+    index: &SourceIndex,
+    tiles: &[(u32, u32, u32, Vec<u8>)],
+    leaf_entries: usize,
+    extra: &[(&str, &str)],
+) -> Result<(), TerrainError> {
     if path.exists() {
         return Err(TerrainError::File {
             path: path.display().to_string(),
@@ -560,8 +571,11 @@ pub fn write(path: &Path, index: &SourceIndex, tiles: &[(u32, u32, u32, Vec<u8>)
         }
         (gzip(&serialize_directory(&root)), leaves)
     };
-    let metadata =
-        gzip(serde_json::json!({ "encoding": tile_source::encoding_name(index.encoding), "type": "baselayer" }).to_string().as_bytes());
+    let mut metadata = serde_json::json!({ "encoding": tile_source::encoding_name(index.encoding), "type": "baselayer" });
+    for &(name, value) in extra {
+        metadata[name] = value.into();
+    }
+    let metadata = gzip(metadata.to_string().as_bytes());
     let bounds = index.bounds.unwrap_or([-180.0, -85.051129, 180.0, 85.051129]);
     let e7 = |v: f64| (v * 1e7).round() as i32;
     let root_offset = HEADER_BYTES as u64;

@@ -221,4 +221,31 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = OnOff::On)]
         detail: OnOff,
     },
+    /// Build a Web-Mercator pyramid of 256 px Terrain-RGB or Terrarium PNG tiles from
+    /// geographic (EPSG:4326) GeoTIFFs, on all cores: a folder (resumable), .mbtiles or .pmtiles.
+    Tiles {
+        /// A GeoTIFF in longitude/latitude (EPSG:4326); repeat for more. Each pixel comes from the
+        /// finest source with data there (the later --from among equally fine ones).
+        #[arg(long, required = true)]
+        from: Vec<PathBuf>,
+        /// The pyramid: a folder ({z}/{x}/{y}.png and tiles.json; an interrupted build resumes when
+        /// run again), or a new FILE.mbtiles or FILE.pmtiles.
+        #[arg(long)]
+        out: PathBuf,
+        /// How the tiles' RGB encodes heights: terrain-rgb (0.1 m steps) or terrarium (1/256 m).
+        #[arg(long, value_enum, default_value_t = TileEncodingArg::TerrainRgb)]
+        encoding: TileEncodingArg,
+        /// Finest zoom (0..=22). Default: the zoom whose pixels are as fine as the finest source's.
+        #[arg(long)]
+        max_zoom: Option<u32>,
+        /// Coarsest zoom.
+        #[arg(long, default_value_t = 0)]
+        min_zoom: u32,
+        /// Licence and source text written into tiles.json or the archive's metadata.
+        #[arg(long)]
+        attribution: Option<String>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
 }

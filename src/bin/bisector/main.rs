@@ -1,4 +1,4 @@
-//! The `bisector` command line: view | shot | bench | kernel | quality | probe | info, one module per
+//! The `bisector` command line: view | shot | bench | kernel | quality | probe | info | tiles, one module per
 //! command beside this file; `args` holds the flags, `checks` and `scene` what several commands share.
 
 use clap::Parser;
@@ -12,6 +12,7 @@ use kernel::kernel;
 use probe::probe;
 use quality::quality;
 use shot::shot;
+use tiles::tiles;
 use view::view;
 
 /// Prints a line on stdout like `println!`, but a closed stdout (its reader gone, as in
@@ -47,6 +48,7 @@ mod probe;
 mod quality;
 mod scene;
 mod shot;
+mod tiles;
 mod view;
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -69,6 +71,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Probe { terrain, at, detail } => probe(terrain, at, *detail == args::OnOff::On),
         Command::Quality { render, camera, size, json } => quality(render, camera.as_deref(), size, json.as_deref()),
         Command::Kernel { kernel: k } => kernel(k),
+        Command::Tiles { from, out, encoding, max_zoom, min_zoom, attribution, threads } => {
+            tiles(from, out, *encoding, *max_zoom, *min_zoom, attribution.as_deref(), *threads)
+        }
     }
 }
 
