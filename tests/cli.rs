@@ -217,6 +217,45 @@ fn probe_reports_the_detail_below_the_data() {
     assert_eq!(probe("121.8,23.5", "on"), probe("121.8,23.5", "off"), "detail at sea");
 }
 
+/// `--time` puts the sun where it is at that moment: Taiwan from 30 km is lit at 04:00Z (noon
+/// there) and dark at 16:00Z (midnight); `--sun` takes azimuth and elevation at the camera's
+/// place; bad values, and either on the flat terrain, are one line naming the option.
+#[test]
+fn time_and_sun_light_the_globe() {
+    let dir = tempfile::tempdir().unwrap();
+    let earth = format!("planet:{},{}", data("etopo20_global.tif"), data("taiwan-terrain-rgb"));
+    let brightness = |extra: &[&str], name: &str| -> f64 {
+        let out_png = dir.path().join(name);
+        let mut args = vec!["shot", "--terrain", &earth, "--camera", "121.6,24.0,30000,300,-30", "--size", "160x90", "--max-depth", "20"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out_png.to_str().unwrap()]);
+        let out = bisector(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let image = image::open(&out_png).unwrap().to_rgb8();
+        // The lower half: terrain, no sky.
+        let pixels: Vec<f64> = image
+            .enumerate_pixels()
+            .filter(|(_, y, _)| *y >= 45)
+            .map(|(_, _, p)| p.0.iter().map(|&c| c as f64).sum::<f64>() / 3.0)
+            .collect();
+        pixels.iter().sum::<f64>() / pixels.len() as f64
+    };
+    let noon = brightness(&["--time", "2026-03-20T04:00Z"], "noon.png");
+    let night = brightness(&["--time", "2026-03-20T16:00Z"], "night.png");
+    let high_sun = brightness(&["--sun", "180,60"], "high.png");
+    let sun_below = brightness(&["--sun", "180,-30"], "below.png");
+    assert!(night < 0.5 * noon, "night {night} against noon {noon}");
+    assert!(sun_below < 0.5 * high_sun, "sun below the horizon {sun_below} against high {high_sun}");
+    for (args, expect) in [
+        (vec!["shot", "--terrain", "planet", "--time", "2026-03-20", "--out", "x.png"], "--time '2026-03-20'"),
+        (vec!["shot", "--terrain", "planet", "--sun", "10,95", "--out", "x.png"], "--sun '10,95'"),
+        (vec!["shot", "--sun", "10,45", "--out", "x.png"], "--sun: only the globe"),
+        (vec!["shot", "--terrain", "planet", "--time", "2026-03-20T04:00Z", "--sun", "1,2", "--out", "x.png"], "--sun"),
+    ] {
+        assert_clean_failure(&bisector(&args), expect);
+    }
+}
+
 #[test]
 fn info_names_adapter_and_limits() {
     let out = bisector(&["info"]);

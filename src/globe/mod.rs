@@ -13,6 +13,7 @@ pub mod pool_lod;
 pub mod pool_scene;
 pub mod renderer;
 pub mod spec;
+pub mod sun;
 
 /// Earth's mean radius in metres.
 pub const EARTH_RADIUS_M: f64 = 6_371_000.0;

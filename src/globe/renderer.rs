@@ -50,6 +50,9 @@ pub struct GlobeSettings {
     pub leaf_capacity: u32,
     /// Unit vector towards the sun, earth-fixed.
     pub sun_direction: DVec3,
+    /// The moment the sun is placed for (seconds after the Unix epoch, `--time`), when it is;
+    /// the viewer's time slider moves it.
+    pub sun_time_unix_s: Option<f64>,
 }
 
 impl GlobeSettings {
@@ -76,6 +79,7 @@ impl Default for GlobeSettings {
             leaf_capacity: 1 << 22,
             // Overhead at 10N 125E: Asia lit from the south-east.
             sun_direction: crate::leb::octahedral::from_lon_lat_deg(125.0, 10.0),
+            sun_time_unix_s: None,
         }
     }
 }

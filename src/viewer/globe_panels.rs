@@ -7,7 +7,7 @@ use egui::{Grid, RichText, Ui};
 
 use super::config::PanelState;
 use super::globe_rig::{GlobeFlight, GlobeOrbit, GlobeShip};
-use super::panels::{criterion_ui, max_depth_ui, mode_ui, update_passes_ui, Action, UiState};
+use super::panels::{criterion_ui, max_depth_ui, mode_ui, update_passes_ui, Action, LodSettings, UiState};
 use super::rig::CameraMode;
 use super::stats::{LeafStats, PoolStats};
 use crate::globe::cache::tile_cache::TileCacheStats;
@@ -151,6 +151,30 @@ pub fn globe_lod_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<Action>)
     criterion_ui(ui, &mut state.lod);
     update_passes_ui(ui, &mut state.lod);
     ui.label("screen-space error: the data's error from the tile cache's summaries; no morphing yet");
+    sun_ui(ui, &mut state.lod);
+}
+
+/// The sun by date and time: a checkbox (off: the sun as the renderer started) and the hour of
+/// the day, UTC.
+pub fn sun_ui(ui: &mut Ui, lod: &mut LodSettings) {
+    /// When the checkbox first turns the clock on: 2026-03-20T04:00Z, noon over Taiwan.
+    const FIRST_UNIX_S: f64 = 1_773_979_200.0;
+    let mut by_time = lod.sun_time_unix_s.is_some();
+    ui.checkbox(&mut by_time, "Sun by date and time (UTC)");
+    match (by_time, lod.sun_time_unix_s) {
+        (true, None) => lod.sun_time_unix_s = Some(FIRST_UNIX_S),
+        (false, Some(_)) => lod.sun_time_unix_s = None,
+        _ => {}
+    }
+    if let Some(unix_s) = lod.sun_time_unix_s.as_mut() {
+        let day_s = unix_s.div_euclid(86_400.0) * 86_400.0;
+        let mut hour = (*unix_s - day_s) / 3600.0;
+        ui.add(egui::Slider::new(&mut hour, 0.0..=23.99).text("hour (UTC)"));
+        *unix_s = day_s + hour * 3600.0;
+        let (lon, lat) = crate::globe::sun::subsolar_lon_lat_deg(*unix_s);
+        let stamp = jiff::Timestamp::from_second(*unix_s as i64).map(|t| t.strftime("%Y-%m-%d %H:%MZ").to_string()).unwrap_or_default();
+        ui.label(format!("{stamp}: the sun overhead at {lon:.1}°, {lat:.1}°"));
+    }
 }
 
 /// Pixel target, freeze, split/merge and wireframe of the globe drawn from the bisector pool (its
@@ -159,6 +183,7 @@ pub fn pool_lod_ui(ui: &mut Ui, state: &mut UiState) {
     criterion_ui(ui, &mut state.lod);
     update_passes_ui(ui, &mut state.lod);
     ui.label("when the pool is full, splits back off, largest error first");
+    sun_ui(ui, &mut state.lod);
 }
 
 /// The bisector pool's figures, named as `shot --json` names them, read back without stalling.
@@ -276,5 +301,20 @@ mod tests {
         assert_eq!((lod.max_depth, lod.pixel_target_px, lod.wireframe), (20, 8.0, true));
         assert_eq!(altitude_text(2.0), "2.0 m");
         assert_eq!(altitude_text(25_484_000.0), "25484.0 km");
+    }
+
+    #[test]
+    fn the_time_slider_places_the_sun() {
+        let mut settings = GlobeSettings::default();
+        let mut lod = LodSettings::from_globe(&settings);
+        assert_eq!(lod.sun_time_unix_s, None);
+        lod.apply_to_globe(&mut settings);
+        assert_eq!(settings.sun_direction, GlobeSettings::default().sun_direction, "no time: the sun stays");
+        let unix_s = crate::globe::sun::parse_time("2026-06-21T12:00Z").unwrap();
+        lod.sun_time_unix_s = Some(unix_s);
+        lod.apply_to_globe(&mut settings);
+        assert_eq!(settings.sun_direction, crate::globe::sun::sun_at_time(unix_s));
+        let (_, lat) = crate::leb::octahedral::lon_lat_deg(settings.sun_direction);
+        assert!((lat - 23.44).abs() < 0.1, "{lat}");
     }
 }

@@ -34,6 +34,9 @@ pub struct LodSettings {
     pub pixel_target_px: f32,
     /// Vertex morphing (no popping).
     pub morph: bool,
+    /// The globe's sun placed for this moment (seconds after the Unix epoch); None: as the
+    /// renderer started (the default sun, or `--sun`).
+    pub sun_time_unix_s: Option<f64>,
     /// Neither split nor merge: the triangulation stays as it is while the camera moves.
     pub freeze: bool,
     pub split: bool,
@@ -50,6 +53,7 @@ impl LodSettings {
             pixel_error_px: settings.pixel_error_px,
             pixel_target_px: settings.pixel_target_px,
             morph: settings.morph,
+            sun_time_unix_s: None,
             freeze: false,
             split: true,
             merge: true,
@@ -65,6 +69,7 @@ impl LodSettings {
             pixel_error_px: settings.pixel_error_px,
             pixel_target_px: settings.pixel_target_px,
             morph: false,
+            sun_time_unix_s: settings.sun_time_unix_s,
             freeze: false,
             split: true,
             merge: true,
@@ -77,6 +82,10 @@ impl LodSettings {
     pub fn apply_to_globe(&self, settings: &mut GlobeSettings) {
         settings.criterion = self.criterion;
         settings.pixel_error_px = self.pixel_error_px;
+        if let Some(unix_s) = self.sun_time_unix_s {
+            settings.sun_direction = crate::globe::sun::sun_at_time(unix_s);
+            settings.sun_time_unix_s = Some(unix_s);
+        }
         settings.pixel_target_px = self.pixel_target_px;
         settings.wireframe = self.wireframe;
     }

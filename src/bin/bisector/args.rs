@@ -80,6 +80,14 @@ pub(crate) struct RenderArgs {
     /// samples, following the data's slope, none over the sea (the flat terrain has none).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub(crate) detail: OnOff,
+    /// The globe's sun at a UTC date and time, YYYY-MM-DDTHH:MMZ (the night side dark). Default:
+    /// the sun over 125E 10N, lighting Asia and the default views.
+    #[arg(long, conflicts_with = "sun")]
+    pub(crate) time: Option<String>,
+    /// The globe's sun at AZIMUTH,ELEVATION degrees (azimuth clockwise from north) seen from the
+    /// camera's place (the first pose of a bench path; the viewer's first camera).
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) sun: Option<String>,
     /// Do not morph new vertices (splits and merges then pop).
     #[arg(long)]
     pub(crate) no_morph: bool,

@@ -15,7 +15,7 @@ use bisector::terrain::TerrainSpec;
 
 use crate::args::RenderArgs;
 use crate::checks::{check_files, check_render_args, render_inputs, FPS_RANGE, MAX_FRAMES, MAX_WARMUP_FRAMES};
-use crate::scene::{globe_cache, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings};
+use crate::scene::{globe_cache, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings, with_sun};
 
 /// The chart's font, shipped in the binary.
 const PLOT_FONT_TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -79,6 +79,7 @@ fn globe_bench(
     let pool = pool_settings(render)?;
     let settings = if pool.is_some() { globe_pool_settings(render)? } else { globe_settings(render)? };
     let camera_path = GlobePath::load(path)?;
+    let settings = with_sun(settings, render, camera_path.sample(0.0).camera().up())?;
     let ground = Ground::open(spec)?;
     // Every frame's pose, before any GPU work.
     for frame in 0..options.frames {

@@ -75,6 +75,18 @@ pub(crate) fn check_render_args(args: &RenderArgs) -> anyhow::Result<()> {
     if args.pool_slots.is_some() && bisector::globe::spec::GlobeSpec::parse(&args.terrain).is_none() {
         anyhow::bail!("--pool-slots: only the globe (--terrain planet...) draws from the bisector pool");
     }
+    let globe = bisector::globe::spec::GlobeSpec::parse(&args.terrain).is_some();
+    for (flag, given) in [("--time", args.time.is_some()), ("--sun", args.sun.is_some())] {
+        if given && !globe {
+            anyhow::bail!("{flag}: only the globe (--terrain planet...) has a sun that moves; the flat terrain's is fixed");
+        }
+    }
+    if let Some(time) = &args.time {
+        bisector::globe::sun::parse_time(time)?;
+    }
+    if let Some(angles) = &args.sun {
+        bisector::globe::sun::parse_angles(angles)?;
+    }
     for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
         if !(value.is_finite() && value > 0.0 && value <= MAX_PIXEL_TARGET_PX) {
             anyhow::bail!("{flag} {value}: must be a positive number of pixels, at most {MAX_PIXEL_TARGET_PX}");

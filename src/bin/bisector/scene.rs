@@ -109,6 +109,22 @@ pub(crate) fn pool_settings(args: &RenderArgs) -> anyhow::Result<Option<PoolSett
     Ok(Some(settings))
 }
 
+/// The sun `--time` or `--sun` asks for (`--sun` at the place whose up direction is `place_up`),
+/// over `settings`' default.
+pub(crate) fn with_sun(mut settings: GlobeSettings, args: &RenderArgs, place_up: glam::DVec3) -> anyhow::Result<GlobeSettings> {
+    use bisector::globe::sun;
+    if let Some(time) = &args.time {
+        let unix_s = sun::parse_time(time)?;
+        settings.sun_direction = sun::sun_at_time(unix_s);
+        settings.sun_time_unix_s = Some(unix_s);
+    }
+    if let Some(angles) = &args.sun {
+        let (azimuth_deg, elevation_deg) = sun::parse_angles(angles)?;
+        settings.sun_direction = sun::sun_from_angles(place_up, azimuth_deg, elevation_deg);
+    }
+    Ok(settings)
+}
+
 /// The globe's settings when it draws from the bisector pool: `globe_settings` without the
 /// heap's max depth (--max-depth is the pool's).
 pub(crate) fn globe_pool_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {

@@ -21,7 +21,7 @@ use bisector::terrain::TerrainSpec;
 
 use crate::args::RenderArgs;
 use crate::checks::{check_files, check_render_args, render_inputs, write_json};
-use crate::scene::{globe_cache, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings};
+use crate::scene::{globe_cache, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings, with_sun};
 
 pub(crate) fn shot(
     render: &RenderArgs,
@@ -98,6 +98,7 @@ fn globe_shot(
         Some(camera) => camera.resolve(|lon, lat| ground_height_m(&ground, lon, lat))?,
         None => GlobeCamera::default_orbit(),
     };
+    let settings = with_sun(settings, render, camera.up())?;
     if let Some(problem) = ground.below_surface(&camera)? {
         anyhow::bail!("--camera: {problem}");
     }
