@@ -28,7 +28,20 @@ fn map_and_copy(device: &wgpu::Device, staging: &wgpu::Buffer) -> Vec<u8> {
 
 /// Reads an RGBA8 texture of `width` x `height` into tightly packed rows.
 pub fn read_texture_rgba8(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture, width: u32, height: u32) -> Vec<u8> {
-    let row_bytes = width * 4;
+    read_texture_layer(device, queue, texture, 0, (width, height), 4)
+}
+
+/// Reads layer `layer` of a 2-D (array) texture, `size` texels of `texel_bytes` each, into
+/// tightly packed rows (waits for the GPU).
+pub fn read_texture_layer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    layer: u32,
+    (width, height): (u32, u32),
+    texel_bytes: u32,
+) -> Vec<u8> {
+    let row_bytes = width * texel_bytes;
     let padded_row_bytes = row_bytes.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback.texture"),
@@ -38,7 +51,12 @@ pub fn read_texture_rgba8(device: &wgpu::Device, queue: &wgpu::Queue, texture: &
     });
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback.texture") });
     encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d { x: 0, y: 0, z: layer },
+            aspect: wgpu::TextureAspect::All,
+        },
         wgpu::TexelCopyBufferInfo {
             buffer: &staging,
             layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded_row_bytes), rows_per_image: Some(height) },

@@ -168,33 +168,20 @@ impl TileCache {
             },
             count: None,
         };
+        // A non-filterable float texture array (the atlas, the error summaries).
+        let layers = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: read,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        };
         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("cache.tile_cache"),
-            entries: &[
-                storage(0, read, true),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: read,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2Array,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                storage(2, write, false),
-                storage(3, write, false),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 4,
-                    visibility: read,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2Array,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-            ],
+            entries: &[storage(0, read, true), layers(1), storage(2, write, false), storage(3, write, false), layers(4)],
         })
     }
 

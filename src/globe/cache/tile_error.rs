@@ -241,32 +241,8 @@ impl TileErrors {
 
     /// Reads `layer`'s summary back (tests; waits for the GPU).
     pub fn read_layer(&self, device: &wgpu::Device, queue: &wgpu::Queue, layer: u32) -> Vec<[f32; 4]> {
-        let (w, h) = ERROR_LAYER_SIZE;
-        let row_bytes = w * 16;
-        let padded = row_bytes.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("cache.tile_error.readback"),
-            size: padded as u64 * h as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("cache.tile_error.readback") });
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d { x: 0, y: 0, z: layer },
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &staging,
-                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: Some(h) },
-            },
-            wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
-        );
-        queue.submit([encoder.finish()]);
-        let bytes = crate::gpu::readback::read_buffer(device, queue, &staging, 0, staging.size());
-        bytes.chunks(padded as usize).flat_map(|row| bytemuck::cast_slice::<u8, [f32; 4]>(&row[..row_bytes as usize]).to_vec()).collect()
+        let bytes = crate::gpu::readback::read_texture_layer(device, queue, &self.texture, layer, ERROR_LAYER_SIZE, 16);
+        bytemuck::pod_collect_to_vec(&bytes)
     }
 }
 
