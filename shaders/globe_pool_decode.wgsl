@@ -14,7 +14,7 @@
 //!include shared/tile_cache_record.wgsl
 //!include shared/globe_cull.wgsl
 //!include shared/pool_globe.wgsl
-//!include shared/globe_error_request.wgsl
+//!include shared/globe_tile_requests.wgsl
 //!include shared/near_edges.wgsl
 
 @group(0) @binding(0) var<storage, read> pool_list: array<u32>;
@@ -30,19 +30,10 @@
 // The near edges' histogram, count and minimum (src/globe/near_edges.rs).
 @group(0) @binding(8) var<storage, read_write> near_edges: NearEdges;
 
-// Projected size above which a leaf may span several tiles (as in globe_decode.wgsl).
-const LARGE_LEAF_PX: f32 = 128.0;
-
 var<workgroup> wg_max_depth: atomic<u32>;
 var<workgroup> wg_max_size_bits: atomic<u32>;
 var<workgroup> wg_visible: atomic<u32>;
 var<workgroup> wg_capped: atomic<u32>;
-
-// Records the tile that a vertex at 32-bit map point `p` samples: used, or missed (asked for).
-fn request_tile(p: vec2<u32>) {
-    let zoom = globe_vertex_zoom(p);
-    tile_cache_record(p, zoom, tile_cache_find(p, zoom));
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
@@ -65,20 +56,7 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         if (!globe_is_hidden(b)) {
             let projected_px = globe_projected_px(b);
             let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
-            if (projected_px > LARGE_LEAF_PX) {
-                // The 15 points of its 4 x 4 grid (globe_decode.wgsl says why).
-                let q = array<vec2<u32>, 3>(m[0] / 4u, m[1] / 4u, m[2] / 4u);
-                for (var a = 0u; a <= 4u; a += 1u) {
-                    for (var c = 0u; c <= 4u - a; c += 1u) {
-                        request_tile(q[0] * (4u - a - c) + q[1] * a + q[2] * c);
-                    }
-                }
-            } else {
-                request_tile(m[0]);
-                request_tile(m[1]);
-                request_tile(m[2]);
-                request_tile(m[0] / 4u + m[2] / 4u + m[1] / 2u);
-            }
+            globe_request_leaf_tiles(m, projected_px > LARGE_LEAF_PX);
             if (globe.criterion == GLOBE_CRITERION_ERROR) {
                 globe_request_error_tile(m, globe_nearest_m(b));
             }

@@ -39,7 +39,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/globe_base_mesh.wgsl", include_str!("../shaders/shared/globe_base_mesh.wgsl")),
         ("shared/globe_frame.wgsl", include_str!("../shaders/shared/globe_frame.wgsl")),
         ("shared/globe_detail.wgsl", include_str!("../shaders/shared/globe_detail.wgsl")),
-        ("shared/globe_error_request.wgsl", include_str!("../shaders/shared/globe_error_request.wgsl")),
+        ("shared/globe_tile_requests.wgsl", include_str!("../shaders/shared/globe_tile_requests.wgsl")),
         ("shared/globe_heights.wgsl", include_str!("../shaders/shared/globe_heights.wgsl")),
         ("shared/globe_leb.wgsl", include_str!("../shaders/shared/globe_leb.wgsl")),
         ("shared/globe_lod.wgsl", include_str!("../shaders/shared/globe_lod.wgsl")),
