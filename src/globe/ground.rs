@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::globe::cache::tile_cache::cpu_height_slope;
 use crate::globe::cache::tile_cache::Producer;
+use crate::globe::cache::tile_cache::{cpu_height_slope, cpu_wanted_key};
 use crate::globe::cache::tile_generate::{planet_height_m, planet_tile, PLANET_MAX_ZOOM, PLANET_SOURCE};
-use crate::globe::cache::tile_key::TileKey;
 use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
 use crate::globe::spec::GlobeSpec;
@@ -56,8 +55,7 @@ impl Ground {
             Ground::Procedural { .. } => (PLANET_SOURCE, PLANET_MAX_ZOOM),
             Ground::Earth(earth) => (earth.source(), earth.max_zoom()),
         };
-        let tile = |c: u32| (c >> (30 - max_zoom as u32)).min((1 << max_zoom) - 1);
-        let key = TileKey::new(source, max_zoom, tile(map[0]), tile(map[1])).expect("a tile of the producer's own zoom");
+        let key = cpu_wanted_key(source, max_zoom, map, max_zoom as u32);
         let layer = match self {
             Ground::Procedural { seed } => planet_tile(key, *seed),
             Ground::Earth(earth) => earth.produce(key)?,

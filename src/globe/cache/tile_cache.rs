@@ -518,7 +518,9 @@ pub fn cpu_wanted_key(source: u8, max_zoom: u8, map: [u32; 2], wanted_zoom: u32)
     TileKey::new(source, zoom as u8, x, y).expect("in range")
 }
 
-fn tile_xy(map: [u32; 2], zoom: u32) -> [u32; 2] {
+/// The zoom-`zoom` tile holding fixed-point map point `map` (the square's far sides in the last
+/// tile). Mirrors tile_cache_tile_xy.
+pub fn tile_xy(map: [u32; 2], zoom: u32) -> [u32; 2] {
     map.map(|c| (c >> (30 - zoom)).min((1 << zoom) - 1))
 }
 

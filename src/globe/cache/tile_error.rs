@@ -260,11 +260,10 @@ pub fn error_zoom(lo: [u32; 2], hi: [u32; 2], wanted_zoom: u32) -> u32 {
 /// The box `lo`..=`hi` in cells of the zoom-`zoom` tile holding `lo`, as the shader computes
 /// it (f32). Mirrors the cell step of tile_error_box_m.
 pub fn box_cells(lo: [u32; 2], hi: [u32; 2], zoom: u32) -> ([f32; 2], [f32; 2]) {
-    let origin = |c: u32| (c >> (30 - zoom)).min((1 << zoom) - 1) << (30 - zoom);
+    let [ox, oy] = super::tile_cache::tile_xy(lo, zoom).map(|t| t << (30 - zoom));
     // 2^(zoom - 23), exactly: built from its exponent bits.
     let scale = f32::from_bits((zoom + 104) << 23);
     let cell = |c: u32, o: u32| (c - o) as f32 * scale;
-    let (ox, oy) = (origin(lo[0]), origin(lo[1]));
     ([cell(lo[0], ox), cell(lo[1], oy)], [cell(hi[0].min(MAP_LAST), ox), cell(hi[1].min(MAP_LAST), oy)])
 }
 
