@@ -6,6 +6,8 @@
 //! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both.
 //! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
 
+#[path = "support/cache_probe.rs"]
+mod cache_probe;
 mod common;
 
 use std::collections::HashMap;
@@ -19,6 +21,7 @@ use bisector::globe::detail::{amplitude_bound_m, detail_m};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::MAP_ONE;
+use cache_probe::cache_probe_pipeline;
 use rand::Rng;
 use wgpu::util::DeviceExt;
 
@@ -61,36 +64,7 @@ fn probe_frame(gpu: &Gpu, cache: &mut TileCache, pipeline: &wgpu::ComputePipelin
 }
 
 fn make_pipeline(gpu: &Gpu, cache: &TileCache, entry: &str) -> wgpu::ComputePipeline {
-    let device = &gpu.device;
-    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("probe"),
-        entries: &[storage(0, true), storage(1, false)],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("probe"),
-        bind_group_layouts: &[Some(&layout), None, Some(cache.bind_group_layout())],
-        immediate_size: 0,
-    });
-    let module = bisector::shaders::SHADERS.create_module(device, "tile_error_probe.wgsl");
-    let constants = cache.pipeline_constants();
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("tile_error_probe"),
-        layout: Some(&pipeline_layout),
-        module: &module,
-        entry_point: Some(entry),
-        compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
-        cache: None,
-    })
+    cache_probe_pipeline(gpu, cache, "tile_error_probe.wgsl", entry, &[(0, true), (1, false)]).0
 }
 
 /// A random box: a corner anywhere (sometimes on the map's sides), a size from a whole tile at

@@ -5,6 +5,8 @@
 //! generator equals its CPU twin and neighbouring tiles share their edge texels bit for bit.
 //! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
 
+#[path = "support/cache_probe.rs"]
+mod cache_probe;
 mod common;
 
 use std::collections::{BTreeSet, HashMap};
@@ -22,6 +24,7 @@ use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{self, MAP_ONE};
 use bisector::terrain::TerrainError;
+use cache_probe::cache_probe_pipeline;
 use rand::Rng;
 use wgpu::util::DeviceExt;
 
@@ -79,36 +82,7 @@ struct Answer {
 
 impl Probe {
     fn new(gpu: &Gpu, cache: &TileCache) -> Probe {
-        let device = &gpu.device;
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("probe"),
-            entries: &[storage(0, true), storage(1, false), storage(2, false)],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("probe"),
-            bind_group_layouts: &[Some(&layout), None, Some(cache.bind_group_layout())],
-            immediate_size: 0,
-        });
-        let module = bisector::shaders::SHADERS.create_module(device, "tile_cache_probe.wgsl");
-        let constants = cache.pipeline_constants();
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("tile_cache_probe"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
-            cache: None,
-        });
+        let (pipeline, layout) = cache_probe_pipeline(gpu, cache, "tile_cache_probe.wgsl", "main", &[(0, true), (1, false), (2, false)]);
         Probe { pipeline, layout }
     }
 
