@@ -151,6 +151,20 @@ fn shift_and_cli_reads_files_and_writes_matches() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Counts only, and the sequential carry, on the same files.
+    let out = std::process::Command::new(bin)
+        .args(["kernel", "shift-and", "--chunk", "3", "--iterations", "1", "--count-only", "--carry", "sequential", "--patterns"])
+        .arg(&patterns)
+        .arg("--text")
+        .arg(&text)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!((&report["verified"], &report["count_only"], &report["carry"]), (&true.into(), &true.into(), &"sequential".into()));
+    assert_eq!(report["counts"], serde_json::json!([3, 1]));
     std::fs::write(&patterns, "ab\na{3,1}\n").unwrap();
     let out = std::process::Command::new(bin)
         .args(["kernel", "shift-and", "--patterns"])

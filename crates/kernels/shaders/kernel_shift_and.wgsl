@@ -1,26 +1,30 @@
 // kernel.shift_and: extended Shift-And (seed 003), many patterns at once. The update per byte
 // and the meaning of the masks are written out in crates/kernels/src/shift_and/mod.rs (the CPU reference,
-// whose `step` this mirrors word for word).
+// whose `step` this mirrors word for word), with the proof that a chunk's transfer function is
+// its end state from empty OR the rows of the start state's bits (crates/kernels/src/shift_and/transfer.rs
+// is its CPU twin).
 //   scan:  one thread per (one-module pattern, chunk), 64 patterns per workgroup reading the
 //          same chunk (the text loads are the same address across the workgroup); every chunk
-//          starts from the empty state and records its end state.
+//          starts from the empty state and records its end state z.
 //   scan_modules: the same for patterns of several modules, one thread per module (the paper's
 //          distribute/aggregate): per byte every module publishes its state's last bit in
 //          workgroup memory and, after a barrier, takes its predecessor's as the shift's carry.
-//   carry: one thread per (pattern, chunk), rounds until nothing changes. The estimates start as
-//          the scan's end states (chunk c + 1 starts from chunk c's end from empty). A thread
-//          reruns its chunk from its estimate beside the scan's run until the two states agree
-//          (then the chunk's end state is the scan's, already in the next estimate); if they
-//          never agree it ORs its end state into the next chunk's estimate and, when that added
-//          bits, runs on into that chunk, and so on. Estimates only grow and stay below the
-//          true states (the update is monotone); a round that adds nothing leaves the true
-//          states (by induction from chunk 0, whose start is empty).
+//   transfer: one thread per (pattern, chunk, start state bit i): runs the chunk from {i} beside
+//          the run from empty until the two agree; the row of i is what the first run has beyond
+//          the second at the chunk's end (empty when they agreed). The chunk's function is
+//          F(S) = z | OR of the rows of S's bits.
+//   carry_up, carry_down: a Blelloch scan over the chunks' functions, one dispatch per level
+//          (log2 chunks levels each way). Up: node [a, b) with halves [a, m) and [m, b) stores
+//          F[m, b) o F[a, m) in slot min(b, chunks) - 1 (the right half's slot). Down: the root
+//          starts empty; a node's start state s is that of its left half, and the right half
+//          starts at F[a, m)(s). Afterwards starts[c] is chunk c's true start state.
 //   extra: one thread per (pattern, chunk): reruns each chunk from its true start state beside
 //          the scan's run until they agree, adding the matches only the true run has (the
-//          true run contains the scan's).
-//   fixup: the same with one thread per pattern, sequential over chunks, for when `carry`
-//          has not reached its fixed point within a few rounds.
-// Matches: a count per pattern and (pattern, position) pairs appended up to params.capacity.
+//          true run contains the scan's: the update is monotone).
+//   fixup: the sequential alternative to transfer + carry + extra (one thread per pattern,
+//          sequential over chunks), kept for comparison (`--carry sequential`).
+// Matches: a count per pattern and, unless params.capacity is 0 (count only), (pattern,
+// position) pairs appended up to params.capacity; the counts stay exact when the list is full.
 
 const PATTERNS_PER_GROUP: u32 = 64u;
 const MAX_WORDS: u32 = 8u;
@@ -53,7 +57,8 @@ struct Word {
 }
 
 @group(0) @binding(0) var<uniform> params: ShiftAndParams;
-// Per pattern: (first word, word count, the last state's bit in the last word, 0).
+// Per pattern: (first word, word count, the last state's bit in the last word, first word of
+// its transfer functions in `functions`).
 @group(0) @binding(1) var<storage, read> pattern_info: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> words: array<Word>;
 // ch[word * 256 + byte]
@@ -66,13 +71,20 @@ struct Word {
 @group(0) @binding(7) var<storage, read_write> matches: array<vec2<u32>>;
 // [0] = match slots handed out (stops a little beyond the capacity).
 @group(0) @binding(8) var<storage, read_write> counter: array<atomic<u32>, 2>;
-// Start-state estimates of the chunks, [chunk * total_words + word]: under-approximations
-// (every bit set is set in the true state) that `carry` only ever ORs bits into.
-@group(0) @binding(9) var<storage, read_write> starts: array<atomic<u32>>;
-// Set by `carry` when it added a bit to an estimate.
-@group(0) @binding(10) var<storage, read_write> changed: atomic<u32>;
+// The true start state of every chunk, [chunk * total_words + word] (written by carry_down).
+@group(0) @binding(9) var<storage, read_write> starts: array<u32>;
+// Every (pattern, chunk)'s transfer function, from pattern_info.w + chunk * fn_stride(words):
+// z (the end state from empty, one u32 per word), then 32 rows per word, each `words` u32.
+@group(0) @binding(10) var<storage, read_write> functions: array<u32>;
 // The patterns of more than one module, for `scan_modules`.
 @group(0) @binding(11) var<storage, read> module_patterns: array<u32>;
+// The pattern of every word, for `transfer`.
+@group(0) @binding(12) var<storage, read> word_pattern: array<u32>;
+// (level of the carry scan, 0, 0, 0): node halves are 2^level chunks long.
+@group(0) @binding(13) var<uniform> level: vec4<u32>;
+
+// Workgroups along y of the passes dispatched per pattern or word (z counts the rest).
+const GROUPS_Y: u32 = 32768u;
 
 fn text_byte(i: u32) -> u32 {
     return (text[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;
@@ -90,7 +102,7 @@ fn word_step(w: u32, old: u32, carry: u32, b: u32) -> u32 {
 // Keeps (p, position) while there is room (counts are kept by the callers, so a full list
 // costs one load per match, not a contended atomic).
 fn emit(p: u32, position: u32) {
-    if (atomicLoad(&counter[0]) < params.capacity) {
+    if (params.capacity != 0u && atomicLoad(&counter[0]) < params.capacity) {
         let slot = atomicAdd(&counter[0], 1u);
         if (slot < params.capacity) {
             matches[slot] = vec2<u32>(p, position);
@@ -255,43 +267,14 @@ fn rerun(p: u32, chunk: u32, s: ptr<function, array<u32, MAX_WORDS>>, emit_match
     return same;
 }
 
-// Pattern p's start state at chunk `chunk`, as the carry rounds have left it in `starts`.
+// Pattern p's true start state at chunk `chunk`, as carry_down left it.
 fn load_start_state(p: u32, chunk: u32) -> array<u32, MAX_WORDS> {
     let info = pattern_info[p];
     var s: array<u32, MAX_WORDS>;
     for (var w = 0u; w < info.y; w += 1u) {
-        s[w] = atomicLoad(&starts[chunk * params.total_words + info.x + w]);
+        s[w] = starts[chunk * params.total_words + info.x + w];
     }
     return s;
-}
-
-@compute @workgroup_size(64)
-fn carry(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let p = group.x * PATTERNS_PER_GROUP + local;
-    // Chunk 0 starts empty; its end (the scan's) is chunk 1's first estimate already.
-    if (p >= params.patterns || group.y == 0u) {
-        return;
-    }
-    let info = pattern_info[p];
-    let base = info.x;
-    let last = info.y - 1u;
-    var s = load_start_state(p, group.y);
-    var found = 0u;
-    for (var chunk = group.y; chunk + 1u < params.chunks; chunk += 1u) {
-        if (rerun(p, chunk, &s, false, &found)) {
-            break;
-        }
-        var grew = false;
-        for (var w = 0u; w <= last; w += 1u) {
-            let old = atomicOr(&starts[(chunk + 1u) * params.total_words + base + w], s[w]);
-            grew = grew || (old | s[w]) != old;
-            s[w] |= old;
-        }
-        if (!grew) {
-            break;
-        }
-        atomicStore(&changed, 1u);
-    }
 }
 
 @compute @workgroup_size(64)
@@ -351,5 +334,190 @@ fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
     }
     if (is_last && found != 0u) {
         atomicAdd(&counts[p], found);
+    }
+}
+
+// Words of one (pattern, chunk)'s transfer function for a pattern of `w` words: z, then 32 rows
+// per word of w words each.
+fn fn_stride(w: u32) -> u32 {
+    return w + 32u * w * w;
+}
+
+// Where (pattern `info`, chunk)'s transfer function starts in `functions`.
+fn fn_at(info: vec4<u32>, chunk: u32) -> u32 {
+    return info.w + chunk * fn_stride(info.y);
+}
+
+@compute @workgroup_size(32)
+fn transfer(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) bit: u32) {
+    let chunk = group.x;
+    let word_index = group.y + group.z * GROUPS_Y;
+    if (word_index >= params.total_words) {
+        return;
+    }
+    let p = word_pattern[word_index];
+    let info = pattern_info[p];
+    let base = info.x;
+    let nw = info.y;
+    let last = nw - 1u;
+    let start_word = word_index - base;
+    let f = fn_at(info, chunk);
+    if (bit == 0u) {
+        functions[f + start_word] = end_states[chunk * params.total_words + word_index];
+    }
+    let row = f + nw + (start_word * 32u + bit) * nw;
+    let start = chunk * params.chunk_len;
+    let end = min(start + params.chunk_len, params.text_len);
+    if (bit >= words[word_index].len) {
+        // No such state: its row is empty.
+        for (var w = 0u; w < nw; w += 1u) {
+            functions[row + w] = 0u;
+        }
+        return;
+    }
+    if (last == 0u) {
+        // One module: both runs in registers.
+        let word = words[base];
+        let ch_row = base * 256u;
+        var sd = 1u << bit;
+        var zd = 0u;
+        for (var i = start; i < end && sd != zd; i += 1u) {
+            let m = ch[ch_row + text_byte(i)];
+            sd = (((sd << 1u) | word.first) & m) | (sd & word.rep & m);
+            zd = (((zd << 1u) | word.first) & m) | (zd & word.rep & m);
+            let sf = sd | word.eend;
+            let zf = zd | word.eend;
+            sd |= word.eblk & ((~(sf - word.ebeg)) ^ sf);
+            zd |= word.eblk & ((~(zf - word.ebeg)) ^ zf);
+        }
+        functions[row] = sd & ~zd;
+        return;
+    }
+    var s: array<u32, MAX_WORDS>;
+    var z: array<u32, MAX_WORDS>;
+    s[start_word] = 1u << bit;
+    var same = false;
+    for (var i = start; i < end && !same; i += 1u) {
+        let b = text_byte(i);
+        var carry_s = 0u;
+        var carry_z = 0u;
+        same = true;
+        for (var w = 0u; w <= last; w += 1u) {
+            let old_s = s[w];
+            let old_z = z[w];
+            let top = words[base + w].len - 1u;
+            s[w] = word_step(base + w, old_s, carry_s, b);
+            z[w] = word_step(base + w, old_z, carry_z, b);
+            carry_s = (old_s >> top) & 1u;
+            carry_z = (old_z >> top) & 1u;
+            same = same && s[w] == z[w];
+        }
+    }
+    for (var w = 0u; w <= last; w += 1u) {
+        functions[row + w] = s[w] & ~z[w];
+    }
+}
+
+// The right half's function (z, then rows) while carry_up composes into its slot.
+var<workgroup> right_fn: array<u32, 2056>;
+// The composed function's z.
+var<workgroup> composed_z: array<u32, MAX_WORDS>;
+
+// ORs into `out` the rows of `right_fn` (a function of `nw` words) of every bit of the `nw` words
+// of `functions` from `at`.
+fn or_rows_of(nw: u32, at: u32, out: ptr<function, array<u32, MAX_WORDS>>) {
+    for (var w = 0u; w < nw; w += 1u) {
+        var bits = functions[at + w];
+        while (bits != 0u) {
+            let b = firstTrailingBit(bits);
+            bits &= bits - 1u;
+            let row = nw + (w * 32u + b) * nw;
+            for (var v = 0u; v < nw; v += 1u) {
+                (*out)[v] |= right_fn[row + v];
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn carry_up(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let p = group.y + group.z * GROUPS_Y;
+    let half = 1u << level.x;
+    let a = group.x * 2u * half;
+    let m = a + half;
+    let r = min(m + half, params.chunks) - 1u;
+    // The last chunk's slot feeds only the root, whose function nobody applies.
+    if (p >= params.patterns || m >= params.chunks || r + 1u == params.chunks) {
+        return;
+    }
+    let info = pattern_info[p];
+    let nw = info.y;
+    let right = fn_at(info, r);
+    let left = fn_at(info, m - 1u);
+    let size = fn_stride(nw);
+    for (var i = local; i < size; i += 64u) {
+        right_fn[i] = functions[right + i];
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        // z = z_right | the right rows of z_left's bits.
+        var z: array<u32, MAX_WORDS>;
+        for (var w = 0u; w < nw; w += 1u) {
+            z[w] = right_fn[w];
+        }
+        or_rows_of(nw, left, &z);
+        for (var w = 0u; w < nw; w += 1u) {
+            composed_z[w] = z[w];
+        }
+    }
+    workgroupBarrier();
+    // Row i = the right rows of the bits of the left row i, less what z has.
+    for (var i = local; i < 32u * nw; i += 64u) {
+        var out: array<u32, MAX_WORDS>;
+        or_rows_of(nw, left + nw + i * nw, &out);
+        for (var v = 0u; v < nw; v += 1u) {
+            functions[right + nw + i * nw + v] = out[v] & ~composed_z[v];
+        }
+    }
+    if (local < nw) {
+        functions[right + local] = composed_z[local];
+    }
+}
+
+@compute @workgroup_size(64)
+fn carry_down(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let p = group.y + group.z * GROUPS_Y;
+    let half = 1u << level.x;
+    let a = (group.x * 64u + local) * 2u * half;
+    let m = a + half;
+    if (p >= params.patterns || m >= params.chunks) {
+        return;
+    }
+    let r = min(m + half, params.chunks) - 1u;
+    let info = pattern_info[p];
+    let nw = info.y;
+    let left = fn_at(info, m - 1u);
+    let row_r = r * params.total_words + info.x;
+    let row_m = (m - 1u) * params.total_words + info.x;
+    // out = z_left | the left rows of s's bits.
+    var out: array<u32, MAX_WORDS>;
+    for (var w = 0u; w < nw; w += 1u) {
+        out[w] = functions[left + w];
+    }
+    for (var w = 0u; w < nw; w += 1u) {
+        let s = starts[row_r + w];
+        starts[row_m + w] = s;
+        var bits = s;
+        while (bits != 0u) {
+            let b = firstTrailingBit(bits);
+            bits &= bits - 1u;
+            let row = left + nw + (w * 32u + b) * nw;
+            for (var v = 0u; v < nw; v += 1u) {
+                out[v] |= functions[row + v];
+            }
+        }
+    }
+    for (var w = 0u; w < nw; w += 1u) {
+        starts[row_r + w] = out[w];
     }
 }

@@ -215,20 +215,73 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
     let mut patterns: Vec<Vec<u8>> =
         (0..40).map(|_| random_pattern(&mut rng, alphabet, 6)).filter(|p| sa::compile(&sa::parse(p).unwrap()).is_ok()).collect();
     // Unbounded repeats across chunks, the empty-matching ones, and patterns of 2 to 5 modules.
-    patterns.extend([&b"a.*b"[..], b"a*", b"a?b?c?", b"[^c]+c", b"c{3,}"].map(|p| p.to_vec()));
+    patterns.extend([&b"a.*b"[..], b"a*", b"a?b?c?", b"[^c]+c", b"c{3,}", b"x.*a", b"ab{0,31}c"].map(|p| p.to_vec()));
     patterns.push(b"ab?c*.".repeat(20));
     patterns.push(b"[ab]{1,3}c?".repeat(20));
     patterns.push(b"a.{30}b.{30}c.{30}a".to_vec());
+    patterns.push(b"b.*c.*".repeat(12));
     let text: Vec<u8> = (0..3000).map(|_| alphabet[rng.random_range(0..3)]).collect();
     let work = sa::Workload { patterns, text, source: "random".into() };
-    // Carry rounds (the default) and the sequential fall-back (forced by 0 rounds).
-    for max_carry_rounds in [sa::MAX_CARRY_ROUNDS, 0] {
-        for chunk_len in [1, 7, 64, 1000, 3000] {
-            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, max_carry_rounds };
+    // The parallel scan of transfer functions (the default) and the sequential fix-up; chunk
+    // lengths from 1 byte (3000 chunks, 12 levels) to the whole text (one chunk).
+    let mut first: Option<(Vec<u32>, Vec<(u32, u32)>)> = None;
+    for carry in [sa::Carry::Scan, sa::Carry::Sequential] {
+        for chunk_len in [1, 7, 64, 333, 1000, 3000] {
+            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry };
             let report = ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap();
-            assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}, {max_carry_rounds} rounds: {}", report.summary());
-            assert_eq!(report.sequential_fixup, max_carry_rounds == 0 && chunk_len < 3000);
+            assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}, {carry:?}: {}", report.summary());
+            assert_eq!(report.carry_levels, if carry == sa::Carry::Scan { report.chunks.next_power_of_two().trailing_zeros() } else { 0 });
+            // The result is independent of the chunk length.
+            let result = (report.counts.clone(), report.matches.clone());
+            assert!(result.0.iter().any(|&c| c > 0));
+            match &first {
+                None => first = Some(result),
+                Some(f) => assert!(*f == result, "chunk {chunk_len}, {carry:?}: other matches than the first run"),
+            }
         }
     }
     assert!(sa::compile(&sa::parse(&b"ab?c*.".repeat(20)).unwrap()).unwrap().words.len() >= 3);
+}
+
+#[test]
+fn shift_and_gpu_equals_cpu_on_random_workloads() {
+    let mut rng = common::rng("shift_and_gpu_equals_cpu_on_random_workloads");
+    let gpu = kernel_gpu();
+    // (patterns, max states, text bytes, alphabet): one to three modules, alphabets of 2 to 26
+    // bytes, texts of one byte to 40 KB (the default about 1024 chunks, or a random length).
+    let cases: [(usize, usize, usize, &[u8]); 6] = [
+        (1, 8, 1, b"ab"),
+        (30, 32, 5000, b"ab"),
+        (70, 32, 40_000, b"abcdefghijklmnopqrstuvwxyz"),
+        (12, 64, 9000, b"abcd"),
+        (9, 96, 6000, b"abc"),
+        (100, 20, 20_000, b"acgt"),
+    ];
+    for (patterns, max_states, text_bytes, alphabet) in cases {
+        let work = sa::make_workload(patterns, max_states, text_bytes, alphabet, rng.random());
+        for chunk_len in [0, rng.random_range(1..=(text_bytes as u32).clamp(1, 600))] {
+            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry: sa::Carry::Scan };
+            let report = ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap();
+            assert!(report.verified && !report.lavapipe_loop_limit_exceeded, "{}, chunk {chunk_len}: {}", work.source, report.summary());
+        }
+    }
+}
+
+#[test]
+fn shift_and_counts_stay_exact_without_positions_or_beyond_the_capacity() {
+    let mut rng = common::rng("shift_and_counts_stay_exact_without_positions_or_beyond_the_capacity");
+    let gpu = kernel_gpu();
+    let work = sa::make_workload(20, 40, 8000, b"ab", rng.random());
+    let run = |capacity| {
+        let options = sa::ShiftAndOptions { chunk_len: 100, iterations: 1, capacity, carry: sa::Carry::Scan };
+        ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap()
+    };
+    let all = run(1 << 20);
+    assert!(all.verified && !all.positions_overflowed && all.total_matches > 100, "{}", all.summary());
+    let count_only = run(0);
+    assert!(count_only.verified && count_only.count_only && count_only.matches.is_empty(), "{}", count_only.summary());
+    assert_eq!(count_only.counts, all.counts);
+    let bounded = run(37);
+    assert!(bounded.verified && bounded.positions_overflowed && !bounded.count_only, "{}", bounded.summary());
+    assert_eq!(bounded.counts, all.counts);
 }

@@ -103,6 +103,7 @@ fn constants_shared_with_rust_agree() {
         ("kernel_compact_hash.wgsl", "MAX_LENGTH", Value::U32(compact_hash::MAX_LENGTH)),
         ("kernel_shift_and.wgsl", "MAX_WORDS", Value::U32(shift_and::MAX_WORDS as u32)),
         ("kernel_shift_and.wgsl", "PATTERNS_PER_GROUP", Value::U32(shift_and::PATTERNS_PER_GROUP)),
+        ("kernel_shift_and.wgsl", "GROUPS_Y", Value::U32(shift_and::GROUPS_Y)),
         ("kernel_chained_hash.wgsl", "GOLDEN_FRACTION", Value::U32(chained_hash::GOLDEN_FRACTION)),
         ("kernel_closest_pairs_top.wgsl", "CHUNK", Value::U32(closest_pairs::TOP_CHUNK)),
         ("kernel_compact_hash.wgsl", "GOLDEN", Value::U32(compact_hash::GOLDEN)),

@@ -11,7 +11,7 @@ use bisector::input::{read_limited, read_limited_text, ARMY_BYTES, PATTERNS_BYTE
 use bisector_kernels::chained_hash::{BuildVariant, ChainedHash, ChainedHashOptions, KeyDistribution};
 use bisector_kernels::closest_pairs::{ClosestPairs, ClosestPairsInput, ClosestPairsOptions, Distribution, Variant as CpVariant};
 use bisector_kernels::compact_hash::{CompactHash, CompactHashOptions, VectorDistribution};
-use bisector_kernels::shift_and::{ShiftAnd, ShiftAndInput};
+use bisector_kernels::shift_and::{self as sa, ShiftAnd, ShiftAndInput};
 use bisector_kernels::Kernel;
 
 use crate::checks::{check_files, check_iterations, write_json};
@@ -132,6 +132,13 @@ pub(crate) enum KernelCommand {
         /// Match positions kept (counts are always complete).
         #[arg(long, default_value_t = 1 << 22)]
         capacity: u32,
+        /// Keep no match positions, only every pattern's count.
+        #[arg(long, conflicts_with_all = ["capacity", "matches"])]
+        count_only: bool,
+        /// How chunks pass their end states on: a parallel scan of transfer functions, or the
+        /// sequential fix-up (one thread per pattern over all chunks), for comparison.
+        #[arg(long, value_enum, default_value_t = sa::Carry::Scan)]
+        carry: sa::Carry,
         /// Timed repetitions.
         #[arg(long, default_value_t = 3)]
         iterations: u32,
@@ -339,7 +346,6 @@ fn read_text(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 }
 
 fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
-    use bisector_kernels::shift_and as sa;
     let KernelCommand::ShiftAnd {
         patterns,
         text,
@@ -349,6 +355,8 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
         alphabet,
         chunk,
         capacity,
+        count_only,
+        carry,
         iterations,
         seed,
         matches,
@@ -396,8 +404,8 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
     if chunks > 65535 {
         anyhow::bail!("--chunk {chunk}: makes {chunks} chunks, at most 65535");
     }
-    let options =
-        sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity: *capacity, max_carry_rounds: sa::MAX_CARRY_ROUNDS };
+    let capacity = if *count_only { 0 } else { *capacity };
+    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity, carry: *carry };
     let report = run_kernel::<ShiftAnd>(&ShiftAndInput { work, options })?;
     say!("{}", report.summary());
     write_json(json.as_deref(), &report)?;

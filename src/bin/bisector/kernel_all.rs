@@ -274,21 +274,17 @@ fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
     use bisector_kernels::shift_and as sa;
     let patterns = (1000usize >> (sizes.shrink_log2 / 2)).max(8);
     // log2 of the text bytes; the match capacity is a quarter of the text's bytes; patterns of at
-    // most 32 states are one word each (the per-chunk states are 4 bytes per chunk and pattern).
+    // most 32 states are one word each (the transfer functions are 33 u32 per chunk and pattern).
     let workload = |log2: u32| sa::make_workload(patterns, 32, 1 << log2, b"abcdefghijklmnopqrstuvwxyz", 1);
     let capacity = |log2: u32| 1u32 << (log2 - 2);
     let Some((log2, note)) = sizes.fit_log2(26, 12, |log2| {
-        sa::largest_buffer_bytes(1 << log2, capacity(log2)).max(4 * sa::chunk_count(1 << log2, 0) * patterns as u64)
+        let chunks = sa::chunk_count(1 << log2, 0);
+        sa::largest_buffer_bytes(1 << log2, capacity(log2)).max(sa::transfer_bytes(std::iter::repeat_n(1, patterns), chunks))
     }) else {
         anyhow::bail!("even a 4 KB text does not fit the adapter's largest buffer");
     };
     let work = workload(log2);
-    let options = sa::ShiftAndOptions {
-        chunk_len: 0,
-        iterations: sizes.iterations(3),
-        capacity: capacity(log2),
-        max_carry_rounds: sa::MAX_CARRY_ROUNDS,
-    };
+    let options = sa::ShiftAndOptions { chunk_len: 0, iterations: sizes.iterations(3), capacity: capacity(log2), carry: sa::Carry::Scan };
     let name = format!("shift-and {patterns} patterns x {} KB", work.text.len() >> 10);
     let report = run_kernel::<ShiftAnd>(&ShiftAndInput { work, options })?;
     say!(

@@ -148,7 +148,7 @@ pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, RunError>
                 chunk_len: 0,
                 iterations: s.iterations,
                 capacity: SHIFT_AND_CAPACITY,
-                max_carry_rounds: shift_and::MAX_CARRY_ROUNDS,
+                carry: shift_and::Carry::Scan,
             };
             shift_and_result(&run_kernel::<ShiftAnd>(gpu, &ShiftAndInput { work, options })?)
         }
