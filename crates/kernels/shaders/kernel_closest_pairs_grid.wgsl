@@ -1,4 +1,5 @@
-// kernel.closest_pairs.nearest_grid: exact nearest B through a uniform grid. A and B are sorted by cell
+// kernel.closest_pairs.nearest_grid: exact nearest B through a uniform grid (built on the GPU by
+// kernel_closest_pairs_build.wgsl). A and B are sorted by cell
 // (for B: cell_start[c] .. cell_start[c + 1] in b_points; w = the original id of A and B). Each A starts at its
 // (clamped) cell and visits rings of cells at Chebyshev distance r = 0, 1, 2, ... After ring r
 // every unvisited B lies beyond a face of the box of cells within r, so its distance is at least
@@ -10,9 +11,11 @@
 //!include shared/closest_pairs.wgsl
 
 @group(0) @binding(4) var<storage, read> cell_start: array<u32>;
+// The grid's cells, as the build passes planned them.
+@group(0) @binding(11) var<storage, read> grid: GridParams;
 
 fn visit_cell(p: vec3<f32>, cell: vec3<i32>, best: ptr<function, vec2<u32>>) {
-    let c = (u32(cell.z) * params.dim_y + u32(cell.y)) * params.dim_x + u32(cell.x);
+    let c = (u32(cell.z) * grid.dim_y + u32(cell.y)) * grid.dim_x + u32(cell.x);
     let end = cell_start[c + 1u];
     for (var j = cell_start[c]; j < end; j += 1u) {
         let b = b_points[j];
@@ -32,8 +35,8 @@ fn nearest_grid(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
     }
     let a = a_points[i];
     let p = a.xyz;
-    let dims = vec3<i32>(i32(params.dim_x), i32(params.dim_y), i32(params.dim_z));
-    let c = vec3<i32>(clamp(floor((p - params.origin) * params.inv_cell_size), vec3<f32>(0.0), vec3<f32>(dims - 1)));
+    let dims = vec3<i32>(i32(grid.dim_x), i32(grid.dim_y), i32(grid.dim_z));
+    let c = vec3<i32>(clamp(floor((p - grid.origin) * grid.inv_cell_size), vec3<f32>(0.0), vec3<f32>(dims - 1)));
     var best = vec2<u32>(NONE, NONE);
     let max_ring = max(dims.x, max(dims.y, dims.z));
     for (var r = 0; r < max_ring; r += 1) {
@@ -61,18 +64,18 @@ fn nearest_grid(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
         var open = false;
         for (var axis = 0; axis < 3; axis += 1) {
             if (c[axis] - r > 0) {
-                bound = min(bound, p[axis] - (params.origin[axis] + f32(c[axis] - r) * params.cell_size_m));
+                bound = min(bound, p[axis] - (grid.origin[axis] + f32(c[axis] - r) * grid.cell_size_m));
                 open = true;
             }
             if (c[axis] + r + 1 < dims[axis]) {
-                bound = min(bound, params.origin[axis] + f32(c[axis] + r + 1) * params.cell_size_m - p[axis]);
+                bound = min(bound, grid.origin[axis] + f32(c[axis] + r + 1) * grid.cell_size_m - p[axis]);
                 open = true;
             }
         }
         if (!open) {
             break;
         }
-        let safe = bound - params.slack;
+        let safe = bound - grid.slack;
         if (best.x != NONE && safe > 0.0 && bitcast<u32>(safe * safe * (1.0 - 1.0 / 1048576.0)) > best.x) {
             break;
         }

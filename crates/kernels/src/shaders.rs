@@ -8,6 +8,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
     files: &[
         ("kernel_chained_hash.wgsl", include_str!("../shaders/kernel_chained_hash.wgsl")),
         ("kernel_chained_hash_subgroup.wgsl", include_str!("../shaders/kernel_chained_hash_subgroup.wgsl")),
+        ("kernel_closest_pairs_build.wgsl", include_str!("../shaders/kernel_closest_pairs_build.wgsl")),
         ("kernel_closest_pairs_brute.wgsl", include_str!("../shaders/kernel_closest_pairs_brute.wgsl")),
         ("kernel_closest_pairs_grid.wgsl", include_str!("../shaders/kernel_closest_pairs_grid.wgsl")),
         ("kernel_closest_pairs_top.wgsl", include_str!("../shaders/kernel_closest_pairs_top.wgsl")),

@@ -124,16 +124,53 @@ fn compact_hash_reports_a_full_table() {
 }
 
 #[test]
+fn closest_pairs_gpu_grid_equals_its_cpu_twin() {
+    let mut rng = common::rng("closest_pairs_gpu_grid_equals_its_cpu_twin");
+    let gpu = kernel_gpu();
+    for (m, n) in [(1, 1), (300, 7), (3000, 5000), (40_000, 30_000)] {
+        for distribution in [Distribution::Uniform, Distribution::Clustered, Distribution::Equal] {
+            let armies = cp::make_armies(m, n, distribution, rng.random());
+            let (grid, a_starts, a_sorted) = cp::build_grid_gpu(&gpu, &armies);
+            let cells: u64 = grid.dims.iter().map(|&d| d as u64).product();
+            assert!((1..=1 << 22).contains(&cells), "{}: {:?}", armies.source, grid.dims);
+            // The CPU counting sort with the GPU's cells: the same starts, the same points per cell.
+            for (starts, sorted, points) in [(&grid.cell_start, &grid.points, &armies.b), (&a_starts, &a_sorted, &armies.a)] {
+                let (cpu_starts, cpu_sorted) = grid.sort_by_cell(points);
+                assert_eq!(starts, &cpu_starts, "{} x {}: {}", m, n, armies.source);
+                for w in cpu_starts.windows(2) {
+                    let run = w[0] as usize..w[1] as usize;
+                    let mut got: Vec<[u32; 4]> = sorted[run.clone()].iter().map(|p| p.map(f32::to_bits)).collect();
+                    got.sort_unstable_by_key(|p| p[3]);
+                    let want: Vec<[u32; 4]> = cpu_sorted[run].iter().map(|p| p.map(f32::to_bits)).collect();
+                    assert_eq!(got, want, "{}", armies.source);
+                }
+            }
+            // B's box: every B inside the grid's cells (the origin is B's low corner).
+            assert!(armies.b.iter().all(|p| (0..3).all(|k| p[k] >= grid.origin[k])), "{}", armies.source);
+            if distribution == Distribution::Clustered && n >= 5000 {
+                // Cells sized from the occupied cells: at most about 8 B per occupied cell, unless
+                // the cells reached their limit (2^22, within a factor 1.25^3 of it).
+                let occupied = grid.cell_start.windows(2).filter(|w| w[1] > w[0]).count();
+                assert!(n <= 8 * occupied || cells > 1 << 21, "{}: {n} B in {occupied} of {cells} cells", armies.source);
+            }
+        }
+    }
+}
+
+#[test]
 fn closest_pairs_gpu_equals_cpu() {
     let mut rng = common::rng("closest_pairs_gpu_equals_cpu");
     let gpu = kernel_gpu();
     let options = ClosestPairsOptions { variant: cp::Variant::Both, iterations: 1 };
     // One point each, fewer A than 100, two top-100 rounds (more than 2048 A), B much larger than A.
-    for (m, n) in [(1, 1), (1, 300), (60, 1), (5000, 200), (700, 2500)] {
+    for (m, n) in [(1, 1), (1, 300), (60, 1), (5000, 200), (700, 2500), (20_000, 9000)] {
         for distribution in [Distribution::Uniform, Distribution::Clustered, Distribution::Equal] {
             let armies = cp::make_armies(m, n, distribution, rng.random());
             let report = ClosestPairs::run(&gpu, &ClosestPairsInput { armies: armies.clone(), options: options.clone() }).unwrap();
             assert!(report.verified, "{m} x {n} {}: {}", armies.source, report.summary());
+            // The grid built on the GPU equals its CPU twin; the end-to-end and GPU times are there.
+            assert_eq!(report.grid_verified, Some(true), "{}", report.summary());
+            assert!(report.end_to_end_ms.is_some_and(|e| e > 0.0) && report.gpu_ms.is_some(), "{}", report.summary());
             assert_eq!(report.pairs.len(), m.min(100));
             // The CPU reference itself equals the brute force.
             if m * n <= 1 << 20 {

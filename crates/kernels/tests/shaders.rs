@@ -11,7 +11,7 @@ mod wgsl;
 use std::path::Path;
 
 use bisector_kernels::chained_hash::{self, ChainNode, ChainedHashParams};
-use bisector_kernels::closest_pairs::{self, ClosestPairsParams, Nearest};
+use bisector_kernels::closest_pairs::{self, ClosestPairsParams, GpuGridParams, Nearest};
 use bisector_kernels::compact_hash::{self, CompactHashParams};
 use bisector_kernels::shift_and::{self, ShiftAndParams, Word};
 use bisector_kernels::SHADERS;
@@ -46,18 +46,19 @@ fn mirrors() -> Vec<Mirror> {
         mirror!(
             "kernel_closest_pairs_grid.wgsl",
             Wgsl::Struct("ClosestPairsParams"),
-            ClosestPairsParams {
-                a_count: "a_count",
-                b_count: "b_count",
+            ClosestPairsParams { a_count: "a_count", b_count: "b_count", candidates: "candidates", top: "top", zero: "zero", pad: _ }
+        ),
+        mirror!(
+            "kernel_closest_pairs_build.wgsl",
+            Wgsl::Struct("GridParams"),
+            GpuGridParams {
                 dims: ["dim_x", "dim_y", "dim_z"],
-                candidates: "candidates",
-                top: "top",
-                zero: "zero",
+                cells: "cells",
                 origin: "origin",
                 cell_size_m: "cell_size_m",
                 inv_cell_size: "inv_cell_size",
                 slack: "slack",
-                pad1: _,
+                pad: _,
             }
         ),
         mirror!("kernel_closest_pairs_grid.wgsl", Wgsl::Elements("nearest"), Nearest { d2_bits: "x", b: "y" }),
@@ -106,6 +107,8 @@ fn constants_shared_with_rust_agree() {
         ("kernel_shift_and.wgsl", "GROUPS_Y", Value::U32(shift_and::GROUPS_Y)),
         ("kernel_chained_hash.wgsl", "GOLDEN_FRACTION", Value::U32(chained_hash::GOLDEN_FRACTION)),
         ("kernel_closest_pairs_top.wgsl", "CHUNK", Value::U32(closest_pairs::TOP_CHUNK)),
+        ("kernel_closest_pairs_build.wgsl", "MAX_CELLS", Value::U32(closest_pairs::MAX_GRID_CELLS as u32)),
+        ("kernel_closest_pairs_build.wgsl", "SCAN_BLOCK", Value::U32(closest_pairs::SCAN_BLOCK)),
         ("kernel_compact_hash.wgsl", "GOLDEN", Value::U32(compact_hash::GOLDEN)),
         ("kernel_compact_hash_uncompressed.wgsl", "READY_BIT", Value::U32(compact_hash::READY_BIT)),
     ];

@@ -13,21 +13,30 @@
 struct ClosestPairsParams {
     a_count: u32,
     b_count: u32,
-    dim_x: u32,
-    dim_y: u32,
-    dim_z: u32,
     // Candidates the top-100 pass reads (its input list's length).
     candidates: u32,
     top: u32,
     // Always 0: see distance2.
     zero: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// The uniform grid over B as the GPU built it (kernel_closest_pairs_build.wgsl). Keep in sync
+// with GpuGridParams in crates/kernels/src/closest_pairs/gpu_grid.rs.
+struct GridParams {
+    dim_x: u32,
+    dim_y: u32,
+    dim_z: u32,
+    cells: u32,
     origin: vec3<f32>,
     cell_size_m: f32,
     inv_cell_size: f32,
     // Absolute margin subtracted from the grid's distance bound (rounding of cell faces).
     slack: f32,
+    pad0: u32,
     pad1: u32,
-    pad2: u32,
 }
 
 // No B found yet: larger than the bits of any squared distance, inf included.

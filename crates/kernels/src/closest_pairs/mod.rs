@@ -2,7 +2,10 @@
 //! every A (M points) its nearest B (N points), then the 100 nearest (A, B) pairs overall, sorted
 //! by distance, then A id, then B id. Two GPU versions: brute force tiled through workgroup
 //! memory, and an exact uniform grid whose search grows ring by ring until the nearest B is
-//! proven (the seed's grid searches 27 cells and can miss).
+//! proven (the seed's grid searches 27 cells and can miss). The grid is built on the GPU from the
+//! armies uploaded once as packed f32 (gpu_grid.rs: bounds, cells from the occupied cells,
+//! counting sort by cell with a prefix sum), and the grid version is timed end to end, host
+//! arrays to the 100 pairs on the host (`end_to_end_ms`), beside its GPU time (`gpu_ms`).
 //!
 //! Exactness: a distance is the f32 squared distance (dx² + dy²) + dz², each square correctly
 //! rounded and flushed to 0 below the smallest normal f32, computed with the same f32 operations
@@ -13,21 +16,19 @@
 //! is compared for equality with the CPU reference, which is an exact grid search on all cores
 //! (tested equal to the CPU brute force).
 
+mod gpu_grid;
 mod grid;
-
-use std::time::Instant;
+mod run;
 
 use serde::Serialize;
-use wgpu::util::DeviceExt;
 
-use bisector_gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
-use bisector_gpu::readback::read_buffer;
-use bisector_gpu::timings::{submit_and_time_all, TimingMs};
-use bisector_gpu::{profiled_compute_pass, Gpu, Requirements};
+use bisector_gpu::timings::TimingMs;
+use bisector_gpu::{Gpu, Requirements};
 
+pub use gpu_grid::{build_grid_gpu, GpuGridParams, SCAN_BLOCK};
 pub use grid::{nearest_brute_cpu, nearest_grid_cpu, top_pairs, Grid};
 
-use crate::{check_iterations, IterationsError, Kernel, KernelError, SHADERS};
+use crate::{check_iterations, IterationsError, Kernel, KernelError};
 
 /// How many closest pairs are reported.
 pub const TOP_PAIRS: usize = 100;
@@ -39,27 +40,23 @@ pub const UNIFORM_RANGE: f32 = 1.0e6;
 pub const TOP_CHUNK: u32 = 2048;
 /// "No B": above the bits of any squared distance. Keep in sync with NONE in the shaders.
 pub const NONE: u32 = u32::MAX;
-/// Grid cells at most.
-pub(crate) const MAX_CELLS: u64 = 1 << 22;
+/// Grid cells at most. Keep in sync with MAX_CELLS in shaders/kernel_closest_pairs_build.wgsl.
+pub const MAX_GRID_CELLS: u64 = 1 << 22;
+pub(crate) const MAX_CELLS: u64 = MAX_GRID_CELLS;
 
 /// Parameters of the kernels. Keep in sync with ClosestPairsParams in shaders/shared/closest_pairs.wgsl.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ClosestPairsParams {
     pub a_count: u32,
     pub b_count: u32,
-    pub dims: [u32; 3],
     pub candidates: u32,
     pub top: u32,
     /// Always 0 (keeps the shader's compiler from fusing the distance's products and sums).
     pub zero: u32,
-    pub origin: [f32; 3],
-    pub cell_size_m: f32,
-    pub inv_cell_size: f32,
-    pub slack: f32,
-    pub pad1: [u32; 2],
+    pub pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<ClosestPairsParams>() == 64);
+const _: () = assert!(std::mem::size_of::<ClosestPairsParams>() == 32);
 
 /// A point in 3-D.
 pub type Point = [f32; 3];
@@ -280,7 +277,7 @@ impl Kernel for ClosestPairs {
     }
 
     fn measure(gpu: &Gpu, input: &ClosestPairsInput) -> ClosestPairsReport {
-        measure(gpu, &input.options, &input.armies)
+        run::measure(gpu, &input.options, &input.armies)
     }
 }
 
@@ -292,8 +289,13 @@ pub struct VariantReport {
     pub nearest_gpu: TimingMs,
     /// The top-100 passes (summed per iteration).
     pub top_gpu: TimingMs,
-    /// Nearest + top-100 per iteration.
+    /// The grid's build on the GPU (bounds, plan, counting sorts of B and A; grid version only).
+    pub build_gpu: TimingMs,
+    /// Build + nearest + top-100 per iteration.
     pub total_gpu: TimingMs,
+    /// Host arrays to the 100 pairs on the host: upload of the packed points, every pass, read-back
+    /// of the pairs (grid version only; the brute force's points are uploaded once beforehand).
+    pub end_to_end: Option<TimingMs>,
     /// A points answered per second (total, median).
     pub queries_per_s: f64,
     /// Every A's nearest B (id and distance bits) and the 100 pairs equal the CPU reference.
@@ -310,14 +312,22 @@ pub struct ClosestPairsReport {
     pub source: String,
     pub verified: bool,
     pub variants: Vec<VariantReport>,
-    /// Buffers created and filled (armies, grid).
+    /// The grid version's end to end milliseconds (median): host arrays to the 100 pairs on the host.
+    pub end_to_end_ms: Option<f64>,
+    /// The grid version's GPU milliseconds (median): build, nearest and top-100 passes.
+    pub gpu_ms: Option<f64>,
+    /// Buffers created and filled (armies for the brute force; buffers of the grid version).
     pub upload_ms: f64,
     /// Reading back every A's nearest and the pairs (last variant).
     pub readback_ms: f64,
-    /// The grid over B, built on the CPU before upload (not in the GPU times).
+    /// The CPU reference's own grid over B (its build time, part of `cpu_reference_ms`).
     pub grid_build_cpu_ms: f64,
+    /// The GPU grid's cells (the last run's).
     pub grid_dims: [u32; 3],
     pub grid_cell_size: f32,
+    /// Whether the GPU grid's cell starts equal its CPU twin's (the CPU sort by cell with the
+    /// same cells) and each cell holds the same points (grid version only).
+    pub grid_verified: Option<bool>,
     /// The CPU reference (exact grid search) and its threads.
     pub cpu_reference_ms: f64,
     pub cpu_threads: usize,
@@ -332,200 +342,6 @@ pub fn largest_buffer_bytes(m: usize, n: usize) -> u64 {
     (16 * m.max(n)) as u64 + 4 * (MAX_CELLS + 1)
 }
 
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }
-}
-
-fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-    })
-}
-
-/// Runs the kernel on `armies` (both non-empty; `ClosestPairs::measure`).
-fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> ClosestPairsReport {
-    let device = &gpu.device;
-    let (m, n) = (armies.a.len(), armies.b.len());
-    assert!(m > 0 && n > 0, "closest pairs need two non-empty armies");
-    let grid_start = Instant::now();
-    let grid = Grid::build(&armies.b, &armies.a);
-    let grid_build_cpu_ms = grid_start.elapsed().as_secs_f64() * 1e3;
-    let cpu_threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let cpu_start = Instant::now();
-    let expected = nearest_grid_cpu(&armies.a, &grid, cpu_threads);
-    let expected_pairs = top_pairs(&expected, TOP_PAIRS);
-    let cpu_reference_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-
-    let upload_start = Instant::now();
-    let top = TOP_PAIRS.min(m) as u32;
-    let params = ClosestPairsParams {
-        a_count: m as u32,
-        b_count: n as u32,
-        dims: grid.dims,
-        candidates: m as u32,
-        top,
-        zero: 0,
-        origin: grid.origin,
-        cell_size_m: grid.cell_size_m,
-        inv_cell_size: grid.inv_cell_size,
-        slack: grid.slack,
-        pad1: [0; 2],
-    };
-    let a4: Vec<[f32; 4]> = armies.a.iter().enumerate().map(|(i, p)| [p[0], p[1], p[2], f32::from_bits(i as u32)]).collect();
-    let b4: Vec<[f32; 4]> = armies.b.iter().enumerate().map(|(i, p)| [p[0], p[1], p[2], f32::from_bits(i as u32)]).collect();
-    let a_buffer = storage(device, "kernel.closest_pairs.a", bytemuck::cast_slice(&a4));
-    let b_buffer = storage(device, "kernel.closest_pairs.b", bytemuck::cast_slice(&b4));
-    // The grid version reads A in cell order (neighbouring threads search neighbouring cells).
-    let a_grid = storage(device, "kernel.closest_pairs.a_grid", bytemuck::cast_slice(&grid.sort_by_cell(&armies.a).1));
-    let b_grid = storage(device, "kernel.closest_pairs.b_grid", bytemuck::cast_slice(&grid.points));
-    let cell_start = storage(device, "kernel.closest_pairs.cell_start", bytemuck::cast_slice(&grid.cell_start));
-    let nearest = storage(device, "kernel.closest_pairs.nearest", &vec![0u8; 8 * m]);
-    let kept_len = (m as u32).div_ceil(TOP_CHUNK) as usize * top as usize;
-    let kept = [
-        storage(device, "kernel.closest_pairs.kept0", &vec![0u8; 4 * kept_len]),
-        storage(device, "kernel.closest_pairs.kept1", &vec![0u8; 4 * kept_len]),
-    ];
-    let kept_pairs = storage(device, "kernel.closest_pairs.kept_pairs", &vec![0u8; 16 * kept_len]);
-    // One uniform per top-100 round (its candidate count).
-    let mut rounds = Vec::new();
-    let mut candidates = m as u32;
-    loop {
-        let groups = candidates.div_ceil(TOP_CHUNK);
-        rounds.push((
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("kernel.closest_pairs.params"),
-                contents: bytemuck::bytes_of(&ClosestPairsParams { candidates, ..params }),
-                usage: wgpu::BufferUsages::UNIFORM,
-            }),
-            groups,
-        ));
-        if groups == 1 {
-            break;
-        }
-        candidates = groups * top;
-    }
-    gpu.wait_idle();
-    let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
-
-    let top_first =
-        SHADERS.compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 1.0)]);
-    let top_next =
-        SHADERS.compute_pipeline(device, "kernel.closest_pairs.top100", "kernel_closest_pairs_top.wgsl", "top", &[("identity", 0.0)]);
-    let top_groups: Vec<(wgpu::BindGroup, u32, &wgpu::ComputePipeline)> = rounds
-        .iter()
-        .enumerate()
-        .map(|(r, (uniform, groups))| {
-            let pipeline = if r == 0 { &top_first } else { &top_next };
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("kernel.closest_pairs.top100"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[
-                    entry(0, uniform),
-                    entry(3, &nearest),
-                    entry(5, &kept[(r + 1) % 2]),
-                    entry(6, &kept[r % 2]),
-                    entry(7, &kept_pairs),
-                ],
-            });
-            (group, *groups, pipeline)
-        })
-        .collect();
-    let uniform = &rounds[0].0;
-    let mut profiler = bisector_gpu::create_profiler(device);
-    let versions: &[(&'static str, &str, &str)] = match options.variant {
-        Variant::Brute => &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute")],
-        Variant::Grid => &[("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")],
-        Variant::Both => {
-            &[("brute", "kernel_closest_pairs_brute.wgsl", "nearest_brute"), ("grid", "kernel_closest_pairs_grid.wgsl", "nearest_grid")]
-        }
-    };
-    let mut variants = Vec::new();
-    let mut readback_ms = 0.0;
-    let mut pairs = Vec::new();
-    for &(variant, file, entry_point) in versions {
-        let label = format!("kernel.closest_pairs.nearest_{variant}");
-        let pipeline = SHADERS.compute_pipeline(device, &label, file, entry_point, &[]);
-        let mut entries = vec![entry(0, uniform), entry(3, &nearest)];
-        if variant == "grid" {
-            entries.push(entry(1, &a_grid));
-            entries.push(entry(2, &b_grid));
-            entries.push(entry(4, &cell_start));
-        } else {
-            entries.push(entry(1, &a_buffer));
-            entries.push(entry(2, &b_buffer));
-        }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&label),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
-        let (mut near_ms, mut top_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..options.iterations {
-            let mut encoder = device.create_command_encoder(&Default::default());
-            encoder.clear_buffer(&nearest, 0, None);
-            profiled_compute_pass(&profiler, &mut encoder, &label, |pass| {
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = groups_2d((m as u32).div_ceil(WORKGROUP_SIZE));
-                pass.dispatch_workgroups(x, y, 1);
-            });
-            for (group, groups, pipeline) in &top_groups {
-                profiled_compute_pass(&profiler, &mut encoder, "kernel.closest_pairs.top100", |pass| {
-                    pass.set_pipeline(pipeline);
-                    pass.set_bind_group(0, group, &[]);
-                    let (x, y) = groups_2d(*groups);
-                    pass.dispatch_workgroups(x, y, 1);
-                });
-            }
-            let times = submit_and_time_all(gpu, &mut profiler, encoder);
-            let near: f64 = times.iter().filter(|(l, _)| *l == label).map(|(_, t)| t).sum();
-            let topt: f64 = times.iter().filter(|(l, _)| l == "kernel.closest_pairs.top100").map(|(_, t)| t).sum();
-            if !times.is_empty() {
-                near_ms.push(near);
-                top_ms.push(topt);
-                total_ms.push(near + topt);
-            }
-        }
-        let read_start = Instant::now();
-        let got: Vec<Nearest> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &nearest, 0, 8 * m as u64)).to_vec();
-        let got_pairs: Vec<[u32; 4]> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &kept_pairs, 0, 16 * top as u64)).to_vec();
-        readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
-        pairs =
-            got_pairs.iter().map(|&[bits, a, b, _]| Pair { a, b, distance: (f32::from_bits(bits) as f64).sqrt(), d2_bits: bits }).collect();
-        let verified = got == expected && pairs == expected_pairs;
-        let total = TimingMs::of(total_ms);
-        variants.push(VariantReport {
-            variant,
-            nearest_gpu: TimingMs::of(near_ms),
-            top_gpu: TimingMs::of(top_ms),
-            queries_per_s: m as f64 / (total.median_ms * 1e-3),
-            total_gpu: total,
-            verified,
-        });
-    }
-    ClosestPairsReport {
-        kernel: "closest-pairs",
-        adapter: gpu.describe(),
-        a_points: m,
-        b_points: n,
-        source: armies.source.clone(),
-        verified: variants.iter().all(|v| v.verified),
-        variants,
-        upload_ms,
-        readback_ms,
-        grid_build_cpu_ms,
-        grid_dims: grid.dims,
-        grid_cell_size: grid.cell_size_m,
-        cpu_reference_ms,
-        cpu_threads,
-        pairs,
-        lavapipe_loop_limit_exceeded: gpu.adapter.get_info().name.contains("llvmpipe")
-            && (n as u64 + n as u64 / 256 > 65535 || grid.cell_start.windows(2).any(|w| w[1] - w[0] > 65535)),
-    }
-}
-
 impl ClosestPairsReport {
     /// A readable summary.
     pub fn summary(&self) -> String {
@@ -535,19 +351,33 @@ impl ClosestPairsReport {
         );
         for v in &self.variants {
             out += &format!(
-                "  {:5}: median {:.4} ms (nearest {:.4} + top-100 {:.4}), min {:.4} ms, {:.3} M queries/s, verified: {}\n",
+                "  {:5}: median {:.4} ms (grid build {:.4} + nearest {:.4} + top-100 {:.4}), min {:.4} ms, {:.3} M queries/s, verified: {}\n",
                 v.variant,
                 v.total_gpu.median_ms,
+                v.build_gpu.median_ms,
                 v.nearest_gpu.median_ms,
                 v.top_gpu.median_ms,
                 v.total_gpu.min_ms,
                 v.queries_per_s / 1e6,
                 v.verified
             );
+            if let Some(e2e) = &v.end_to_end {
+                out += &format!(
+                    "         end to end (packed upload, build, search, 100 pairs read back) median {:.3} ms, min {:.3} ms\n",
+                    e2e.median_ms, e2e.min_ms
+                );
+            }
         }
         out += &format!(
-            "  upload {:.1} ms, read-back {:.1} ms, grid {:?} cells of {:.4} built on the CPU in {:.1} ms; CPU reference (exact grid, {} threads) {:.1} ms\n",
-            self.upload_ms, self.readback_ms, self.grid_dims, self.grid_cell_size, self.grid_build_cpu_ms, self.cpu_threads, self.cpu_reference_ms
+            "  buffers {:.1} ms, read-back {:.1} ms, GPU grid {:?} cells of {:.4} (equal to its CPU twin: {:?}); CPU reference (its own grid {:.1} ms, exact search, {} threads) {:.1} ms\n",
+            self.upload_ms,
+            self.readback_ms,
+            self.grid_dims,
+            self.grid_cell_size,
+            self.grid_verified,
+            self.grid_build_cpu_ms,
+            self.cpu_threads,
+            self.cpu_reference_ms
         );
         for (rank, p) in self.pairs.iter().enumerate().take(3) {
             out += &format!("  #{:<3} A {} - B {}: {}\n", rank + 1, p.a, p.b, p.distance);
