@@ -1,21 +1,37 @@
 // kernel.closest_pairs.nearest_grid: exact nearest B through a uniform grid (built on the GPU by
-// kernel_closest_pairs_build.wgsl). A and B are sorted by cell
-// (for B: cell_start[c] .. cell_start[c + 1] in b_points; w = the original id of A and B). Each A starts at its
-// (clamped) cell and visits rings of cells at Chebyshev distance r = 0, 1, 2, ... After ring r
-// every unvisited B lies beyond a face of the box of cells within r, so its distance is at least
+// kernel_closest_pairs_build.wgsl; only B's occupied cells are stored, in a table by cell key).
+// A and B are sorted by cell (for B: cell_start[slot] .. cell_start[slot + 1] in b_points;
+// w = the original id of A and B). Each A starts at its (clamped) cell and visits rings of
+// cells at Chebyshev distance r = 0, 1, 2, ... After ring r every unvisited B lies beyond a face of the box of cells within r, so its distance is at least
 // the distance L from A to the nearest such face that still has cells behind it. The search
 // stops once (L - slack)^2 * (1 - 2^-20) > the best squared distance: the slack covers the
 // rounding of face positions and cell assignment, the factor that of the f32 distance, so any
 // unvisited B is strictly farther. With no face left, every cell has been visited.
 //!include shared/dispatch.wgsl
+//!include shared/hash.wgsl
 //!include shared/closest_pairs.wgsl
 
+// Per slot of the table of occupied cells: where its B start in b_points (slots + 2 entries).
 @group(0) @binding(4) var<storage, read> cell_start: array<u32>;
+// The table's cell keys (EMPTY_KEY: free).
+@group(0) @binding(16) var<storage, read> keys: array<u32>;
 // The grid's cells, as the build passes planned them.
 @group(0) @binding(11) var<storage, read> grid: GridParams;
 
 fn visit_cell(p: vec3<f32>, cell: vec3<i32>, best: ptr<function, vec2<u32>>) {
-    let c = (u32(cell.z) * grid.dim_y + u32(cell.y)) * grid.dim_x + u32(cell.x);
+    let wanted = cell_key(vec3<u32>(cell));
+    let mask = params.slots - 1u;
+    var c = fmix32(wanted) & mask;
+    loop {
+        let k = keys[c];
+        if (k == wanted) {
+            break;
+        }
+        if (k == EMPTY_KEY) {
+            return;
+        }
+        c = (c + 1u) & mask;
+    }
     let end = cell_start[c + 1u];
     for (var j = cell_start[c]; j < end; j += 1u) {
         let b = b_points[j];

@@ -130,31 +130,23 @@ fn closest_pairs_gpu_grid_equals_its_cpu_twin() {
     for (m, n) in [(1, 1), (300, 7), (3000, 5000), (40_000, 30_000)] {
         for distribution in [Distribution::Uniform, Distribution::Clustered, Distribution::Equal] {
             let armies = cp::make_armies(m, n, distribution, rng.random());
-            let (grid, a_starts, a_sorted) = cp::build_grid_gpu(&gpu, &armies);
-            let cells: u64 = grid.dims.iter().map(|&d| d as u64).product();
-            assert!((1..=1 << 22).contains(&cells), "{}: {:?}", armies.source, grid.dims);
-            // The CPU counting sort with the GPU's cells: the same starts, the same points per cell.
-            for (starts, sorted, points) in [(&grid.cell_start, &grid.points, &armies.b), (&a_starts, &a_sorted, &armies.a)] {
-                let (cpu_starts, cpu_sorted) = grid.sort_by_cell(points);
-                assert_eq!(starts, &cpu_starts, "{} x {}: {}", m, n, armies.source);
-                for w in cpu_starts.windows(2) {
-                    let run = w[0] as usize..w[1] as usize;
-                    let mut got: Vec<[u32; 4]> = sorted[run.clone()].iter().map(|p| p.map(f32::to_bits)).collect();
-                    got.sort_unstable_by_key(|p| p[3]);
-                    let want: Vec<[u32; 4]> = cpu_sorted[run].iter().map(|p| p.map(f32::to_bits)).collect();
-                    assert_eq!(got, want, "{}", armies.source);
-                }
-            }
-            // B's box: every B inside the grid's cells (the origin is B's low corner).
-            assert!(armies.b.iter().all(|p| (0..3).all(|k| p[k] >= grid.origin[k])), "{}", armies.source);
-            if distribution == Distribution::Clustered && n >= 5000 {
-                // Cells sized from the occupied cells: at most about 8 B per occupied cell, unless
-                // the cells reached their limit (2^22, within a factor 1.25^3 of it).
-                let occupied = grid.cell_start.windows(2).filter(|w| w[1] > w[0]).count();
-                assert!(n <= 8 * occupied || cells > 1 << 21, "{}: {n} B in {occupied} of {cells} cells", armies.source);
+            let built = cp::build_grid_gpu(&gpu, &armies);
+            assert!(built.equals_cpu_twin(&armies), "{m} x {n} {}: {:?}", armies.source, built.params);
+            assert!(built.params.dims.iter().all(|&d| (1..=1024).contains(&d)), "{:?}", built.params);
+            if distribution != Distribution::Equal && n >= 5000 {
+                // Cells sized from the occupied cells, clustered or not: about 2 B per occupied
+                // cell (refined from the coarse plan for clusters), never more than 4 on average.
+                let occupied = built.occupied_cells();
+                assert!(n <= 4 * occupied && occupied < n, "{}: {n} B in {occupied} occupied cells", armies.source);
             }
         }
     }
+    // The twin catches a point in the wrong cell.
+    let armies = cp::make_armies(200, 300, Distribution::Uniform, 9);
+    let mut built = cp::build_grid_gpu(&gpu, &armies);
+    assert!(built.equals_cpu_twin(&armies));
+    built.b_sorted.swap(0, 299);
+    assert!(built.b_sorted[0] == built.b_sorted[299] || !built.equals_cpu_twin(&armies));
 }
 
 #[test]

@@ -46,7 +46,15 @@ fn mirrors() -> Vec<Mirror> {
         mirror!(
             "kernel_closest_pairs_grid.wgsl",
             Wgsl::Struct("ClosestPairsParams"),
-            ClosestPairsParams { a_count: "a_count", b_count: "b_count", candidates: "candidates", top: "top", zero: "zero", pad: _ }
+            ClosestPairsParams {
+                a_count: "a_count",
+                b_count: "b_count",
+                candidates: "candidates",
+                top: "top",
+                zero: "zero",
+                slots: "slots",
+                pad: _,
+            }
         ),
         mirror!(
             "kernel_closest_pairs_build.wgsl",
@@ -107,7 +115,6 @@ fn constants_shared_with_rust_agree() {
         ("kernel_shift_and.wgsl", "GROUPS_Y", Value::U32(shift_and::GROUPS_Y)),
         ("kernel_chained_hash.wgsl", "GOLDEN_FRACTION", Value::U32(chained_hash::GOLDEN_FRACTION)),
         ("kernel_closest_pairs_top.wgsl", "CHUNK", Value::U32(closest_pairs::TOP_CHUNK)),
-        ("kernel_closest_pairs_build.wgsl", "MAX_CELLS", Value::U32(closest_pairs::MAX_GRID_CELLS as u32)),
         ("kernel_closest_pairs_build.wgsl", "SCAN_BLOCK", Value::U32(closest_pairs::SCAN_BLOCK)),
         ("kernel_compact_hash.wgsl", "GOLDEN", Value::U32(compact_hash::GOLDEN)),
         ("kernel_compact_hash_uncompressed.wgsl", "READY_BIT", Value::U32(compact_hash::READY_BIT)),

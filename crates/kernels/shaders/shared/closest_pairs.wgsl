@@ -18,12 +18,14 @@ struct ClosestPairsParams {
     top: u32,
     // Always 0: see distance2.
     zero: u32,
-    pad0: u32,
+    // Slots of the grid's table of occupied cells (a power of two).
+    slots: u32,
     pad1: u32,
     pad2: u32,
 }
 
-// The uniform grid over B as the GPU built it (kernel_closest_pairs_build.wgsl). Keep in sync
+// The hashed uniform grid over B as the GPU built it (kernel_closest_pairs_build.wgsl): the
+// virtual grid's dims (at most 1024 per axis) and cell size. Keep in sync
 // with GpuGridParams in crates/kernels/src/closest_pairs/gpu_grid.rs.
 struct GridParams {
     dim_x: u32,
@@ -37,6 +39,15 @@ struct GridParams {
     slack: f32,
     pad0: u32,
     pad1: u32,
+}
+
+// A free slot of the grid's table (cell keys start at 1).
+const EMPTY_KEY: u32 = 0u;
+
+// The table key of grid cell `c` (each coordinate below 1024). Mirrors cell_key in
+// crates/kernels/src/closest_pairs/gpu_grid.rs.
+fn cell_key(c: vec3<u32>) -> u32 {
+    return (c.x | (c.y << 10u) | (c.z << 20u)) + 1u;
 }
 
 // No B found yet: larger than the bits of any squared distance, inf included.

@@ -149,8 +149,8 @@ impl Grid {
     }
 }
 
-/// The cell of coordinate `x` along one axis, clamped to the grid (as the shader computes it).
-fn cell_coordinate(x: f32, origin: f32, inv_cell_size: f32, dim: u32) -> i64 {
+/// The cell of coordinate `x` along one axis, clamped to the grid (as the shaders compute it).
+pub(crate) fn cell_coordinate(x: f32, origin: f32, inv_cell_size: f32, dim: u32) -> i64 {
     ((x - origin) * inv_cell_size).floor().clamp(0.0, (dim - 1) as f32) as i64
 }
 

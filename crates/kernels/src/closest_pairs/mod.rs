@@ -25,7 +25,7 @@ use serde::Serialize;
 use bisector_gpu::timings::TimingMs;
 use bisector_gpu::{Gpu, Requirements};
 
-pub use gpu_grid::{build_grid_gpu, GpuGridParams, SCAN_BLOCK};
+pub use gpu_grid::{build_grid_gpu, cell_key, table_slots, GpuGridContents, GpuGridParams, SCAN_BLOCK};
 pub use grid::{nearest_brute_cpu, nearest_grid_cpu, top_pairs, Grid};
 
 use crate::{check_iterations, IterationsError, Kernel, KernelError};
@@ -40,9 +40,8 @@ pub const UNIFORM_RANGE: f32 = 1.0e6;
 pub const TOP_CHUNK: u32 = 2048;
 /// "No B": above the bits of any squared distance. Keep in sync with NONE in the shaders.
 pub const NONE: u32 = u32::MAX;
-/// Grid cells at most. Keep in sync with MAX_CELLS in shaders/kernel_closest_pairs_build.wgsl.
-pub const MAX_GRID_CELLS: u64 = 1 << 22;
-pub(crate) const MAX_CELLS: u64 = MAX_GRID_CELLS;
+/// Grid cells at most (the CPU reference's grid).
+pub(crate) const MAX_CELLS: u64 = 1 << 22;
 
 /// Parameters of the kernels. Keep in sync with ClosestPairsParams in shaders/shared/closest_pairs.wgsl.
 #[repr(C)]
@@ -54,7 +53,9 @@ pub struct ClosestPairsParams {
     pub top: u32,
     /// Always 0 (keeps the shader's compiler from fusing the distance's products and sums).
     pub zero: u32,
-    pub pad: [u32; 3],
+    /// Slots of the grid's table of occupied cells (`table_slots(b_count)`).
+    pub slots: u32,
+    pub pad: [u32; 2],
 }
 const _: () = assert!(std::mem::size_of::<ClosestPairsParams>() == 32);
 
@@ -322,11 +323,14 @@ pub struct ClosestPairsReport {
     pub readback_ms: f64,
     /// The CPU reference's own grid over B (its build time, part of `cpu_reference_ms`).
     pub grid_build_cpu_ms: f64,
-    /// The GPU grid's cells (the last run's).
+    /// The GPU grid's cells (the last run's): the virtual grid's dims, the cell side, the
+    /// cells B occupies (the only ones stored) and the most B in one cell.
     pub grid_dims: [u32; 3],
     pub grid_cell_size: f32,
-    /// Whether the GPU grid's cell starts equal its CPU twin's (the CPU sort by cell with the
-    /// same cells) and each cell holds the same points (grid version only).
+    pub grid_occupied_cells: usize,
+    pub grid_longest_cell: u32,
+    /// Whether the GPU grid equals its CPU twin (the same points in each cell, A's cell order
+    /// too; `GpuGridContents::equals_cpu_twin`; grid version only).
     pub grid_verified: Option<bool>,
     /// The CPU reference (exact grid search) and its threads.
     pub cpu_reference_ms: f64,
@@ -339,7 +343,7 @@ pub struct ClosestPairsReport {
 
 /// Storage bytes the largest buffer of a run needs.
 pub fn largest_buffer_bytes(m: usize, n: usize) -> u64 {
-    (16 * m.max(n)) as u64 + 4 * (MAX_CELLS + 1)
+    (16 * m.max(n) as u64).max(4 * (table_slots(n) as u64 + 2))
 }
 
 impl ClosestPairsReport {
@@ -369,11 +373,13 @@ impl ClosestPairsReport {
             }
         }
         out += &format!(
-            "  buffers {:.1} ms, read-back {:.1} ms, GPU grid {:?} cells of {:.4} (equal to its CPU twin: {:?}); CPU reference (its own grid {:.1} ms, exact search, {} threads) {:.1} ms\n",
+            "  buffers {:.1} ms, read-back {:.1} ms, GPU grid {:?} cells of {:.4}, {} occupied (at most {} B), equal to its CPU twin: {:?}; CPU reference (its own grid {:.1} ms, exact search, {} threads) {:.1} ms\n",
             self.upload_ms,
             self.readback_ms,
             self.grid_dims,
             self.grid_cell_size,
+            self.grid_occupied_cells,
+            self.grid_longest_cell,
             self.grid_verified,
             self.grid_build_cpu_ms,
             self.cpu_threads,

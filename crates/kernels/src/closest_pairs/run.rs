@@ -29,31 +29,6 @@ fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer 
 
 const TOP_LABEL: &str = "kernel.closest_pairs.top100";
 
-/// Whether the GPU's grid equals its CPU twin: `Grid::sort_by_cell` with the GPU's cells gives
-/// the same starts, and every cell the same points (the order within a cell is the atomics').
-fn grid_equals_cpu_twin(grid: &Grid, a_starts: &[u32], a_sorted: &[[f32; 4]], armies: &Armies) -> bool {
-    let cells = grid.dims.iter().map(|&d| d as u64).product::<u64>();
-    if cells == 0 || cells > super::MAX_CELLS {
-        return false;
-    }
-    let same = |gpu_starts: &[u32], gpu_points: &[[f32; 4]], points: &[super::Point]| -> bool {
-        let (starts, sorted) = grid.sort_by_cell(points);
-        if starts != gpu_starts {
-            return false;
-        }
-        let by_id = |run: &[[f32; 4]]| -> Vec<[u32; 4]> {
-            let mut v: Vec<[u32; 4]> = run.iter().map(|p| p.map(f32::to_bits)).collect();
-            v.sort_unstable_by_key(|p| p[3]);
-            v
-        };
-        starts.windows(2).all(|w| {
-            let run = w[0] as usize..w[1] as usize;
-            by_id(&gpu_points[run.clone()]) == by_id(&sorted[run])
-        })
-    };
-    same(&grid.cell_start, &grid.points, &armies.b) && same(a_starts, a_sorted, &armies.a)
-}
-
 /// Runs the kernel on `armies` (both non-empty; `ClosestPairs::measure`).
 pub(super) fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies) -> ClosestPairsReport {
     let device = &gpu.device;
@@ -70,7 +45,15 @@ pub(super) fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies)
 
     let upload_start = Instant::now();
     let top = TOP_PAIRS.min(m) as u32;
-    let params = ClosestPairsParams { a_count: m as u32, b_count: n as u32, candidates: m as u32, top, zero: 0, pad: [0; 3] };
+    let params = ClosestPairsParams {
+        a_count: m as u32,
+        b_count: n as u32,
+        candidates: m as u32,
+        top,
+        zero: 0,
+        slots: super::table_slots(n),
+        pad: [0; 2],
+    };
     let run_grid = options.variant != Variant::Brute;
     let run_brute = options.variant != Variant::Grid;
     let brute_points = run_brute.then(|| {
@@ -154,7 +137,13 @@ pub(super) fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies)
         let mut entries = vec![entry(0, uniform), entry(3, &nearest)];
         match (&build, &brute_points) {
             (Some(build), _) if variant == "grid" => {
-                entries.extend([entry(1, &build.a.points), entry(2, &build.b.points), entry(4, &build.b.starts), entry(11, &build.grid)]);
+                entries.extend([
+                    entry(1, &build.a.points),
+                    entry(2, &build.b.points),
+                    entry(4, &build.b.starts),
+                    entry(11, &build.grid),
+                    entry(16, &build.keys),
+                ]);
             }
             (_, Some((a, b))) => entries.extend([entry(1, a), entry(2, b)]),
             _ => unreachable!("the brute force's points exist when it runs"),
@@ -218,9 +207,9 @@ pub(super) fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies)
         });
     }
     let built = build.as_ref().map(|b| b.read(gpu, m, n));
-    let grid_verified = built.as_ref().map(|(grid, a_starts, a_sorted)| grid_equals_cpu_twin(grid, a_starts, a_sorted, armies));
+    let grid_verified = built.as_ref().map(|g| g.equals_cpu_twin(armies));
     let grid_variant = variants.iter().find(|v| v.variant == "grid");
-    let longest_cell = built.as_ref().map_or(0, |(g, _, _)| g.cell_start.windows(2).map(|w| w[1].saturating_sub(w[0])).max().unwrap_or(0));
+    let longest_cell = built.as_ref().map_or(0, |g| g.longest_cell());
     ClosestPairsReport {
         kernel: "closest-pairs",
         adapter: gpu.describe(),
@@ -234,8 +223,10 @@ pub(super) fn measure(gpu: &Gpu, options: &ClosestPairsOptions, armies: &Armies)
         upload_ms,
         readback_ms,
         grid_build_cpu_ms,
-        grid_dims: built.as_ref().map_or([0; 3], |(g, _, _)| g.dims),
-        grid_cell_size: built.as_ref().map_or(0.0, |(g, _, _)| g.cell_size_m),
+        grid_dims: built.as_ref().map_or([0; 3], |g| g.params.dims),
+        grid_cell_size: built.as_ref().map_or(0.0, |g| g.params.cell_size_m),
+        grid_occupied_cells: built.as_ref().map_or(0, |g| g.occupied_cells()),
+        grid_longest_cell: longest_cell,
         grid_verified,
         cpu_reference_ms,
         cpu_threads,
