@@ -107,6 +107,9 @@ fn closest_pairs_cli_reads_armies_and_writes_pairs() {
     assert_eq!(std::fs::read_to_string(&pairs).unwrap(), format!("a,b,distance\n0,0,1\n1,1,1\n2,0,{}\n", 66f64.sqrt()));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["verified"], true);
+    // The grid version's end-to-end and GPU times, and its grid equal to the CPU twin.
+    assert!(report["end_to_end_ms"].as_f64().is_some_and(|t| t > 0.0) && report["gpu_ms"].is_number(), "{report}");
+    assert_eq!(report["grid_verified"], true);
     for (args, expected) in [(vec!["--m", "0"], "--m 0: the army is empty"), (vec!["--n", "0"], "--n 0: the army is empty")] {
         let out = std::process::Command::new(bin).args(["kernel", "closest-pairs"]).args(&args).output().unwrap();
         assert!(!out.status.success());
