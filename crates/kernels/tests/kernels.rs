@@ -253,7 +253,9 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
     let work = sa::Workload { patterns, text, source: "random".into() };
     // The parallel scan of transfer functions (the default) and the sequential fix-up; chunk
     // lengths from 1 byte (3000 chunks, 12 levels) to the whole text (one chunk).
-    let mut first: Option<(Vec<u32>, Vec<(u32, u32)>)> = None;
+    // (counts, match positions) of the first run.
+    type Matches = (Vec<u32>, Vec<(u32, u32)>);
+    let mut first: Option<Matches> = None;
     for carry in [sa::Carry::Scan, sa::Carry::Sequential] {
         for chunk_len in [1, 7, 64, 333, 1000, 3000] {
             let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry };
