@@ -269,10 +269,11 @@ fn closest_pairs_result(report: &closest_pairs::ClosestPairsReport) -> KernelRes
         unit: "queries/s",
         wall_ms: 0.0,
         detail: format!(
-            "{} x {} points; closest pair {}; upload {:.1} ms, read-back {:.1} ms; CPU reference {:.1} ms{}",
+            "{} x {} points; closest pair {}{}; upload {:.1} ms, read-back {:.1} ms; CPU reference {:.1} ms{}",
             report.a_points,
             report.b_points,
             report.pairs.first().map_or("none".to_string(), |p| format!("A {} - B {} at {:.3}", p.a, p.b, p.distance)),
+            report.end_to_end_ms.map_or(String::new(), |e| format!("; grid end to end (GPU-built grid) {e:.1} ms")),
             report.upload_ms,
             report.readback_ms,
             report.cpu_reference_ms,
