@@ -66,7 +66,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let expected = cpu_reference(&compiled, &work.text, cpu_threads);
     let cpu_reference_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
 
-    let chunk_len = if options.chunk_len == 0 { (n as u32).div_ceil(1024).next_multiple_of(64) } else { options.chunk_len };
+    let chunk_len = super::chunk_len_of(work, options);
     let chunks = (n as u32).div_ceil(chunk_len);
     assert!(chunks <= 65535, "at most 65535 chunks");
     let scan_carry = options.carry == Carry::Scan;

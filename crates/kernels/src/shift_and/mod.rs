@@ -78,7 +78,8 @@ const _: () = assert!(std::mem::size_of::<ShiftAndParams>() == 32);
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct ShiftAndOptions {
-    /// Bytes per chunk (one GPU thread per pattern and chunk); 0 picks about 1024 chunks.
+    /// Bytes per chunk (one GPU thread per pattern and chunk); 0 picks about 1024 chunks (fewer
+    /// where the transfer functions would pass AUTO_TRANSFER_BYTES: `chunk_len_of`).
     pub chunk_len: u32,
     pub iterations: u32,
     /// Match positions kept; 0 counts only (the counts are always exact).
@@ -249,7 +250,7 @@ impl Kernel for ShiftAnd {
         if work.text.len() > MAX_TEXT_BYTES {
             return Err(OptionsError::TextTooLong.into());
         }
-        let chunks = chunk_count(work.text.len(), options.chunk_len);
+        let chunks = chunk_count(work.text.len(), chunk_len_of(work, options));
         if chunks > MAX_CHUNKS {
             return Err(OptionsError::TooManyChunks(chunks).into());
         }
@@ -266,10 +267,10 @@ impl Kernel for ShiftAnd {
             "for {} patterns over {} text bytes in {} chunks (a transfer function per pattern and chunk) and {} match positions; use fewer patterns (--count), a larger --chunk, a smaller text or --capacity",
             work.patterns.len(),
             work.text.len(),
-            chunk_count(work.text.len(), options.chunk_len),
+            chunk_count(work.text.len(), chunk_len_of(work, options)),
             options.capacity
         );
-        Requirements::kernel(run_buffer_bytes(work, options.chunk_len, options.capacity, options.carry), why)
+        Requirements::kernel(run_buffer_bytes(work, chunk_len_of(work, options), options.capacity, options.carry), why)
     }
 
     fn measure(gpu: &Gpu, input: &ShiftAndInput) -> ShiftAndReport {
@@ -335,6 +336,27 @@ pub fn chunk_count(text_len: usize, chunk_len: u32) -> u64 {
     (text_len as u64).div_ceil(chunk_len.max(1))
 }
 
+/// Most bytes of transfer functions the automatic chunk length (`chunk_len` 0) allows.
+pub const AUTO_TRANSFER_BYTES: u64 = 1 << 30;
+
+/// The chunk length a run over `work` uses: `options.chunk_len`, or for 0 about 1024 chunks (a
+/// multiple of 64 bytes), twice as long while the transfer functions of the scan carry would
+/// pass AUTO_TRANSFER_BYTES (long patterns: a pattern of w modules takes w + 32 w^2 u32 a chunk).
+pub fn chunk_len_of(work: &Workload, options: &ShiftAndOptions) -> u32 {
+    if options.chunk_len != 0 {
+        return options.chunk_len;
+    }
+    let n = work.text.len() as u64;
+    let mut chunk_len = n.div_ceil(1024).next_multiple_of(64);
+    if options.carry == Carry::Scan {
+        let words: Vec<usize> = work.patterns.iter().filter_map(|p| compile(&parse(p).ok()?).ok()).map(|c| c.words.len()).collect();
+        while chunk_len < n && transfer_bytes(words.iter().copied(), n.div_ceil(chunk_len)) > AUTO_TRANSFER_BYTES {
+            chunk_len *= 2;
+        }
+    }
+    chunk_len.min(u32::MAX as u64) as u32
+}
+
 /// Storage bytes of the transfer functions of `chunks` chunks for patterns of `words` words each
 /// (z and 32 rows per word: w + 32 w^2 u32 per pattern and chunk).
 pub fn transfer_bytes(words: impl IntoIterator<Item = usize>, chunks: u64) -> u64 {
@@ -398,5 +420,25 @@ impl ShiftAndReport {
         } else {
             ""
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn automatic_chunks_keep_the_transfer_functions_bounded() {
+        let options = |carry| ShiftAndOptions { chunk_len: 0, iterations: 1, capacity: 0, carry };
+        let short = Workload { patterns: vec![b"ab*c".to_vec()], text: vec![b'a'; 1 << 20], source: String::new() };
+        assert_eq!(chunk_len_of(&short, &options(Carry::Scan)), 1024);
+        // 200 patterns of 7 modules over 64 KB: 1024 chunks would take about 1.3 GB of functions.
+        let long = Workload { patterns: vec![b".{200}".to_vec(); 200], text: vec![b'a'; 1 << 16], source: String::new() };
+        assert_eq!(compile(&parse(b".{200}").unwrap()).unwrap().words.len(), 7);
+        let chunk_len = chunk_len_of(&long, &options(Carry::Scan));
+        assert_eq!(chunk_len, 128);
+        assert!(transfer_bytes([7; 200], chunk_count(1 << 16, chunk_len)) <= AUTO_TRANSFER_BYTES);
+        assert_eq!(chunk_len_of(&long, &options(Carry::Sequential)), 64);
+        assert_eq!(chunk_len_of(&long, &ShiftAndOptions { chunk_len: 5, ..options(Carry::Scan) }), 5);
     }
 }
