@@ -1,0 +1,797 @@
+//! Large GeoTIFFs read lazily: tiled TIFF or BigTIFF files (Cloud-Optimized GeoTIFFs) whose
+//! tiles are read on demand, decoded (uncompressed, deflate, LZW or PackBits; predictors 2 and 3)
+//! and kept in a least-recently-used cache of a byte budget, level by level (the full
+//! resolution and the internal overviews). `super::cog_source` serves them as Web-Mercator tiles.
+//!
+//! Every size in the header is checked against the file's length before anything is allocated:
+//! a truncated file, tiles past its end, absurd tile sizes or an IFD loop are one error naming
+//! the file.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::raster::{self, Crs, Raster};
+use super::TerrainError;
+
+/// The decoded-tile cache's budget unless told otherwise.
+pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
+
+/// Largest decoded tile, in bytes (a 4096 x 4096 tile of float32).
+pub const MAX_TILE_BYTES: u64 = 64 << 20;
+
+/// Largest tile side in pixels.
+pub const MAX_TILE_SIDE_PX: u32 = 4096;
+
+/// Most image directories (full resolution, overviews, masks) a file may chain.
+const MAX_IFDS: usize = 64;
+
+/// Largest value of one tag (tile offsets and byte counts included: 8 M tiles).
+const MAX_TAG_BYTES: u64 = 64 << 20;
+
+/// A tiled GeoTIFF of more samples than this (8192^2) is read lazily even without overviews.
+pub const LAZY_MIN_SAMPLES: u64 = 1 << 26;
+
+/// How one level's samples are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SampleKind {
+    U16,
+    I16,
+    I32,
+    F32,
+}
+
+impl SampleKind {
+    fn bytes(self) -> usize {
+        match self {
+            SampleKind::U16 | SampleKind::I16 => 2,
+            SampleKind::I32 | SampleKind::F32 => 4,
+        }
+    }
+}
+
+/// One resolution of the file: the full resolution (level 0) or an internal overview.
+#[derive(Clone, Debug)]
+pub struct CogLevel {
+    pub width: u32,
+    pub height: u32,
+    pub tile_width: u32,
+    pub tile_height: u32,
+    /// Position of sample (0, 0) in the CRS.
+    pub origin: (f64, f64),
+    /// Distance between samples in CRS units, both positive.
+    pub step: (f64, f64),
+    offsets: Vec<u64>,
+    byte_counts: Vec<u64>,
+    compression: u16,
+    predictor: u16,
+    kind: SampleKind,
+}
+
+impl CogLevel {
+    /// Tiles across and down.
+    pub fn tiles(&self) -> (u32, u32) {
+        (self.width.div_ceil(self.tile_width), self.height.div_ceil(self.tile_height))
+    }
+
+    fn tile_bytes(&self) -> u64 {
+        self.tile_width as u64 * self.tile_height as u64 * 4
+    }
+}
+
+/// The decoded-tile cache's figures, of one file or summed over the process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CogStats {
+    /// Budget of the decoded-tile cache(s), in bytes.
+    pub cache_budget_bytes: u64,
+    /// Most bytes of decoded tiles the cache(s) held at once.
+    pub cache_peak_bytes: u64,
+    /// Tiles read from the file and decoded.
+    pub tiles_decoded: u64,
+    /// Tiles found in the cache.
+    pub cache_hits: u64,
+    /// Compressed bytes read from the file(s).
+    pub bytes_read: u64,
+}
+
+#[derive(Default)]
+struct Totals {
+    budget: AtomicU64,
+    in_use: AtomicU64,
+    peak: AtomicU64,
+    decoded: AtomicU64,
+    hits: AtomicU64,
+    bytes_read: AtomicU64,
+}
+
+static TOTALS: Totals = Totals {
+    budget: AtomicU64::new(0),
+    in_use: AtomicU64::new(0),
+    peak: AtomicU64::new(0),
+    decoded: AtomicU64::new(0),
+    hits: AtomicU64::new(0),
+    bytes_read: AtomicU64::new(0),
+};
+
+/// The lazy GeoTIFFs of this process, summed (for reports: the bench JSON's `cog`).
+pub fn stats() -> CogStats {
+    let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    CogStats {
+        cache_budget_bytes: get(&TOTALS.budget),
+        cache_peak_bytes: get(&TOTALS.peak),
+        tiles_decoded: get(&TOTALS.decoded),
+        cache_hits: get(&TOTALS.hits),
+        bytes_read: get(&TOTALS.bytes_read),
+    }
+}
+
+type TileKey = (u8, u32, u32);
+
+/// Decoded tiles by (level, column, row), least recently used first out.
+#[derive(Default)]
+struct TileLru {
+    tiles: HashMap<TileKey, (Arc<Vec<f32>>, u64)>,
+    order: BTreeMap<u64, TileKey>,
+    clock: u64,
+    in_use: u64,
+    stats: CogStats,
+}
+
+impl TileLru {
+    fn get(&mut self, key: TileKey) -> Option<Arc<Vec<f32>>> {
+        self.clock += 1;
+        let clock = self.clock;
+        let (tile, used) = self.tiles.get_mut(&key)?;
+        self.order.remove(used);
+        *used = clock;
+        self.order.insert(clock, key);
+        Some(tile.clone())
+    }
+
+    /// Keeps `tile`, first dropping the least recently used tiles until it fits the budget.
+    fn insert(&mut self, key: TileKey, tile: Arc<Vec<f32>>) -> Arc<Vec<f32>> {
+        if let Some(kept) = self.get(key) {
+            return kept;
+        }
+        let bytes = tile.len() as u64 * 4;
+        while self.in_use + bytes > self.stats.cache_budget_bytes {
+            let Some((_, old)) = self.order.pop_first() else { break };
+            if let Some((dropped, _)) = self.tiles.remove(&old) {
+                self.in_use -= dropped.len() as u64 * 4;
+                TOTALS.in_use.fetch_sub(dropped.len() as u64 * 4, Ordering::Relaxed);
+            }
+        }
+        self.clock += 1;
+        self.tiles.insert(key, (tile.clone(), self.clock));
+        self.order.insert(self.clock, key);
+        self.in_use += bytes;
+        self.stats.cache_peak_bytes = self.stats.cache_peak_bytes.max(self.in_use);
+        let total = TOTALS.in_use.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        TOTALS.peak.fetch_max(total, Ordering::Relaxed);
+        tile
+    }
+}
+
+/// An opened tiled GeoTIFF; tiles are read on demand (shared between threads).
+pub struct CogFile {
+    name: String,
+    file: Mutex<std::fs::File>,
+    len_bytes: u64,
+    little: bool,
+    /// Full resolution first, then the overviews from finer to coarser.
+    pub levels: Vec<CogLevel>,
+    pub crs: Crs,
+    nodata: Option<f64>,
+    cache: Mutex<TileLru>,
+}
+
+impl Drop for CogFile {
+    fn drop(&mut self) {
+        let cache = self.cache.get_mut().map(|c| (c.in_use, c.stats.cache_budget_bytes)).unwrap_or((0, 0));
+        TOTALS.in_use.fetch_sub(cache.0, Ordering::Relaxed);
+        TOTALS.budget.fetch_sub(cache.1, Ordering::Relaxed);
+    }
+}
+
+/// What the first image directory says about how to read a TIFF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Not a TIFF, striped, or tiled and small without overviews: read whole (`super::geotiff`).
+    Whole,
+    /// Tiled with overviews, or larger than [`LAZY_MIN_SAMPLES`]: read tile by tile.
+    Lazy,
+}
+
+/// How the GeoTIFF at `path` is read; a tiled file whose directories cannot be walked is an error.
+pub fn layout(path: &Path) -> Result<Layout, TerrainError> {
+    let Ok(mut file) = std::fs::File::open(path) else { return Ok(Layout::Whole) };
+    let len_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let name = path.display().to_string();
+    let mut reader = Reader { file: &mut file, len_bytes, little: true, big: false, name: &name };
+    let Ok(Some(first)) = reader.header() else { return Ok(Layout::Whole) };
+    let Ok(ifd) = reader.ifd(first) else { return Ok(Layout::Whole) };
+    if !ifd.entries.contains_key(&TAG_TILE_WIDTH) {
+        return Ok(Layout::Whole);
+    }
+    let mut size = |tag| reader.ints(&ifd, tag).ok().flatten().and_then(|v| v.first().copied()).unwrap_or(0);
+    let samples = size(256).saturating_mul(size(257));
+    let ifds = reader.walk(first)?;
+    Ok(if ifds.len() > 1 || samples > LAZY_MIN_SAMPLES { Layout::Lazy } else { Layout::Whole })
+}
+
+const TAG_TILE_WIDTH: u16 = 322;
+
+/// An image directory: its entries by tag, and the next directory's offset.
+struct Ifd {
+    entries: HashMap<u16, Entry>,
+    next: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    kind: u16,
+    count: u64,
+    /// The value's bytes when they fit in the entry, else its offset (raw).
+    raw: [u8; 8],
+}
+
+/// Reads a TIFF's structure from `file`, every read checked against its length.
+struct Reader<'a> {
+    file: &'a mut std::fs::File,
+    len_bytes: u64,
+    little: bool,
+    big: bool,
+    name: &'a str,
+}
+
+impl Reader<'_> {
+    fn bad(&self, problem: impl Into<String>) -> TerrainError {
+        TerrainError::File { path: self.name.to_string(), problem: problem.into() }
+    }
+
+    fn read(&mut self, at: u64, n: u64) -> Result<Vec<u8>, TerrainError> {
+        if at.checked_add(n).is_none_or(|end| end > self.len_bytes) {
+            return Err(self.bad(format!(
+                "{n} bytes at offset {at} lie past the end of the file ({} bytes): it is truncated or corrupt",
+                self.len_bytes
+            )));
+        }
+        let mut buf = vec![0; n as usize];
+        self.file
+            .seek(SeekFrom::Start(at))
+            .and_then(|_| self.file.read_exact(&mut buf))
+            .map_err(|e| self.bad(format!("cannot read it ({e})")))?;
+        Ok(buf)
+    }
+
+    fn uint(&self, b: &[u8]) -> u64 {
+        let little = self.little;
+        b.iter().enumerate().fold(0u64, |v, (i, &x)| if little { v | (x as u64) << (8 * i) } else { v << 8 | x as u64 })
+    }
+
+    /// Reads the header: the first directory's offset, None when the file is not a TIFF.
+    fn header(&mut self) -> Result<Option<u64>, TerrainError> {
+        let head = self.read(0, 8.min(self.len_bytes))?;
+        if head.len() < 8 {
+            return Ok(None);
+        }
+        self.little = match &head[..2] {
+            b"II" => true,
+            b"MM" => false,
+            _ => return Ok(None),
+        };
+        match self.uint(&head[2..4]) {
+            42 => Ok(Some(self.uint(&head[4..8]))),
+            43 => {
+                self.big = true;
+                let rest = self.read(8, 8)?;
+                if self.uint(&head[4..6]) != 8 {
+                    return Err(self.bad("a BigTIFF header whose offsets are not 8 bytes: corrupt"));
+                }
+                Ok(Some(self.uint(&rest)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Reads the directory at `at`.
+    fn ifd(&mut self, at: u64) -> Result<Ifd, TerrainError> {
+        let (count_bytes, entry_bytes, offset_bytes) = if self.big { (8, 20, 8) } else { (2, 12, 4) };
+        let head = self.read(at, count_bytes)?;
+        let count = self.uint(&head);
+        if count == 0 || count > 4096 {
+            return Err(self.bad(format!("an image directory at offset {at} claims {count} entries: corrupt")));
+        }
+        let table = self.read(at + count_bytes, count * entry_bytes + offset_bytes)?;
+        let mut entries = HashMap::new();
+        for entry in table.chunks_exact(entry_bytes as usize) {
+            let (tag, kind) = (self.uint(&entry[..2]) as u16, self.uint(&entry[2..4]) as u16);
+            let count = if self.big { self.uint(&entry[4..12]) } else { self.uint(&entry[4..8]) };
+            let mut raw = [0; 8];
+            let value = &entry[entry_bytes as usize - offset_bytes as usize..];
+            raw[..value.len()].copy_from_slice(value);
+            entries.insert(tag, Entry { kind, count, raw });
+        }
+        let next = self.uint(&table[table.len() - offset_bytes as usize..]);
+        Ok(Ifd { entries, next })
+    }
+
+    /// The offsets of every directory of the chain from `first`; a loop or too many is an error.
+    fn walk(&mut self, first: u64) -> Result<Vec<(u64, Ifd)>, TerrainError> {
+        let (mut at, mut seen, mut ifds) = (first, HashSet::new(), Vec::new());
+        while at != 0 {
+            if !seen.insert(at) {
+                return Err(self.bad(format!("its image directories loop (offset {at} comes back): the file is corrupt")));
+            }
+            if ifds.len() == MAX_IFDS {
+                return Err(self.bad(format!("more than {MAX_IFDS} image directories: corrupt, or not a GeoTIFF of heights")));
+            }
+            let ifd = self.ifd(at)?;
+            let next = ifd.next;
+            ifds.push((at, ifd));
+            at = next;
+        }
+        Ok(ifds)
+    }
+
+    /// The bytes of an entry's values, read after checking they fit in the file and the limit.
+    fn value_bytes(&mut self, e: &Entry, tag: u16) -> Result<Vec<u8>, TerrainError> {
+        let size: u64 = match e.kind {
+            1 | 2 | 6 | 7 => 1,
+            3 | 8 => 2,
+            4 | 9 | 11 | 13 => 4,
+            5 | 10 | 12 | 16 | 17 | 18 => 8,
+            other => return Err(self.bad(format!("tag {tag} has value type {other}, which TIFF does not define: corrupt"))),
+        };
+        let bytes = e.count.saturating_mul(size);
+        if bytes > MAX_TAG_BYTES || bytes > self.len_bytes {
+            return Err(self.bad(format!(
+                "tag {tag} claims {} values, more than the file's {} bytes hold: it is truncated or corrupt",
+                e.count, self.len_bytes
+            )));
+        }
+        let inline = if self.big { 8 } else { 4 };
+        if bytes <= inline {
+            Ok(e.raw[..bytes as usize].to_vec())
+        } else {
+            let at = self.uint(&e.raw[..inline as usize]);
+            self.read(at, bytes)
+        }
+    }
+
+    /// The integer values of `tag` (BYTE, SHORT, LONG, LONG8 and signed kinds), None if absent.
+    fn ints(&mut self, ifd: &Ifd, tag: u16) -> Result<Option<Vec<u64>>, TerrainError> {
+        let Some(e) = ifd.entries.get(&tag).copied() else { return Ok(None) };
+        let size = match e.kind {
+            1 | 6 | 7 => 1,
+            3 | 8 => 2,
+            4 | 9 | 13 => 4,
+            16 | 17 | 18 => 8,
+            other => return Err(self.bad(format!("tag {tag} has value type {other}, not an integer: corrupt"))),
+        };
+        let bytes = self.value_bytes(&e, tag)?;
+        Ok(Some(bytes.chunks_exact(size).map(|b| self.uint(b)).collect()))
+    }
+
+    /// The floating-point values of `tag` (DOUBLE or FLOAT), None if absent.
+    fn floats(&mut self, ifd: &Ifd, tag: u16) -> Result<Option<Vec<f64>>, TerrainError> {
+        let Some(e) = ifd.entries.get(&tag).copied() else { return Ok(None) };
+        let bytes = self.value_bytes(&e, tag)?;
+        Ok(Some(match e.kind {
+            12 => bytes.chunks_exact(8).map(|b| f64::from_bits(self.uint(b))).collect(),
+            11 => bytes.chunks_exact(4).map(|b| f32::from_bits(self.uint(b) as u32) as f64).collect(),
+            _ => return Err(self.bad(format!("tag {tag} is not DOUBLE or FLOAT values: corrupt"))),
+        }))
+    }
+
+    /// One integer of `tag`, `default` if absent.
+    fn int(&mut self, ifd: &Ifd, tag: u16, default: u64) -> Result<u64, TerrainError> {
+        Ok(self.ints(ifd, tag)?.and_then(|v| v.first().copied()).unwrap_or(default))
+    }
+
+    /// Reads one level's layout from its directory.
+    fn level(&mut self, ifd: &Ifd, index: usize) -> Result<CogLevel, TerrainError> {
+        let what = if index == 0 { "the full resolution".to_string() } else { format!("overview {index}") };
+        let (width, height) = (self.int(ifd, 256, 0)?, self.int(ifd, 257, 0)?);
+        let (tile_width, tile_height) = (self.int(ifd, TAG_TILE_WIDTH, 0)?, self.int(ifd, 323, 0)?);
+        if width == 0 || height == 0 || width > u32::MAX as u64 || height > u32::MAX as u64 {
+            return Err(self.bad(format!("{what} is {width} x {height} samples: corrupt")));
+        }
+        if tile_width == 0 || tile_height == 0 {
+            return Err(self.bad(format!(
+                "{what} is not tiled (strips): a GeoTIFF read tile by tile must be tiled at every level; convert it to a Cloud-Optimized GeoTIFF (gdal_translate -of COG IN.tif OUT.tif)"
+            )));
+        }
+        if tile_width > MAX_TILE_SIDE_PX as u64 || tile_height > MAX_TILE_SIDE_PX as u64 || tile_width * tile_height * 4 > MAX_TILE_BYTES {
+            return Err(self.bad(format!(
+                "{what} has tiles of {tile_width} x {tile_height} samples, more than {MAX_TILE_SIDE_PX} a side: corrupt, or not a GeoTIFF bisector reads"
+            )));
+        }
+        let channels = self.int(ifd, 277, 1)?;
+        let bits = self.int(ifd, 258, 1)?;
+        let format = self.int(ifd, 339, 1)?;
+        let kind = match (channels, bits, format) {
+            (1, 16, 1) => SampleKind::U16,
+            (1, 16, 2) => SampleKind::I16,
+            (1, 32, 2) => SampleKind::I32,
+            (1, 32, 3) => SampleKind::F32,
+            _ => {
+                return Err(self.bad(format!(
+                    "{what} has {channels} channel(s) of {bits}-bit samples (format {format}): heights must be one channel of int16, uint16, int32 or float32"
+                )))
+            }
+        };
+        let compression = self.int(ifd, 259, 1)? as u16;
+        if !matches!(compression, 1 | 5 | 8 | 32946 | 32773) {
+            return Err(self.bad(format!("compression {compression} is not supported (uncompressed, PackBits, LZW or deflate); convert it with gdal_translate -co COMPRESS=DEFLATE")));
+        }
+        let predictor = self.int(ifd, 317, 1)? as u16;
+        if !matches!(predictor, 1..=3) || (predictor == 3) != (kind == SampleKind::F32) && predictor != 1 {
+            return Err(self.bad(format!("predictor {predictor} does not fit {what}'s samples")));
+        }
+        let tiles = width.div_ceil(tile_width) * height.div_ceil(tile_height);
+        let mut list = |tag: u16, name: &str| -> Result<Vec<u64>, TerrainError> {
+            let e = ifd.entries.get(&tag).copied().ok_or_else(|| self.bad(format!("{what} has no {name}: corrupt")))?;
+            if e.count != tiles {
+                return Err(self.bad(format!("{what} lists {} {name} for its {tiles} tiles: corrupt", e.count)));
+            }
+            Ok(self.ints(ifd, tag)?.unwrap_or_default())
+        };
+        let offsets = list(324, "tile offsets")?;
+        let byte_counts = list(325, "tile byte counts")?;
+        let tile_bytes = tile_width * tile_height * kind.bytes() as u64;
+        for (i, (&at, &n)) in offsets.iter().zip(&byte_counts).enumerate() {
+            if at.checked_add(n).is_none_or(|end| end > self.len_bytes) {
+                return Err(self.bad(format!(
+                    "tile {i} of {what} ({n} bytes at offset {at}) lies past the end of the file ({} bytes): it is truncated or corrupt",
+                    self.len_bytes
+                )));
+            }
+            if compression == 1 && n != 0 && n < tile_bytes {
+                return Err(self.bad(format!("tile {i} of {what} has {n} bytes, not the {tile_bytes} of an uncompressed tile: corrupt")));
+            }
+        }
+        Ok(CogLevel {
+            width: width as u32,
+            height: height as u32,
+            tile_width: tile_width as u32,
+            tile_height: tile_height as u32,
+            origin: (0.0, 0.0),
+            step: (1.0, 1.0),
+            offsets,
+            byte_counts,
+            compression,
+            predictor,
+            kind,
+        })
+    }
+}
+
+impl CogFile {
+    /// Opens the tiled GeoTIFF at `path` with the default cache budget.
+    pub fn open(path: &Path) -> Result<CogFile, TerrainError> {
+        CogFile::open_with_budget(path, DEFAULT_CACHE_BYTES)
+    }
+
+    /// Opens the tiled GeoTIFF at `path`, keeping at most `budget_bytes` of decoded tiles (at
+    /// least one tile of each level; an error when the budget cannot hold one).
+    pub fn open_with_budget(path: &Path, budget_bytes: u64) -> Result<CogFile, TerrainError> {
+        let name = path.display().to_string();
+        let bad = |problem: String| TerrainError::File { path: name.clone(), problem };
+        let mut file = std::fs::File::open(path).map_err(|e| bad(format!("cannot open it ({e})")))?;
+        let len_bytes = file.metadata().map(|m| m.len()).map_err(|e| bad(format!("cannot read it ({e})")))?;
+        let mut reader = Reader { file: &mut file, len_bytes, little: true, big: false, name: &name };
+        let first = reader.header()?.ok_or_else(|| bad("not a TIFF (no II*/MM* header)".into()))?;
+        let ifds = reader.walk(first)?;
+        let mut levels: Vec<CogLevel> = Vec::new();
+        for (i, (_, ifd)) in ifds.iter().enumerate() {
+            let subfile = reader.int(ifd, 254, 0)?;
+            // Masks (bit 2) are not heights; later full-resolution pages are other images.
+            if i > 0 && (subfile & 4 != 0 || subfile & 1 == 0) {
+                continue;
+            }
+            let level = reader.level(ifd, levels.len())?;
+            if let Some(previous) = levels.last() {
+                if level.width >= previous.width || level.height > previous.height {
+                    return Err(bad(format!(
+                        "overview {} ({} x {}) is not smaller than the level before it ({} x {}): corrupt",
+                        levels.len(),
+                        level.width,
+                        level.height,
+                        previous.width,
+                        previous.height
+                    )));
+                }
+            }
+            levels.push(level);
+        }
+        let first_ifd = &ifds[0].1;
+        let geo = |reader: &mut Reader, tag: u16, what: &str| {
+            reader.floats(first_ifd, tag)?.ok_or_else(|| {
+                bad(format!("no {what} tag: not a GeoTIFF, or one placed by a transformation matrix, which is not supported"))
+            })
+        };
+        let scale = geo(&mut reader, 33550, "ModelPixelScale")?;
+        let tiepoint = geo(&mut reader, 33922, "ModelTiepoint")?;
+        let keys: Vec<u16> = reader.ints(first_ifd, 34735)?.unwrap_or_default().into_iter().map(|k| k as u16).collect();
+        let (origin, crs) = super::geotiff::georeference(&scale, &tiepoint, &keys, &name)?;
+        let nodata = match first_ifd.entries.get(&42113).copied() {
+            None => None,
+            Some(e) => {
+                let bytes = reader.value_bytes(&e, 42113)?;
+                let text = String::from_utf8_lossy(&bytes).trim_matches(char::from(0)).trim().to_string();
+                (!text.is_empty())
+                    .then(|| text.parse::<f64>().map_err(|_| bad(format!("GDAL_NODATA '{text}' is not a number"))))
+                    .transpose()?
+            }
+        };
+        let little = reader.little;
+        // Every level covers level 0's area: the corner half a sample out from sample (0, 0).
+        let (w0, h0) = (levels[0].width as f64, levels[0].height as f64);
+        let corner = (origin.0 - 0.5 * scale[0], origin.1 + 0.5 * scale[1]);
+        for level in &mut levels {
+            level.step = (scale[0] * w0 / level.width as f64, scale[1] * h0 / level.height as f64);
+            level.origin = (corner.0 + 0.5 * level.step.0, corner.1 - 0.5 * level.step.1);
+        }
+        let largest_tile = levels.iter().map(CogLevel::tile_bytes).max().unwrap_or(0);
+        if budget_bytes < largest_tile {
+            return Err(bad(format!(
+                "the tile cache's budget of {} cannot hold one of its tiles ({})",
+                crate::input::format_bytes(budget_bytes),
+                crate::input::format_bytes(largest_tile)
+            )));
+        }
+        TOTALS.budget.fetch_add(budget_bytes, Ordering::Relaxed);
+        let cache = TileLru { stats: CogStats { cache_budget_bytes: budget_bytes, ..CogStats::default() }, ..TileLru::default() };
+        Ok(CogFile { name, file: Mutex::new(file), len_bytes, little, levels, crs, nodata, cache: Mutex::new(cache) })
+    }
+
+    /// The file's name in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The cache's figures for this file.
+    pub fn stats(&self) -> CogStats {
+        self.cache.lock().expect("tile cache lock").stats
+    }
+
+    /// Bytes of decoded tiles the cache holds now.
+    pub fn cache_in_use_bytes(&self) -> u64 {
+        self.cache.lock().expect("tile cache lock").in_use
+    }
+
+    fn bad(&self, problem: String) -> TerrainError {
+        TerrainError::File { path: self.name.clone(), problem }
+    }
+
+    /// Heights of tile (col, row) of `level` (row-major, tile_width x tile_height, NaN for
+    /// nodata), through the cache.
+    pub fn tile(&self, level: usize, col: u32, row: u32) -> Result<Arc<Vec<f32>>, TerrainError> {
+        let key = (level as u8, col, row);
+        {
+            let mut cache = self.cache.lock().expect("tile cache lock");
+            if let Some(tile) = cache.get(key) {
+                cache.stats.cache_hits += 1;
+                TOTALS.hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(tile);
+            }
+        }
+        let tile = Arc::new(self.decode_tile(level, col, row)?);
+        let mut cache = self.cache.lock().expect("tile cache lock");
+        cache.stats.tiles_decoded += 1;
+        TOTALS.decoded.fetch_add(1, Ordering::Relaxed);
+        Ok(cache.insert(key, tile))
+    }
+
+    /// Reads and decodes tile (col, row) of `level`, bypassing the cache.
+    fn decode_tile(&self, level_index: usize, col: u32, row: u32) -> Result<Vec<f32>, TerrainError> {
+        let level = &self.levels[level_index];
+        let (across, down) = level.tiles();
+        if col >= across || row >= down {
+            return Err(self.bad(format!("tile ({col}, {row}) is outside level {level_index}'s {across} x {down} tiles")));
+        }
+        let index = (row * across + col) as usize;
+        let (at, n) = (level.offsets[index], level.byte_counts[index]);
+        let samples = level.tile_width as usize * level.tile_height as usize;
+        let what = |problem: String| self.bad(format!("tile ({col}, {row}) of level {level_index}: {problem}"));
+        if n == 0 {
+            // A sparse tile (GDAL's SPARSE_OK): no data.
+            return Ok(vec![f32::NAN; samples]);
+        }
+        if at.checked_add(n).is_none_or(|end| end > self.len_bytes) {
+            return Err(what(format!("its bytes lie past the end of the file ({} bytes)", self.len_bytes)));
+        }
+        let mut raw = vec![0u8; n as usize];
+        {
+            let mut file = self.file.lock().expect("file lock");
+            file.seek(SeekFrom::Start(at))
+                .and_then(|_| file.read_exact(&mut raw))
+                .map_err(|e| what(format!("cannot read it ({e}); the file is truncated or changed")))?;
+        }
+        TOTALS.bytes_read.fetch_add(n, Ordering::Relaxed);
+        let sample_bytes = level.kind.bytes();
+        let want = samples * sample_bytes;
+        let mut bytes = decompress(level.compression, &raw, want).map_err(what)?;
+        if bytes.len() < want {
+            return Err(what(format!("it decodes to {} bytes, not the {want} of a tile: truncated or corrupt", bytes.len())));
+        }
+        bytes.truncate(want);
+        let row_samples = level.tile_width as usize;
+        let value = |b: &[u8]| -> f64 {
+            let u = if self.little {
+                b.iter().rev().fold(0u32, |v, &x| v << 8 | x as u32)
+            } else {
+                b.iter().fold(0u32, |v, &x| v << 8 | x as u32)
+            };
+            match level.kind {
+                SampleKind::U16 => u as u16 as f64,
+                SampleKind::I16 => u as u16 as i16 as f64,
+                SampleKind::I32 => u as i32 as f64,
+                SampleKind::F32 => f32::from_bits(u) as f64,
+            }
+        };
+        let mut values: Vec<f64> = match level.predictor {
+            3 => {
+                // Floating point: bytes differenced along the row, then stored most significant first.
+                let row_bytes = row_samples * 4;
+                let mut out = Vec::with_capacity(samples);
+                for chunk in bytes.chunks_exact_mut(row_bytes) {
+                    for i in 1..row_bytes {
+                        chunk[i] = chunk[i].wrapping_add(chunk[i - 1]);
+                    }
+                    for i in 0..row_samples {
+                        let b = [chunk[i], chunk[row_samples + i], chunk[2 * row_samples + i], chunk[3 * row_samples + i]];
+                        out.push(f32::from_be_bytes(b) as f64);
+                    }
+                }
+                out
+            }
+            _ => bytes.chunks_exact(sample_bytes).map(value).collect(),
+        };
+        if level.predictor == 2 {
+            // Horizontal differencing of the integers, wrapping at the sample's width.
+            let wrap = |v: f64| -> f64 {
+                match level.kind {
+                    SampleKind::U16 => v.rem_euclid(65536.0),
+                    SampleKind::I16 => (v + 32768.0).rem_euclid(65536.0) - 32768.0,
+                    _ => ((v as i64 + (1 << 31)).rem_euclid(1 << 32) - (1 << 31)) as f64,
+                }
+            };
+            for line in values.chunks_exact_mut(row_samples) {
+                for i in 1..line.len() {
+                    line[i] = wrap(line[i] + line[i - 1]);
+                }
+            }
+        }
+        let mut heights_m = Vec::with_capacity(samples);
+        for (i, v) in values.into_iter().enumerate() {
+            let h = if self.nodata == Some(v) || v.is_nan() { f32::NAN } else { v as f32 };
+            if !h.is_nan() && !(crate::input::MIN_HEIGHT_M..=crate::input::MAX_HEIGHT_M).contains(&h) {
+                return Err(what(format!(
+                    "height {h} m at sample ({}, {}) is outside {}..{} m: not a height on Earth; if it marks missing data, declare it in GDAL_NODATA (gdal_edit.py -a_nodata VALUE)",
+                    i % row_samples,
+                    i / row_samples,
+                    crate::input::MIN_HEIGHT_M,
+                    crate::input::MAX_HEIGHT_M
+                )));
+            }
+            heights_m.push(h);
+        }
+        Ok(heights_m)
+    }
+
+    /// The height of sample (col, row) of `level` (NaN for nodata), through `memo`.
+    pub fn sample_at(&self, memo: &mut LevelMemo, level: usize, col: u32, row: u32) -> Result<f32, TerrainError> {
+        let l = &self.levels[level];
+        let key = (level as u8, col / l.tile_width, row / l.tile_height);
+        let tile = match &memo.last {
+            Some((k, tile)) if *k == key => tile.clone(),
+            _ => {
+                let tile = match memo.tiles.get(&key) {
+                    Some(tile) => tile.clone(),
+                    None => {
+                        let tile = self.tile(level, key.1, key.2)?;
+                        memo.tiles.insert(key, tile.clone());
+                        tile
+                    }
+                };
+                memo.last = Some((key, tile.clone()));
+                tile
+            }
+        };
+        Ok(tile[((row % l.tile_height) * l.tile_width + col % l.tile_width) as usize])
+    }
+
+    /// The height at (x, y) in the CRS from `level`, as `Raster::sample_m` reads a raster held
+    /// whole (the same rule: `raster::sample_grid_m`); None outside it or where it has no data.
+    pub fn sample_m(&self, memo: &mut LevelMemo, level: usize, x: f64, y: f64) -> Result<Option<f32>, TerrainError> {
+        let l = &self.levels[level];
+        raster::sample_grid_m((l.width, l.height), l.origin, l.step, x, y, |c, r| self.sample_at(memo, level, c, r))
+    }
+
+    /// The whole of `level` as a raster (for levels that fit in memory: at most
+    /// `crate::input::MAX_RASTER_SAMPLES` samples).
+    pub fn read_level(&self, level: usize) -> Result<Raster, TerrainError> {
+        let l = &self.levels[level];
+        let samples = l.width as u64 * l.height as u64;
+        if samples > crate::input::MAX_RASTER_SAMPLES {
+            return Err(self.bad(format!("level {level} has {samples} samples, too many to read whole")));
+        }
+        let mut heights_m = vec![f32::NAN; samples as usize];
+        let (across, down) = l.tiles();
+        for ty in 0..down {
+            for tx in 0..across {
+                let tile = self.decode_tile(level, tx, ty)?;
+                for r in 0..l.tile_height.min(l.height - ty * l.tile_height) {
+                    let w = l.tile_width.min(l.width - tx * l.tile_width) as usize;
+                    let from = (r * l.tile_width) as usize;
+                    let to = ((ty * l.tile_height + r) * l.width + tx * l.tile_width) as usize;
+                    heights_m[to..to + w].copy_from_slice(&tile[from..from + w]);
+                }
+            }
+        }
+        Ok(Raster { width: l.width, height: l.height, heights_m, origin: l.origin, step: l.step, crs: self.crs })
+    }
+}
+
+/// A thread's own tiles of a [`CogFile`] (the last one, and the others it used), so that a
+/// sample does not lock the shared cache; keep it for one output tile or row band.
+#[derive(Default)]
+pub struct LevelMemo {
+    last: Option<(TileKey, Arc<Vec<f32>>)>,
+    tiles: HashMap<TileKey, Arc<Vec<f32>>>,
+}
+
+/// The bytes `raw` decompress to under TIFF compression `code`, at most `want` bytes kept.
+fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, String> {
+    match code {
+        1 => Ok(raw[..want.min(raw.len())].to_vec()),
+        8 | 32946 => {
+            let mut out = Vec::with_capacity(want);
+            flate2::read::ZlibDecoder::new(raw)
+                .take(want as u64)
+                .read_to_end(&mut out)
+                .map_err(|e| format!("cannot be decompressed (deflate: {e})"))?;
+            Ok(out)
+        }
+        5 => {
+            let mut out = Vec::with_capacity(want);
+            let mut decoder = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+            let mut buf = vec![0u8; want.max(1)];
+            let mut input = raw;
+            while out.len() < want {
+                let result = decoder.decode_bytes(input, &mut buf[..want - out.len()]);
+                out.extend_from_slice(&buf[..result.consumed_out]);
+                input = &input[result.consumed_in..];
+                match result.status {
+                    Ok(weezl::LzwStatus::Ok) if result.consumed_in + result.consumed_out > 0 => {}
+                    Ok(_) => break,
+                    Err(e) => return Err(format!("cannot be decompressed (LZW: {e})")),
+                }
+            }
+            Ok(out)
+        }
+        32773 => {
+            // PackBits: a count byte n, then n + 1 literal bytes (n < 128) or one byte 257 - n times.
+            let (mut out, mut i) = (Vec::with_capacity(want), 0);
+            while i < raw.len() && out.len() < want {
+                let n = raw[i] as i8;
+                i += 1;
+                if n >= 0 {
+                    let end = (i + n as usize + 1).min(raw.len());
+                    out.extend_from_slice(&raw[i..end]);
+                    i = end;
+                } else if n != -128 {
+                    let Some(&b) = raw.get(i) else { break };
+                    out.extend(std::iter::repeat_n(b, (1 - n as isize) as usize));
+                    i += 1;
+                }
+            }
+            Ok(out)
+        }
+        other => Err(format!("compression {other} is not supported")),
+    }
+}
