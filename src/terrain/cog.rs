@@ -614,7 +614,7 @@ impl CogFile {
         TOTALS.bytes_read.fetch_add(n, Ordering::Relaxed);
         let sample_bytes = level.kind.bytes();
         let want = samples * sample_bytes;
-        let mut bytes = decompress(level.compression, &raw, want).map_err(what)?;
+        let mut bytes = super::cog_decode::decompress(level.compression, &raw, want).map_err(what)?;
         if bytes.len() < want {
             return Err(what(format!("it decodes to {} bytes, not the {want} of a tile: truncated or corrupt", bytes.len())));
         }
@@ -743,55 +743,4 @@ impl CogFile {
 pub struct LevelMemo {
     last: Option<(TileKey, Arc<Vec<f32>>)>,
     tiles: HashMap<TileKey, Arc<Vec<f32>>>,
-}
-
-/// The bytes `raw` decompress to under TIFF compression `code`, at most `want` bytes kept.
-fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, String> {
-    match code {
-        1 => Ok(raw[..want.min(raw.len())].to_vec()),
-        8 | 32946 => {
-            let mut out = Vec::with_capacity(want);
-            flate2::read::ZlibDecoder::new(raw)
-                .take(want as u64)
-                .read_to_end(&mut out)
-                .map_err(|e| format!("cannot be decompressed (deflate: {e})"))?;
-            Ok(out)
-        }
-        5 => {
-            let mut out = Vec::with_capacity(want);
-            let mut decoder = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
-            let mut buf = vec![0u8; want.max(1)];
-            let mut input = raw;
-            while out.len() < want {
-                let result = decoder.decode_bytes(input, &mut buf[..want - out.len()]);
-                out.extend_from_slice(&buf[..result.consumed_out]);
-                input = &input[result.consumed_in..];
-                match result.status {
-                    Ok(weezl::LzwStatus::Ok) if result.consumed_in + result.consumed_out > 0 => {}
-                    Ok(_) => break,
-                    Err(e) => return Err(format!("cannot be decompressed (LZW: {e})")),
-                }
-            }
-            Ok(out)
-        }
-        32773 => {
-            // PackBits: a count byte n, then n + 1 literal bytes (n < 128) or one byte 257 - n times.
-            let (mut out, mut i) = (Vec::with_capacity(want), 0);
-            while i < raw.len() && out.len() < want {
-                let n = raw[i] as i8;
-                i += 1;
-                if n >= 0 {
-                    let end = (i + n as usize + 1).min(raw.len());
-                    out.extend_from_slice(&raw[i..end]);
-                    i = end;
-                } else if n != -128 {
-                    let Some(&b) = raw.get(i) else { break };
-                    out.extend(std::iter::repeat_n(b, (1 - n as isize) as usize));
-                    i += 1;
-                }
-            }
-            Ok(out)
-        }
-        other => Err(format!("compression {other} is not supported")),
-    }
 }
