@@ -304,3 +304,57 @@ fn the_cli_draws_a_cog_flat_and_as_a_planet_region() {
     let run = bisector(&["probe", "--terrain", s(&region), "--at", "121,24"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
 }
+
+/// Measures the reader on a large generated file (`cargo test --test cog -- --ignored`):
+/// BISECTOR_COG_MEASURE=DIR writes DIR/large.tif (30000^2 int16 samples, 512 px tiles, 4
+/// overviews, uncompressed BigTIFF, about 1.8 GB) if absent and keeps it; it prints the tile rates.
+#[test]
+#[ignore]
+fn measure_a_large_file() {
+    let dir = std::env::var("BISECTOR_COG_MEASURE").map(PathBuf::from).unwrap_or_else(|_| std::env::temp_dir());
+    let path = dir.join("large.tif");
+    let options = Options { big: true, deflate: std::env::var("BISECTOR_COG_DEFLATE").is_ok(), int16: true, tile_px: 512 };
+    let georef = Georef { corner: (120.0, 25.0), pixel: (1.0 / 3600.0, 1.0 / 3600.0), epsg: 4326 };
+    if !path.exists() {
+        let start = std::time::Instant::now();
+        cog_writer::write_streamed(&path, 30_000, 30_000, 4, options, georef, |x, y| ((x * 7 + y * 13) % 3001) as f32 - 500.0);
+        println!("wrote {} ({} bytes) in {:.1} s", path.display(), std::fs::metadata(&path).unwrap().len(), start.elapsed().as_secs_f64());
+    }
+    let budget = 64 << 20;
+    let file = Arc::new(CogFile::open_with_budget(&path, budget).unwrap());
+    let (across, down) = file.levels[0].tiles();
+    let start = std::time::Instant::now();
+    for row in 0..down {
+        for col in 0..across {
+            file.tile(0, col, row).unwrap();
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let stats = file.stats();
+    println!(
+        "level 0: {} tiles of 512^2 in {seconds:.2} s: {:.0} tiles/s, {:.0} MB/s read; cache peak {} of {} bytes",
+        across * down,
+        (across * down) as f64 / seconds,
+        stats.bytes_read as f64 / seconds / 1e6,
+        stats.cache_peak_bytes,
+        stats.cache_budget_bytes
+    );
+    let source = CogSource::new(file.clone()).unwrap();
+    let max_zoom = source.index().max_zoom;
+    for z in [max_zoom, max_zoom - 2, max_zoom - 5] {
+        let (x0, y0) = bisector::terrain::pyramid::tile_xy(z, 121.0, 24.0);
+        let start = std::time::Instant::now();
+        let mut served = 0;
+        for (x, y) in (0..8).flat_map(|i| (0..4).map(move |j| (x0 as u32 + i, y0 as u32 + j))) {
+            served += source.tile_heights_m(z, x, y).unwrap().is_some() as u32;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        println!(
+            "zoom {z} (level {}): {served} Web-Mercator tiles in {seconds:.2} s: {:.1} tiles/s",
+            source.level_for_zoom(z),
+            served as f64 / seconds
+        );
+    }
+    println!("cache after: peak {} of {} bytes", file.stats().cache_peak_bytes, budget);
+    assert!(file.stats().cache_peak_bytes <= budget);
+}

@@ -582,6 +582,7 @@ impl CogFile {
         let tile = Arc::new(self.decode_tile(level, col, row)?);
         let mut cache = self.cache.lock().expect("tile cache lock");
         cache.stats.tiles_decoded += 1;
+        cache.stats.bytes_read += self.levels[level].byte_counts[(row * self.levels[level].tiles().0 + col) as usize];
         TOTALS.decoded.fetch_add(1, Ordering::Relaxed);
         Ok(cache.insert(key, tile))
     }
@@ -620,20 +621,8 @@ impl CogFile {
         }
         bytes.truncate(want);
         let row_samples = level.tile_width as usize;
-        let value = |b: &[u8]| -> f64 {
-            let u = if self.little {
-                b.iter().rev().fold(0u32, |v, &x| v << 8 | x as u32)
-            } else {
-                b.iter().fold(0u32, |v, &x| v << 8 | x as u32)
-            };
-            match level.kind {
-                SampleKind::U16 => u as u16 as f64,
-                SampleKind::I16 => u as u16 as i16 as f64,
-                SampleKind::I32 => u as i32 as f64,
-                SampleKind::F32 => f32::from_bits(u) as f64,
-            }
-        };
-        let mut values: Vec<f64> = match level.predictor {
+        // The samples as words of their width (f32 as its bits), predictors undone.
+        let mut words: Vec<u32> = match level.predictor {
             3 => {
                 // Floating point: bytes differenced along the row, then stored most significant first.
                 let row_bytes = row_samples * 4;
@@ -643,29 +632,36 @@ impl CogFile {
                         chunk[i] = chunk[i].wrapping_add(chunk[i - 1]);
                     }
                     for i in 0..row_samples {
-                        let b = [chunk[i], chunk[row_samples + i], chunk[2 * row_samples + i], chunk[3 * row_samples + i]];
-                        out.push(f32::from_be_bytes(b) as f64);
+                        out.push(u32::from_be_bytes([
+                            chunk[i],
+                            chunk[row_samples + i],
+                            chunk[2 * row_samples + i],
+                            chunk[3 * row_samples + i],
+                        ]));
                     }
                 }
                 out
             }
-            _ => bytes.chunks_exact(sample_bytes).map(value).collect(),
+            _ if sample_bytes == 2 && self.little => bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]]) as u32).collect(),
+            _ if sample_bytes == 2 => bytes.chunks_exact(2).map(|b| u16::from_be_bytes([b[0], b[1]]) as u32).collect(),
+            _ if self.little => bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+            _ => bytes.chunks_exact(4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])).collect(),
         };
         if level.predictor == 2 {
-            // Horizontal differencing of the integers, wrapping at the sample's width.
-            let wrap = |v: f64| -> f64 {
-                match level.kind {
-                    SampleKind::U16 => v.rem_euclid(65536.0),
-                    SampleKind::I16 => (v + 32768.0).rem_euclid(65536.0) - 32768.0,
-                    _ => ((v as i64 + (1 << 31)).rem_euclid(1 << 32) - (1 << 31)) as f64,
-                }
-            };
-            for line in values.chunks_exact_mut(row_samples) {
+            // Horizontal differencing, wrapping at the sample's width.
+            let mask = if sample_bytes == 2 { 0xFFFF } else { u32::MAX };
+            for line in words.chunks_exact_mut(row_samples) {
                 for i in 1..line.len() {
-                    line[i] = wrap(line[i] + line[i - 1]);
+                    line[i] = line[i].wrapping_add(line[i - 1]) & mask;
                 }
             }
         }
+        let values = words.into_iter().map(|u| match level.kind {
+            SampleKind::U16 => u as u16 as f64,
+            SampleKind::I16 => u as u16 as i16 as f64,
+            SampleKind::I32 => u as i32 as f64,
+            SampleKind::F32 => f32::from_bits(u) as f64,
+        });
         let mut heights_m = Vec::with_capacity(samples);
         for (i, v) in values.into_iter().enumerate() {
             let h = if self.nodata == Some(v) || v.is_nan() { f32::NAN } else { v as f32 };

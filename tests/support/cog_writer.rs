@@ -138,13 +138,17 @@ fn offsets(tag: u16, v: &[u64], big: bool) -> Tag {
     }
 }
 
+/// The header of a file, its first-IFD pointer zero (at 4 or 8).
+fn header(big: bool) -> Vec<u8> {
+    let mut out: Vec<u8> = if big { b"II\x2b\x00\x08\x00\x00\x00".to_vec() } else { b"II\x2a\x00".to_vec() };
+    out.extend_from_slice(if big { &[0u8; 8][..] } else { &[0u8; 4][..] });
+    out
+}
+
 /// Writes `levels` (full resolution first) as a tiled GeoTIFF: tile data first, then the
 /// directories, chained from finest to coarsest.
 pub fn write(levels: &[Level], georef: Georef, options: Options) -> Written {
-    let big = options.big;
-    let mut out: Vec<u8> = if big { b"II\x2b\x00\x08\x00\x00\x00".to_vec() } else { b"II\x2a\x00".to_vec() };
-    let first_ptr = out.len();
-    out.extend_from_slice(if big { &[0u8; 8][..] } else { &[0u8; 4][..] });
+    let mut out = header(options.big);
     let mut tiles = Vec::new();
     for level in levels {
         let (across, down) = (level.width.div_ceil(options.tile_px), level.height.div_ceil(options.tile_px));
@@ -159,20 +163,93 @@ pub fn write(levels: &[Level], georef: Georef, options: Options) -> Written {
         }
         tiles.push((at, counts));
     }
+    let dims: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+    let mut written = directories(&dims, &tiles, georef, options, 0, &mut out);
+    written.bytes = out;
+    written
+}
+
+/// Writes a file of `width` x `height` samples of `height_at(col, row)` and `overviews`
+/// overviews (every 2^k-th sample) to `path` tile by tile, never holding a level in memory.
+pub fn write_streamed(
+    path: &std::path::Path,
+    width: u32,
+    height: u32,
+    overviews: usize,
+    options: Options,
+    georef: Georef,
+    height_at: impl Fn(u32, u32) -> f32,
+) {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let head = header(options.big);
+    file.write_all(&head).unwrap();
+    let (mut len, mut tiles, mut dims) = (head.len() as u64, Vec::new(), Vec::new());
+    let t = options.tile_px;
+    for k in 0..=overviews {
+        let (w, h) = (width.div_ceil(1 << k), height.div_ceil(1 << k));
+        let (mut at, mut counts) = (Vec::new(), Vec::new());
+        for row in 0..h.div_ceil(t) {
+            for col in 0..w.div_ceil(t) {
+                let mut heights = Vec::with_capacity((t * t) as usize);
+                for r in 0..t {
+                    for c in 0..t {
+                        let (x, y) = (col * t + c, row * t + r);
+                        heights.push(if x < w && y < h { height_at(x << k, y << k) } else { f32::NAN });
+                    }
+                }
+                let bytes = tile_bytes(&Level { width: t, height: t, heights }, options, 0, 0);
+                at.push(len);
+                counts.push(bytes.len() as u64);
+                len += bytes.len() as u64;
+                file.write_all(&bytes).unwrap();
+            }
+        }
+        tiles.push((at, counts));
+        dims.push((w, h));
+    }
+    let mut ifds = Vec::new();
+    let written = directories(&dims, &tiles, georef, options, len, &mut ifds);
+    file.write_all(&ifds).unwrap();
+    let mut file = file.into_inner().unwrap();
+    file.seek(SeekFrom::Start(4)).unwrap();
+    let first = written.ifd_at[0];
+    file.write_all(&if options.big {
+        [8u8, 0, 0, 0].iter().copied().chain(first.to_le_bytes()).collect::<Vec<u8>>()
+    } else {
+        (first as u32).to_le_bytes().to_vec()
+    })
+    .unwrap();
+}
+
+/// Appends the directories of levels of `dims` whose tiles are at `tiles` to `out`, which
+/// starts at file position `base`; with `base` 0, `out` holds the header and its first-IFD
+/// pointer is set.
+fn directories(
+    dims: &[(u32, u32)],
+    tiles: &[(Vec<u64>, Vec<u64>)],
+    georef: Georef,
+    options: Options,
+    base: u64,
+    out: &mut Vec<u8>,
+) -> Written {
+    let big = options.big;
+    let first_ptr: usize = if big { 8 } else { 4 };
     let mut written = Written { bytes: Vec::new(), ifd_at: vec![], next_at: vec![], tile_offsets_at: vec![], tile_width_at: vec![] };
     let mut previous_next: Option<usize> = None;
-    for (i, (level, (at, counts))) in levels.iter().zip(&tiles).enumerate() {
-        if out.len() % 2 == 1 {
+    for (i, (&(width, height), (at, counts))) in dims.iter().zip(tiles).enumerate() {
+        if (base as usize + out.len()) % 2 == 1 {
             out.push(0);
         }
-        let ifd = out.len() as u64;
+        let ifd = base + out.len() as u64;
         match previous_next {
+            None if base > 0 => {}
             None => out[first_ptr..first_ptr + if big { 8 } else { 4 }].copy_from_slice(&if big {
                 ifd.to_le_bytes().to_vec()
             } else {
                 (ifd as u32).to_le_bytes().to_vec()
             }),
-            Some(p) => out[p..p + if big { 8 } else { 4 }].copy_from_slice(&if big {
+            Some(p) => out[p - base as usize..p - base as usize + if big { 8 } else { 4 }].copy_from_slice(&if big {
                 ifd.to_le_bytes().to_vec()
             } else {
                 (ifd as u32).to_le_bytes().to_vec()
@@ -180,8 +257,8 @@ pub fn write(levels: &[Level], georef: Georef, options: Options) -> Written {
         }
         let mut tags = vec![
             shorts(254, &[if i == 0 { 0 } else { 1 }]),
-            Tag { tag: 256, kind: 4, count: 1, bytes: level.width.to_le_bytes().to_vec() },
-            Tag { tag: 257, kind: 4, count: 1, bytes: level.height.to_le_bytes().to_vec() },
+            Tag { tag: 256, kind: 4, count: 1, bytes: width.to_le_bytes().to_vec() },
+            Tag { tag: 257, kind: 4, count: 1, bytes: height.to_le_bytes().to_vec() },
             shorts(258, &[if options.int16 { 16 } else { 32 }]),
             shorts(259, &[if options.deflate { 8 } else { 1 }]),
             shorts(262, &[1]),
@@ -248,6 +325,5 @@ pub fn write(levels: &[Level], georef: Georef, options: Options) -> Written {
         written.next_at.push(next_at as u64);
         previous_next = Some(next_at);
     }
-    written.bytes = out;
     written
 }
