@@ -232,6 +232,39 @@ fn bad_files_are_one_line_naming_the_file() {
             assert!(error_of(&put("garbage.tif", &garbage)).contains("decompressed"));
         }
     }
+    // Random damage never panics: bytes set at random places (headers, directories, tiles).
+    let written: Vec<_> = VARIANTS.iter().map(|&options| cog_writer::write(&levels, georef, options)).collect();
+    let mut rng = rand::rng();
+    let mut failures = 0;
+    for round in 0..300 {
+        let w = &written[round % 3];
+        let mut bytes = w.bytes.clone();
+        for _ in 0..rng.random_range(1..8) {
+            let at = if round % 2 == 0 {
+                rng.random_range(*w.ifd_at.first().unwrap() as usize..bytes.len())
+            } else {
+                rng.random_range(0..bytes.len())
+            };
+            bytes[at] = rng.random();
+        }
+        let path = dir.path().join("damaged.tif");
+        std::fs::write(&path, &bytes).unwrap();
+        let result = CogFile::open(&path).and_then(|file| {
+            (0..file.levels.len()).try_for_each(|k| file.read_level(k).map(|_| ()))?;
+            let source = CogSource::new(Arc::new(file))?;
+            (0..=source.index().max_zoom).try_for_each(|z| {
+                let [west, _, _, north] = source.index().bounds.unwrap();
+                let (x, y) = bisector::terrain::pyramid::tile_xy(z, west, north);
+                source.get(z, x as u32, y as u32).map(|_| ())
+            })
+        });
+        if let Err(e) = result {
+            let line = e.to_string();
+            assert!(line.contains("damaged.tif") && !line.contains('\n'), "{line}");
+            failures += 1;
+        }
+    }
+    assert!(failures > 30, "only {failures} of 300 damaged files were refused");
     // Through the CLI: probe on the truncated file and on a striped file too large to read whole.
     let out = bisector(&["probe", "--terrain", s(&dir.path().join("loop.tif")), "--at", "121,24"]);
     one_error_line(&out, &["loop.tif", "loop"]);

@@ -485,6 +485,9 @@ impl CogFile {
         let mut reader = Reader { file: &mut file, len_bytes, little: true, big: false, name: &name };
         let first = reader.header()?.ok_or_else(|| bad("not a TIFF (no II*/MM* header)".into()))?;
         let ifds = reader.walk(first)?;
+        if ifds.is_empty() {
+            return Err(bad("its header points to no image directory: corrupt".into()));
+        }
         let mut levels: Vec<CogLevel> = Vec::new();
         for (i, (_, ifd)) in ifds.iter().enumerate() {
             let subfile = reader.int(ifd, 254, 0)?;
@@ -523,7 +526,7 @@ impl CogFile {
                 let bytes = reader.value_bytes(&e, 42113)?;
                 let text = String::from_utf8_lossy(&bytes).trim_matches(char::from(0)).trim().to_string();
                 (!text.is_empty())
-                    .then(|| text.parse::<f64>().map_err(|_| bad(format!("GDAL_NODATA '{text}' is not a number"))))
+                    .then(|| text.parse::<f64>().map_err(|_| bad(format!("GDAL_NODATA {text:?} is not a number"))))
                     .transpose()?
             }
         };
