@@ -368,7 +368,7 @@ impl Reader<'_> {
             1 | 6 | 7 => 1,
             3 | 8 => 2,
             4 | 9 | 13 => 4,
-            16 | 17 | 18 => 8,
+            16..=18 => 8,
             other => return Err(self.bad(format!("tag {tag} has value type {other}, not an integer: corrupt"))),
         };
         let bytes = self.value_bytes(&e, tag)?;
@@ -618,7 +618,7 @@ impl CogFile {
         TOTALS.bytes_read.fetch_add(n, Ordering::Relaxed);
         let sample_bytes = level.kind.bytes();
         let want = samples * sample_bytes;
-        let mut bytes = super::cog_decode::decompress(level.compression, &raw, want).map_err(what)?;
+        let mut bytes = super::cog_decode::decompress(level.compression, &raw, want).map_err(|e| what(e.0))?;
         if bytes.len() < want {
             return Err(what(format!("it decodes to {} bytes, not the {want} of a tile: truncated or corrupt", bytes.len())));
         }

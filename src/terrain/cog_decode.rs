@@ -3,8 +3,13 @@
 
 use std::io::Read;
 
+/// Why a tile's bytes cannot be decompressed, in words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(pub String);
+
 /// The bytes `raw` decompress to under TIFF compression `code`, at most `want` bytes kept.
-pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, String> {
+pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, DecodeError> {
     match code {
         1 => Ok(raw[..want.min(raw.len())].to_vec()),
         8 | 32946 => {
@@ -12,7 +17,7 @@ pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, String>
             flate2::read::ZlibDecoder::new(raw)
                 .take(want as u64)
                 .read_to_end(&mut out)
-                .map_err(|e| format!("cannot be decompressed (deflate: {e})"))?;
+                .map_err(|e| DecodeError(format!("cannot be decompressed (deflate: {e})")))?;
             Ok(out)
         }
         5 => {
@@ -27,7 +32,7 @@ pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, String>
                 match result.status {
                     Ok(weezl::LzwStatus::Ok) if result.consumed_in + result.consumed_out > 0 => {}
                     Ok(_) => break,
-                    Err(e) => return Err(format!("cannot be decompressed (LZW: {e})")),
+                    Err(e) => return Err(DecodeError(format!("cannot be decompressed (LZW: {e})"))),
                 }
             }
             Ok(out)
@@ -50,7 +55,7 @@ pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, String>
             }
             Ok(out)
         }
-        other => Err(format!("compression {other} is not supported")),
+        other => Err(DecodeError(format!("compression {other} is not supported"))),
     }
 }
 
