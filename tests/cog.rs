@@ -178,6 +178,21 @@ fn the_tile_cache_stays_within_its_budget() {
     assert!(stats.cache_peak_bytes <= budget && stats.cache_peak_bytes >= budget - 32 * 32 * 4, "{stats:?}");
     assert!(stats.tiles_decoded > (across * down) as u64, "{stats:?}");
     assert!(cog::stats().cache_budget_bytes >= budget);
+    // A pyramid over the source keeps none of its tiles: the source's own cache bounds them.
+    let source = CogSource::new(Arc::new(CogFile::open_with_budget(&path, budget).unwrap())).unwrap();
+    let z = source.index().max_zoom;
+    let [west, south, east, north] = source.index().bounds.unwrap();
+    let (x0, y0) = bisector::terrain::pyramid::tile_xy(z, west, north);
+    let (x1, y1) = bisector::terrain::pyramid::tile_xy(z, east, south);
+    let tiles: Vec<(u32, u32)> = (x0 as u32..=x1 as u32).flat_map(|x| (y0 as u32..=y1 as u32).map(move |y| (x, y))).collect();
+    for &(x, y) in tiles.iter().chain(&tiles) {
+        source.heights_m(z, x, y).unwrap().unwrap();
+        assert!(source.file().cache_in_use_bytes() <= budget);
+    }
+    let served = source.served_stats();
+    assert_eq!(served.cache_budget_bytes, bisector::terrain::cog_source::SERVED_CACHE_BYTES);
+    assert!(served.cache_peak_bytes <= served.cache_budget_bytes);
+    assert_eq!((served.tiles_decoded, served.cache_hits), (tiles.len() as u64, tiles.len() as u64), "{served:?}");
     // A budget below one tile is refused.
     let err = CogFile::open_with_budget(&path, 100).err().unwrap().to_string();
     assert!(err.contains("budget.tif") && err.contains("budget"), "{err}");

@@ -88,7 +88,8 @@ pub struct CogStats {
     pub cache_budget_bytes: u64,
     /// Most bytes of decoded tiles the cache(s) held at once.
     pub cache_peak_bytes: u64,
-    /// Tiles read from the file and decoded.
+    /// Tiles read from the file and decoded (and Web-Mercator tiles computed from them, in
+    /// the process's sum).
     pub tiles_decoded: u64,
     /// Tiles found in the cache.
     pub cache_hits: u64,
@@ -129,6 +130,11 @@ pub fn stats() -> CogStats {
 
 type TileKey = (u8, u32, u32);
 
+/// The bytes a kept tile counts for: its heights, and at least 64 (an empty tile's key).
+fn cost(tile: &[f32]) -> u64 {
+    (tile.len() as u64 * 4).max(64)
+}
+
 /// Decoded tiles by (level, column, row), least recently used first out.
 #[derive(Default)]
 struct TileLru {
@@ -155,12 +161,12 @@ impl TileLru {
         if let Some(kept) = self.get(key) {
             return kept;
         }
-        let bytes = tile.len() as u64 * 4;
+        let bytes = cost(&tile);
         while self.in_use + bytes > self.stats.cache_budget_bytes {
             let Some((_, old)) = self.order.pop_first() else { break };
             if let Some((dropped, _)) = self.tiles.remove(&old) {
-                self.in_use -= dropped.len() as u64 * 4;
-                TOTALS.in_use.fetch_sub(dropped.len() as u64 * 4, Ordering::Relaxed);
+                self.in_use -= cost(&dropped);
+                TOTALS.in_use.fetch_sub(cost(&dropped), Ordering::Relaxed);
             }
         }
         self.clock += 1;
@@ -184,14 +190,58 @@ pub struct CogFile {
     pub levels: Vec<CogLevel>,
     pub crs: Crs,
     nodata: Option<f64>,
-    cache: Mutex<TileLru>,
+    cache: TileCache,
 }
 
-impl Drop for CogFile {
+/// A least-recently-used cache of decoded tiles within a byte budget, shared between threads;
+/// its figures count in [`stats`].
+pub struct TileCache {
+    lru: Mutex<TileLru>,
+}
+
+impl TileCache {
+    /// An empty cache that keeps at most `budget_bytes` of tiles.
+    pub fn new(budget_bytes: u64) -> TileCache {
+        TOTALS.budget.fetch_add(budget_bytes, Ordering::Relaxed);
+        let lru = TileLru { stats: CogStats { cache_budget_bytes: budget_bytes, ..CogStats::default() }, ..TileLru::default() };
+        TileCache { lru: Mutex::new(lru) }
+    }
+
+    /// The tile under `key`, if kept (counted as a hit).
+    pub fn get(&self, key: (u8, u32, u32)) -> Option<Arc<Vec<f32>>> {
+        let mut lru = self.lru.lock().expect("tile cache lock");
+        let tile = lru.get(key)?;
+        lru.stats.cache_hits += 1;
+        TOTALS.hits.fetch_add(1, Ordering::Relaxed);
+        Some(tile)
+    }
+
+    /// Keeps `tile` under `key`, made from `bytes_read` bytes of a file, dropping the least
+    /// recently used tiles to stay within the budget; the tile kept (another thread's if it was first).
+    pub fn insert(&self, key: (u8, u32, u32), tile: Arc<Vec<f32>>, bytes_read: u64) -> Arc<Vec<f32>> {
+        let mut lru = self.lru.lock().expect("tile cache lock");
+        lru.stats.tiles_decoded += 1;
+        lru.stats.bytes_read += bytes_read;
+        TOTALS.decoded.fetch_add(1, Ordering::Relaxed);
+        lru.insert(key, tile)
+    }
+
+    /// The cache's figures.
+    pub fn stats(&self) -> CogStats {
+        self.lru.lock().expect("tile cache lock").stats
+    }
+
+    /// Bytes of tiles kept now.
+    pub fn in_use_bytes(&self) -> u64 {
+        self.lru.lock().expect("tile cache lock").in_use
+    }
+}
+
+impl Drop for TileCache {
     fn drop(&mut self) {
-        let cache = self.cache.get_mut().map(|c| (c.in_use, c.stats.cache_budget_bytes)).unwrap_or((0, 0));
-        TOTALS.in_use.fetch_sub(cache.0, Ordering::Relaxed);
-        TOTALS.budget.fetch_sub(cache.1, Ordering::Relaxed);
+        let (in_use, budget) = self.lru.get_mut().map(|c| (c.in_use, c.stats.cache_budget_bytes)).unwrap_or((0, 0));
+        TOTALS.in_use.fetch_sub(in_use, Ordering::Relaxed);
+        TOTALS.budget.fetch_sub(budget, Ordering::Relaxed);
     }
 }
 
@@ -546,9 +596,7 @@ impl CogFile {
                 crate::input::format_bytes(largest_tile)
             )));
         }
-        TOTALS.budget.fetch_add(budget_bytes, Ordering::Relaxed);
-        let cache = TileLru { stats: CogStats { cache_budget_bytes: budget_bytes, ..CogStats::default() }, ..TileLru::default() };
-        Ok(CogFile { name, file: Mutex::new(file), len_bytes, little, levels, crs, nodata, cache: Mutex::new(cache) })
+        Ok(CogFile { name, file: Mutex::new(file), len_bytes, little, levels, crs, nodata, cache: TileCache::new(budget_bytes) })
     }
 
     /// The file's name in messages.
@@ -558,12 +606,12 @@ impl CogFile {
 
     /// The cache's figures for this file.
     pub fn stats(&self) -> CogStats {
-        self.cache.lock().expect("tile cache lock").stats
+        self.cache.stats()
     }
 
     /// Bytes of decoded tiles the cache holds now.
     pub fn cache_in_use_bytes(&self) -> u64 {
-        self.cache.lock().expect("tile cache lock").in_use
+        self.cache.in_use_bytes()
     }
 
     fn bad(&self, problem: String) -> TerrainError {
@@ -574,20 +622,12 @@ impl CogFile {
     /// nodata), through the cache.
     pub fn tile(&self, level: usize, col: u32, row: u32) -> Result<Arc<Vec<f32>>, TerrainError> {
         let key = (level as u8, col, row);
-        {
-            let mut cache = self.cache.lock().expect("tile cache lock");
-            if let Some(tile) = cache.get(key) {
-                cache.stats.cache_hits += 1;
-                TOTALS.hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(tile);
-            }
+        if let Some(tile) = self.cache.get(key) {
+            return Ok(tile);
         }
         let tile = Arc::new(self.decode_tile(level, col, row)?);
-        let mut cache = self.cache.lock().expect("tile cache lock");
-        cache.stats.tiles_decoded += 1;
-        cache.stats.bytes_read += self.levels[level].byte_counts[(row * self.levels[level].tiles().0 + col) as usize];
-        TOTALS.decoded.fetch_add(1, Ordering::Relaxed);
-        Ok(cache.insert(key, tile))
+        let l = &self.levels[level];
+        Ok(self.cache.insert(key, tile, l.byte_counts[(row * l.tiles().0 + col) as usize]))
     }
 
     /// Reads and decodes tile (col, row) of `level`, bypassing the cache.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::build_tiles::{self, BuildSource, TILE_SIZE_PX};
-use super::cog::{CogFile, LevelMemo};
+use super::cog::{CogFile, LevelMemo, TileCache};
 use super::projection::Projection;
 use super::pyramid::Encoding;
 use super::raster::{Crs, Raster};
@@ -25,7 +25,12 @@ pub struct CogSource {
     projection: Option<Projection>,
     /// Each level's sample spacing as degrees of longitude at the file's centre.
     step_deg: Vec<f64>,
+    /// The Web-Mercator tiles served lately (the pyramid keeps none of a computing source's).
+    served: TileCache,
 }
+
+/// The budget of the Web-Mercator tiles a source keeps (256 tiles of 256 px).
+pub const SERVED_CACHE_BYTES: u64 = 64 << 20;
 
 impl CogSource {
     /// Opens the GeoTIFF at `path` (default cache budget).
@@ -55,12 +60,17 @@ impl CogSource {
         )?;
         let wrapped = placed.wrapped.is_some();
         drop(placed);
-        Ok(CogSource { cog, index, wrapped, projection, step_deg })
+        Ok(CogSource { cog, index, wrapped, projection, step_deg, served: TileCache::new(SERVED_CACHE_BYTES) })
     }
 
     /// The file read.
     pub fn file(&self) -> &CogFile {
         &self.cog
+    }
+
+    /// The figures of the Web-Mercator tiles kept (the file's own are `file().stats()`).
+    pub fn served_stats(&self) -> super::cog::CogStats {
+        self.served.stats()
     }
 
     /// The level tiles of zoom `z` are sampled from: the coarsest whose samples are at most a
@@ -130,8 +140,17 @@ impl TileSource for CogSource {
         Ok(self.tile_heights_m(z, x, y)?.map(|h| build_tiles::png_of_pixels(&build_tiles::encode_pixels(&h, self.index.encoding))))
     }
 
-    fn heights_m(&self, z: u32, x: u32, y: u32) -> Option<Result<Option<Vec<f32>>, TerrainError>> {
-        Some(self.tile_heights_m(z, x, y))
+    fn heights_m(&self, z: u32, x: u32, y: u32) -> Option<Result<Option<Arc<Vec<f32>>>, TerrainError>> {
+        // Empty tiles are kept too, as an empty vector (no tile there).
+        let key = (z as u8, x, y);
+        let tile = match self.served.get(key) {
+            Some(tile) => tile,
+            None => match self.tile_heights_m(z, x, y) {
+                Ok(heights_m) => self.served.insert(key, Arc::new(heights_m.unwrap_or_default()), 0),
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        Some(Ok((!tile.is_empty()).then_some(tile)))
     }
 
     fn tile_size_px(&self) -> Option<u32> {

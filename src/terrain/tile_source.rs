@@ -46,8 +46,9 @@ pub trait TileSource: Send + Sync {
     }
     /// The heights in metres of tile (z, x, y) (row-major, NaN for nodata) for a source that
     /// computes them rather than storing encoded tiles (a GeoTIFF read lazily: no quantisation,
-    /// no PNG); None for a source of encoded bytes, read through [`TileSource::get`].
-    fn heights_m(&self, _z: u32, _x: u32, _y: u32) -> Option<Result<Option<Vec<f32>>, TerrainError>> {
+    /// no PNG); such a source keeps them within its own memory budget, and the pyramid does not
+    /// keep them. None for a source of encoded bytes, read through [`TileSource::get`].
+    fn heights_m(&self, _z: u32, _x: u32, _y: u32) -> Option<Result<Option<std::sync::Arc<Vec<f32>>>, TerrainError>> {
         None
     }
     /// The tile side in pixels when the source knows it without reading a tile.
