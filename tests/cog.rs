@@ -351,6 +351,17 @@ fn the_cli_draws_a_cog_flat_and_as_a_planet_region() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let run = bisector(&["probe", "--terrain", s(&region), "--at", "121,24"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    // The bench JSON reports the decoded-tile caches: budget, peak within it, tiles decoded.
+    let json = dir.path().join("bench.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-descent.json");
+    let args = ["bench", "--terrain", &planet, "--path", s(&path), "--size", "64x64", "--frames", "3", "--warmup", "1", "--json", s(&json)];
+    let run = bisector(&args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let cog = &report["cog"];
+    let (budget, peak) = (cog["cache_budget_bytes"].as_u64().unwrap(), cog["cache_peak_bytes"].as_u64().unwrap());
+    assert_eq!(budget, cog::DEFAULT_CACHE_BYTES + bisector::terrain::cog_source::SERVED_CACHE_BYTES, "{cog}");
+    assert!(peak > 0 && peak <= budget && cog["tiles_decoded"].as_u64().unwrap() > 0, "{cog}");
 }
 
 /// Measures the reader on a large generated file (`cargo test --test cog -- --ignored`):
