@@ -499,6 +499,12 @@ impl Reader<'_> {
                     self.len_bytes
                 )));
             }
+            // No compression TIFF uses more than doubles a tile's bytes: a bound on each tile's read.
+            if n > 2 * tile_bytes + 4096 {
+                return Err(
+                    self.bad(format!("tile {i} of {what} claims {n} bytes, more than a tile of {tile_bytes} bytes can take: corrupt"))
+                );
+            }
             if compression == 1 && n != 0 && n < tile_bytes {
                 return Err(self.bad(format!("tile {i} of {what} has {n} bytes, not the {tile_bytes} of an uncompressed tile: corrupt")));
             }
