@@ -351,6 +351,20 @@ fn the_cli_draws_a_cog_flat_and_as_a_planet_region() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let run = bisector(&["probe", "--terrain", s(&region), "--at", "121,24"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    // ETOPO as a COG is the same planet's base as ETOPO read whole: the same picture.
+    let etopo = geotiff::read(&data("etopo20_global.tif")).unwrap();
+    let level = Level { width: etopo.width, height: etopo.height, heights: etopo.heights_m.clone() };
+    let georef =
+        Georef { corner: (etopo.origin.0 - 0.5 * etopo.step.0, etopo.origin.1 + 0.5 * etopo.step.1), pixel: etopo.step, epsg: 4326 };
+    let (etopo_cog, _) = write(dir.path(), "etopo.tif", &cog_writer::with_overviews(level, 2), georef, VARIANTS[1]);
+    let globe = |base: &Path, name: &str| {
+        let out = dir.path().join(name);
+        let terrain = format!("planet:{}", s(base));
+        let run = bisector(&["shot", "--terrain", &terrain, "--size", "64x40", "--camera", s(&camera), "--out", s(&out)]);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        image::open(&out).unwrap().to_rgba8()
+    };
+    assert!(globe(&etopo_cog, "base-cog.png") == globe(&data("etopo20_global.tif"), "base-whole.png"), "the COG base renders differently");
     // The bench JSON reports the decoded-tile caches: budget, peak within it, tiles decoded.
     let json = dir.path().join("bench.json");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-descent.json");

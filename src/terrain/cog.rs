@@ -782,6 +782,16 @@ impl CogFile {
     }
 }
 
+/// The finest level of the tiled GeoTIFF at `path` of at most `max_samples` samples (the
+/// coarsest when none is that small), read whole: for a use that needs a raster in memory (the
+/// planet's base).
+pub fn read_level_that_fits(path: &Path, max_samples: u64) -> Result<Raster, TerrainError> {
+    let file = CogFile::open(path)?;
+    let fits = |l: &CogLevel| l.width as u64 * l.height as u64 <= max_samples;
+    let level = file.levels.iter().position(fits).unwrap_or(file.levels.len() - 1);
+    file.read_level(level)
+}
+
 /// A thread's own tiles of a [`CogFile`] (the last one, and the others it used), so that a
 /// sample does not lock the shared cache; keep it for one output tile or row band.
 #[derive(Default)]
