@@ -5,6 +5,7 @@
 pub mod bilinear;
 pub mod build_tiles;
 pub mod cog;
+pub mod cog_cache;
 pub mod cog_decode;
 pub mod cog_source;
 pub mod disk_cache;
