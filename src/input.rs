@@ -10,6 +10,7 @@
 //! | Terrain-RGB/Terrarium tile (PNG) | [`TILE_BYTES`] = 64 MiB | square, at most 4096 px a side (`tile_files::MAX_TILE_SIZE`), the pyramid's tile size; pixel bytes at most [`PNG_MAX_EXPANSION`] x the file's |
 //! | 16-bit PNG height map | [`PNG16_BYTES`] = 2 GiB | at most [`MAX_RASTER_SAMPLES`] samples; pixel bytes at most [`PNG_MAX_EXPANSION`] x the file's |
 //! | GeoTIFF | streamed, not read whole | every tag's values within the file, GDAL_NODATA at most 1 MiB; at most [`MAX_RASTER_SAMPLES`] samples, and no more decoded bytes than the file's compression can expand to ([`max_expansion`]); memory: those bytes and 4 bytes of heights a sample |
+//! | large GeoTIFF read tile by tile (`terrain::cog`) | read tile by tile | every tag's values within the file and at most 64 MiB; every tile within the file; tiles at most 4096 px a side and 64 MiB decoded; decoded tiles in an LRU of a byte budget (256 MiB by default) |
 //! | closest-pairs army (CSV) | [`ARMY_BYTES`] = 512 MiB | points fit f32 |
 //! | shift-and patterns | [`PATTERNS_BYTES`] = 16 MiB | |
 //! | shift-and text | [`TEXT_BYTES`] = 1 GiB (the random text's limit too) | |

@@ -240,6 +240,10 @@ pub struct BenchReport {
     /// on over the run (absent when no tile came over HTTP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::terrain::http_source::HttpStats>,
+    /// Terrain from large GeoTIFFs read tile by tile: the decoded-tile cache's budget and peak,
+    /// tiles decoded and bytes read (absent when no such file was read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cog: Option<crate::terrain::cog::CogStats>,
     /// Per-frame measurements.
     pub frames: Vec<FrameRecord>,
 }
@@ -330,7 +334,8 @@ impl BenchReport {
         let cache = CacheSummary::from_frames(&frames);
 
         let http = Some(crate::terrain::http_source::stats()).filter(|s| s.requests + s.disk_hits + s.offline_misses > 0);
-        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, http, frames }
+        let cog = Some(crate::terrain::cog::stats()).filter(|s| s.tiles_decoded > 0);
+        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, http, cog, frames }
     }
 
     /// The report as pretty-printed JSON.

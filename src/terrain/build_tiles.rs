@@ -239,51 +239,67 @@ pub fn priority<'a, 'b>(placed: &'b [Placed<'a>]) -> Vec<&'b Placed<'a>> {
     order
 }
 
+/// Longitude and latitude in degrees of the centre of pixel (i, j) of tile (z, x, y) of
+/// [`TILE_SIZE_PX`] px.
+pub fn pixel_centre_deg(z: u32, x: u32, y: u32, i: usize, j: usize) -> (f64, f64) {
+    let size = TILE_SIZE_PX as usize;
+    let n = TILE_SIZE_PX as f64 * (1u64 << z) as f64;
+    (((x as usize * size + i) as f64 + 0.5) / n * 360.0 - 180.0, mercator_lat(((y as usize * size + j) as f64 + 0.5) / n))
+}
+
+/// The heights (row-major, NaN where `sample` has none) of tile (z, x, y): `sample` at each
+/// pixel's centre, given in longitude and latitude.
+pub fn tile_heights_m(z: u32, x: u32, y: u32, mut sample: impl FnMut(f64, f64) -> Option<f32>) -> Vec<f32> {
+    let size = TILE_SIZE_PX as usize;
+    let mut heights_m = Vec::with_capacity(size * size);
+    for j in 0..size {
+        for i in 0..size {
+            let (lon, lat) = pixel_centre_deg(z, x, y, i, j);
+            heights_m.push(sample(lon, lat).unwrap_or(f32::NAN));
+        }
+    }
+    heights_m
+}
+
+/// The RGB pixels (row-major, 3 bytes each) of `heights_m` in `encoding`; nodata (NaN) is
+/// Terrain-RGB's nodata (code 0, black) or, Terrarium having none, 0 m.
+pub fn encode_pixels(heights_m: &[f32], encoding: Encoding) -> Vec<u8> {
+    let nodata = match encoding {
+        Encoding::TerrainRgb => [0, 0, 0],
+        Encoding::Terrarium => encoding.encode(0.0),
+    };
+    heights_m.iter().flat_map(|&h| if h.is_nan() { nodata } else { encoding.encode(h as f64) }).collect()
+}
+
 /// The RGB pixels (row-major, 3 bytes each) of tile (z, x, y): each pixel's centre sampled
 /// from the first of `order` with data there; None when no pixel has data. Nodata pixels of a
 /// tile with data are Terrain-RGB's nodata (code 0, black) or, Terrarium having none, 0 m.
 pub fn tile_pixels(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
-    let size = TILE_SIZE_PX as usize;
-    let n = TILE_SIZE_PX as f64 * (1u64 << z) as f64;
-    let lon_at = |i: usize| ((x as usize * size + i) as f64 + 0.5) / n * 360.0 - 180.0;
-    let lat_at = |j: usize| mercator_lat(((y as usize * size + j) as f64 + 0.5) / n);
+    let last = TILE_SIZE_PX as usize - 1;
+    let ((west, north), (east, south)) = (pixel_centre_deg(z, x, y, 0, 0), pixel_centre_deg(z, x, y, last, last));
     // Only the sources that reach the tile.
-    let (west, east, north, south) = (lon_at(0), lon_at(size - 1), lat_at(0), lat_at(size - 1));
     let near: Vec<&Placed> =
         order.iter().copied().filter(|p| p.areas().any(|[w, s, e, n]| w <= east && e >= west && s <= north && n >= south)).collect();
     if near.is_empty() {
         return None;
     }
-    let nodata = match encoding {
-        Encoding::TerrainRgb => [0, 0, 0],
-        Encoding::Terrarium => encoding.encode(0.0),
-    };
-    let (mut rgb, mut any) = (Vec::with_capacity(size * size * 3), false);
-    for j in 0..size {
-        let lat = lat_at(j);
-        for i in 0..size {
-            let lon = lon_at(i);
-            match near.iter().find_map(|r| r.sample_m(lon, lat)) {
-                Some(height_m) => {
-                    any = true;
-                    rgb.extend_from_slice(&encoding.encode(height_m as f64));
-                }
-                None => rgb.extend_from_slice(&nodata),
-            }
-        }
-    }
-    any.then_some(rgb)
+    let heights_m = tile_heights_m(z, x, y, |lon, lat| near.iter().find_map(|r| r.sample_m(lon, lat)));
+    heights_m.iter().any(|h| !h.is_nan()).then(|| encode_pixels(&heights_m, encoding))
+}
+
+/// PNG bytes (8-bit RGB) of a tile's pixels.
+pub fn png_of_pixels(rgb: &[u8]) -> Vec<u8> {
+    use image::ImageEncoder;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(rgb, TILE_SIZE_PX, TILE_SIZE_PX, image::ExtendedColorType::Rgb8)
+        .expect("encoding a PNG into memory cannot fail");
+    png
 }
 
 /// Tile (z, x, y) as PNG bytes (8-bit RGB), None when no pixel has data (see [`tile_pixels`]).
 pub fn tile_png(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
-    use image::ImageEncoder;
-    let rgb = tile_pixels(order, z, x, y, encoding)?;
-    let mut png = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&rgb, TILE_SIZE_PX, TILE_SIZE_PX, image::ExtendedColorType::Rgb8)
-        .expect("encoding a PNG into memory cannot fail");
-    Some(png)
+    Some(png_of_pixels(&tile_pixels(order, z, x, y, encoding)?))
 }
 
 /// Every tile (z, x, y) from `min_zoom` to `max_zoom` that some source's area overlaps, in

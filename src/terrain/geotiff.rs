@@ -122,7 +122,10 @@ pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64
     limits.intermediate_buffer_size = MAX_TAG_BYTES;
     let mut decoder = decoder.with_limits(limits);
     let (width, height) = decoder.dimensions().map_err(|e| bad(format!("no image dimensions ({e})")))?;
-    if width < 2 || height < 2 || width as u64 * height as u64 > MAX_SAMPLES {
+    if width >= 2 && height >= 2 && width as u64 * height as u64 > MAX_SAMPLES {
+        return Err(bad(format!("{width} x {height} samples is more than the {MAX_SAMPLES} a GeoTIFF read whole may have; convert it to a Cloud-Optimized GeoTIFF (gdal_translate -of COG IN.tif OUT.tif), which is read tile by tile, or build a pyramid with bisector tiles")));
+    }
+    if width < 2 || height < 2 {
         return Err(bad(format!("{width} x {height} samples is not a usable height raster (2 x 2 up to {MAX_SAMPLES} samples)")));
     }
     let channels = decoder.find_tag(Tag::SamplesPerPixel).ok().flatten().and_then(|v| v.into_u16().ok()).unwrap_or(1);
@@ -150,23 +153,8 @@ pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64
         };
     let scale = geo_vec(&mut decoder, Tag::ModelPixelScaleTag, "ModelPixelScale")?;
     let tiepoint = geo_vec(&mut decoder, Tag::ModelTiepointTag, "ModelTiepoint")?;
-    if scale.len() < 2 || tiepoint.len() < 6 || scale[0] <= 0.0 || scale[1] <= 0.0 || scale.iter().chain(&tiepoint).any(|v| !v.is_finite())
-    {
-        return Err(bad(format!("invalid georeferencing (pixel scale {scale:?}, tie point {tiepoint:?})")));
-    }
     let keys = decoder.find_tag(Tag::GeoKeyDirectoryTag).ok().flatten().and_then(|v| v.into_u16_vec().ok()).unwrap_or_default();
-    let key = |id: u16| keys.get(4..).unwrap_or(&[]).chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3]);
-    let crs = match (key(GT_MODEL_TYPE), key(PROJECTED_CS_TYPE), key(GEOGRAPHIC_TYPE)) {
-        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(4326)) | (Some(MODEL_TYPE_GEOGRAPHIC), _, None) => Crs::Geographic,
-        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(other)) => {
-            return Err(bad(format!("geographic system EPSG:{other} is not supported (only EPSG:4326)")))
-        }
-        (_, Some(epsg), _) => Crs::Projected { epsg },
-        _ => return Err(bad("GeoKeys name no coordinate system (neither EPSG:4326 nor a projected EPSG code)".into())),
-    };
-    // PixelIsArea (the default): the tie point is a pixel's corner, its sample sits half a pixel in.
-    let half = if key(GT_RASTER_TYPE) == Some(RASTER_PIXEL_IS_POINT) { 0.0 } else { 0.5 };
-    let origin = (tiepoint[3] + (half - tiepoint[0]) * scale[0], tiepoint[4] - (half - tiepoint[1]) * scale[1]);
+    let (origin, crs) = georeference(&scale, &tiepoint, &keys, name)?;
     let nodata: Option<f64> = decoder
         .find_tag(Tag::GdalNodata)
         .ok()
@@ -198,4 +186,26 @@ pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64
     let raster = Raster { width, height, heights_m, origin, step: (scale[0], scale[1]), crs };
     raster.check_heights(name, "; if it marks missing data, declare it in GDAL_NODATA (gdal_edit.py -a_nodata VALUE)")?;
     Ok(raster)
+}
+
+/// The position of sample (0, 0) and the CRS from a GeoTIFF's ModelPixelScale, ModelTiepoint
+/// and GeoKeyDirectory values (also `super::cog`'s); `name` names the file in errors.
+pub(crate) fn georeference(scale: &[f64], tiepoint: &[f64], keys: &[u16], name: &str) -> Result<((f64, f64), Crs), TerrainError> {
+    let bad = |problem: String| TerrainError::File { path: name.to_string(), problem };
+    if scale.len() < 2 || tiepoint.len() < 6 || scale[0] <= 0.0 || scale[1] <= 0.0 || scale.iter().chain(tiepoint).any(|v| !v.is_finite()) {
+        return Err(bad(format!("invalid georeferencing (pixel scale {scale:?}, tie point {tiepoint:?})")));
+    }
+    let key = |id: u16| keys.get(4..).unwrap_or(&[]).chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3]);
+    let crs = match (key(GT_MODEL_TYPE), key(PROJECTED_CS_TYPE), key(GEOGRAPHIC_TYPE)) {
+        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(4326)) | (Some(MODEL_TYPE_GEOGRAPHIC), _, None) => Crs::Geographic,
+        (Some(MODEL_TYPE_GEOGRAPHIC), _, Some(other)) => {
+            return Err(bad(format!("geographic system EPSG:{other} is not supported (only EPSG:4326)")))
+        }
+        (_, Some(epsg), _) => Crs::Projected { epsg },
+        _ => return Err(bad("GeoKeys name no coordinate system (neither EPSG:4326 nor a projected EPSG code)".into())),
+    };
+    // PixelIsArea (the default): the tie point is a pixel's corner, its sample sits half a pixel in.
+    let half = if key(GT_RASTER_TYPE) == Some(RASTER_PIXEL_IS_POINT) { 0.0 } else { 0.5 };
+    let origin = (tiepoint[3] + (half - tiepoint[0]) * scale[0], tiepoint[4] - (half - tiepoint[1]) * scale[1]);
+    Ok((origin, crs))
 }

@@ -4,6 +4,10 @@
 
 pub mod bilinear;
 pub mod build_tiles;
+pub mod cog;
+pub mod cog_cache;
+pub mod cog_decode;
+pub mod cog_source;
 pub mod disk_cache;
 pub mod geotiff;
 pub mod http_source;
@@ -127,7 +131,8 @@ pub enum TerrainSpec {
     /// A 16-bit greyscale PNG: heights are sample values times `scale_m`, the image `size_m` wide.
     Png16 { path: std::path::PathBuf, scale_m: f64, size_m: f64 },
     /// A tile pyramid of Terrain-RGB or Terrarium tiles: a folder with a TileJSON `tiles.json`,
-    /// an `.mbtiles` or a `.pmtiles` archive.
+    /// an `.mbtiles` or a `.pmtiles` archive, or a large tiled GeoTIFF read tile by tile
+    /// (`cog_source`: tiled with overviews, or more than `cog::LAZY_MIN_SAMPLES` samples).
     Pyramid(std::path::PathBuf),
 }
 
@@ -369,6 +374,8 @@ impl TerrainSpec {
                 .map_err(|_| bad("the seed must be an unsigned 32-bit integer, e.g. procedural:7")),
             _ if path.is_dir() => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
             _ if path.is_file() => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+                // Tiled with overviews (a COG) or very large: read tile by tile, as a pyramid.
+                Some("tif" | "tiff") if cog::layout(path)? == cog::Layout::Lazy => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
                 Some("tif" | "tiff") => Ok(TerrainSpec::GeoTiff(path.to_path_buf())),
                 Some("mbtiles" | "pmtiles") => Ok(TerrainSpec::Pyramid(path.to_path_buf())),
                 _ => Err(bad(

@@ -95,7 +95,10 @@ impl TilePyramid {
             tiles: RwLock::new(HashMap::new()),
             rejected_tiles: AtomicU64::new(0),
         };
-        pyramid.tile_size = pyramid.find_tile_size()?;
+        pyramid.tile_size = match pyramid.source.tile_size_px() {
+            Some(size) => size,
+            None => pyramid.find_tile_size()?,
+        };
         Ok(pyramid)
     }
 
@@ -122,6 +125,10 @@ impl TilePyramid {
     fn tile(&self, z: u32, x: u32, y: u32) -> Result<Tile, TerrainError> {
         if let Some(tile) = self.tiles.read().expect("tile cache lock").get(&(z, x, y)) {
             return Ok(tile.clone());
+        }
+        // A source that computes its tiles keeps them within its own budget.
+        if let Some(heights_m) = self.source.heights_m(z, x, y) {
+            return heights_m;
         }
         let tile = match self.source.get(z, x, y) {
             Ok(Some(bytes)) => self.decode(&bytes, z, x, y)?,

@@ -29,6 +29,39 @@ pub struct Raster {
     pub crs: Crs,
 }
 
+/// `Raster::sample_m` over any grid of `size` (width, height) samples placed by `origin` and
+/// `step`, whose sample (col, row) `at` reads (NaN: no data; an error stops the sampling): the
+/// one bilinear rule for rasters held whole and for GeoTIFFs read tile by tile (`super::cog`).
+pub fn sample_grid_m<E>(
+    size: (u32, u32),
+    origin: (f64, f64),
+    step: (f64, f64),
+    x: f64,
+    y: f64,
+    mut at: impl FnMut(u32, u32) -> Result<f32, E>,
+) -> Result<Option<f32>, E> {
+    let (width, height) = size;
+    let col = (x - origin.0) / step.0;
+    let row = (origin.1 - y) / step.1;
+    let (max_col, max_row) = ((width - 1) as f64, (height - 1) as f64);
+    // Half a sample of tolerance at the edges, where the renderer still shows the edge sample.
+    if !(-0.5..=max_col + 0.5).contains(&col) || !(-0.5..=max_row + 0.5).contains(&row) {
+        return Ok(None);
+    }
+    let (col, row) = (col.clamp(0.0, max_col), row.clamp(0.0, max_row));
+    let (c0, r0) = (col.floor() as u32, row.floor() as u32);
+    let (c1, r1) = ((c0 + 1).min(width - 1), (r0 + 1).min(height - 1));
+    let (fc, fr) = (col - c0 as f64, row - r0 as f64);
+    let mut present = |c: u32, r: u32| at(c, r).map(|h| Some(h).filter(|h| !h.is_nan()));
+    let corners = [present(c0, r0)?, present(c1, r0)?, present(c0, r1)?, present(c1, r1)?];
+    if let Some((height_m, _)) = bilinear::over_present(corners, fc, fr) {
+        Ok(Some(height_m))
+    } else {
+        let nearest = at(col.round() as u32, row.round() as u32)?;
+        Ok((!nearest.is_nan()).then_some(nearest))
+    }
+}
+
 impl Raster {
     /// Refuses heights that cannot be real: infinite, or outside
     /// `crate::input::MIN_HEIGHT_M..=MAX_HEIGHT_M` (NaN is nodata and passes); the error names
@@ -54,23 +87,10 @@ impl Raster {
     /// samples without data are left out and the weights renormalised. None outside the raster
     /// or where all four have no data.
     pub fn sample_m(&self, x: f64, y: f64) -> Option<f32> {
-        let col = (x - self.origin.0) / self.step.0;
-        let row = (self.origin.1 - y) / self.step.1;
-        let (max_col, max_row) = ((self.width - 1) as f64, (self.height - 1) as f64);
-        // Half a sample of tolerance at the edges, where the renderer still shows the edge sample.
-        if !(-0.5..=max_col + 0.5).contains(&col) || !(-0.5..=max_row + 0.5).contains(&row) {
-            return None;
-        }
-        let (col, row) = (col.clamp(0.0, max_col), row.clamp(0.0, max_row));
-        let (c0, r0) = (col.floor() as u32, row.floor() as u32);
-        let (c1, r1) = ((c0 + 1).min(self.width - 1), (r0 + 1).min(self.height - 1));
-        let (fc, fr) = (col - c0 as f64, row - r0 as f64);
-        let at = |c: u32, r: u32| Some(self.heights_m[(r * self.width + c) as usize]).filter(|h| !h.is_nan());
-        if let Some((height_m, _)) = bilinear::over_present([at(c0, r0), at(c1, r0), at(c0, r1), at(c1, r1)], fc, fr) {
-            Some(height_m)
-        } else {
-            let nearest = self.heights_m[(col.round() as u32 + row.round() as u32 * self.width) as usize];
-            (!nearest.is_nan()).then_some(nearest)
+        let at = |c: u32, r: u32| Ok::<f32, std::convert::Infallible>(self.heights_m[(r * self.width + c) as usize]);
+        match sample_grid_m((self.width, self.height), self.origin, self.step, x, y, at) {
+            Ok(h) => h,
+            Err(never) => match never {},
         }
     }
 

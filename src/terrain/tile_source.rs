@@ -1,6 +1,7 @@
 //! Where a tile pyramid's bytes come from: one trait, [`TileSource`], implemented by a folder of
 //! `{z}/{x}/{y}.png` files with a TileJSON `tiles.json` ([`FolderSource`]), an MBTiles archive
-//! (`super::mbtiles`), a PMTiles v3 archive (`super::pmtiles`) and a tile server
+//! (`super::mbtiles`), a PMTiles v3 archive (`super::pmtiles`), a large GeoTIFF read tile by tile
+//! (`super::cog_source`) and a tile server
 //! (`super::http_source`). `pyramid` decodes and keeps
 //! the tiles; a source only finds bytes.
 
@@ -42,6 +43,17 @@ pub trait TileSource: Send + Sync {
     /// assumes 256 px.
     fn remote(&self) -> bool {
         false
+    }
+    /// The heights in metres of tile (z, x, y) (row-major, NaN for nodata) for a source that
+    /// computes them rather than storing encoded tiles (a GeoTIFF read lazily: no quantisation,
+    /// no PNG); such a source keeps them within its own memory budget, and the pyramid does not
+    /// keep them. None for a source of encoded bytes, read through [`TileSource::get`].
+    fn heights_m(&self, _z: u32, _x: u32, _y: u32) -> Option<Result<Option<std::sync::Arc<Vec<f32>>>, TerrainError>> {
+        None
+    }
+    /// The tile side in pixels when the source knows it without reading a tile.
+    fn tile_size_px(&self) -> Option<u32> {
+        None
     }
 }
 
@@ -140,8 +152,8 @@ impl TileSource for FolderSource {
     }
 }
 
-/// What kind of pyramid `path` is, from its type and extension: a folder, `.mbtiles` or
-/// `.pmtiles`; None for anything else.
+/// What kind of pyramid `path` is, from its type and extension: a folder, `.mbtiles`,
+/// `.pmtiles` or a GeoTIFF read lazily (`.tif`, `.tiff`); None for anything else.
 pub fn archive_kind(path: &Path) -> Option<&'static str> {
     if path.is_dir() {
         return Some("folder");
@@ -149,12 +161,13 @@ pub fn archive_kind(path: &Path) -> Option<&'static str> {
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("mbtiles") => Some("mbtiles"),
         Some("pmtiles") => Some("pmtiles"),
+        Some("tif" | "tiff") => Some("geotiff"),
         _ => None,
     }
 }
 
 /// Opens the pyramid at `path`: a folder with `tiles.json`, an `.mbtiles` or a `.pmtiles` archive,
-/// or an http(s) address (a URL template or a TileJSON).
+/// a tiled GeoTIFF read lazily (`super::cog_source`), or an http(s) address (a URL template or a TileJSON).
 pub fn open(path: &Path) -> Result<Box<dyn TileSource>, TerrainError> {
     if let Some(url) = path.to_str().filter(|p| super::http_source::is_url(p)) {
         return Ok(Box::new(super::http_source::HttpSource::open(url)?));
@@ -163,6 +176,7 @@ pub fn open(path: &Path) -> Result<Box<dyn TileSource>, TerrainError> {
         Some("folder") => Box::new(FolderSource::open(path)?),
         Some("mbtiles") => Box::new(super::mbtiles::MbTiles::open(path)?),
         Some("pmtiles") => Box::new(super::pmtiles::PmTiles::open(path)?),
+        Some("geotiff") => Box::new(super::cog_source::CogSource::open(path)?),
         _ => {
             return Err(TerrainError::File {
                 path: path.display().to_string(),

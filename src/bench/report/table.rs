@@ -66,6 +66,16 @@ impl BenchReport {
                 h.requests, h.fetched, h.disk_hits, h.no_tile, h.retries, h.failures, h.offline_misses
             ));
         }
+        if let Some(g) = &self.cog {
+            out.push_str(&format!(
+                "large GeoTIFF tiles: {} decoded ({:.1} MiB read), {} cache hits, decoded-tile cache peak {:.1} of {:.1} MiB\n",
+                g.tiles_decoded,
+                g.bytes_read as f64 / (1 << 20) as f64,
+                g.cache_hits,
+                g.cache_peak_bytes as f64 / (1 << 20) as f64,
+                g.cache_budget_bytes as f64 / (1 << 20) as f64
+            ));
+        }
         if let Some(c) = &self.cache {
             out.push_str(&format!(
                 "tile cache: {} tiles streamed ({:.1} MiB), {} evicted, hit rate {:.1}% over {} read-backs ({} overflowed), load queue up to {}, {} failed, {} of {} resident at the end; CPU submit median {:.2} ms, max {:.2} ms\n",
