@@ -51,7 +51,7 @@ fn frame<S: LebScene>(
     {
         // The application's pass: any colour attachment of the format the scene was built for, and
         // a DEPTH_FORMAT depth attachment cleared to 0 (reverse Z), as this helper begins it.
-        let mut pass = begin_draw_pass(&mut encoder, "application pass", color, depth, scene.clear_color(), None);
+        let mut pass = begin_draw_pass(&mut encoder, "application pass", color, depth, wgpu::LoadOp::Clear(scene.clear_color()), None);
         scene.draw(&mut pass);
         // ... the application's own draws (ships, instruments) go here, with the same depth.
     }
