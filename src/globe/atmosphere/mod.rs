@@ -89,7 +89,7 @@ impl AtmosphereParams {
             multiple_scattering_factor: 1.0,
             sun_angular_radius_rad: 0.004675,
             sun_illuminance: [1.0; 3],
-            exposure: 8.0,
+            exposure: 6.0,
         }
     }
 
