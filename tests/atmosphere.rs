@@ -10,7 +10,9 @@ mod common;
 mod golden;
 
 use bisector::globe::atmosphere::cpu::{self, Table2, Tables};
-use bisector::globe::atmosphere::{Atmosphere, AtmosphereParams, AtmosphereView, Table, MULTIPLE_SCATTERING_SIZE, SKY_VIEW_SIZE, TRANSMITTANCE_SIZE};
+use bisector::globe::atmosphere::{
+    Atmosphere, AtmosphereParams, AtmosphereView, Table, MULTIPLE_SCATTERING_SIZE, SKY_VIEW_SIZE, TRANSMITTANCE_SIZE,
+};
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::frame::{globe_frame, FrameSettings};
@@ -107,8 +109,7 @@ fn sky_view_texels_equal_the_cpu_twin() {
             1 => 10f64.powf(rng.random_range(1.0..4.7)),
             _ => rng.random_range(200e3..20_000e3),
         };
-        let camera =
-            GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), altitude_m, 0.0, 0.0, 60.0);
+        let camera = GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), altitude_m, 0.0, 0.0, 60.0);
         let sun = sun::sun_from_angles(camera.up(), rng.random_range(0.0..360.0), rng.random_range(-5.0..90.0));
         let atmosphere = atmosphere_for(&gpu, &camera, sun, (64, 64), None);
         let transmittance = table2(&atmosphere, &gpu, Table::Transmittance, TRANSMITTANCE_SIZE);
@@ -160,7 +161,8 @@ fn luminance_saturation(p: &image::Rgba<u8>) -> (f64, f64) {
 
 /// The mean luminance and saturation of `rows` x `columns` of `image`.
 fn mean_of(image: &image::RgbaImage, rows: std::ops::Range<u32>, columns: std::ops::Range<u32>) -> (f64, f64) {
-    let pixels: Vec<_> = rows.flat_map(|y| columns.clone().map(move |x| (x, y))).map(|(x, y)| luminance_saturation(image.get_pixel(x, y))).collect();
+    let pixels: Vec<_> =
+        rows.flat_map(|y| columns.clone().map(move |x| (x, y))).map(|(x, y)| luminance_saturation(image.get_pixel(x, y))).collect();
     let n = pixels.len() as f64;
     (pixels.iter().map(|p| p.0).sum::<f64>() / n, pixels.iter().map(|p| p.1).sum::<f64>() / n)
 }
@@ -198,7 +200,8 @@ fn earth_golden(camera: &GlobeCamera, sun: DVec3, max_depth: u32, name: &str) ->
     let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
     let ground = Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"));
     let gpu = common::gpu(max_depth);
-    let cache = TileCache::new(&gpu, TileCacheConfig { tiles: 256, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+    let cache =
+        TileCache::new(&gpu, TileCacheConfig { tiles: 256, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
     let settings = GlobeSettings { max_depth, leaf_capacity: 1 << 18, sun_direction: sun, ..Default::default() };
     let renderer = GlobeRenderer::new(&gpu, settings, COLOR_FORMAT, cache);
     let mut view = HeadlessView::new(&gpu, renderer, 256, 144);

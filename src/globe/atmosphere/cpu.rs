@@ -210,10 +210,8 @@ fn march(p: &AtmosphereParams, tables: &Tables, origin: Rgb, height_km: f64, dir
         let phase_scattering = add(scale(mie, mie_phase), scale(rayleigh, rayleigh_phase));
         let hh = h.max(0.0);
         let shadow = if mu_s >= -(hh * (2.0 * p.bottom_radius_km + hh)).sqrt() / (p.bottom_radius_km + hh) { 1.0 } else { 0.0 };
-        let ms_uv = [
-            unit_to_sub_uv((mu_s * 0.5 + 0.5).clamp(0.0, 1.0), ms_size),
-            unit_to_sub_uv((h / p.thickness_km()).clamp(0.0, 1.0), ms_size),
-        ];
+        let ms_uv =
+            [unit_to_sub_uv((mu_s * 0.5 + 0.5).clamp(0.0, 1.0), ms_size), unit_to_sub_uv((h / p.thickness_km()).clamp(0.0, 1.0), ms_size)];
         let multiple = tables.multiple_scattering.sample(ms_uv);
         let source = add(scale(mul(to_sun, phase_scattering), shadow), mul(multiple, scattering));
         for c in 0..3 {

@@ -258,7 +258,8 @@ impl Atmosphere {
                 wgpu::BindGroupEntry { binding: 4 + writes as u32, resource: wgpu::BindingResource::TextureView(&views[writes]) },
             ];
             for &table in reads {
-                entries.push(wgpu::BindGroupEntry { binding: 1 + table as u32, resource: wgpu::BindingResource::TextureView(&views[table]) });
+                entries
+                    .push(wgpu::BindGroupEntry { binding: 1 + table as u32, resource: wgpu::BindingResource::TextureView(&views[table]) });
             }
             if reads.is_empty() {
                 // The transmittance pass uses neither the sampler nor the uniforms' tables.
@@ -289,18 +290,7 @@ impl Atmosphere {
                 wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },
             ],
         });
-        Atmosphere {
-            params,
-            enabled: true,
-            uniforms,
-            tables,
-            passes,
-            sky,
-            draw_layout,
-            draw_group,
-            tables_current: false,
-            built_for: None,
-        }
+        Atmosphere { params, enabled: true, uniforms, tables, passes, sky, draw_layout, draw_group, tables_current: false, built_for: None }
     }
 
     /// The layout of the globe draws' @group(1) (shared/atmosphere_apply.wgsl).
@@ -404,7 +394,11 @@ fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
-        ty: wgpu::BindingType::Texture { sample_type: wgpu::TextureSampleType::Float { filterable: true }, view_dimension, multisampled: false },
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension,
+            multisampled: false,
+        },
         count: None,
     };
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
