@@ -1,8 +1,9 @@
 //! Embedding bisector: a wgpu application that owns its window, surface and render pass draws the
 //! globe (`cargo run --release --example embed`) or the flat terrain (`... -- flat`) with its own
 //! camera; a number stops after that many frames. Each frame: `record_compute` (LOD update, counts,
-//! decode, the globe's atmosphere tables), `record_background` (the globe's sky), the application's render pass in which `draw` adds the terrain, `record_finish`,
-//! submit, `after_submit`.
+//! decode, the globe's atmosphere tables), `record_background` (the globe's sky), the
+//! application's render pass in which `draw` adds the terrain, `record_finish`, submit,
+//! `after_submit`.
 
 use bisector::flat::{camera::Camera, Renderer};
 use bisector::globe::cache::tile_cache::{Producer, TileCache};

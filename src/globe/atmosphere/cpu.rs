@@ -246,3 +246,51 @@ pub fn sky_view_texel(p: &AtmosphereParams, tables: &Tables, height_km: f64, cos
     }
     march(p, tables, origin, height_km, dir, sun, 30)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift;
+
+    /// The transmittance table's parameterisation and its inverse agree on random (height, mu).
+    #[test]
+    fn transmittance_uv_inverts_transmittance_params() {
+        let p = AtmosphereParams::earth();
+        let mut rng = XorShift::fresh("transmittance_uv_inverts_transmittance_params");
+        for _ in 0..1000 {
+            let uv = [rng.unit(), rng.unit()];
+            let (r, mu) = transmittance_params(&p, uv);
+            let back = transmittance_uv(&p, r - p.bottom_radius_km, mu);
+            assert!((back[0] - uv[0]).abs() < 1e-6 && (back[1] - uv[1]).abs() < 1e-6, "{uv:?} -> ({r}, {mu}) -> {back:?}");
+        }
+    }
+
+    /// Distances from heights equal the textbook ray-sphere intersection on random rays.
+    #[test]
+    fn ray_sphere_from_heights_equals_the_textbook_formula() {
+        let p = AtmosphereParams::earth();
+        let mut rng = XorShift::fresh("ray_sphere_from_heights_equals_the_textbook_formula");
+        for _ in 0..1000 {
+            let height_km = 10f64.powf(rng.range(-3.0, 4.0));
+            let mu = rng.range(-1.0, 1.0);
+            let radius = if rng.unit() < 0.5 { p.bottom_radius_km } else { p.top_radius_km };
+            let r = p.bottom_radius_km + height_km;
+            let (b, c) = (r * mu, r * r - radius * radius);
+            let d = b * b - c;
+            let want = if d < 0.0 {
+                -1.0
+            } else {
+                let (t0, t1) = (-b - d.sqrt(), -b + d.sqrt());
+                if t1 < 0.0 {
+                    -1.0
+                } else if t0 < 0.0 {
+                    t1
+                } else {
+                    t0
+                }
+            };
+            let got = ray_sphere(&p, height_km, mu, radius);
+            assert!((got - want).abs() <= 1e-6 * (1.0 + want.abs()), "h {height_km} mu {mu} radius {radius}: {got} vs {want}");
+        }
+    }
+}
