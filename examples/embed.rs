@@ -1,15 +1,16 @@
 //! Embedding bisector: a wgpu application that owns its window, surface and render pass draws the
 //! globe (`cargo run --release --example embed`) or the flat terrain (`... -- flat`) with its own
 //! camera; a number stops after that many frames. Each frame: `record_compute` (LOD update, counts,
-//! decode), the application's render pass in which `draw` adds the terrain, `record_finish`,
-//! submit, `after_submit`.
+//! decode, the globe's atmosphere tables), `record_background` (the globe's sky), the
+//! application's render pass in which `draw` adds the terrain, `record_finish`, submit,
+//! `after_submit`.
 
 use bisector::flat::{camera::Camera, Renderer};
 use bisector::globe::cache::tile_cache::{Producer, TileCache};
 use bisector::globe::{camera::GlobeCamera, renderer::GlobeRenderer};
 use bisector::gpu::target::{begin_draw_pass, depth_view};
 use bisector::gpu::Gpu;
-use bisector::schedule::LebScene;
+use bisector::schedule::{FrameTarget, LebScene};
 use std::sync::Arc;
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
@@ -48,10 +49,13 @@ fn frame<S: LebScene>(
 ) {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     scene.record_compute(gpu, &mut encoder, camera, size_px);
+    // The scene's background (the globe's sky), if it paints one; else the pass clears.
+    let painted = scene.record_background(&mut encoder, &FrameTarget { size_px, color, depth });
+    let load = if painted { wgpu::LoadOp::Load } else { wgpu::LoadOp::Clear(scene.clear_color()) };
     {
         // The application's pass: any colour attachment of the format the scene was built for, and
         // a DEPTH_FORMAT depth attachment cleared to 0 (reverse Z), as this helper begins it.
-        let mut pass = begin_draw_pass(&mut encoder, "application pass", color, depth, scene.clear_color(), None);
+        let mut pass = begin_draw_pass(&mut encoder, "application pass", color, depth, load, None);
         scene.draw(&mut pass);
         // ... the application's own draws (ships, instruments) go here, with the same depth.
     }

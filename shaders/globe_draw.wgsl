@@ -6,6 +6,7 @@
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl
 //!include shared/shading.wgsl
+//!include shared/atmosphere_apply.wgsl
 //!include shared/globe_shade.wgsl
 
 @group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;

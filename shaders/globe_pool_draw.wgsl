@@ -8,6 +8,7 @@
 //!include shared/globe_cull.wgsl
 //!include shared/pool_globe.wgsl
 //!include shared/shading.wgsl
+//!include shared/atmosphere_apply.wgsl
 //!include shared/globe_shade.wgsl
 
 @group(0) @binding(0) var<storage, read> pool_list: array<u32>;

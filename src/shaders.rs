@@ -6,6 +6,9 @@ use crate::gpu::shader::ShaderLibrary;
 /// Every WGSL file under shaders/, by path relative to it.
 pub const SHADERS: ShaderLibrary = ShaderLibrary {
     files: &[
+        ("atmosphere_luts.wgsl", include_str!("../shaders/atmosphere_luts.wgsl")),
+        ("atmosphere_sky.wgsl", include_str!("../shaders/atmosphere_sky.wgsl")),
+        ("atmosphere_views.wgsl", include_str!("../shaders/atmosphere_views.wgsl")),
         ("cbt_args.wgsl", include_str!("../shaders/cbt_args.wgsl")),
         ("cbt_ops.wgsl", include_str!("../shaders/cbt_ops.wgsl")),
         ("cbt_pool_probe.wgsl", include_str!("../shaders/cbt_pool_probe.wgsl")),
@@ -33,6 +36,9 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("tile_generate.wgsl", include_str!("../shaders/tile_generate.wgsl")),
         ("terrain_draw.wgsl", include_str!("../shaders/terrain_draw.wgsl")),
         ("terrain_gradients.wgsl", include_str!("../shaders/terrain_gradients.wgsl")),
+        ("shared/atmosphere.wgsl", include_str!("../shaders/shared/atmosphere.wgsl")),
+        ("shared/atmosphere_apply.wgsl", include_str!("../shaders/shared/atmosphere_apply.wgsl")),
+        ("shared/atmosphere_march.wgsl", include_str!("../shaders/shared/atmosphere_march.wgsl")),
         ("shared/cbt.wgsl", include_str!("../shaders/shared/cbt.wgsl")),
         ("shared/cbt_heap_atomic.wgsl", include_str!("../shaders/shared/cbt_heap_atomic.wgsl")),
         ("shared/cbt_heap_read.wgsl", include_str!("../shaders/shared/cbt_heap_read.wgsl")),

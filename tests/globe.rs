@@ -164,6 +164,8 @@ mod planet {
         let gpu = common::gpu(18);
         let mut rng = common::rng("a_tiny_cache_never_shows_holes_and_converges");
         let mut tiny = view(&gpu, 16, 96, false);
+        // Without the atmosphere a hole shows space's colour.
+        tiny.scene.settings.atmosphere = false;
         for jump in 0..6 {
             let camera = GlobeCamera::at_lon_lat(
                 rng.random_range(-180.0..180.0),
@@ -186,6 +188,7 @@ mod planet {
         assert!(tiny.scene.cache.is_settled(), "the tiny cache did not settle: {stats:?}");
         assert!(stats.evictions_total > 0, "the camera's jumps evicted nothing from 16 tiles: {stats:?}");
         let mut full = view(&gpu, 256, 96, false);
+        full.scene.settings.atmosphere = false;
         full.converge(&gpu, &camera, 200);
         let flip = mean_flip(&full.image(&gpu), &tiny.image(&gpu));
         assert!(flip < 0.02, "the tiny cache's settled image differs from the full cache's: mean FLIP {flip}");
@@ -229,7 +232,9 @@ mod planet {
 
     /// Renders `ground` from `camera` at `width_px` x `height_px` with a tree of `max_depth`
     /// until it has converged and the tile cache (`tiles` tiles, big enough for the view) has
-    /// settled, and compares it with golden `name`; prints the time taken.
+    /// settled, and compares it with golden `name`; prints the time taken. Returns the image and
+    /// one more frame of the same tree without the atmosphere, where space's colour shows
+    /// wherever no terrain is drawn (sky and holes).
     fn earth_golden(
         ground: &Ground,
         camera: &GlobeCamera,
@@ -237,7 +242,7 @@ mod planet {
         max_depth: u32,
         tiles: u32,
         name: &str,
-    ) -> image::RgbaImage {
+    ) -> (image::RgbaImage, image::RgbaImage) {
         let start = std::time::Instant::now();
         let gpu = common::gpu(max_depth);
         let cache =
@@ -259,7 +264,9 @@ mod planet {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
         let outcome = golden::compare_golden(&dir, name, &image, 0.01).unwrap_or_else(|e| panic!("{e}"));
         assert!(outcome.passed, "{name}: mean FLIP {:.4} > 0.01; see tests/golden/{name}-actual.png", outcome.mean_flip);
-        image
+        view.scene.settings.atmosphere = false;
+        view.frame(&gpu, camera);
+        (image, view.image(&gpu))
     }
 
     /// Golden: Taiwan from 30 km up off its southern tip, looking north along the island (real
@@ -267,7 +274,7 @@ mod planet {
     #[test]
     fn taiwan_from_30_km() {
         let camera = GlobeCamera::at_lon_lat(TAIWAN_30KM.0, TAIWAN_30KM.1, TAIWAN_30KM.2, TAIWAN_30KM.3, TAIWAN_30KM.4, TAIWAN_30KM.5);
-        let image = earth_golden(&taiwan(), &camera, (256, 144), 24, 256, "taiwan_30km");
+        let (_, image) = earth_golden(&taiwan(), &camera, (256, 144), 24, 256, "taiwan_30km");
         let sky = space_pixels(&image);
         assert!(sky > 256 * 10 && sky < 256 * 100, "{sky} pixels of sky");
     }
@@ -276,7 +283,7 @@ mod planet {
     /// Asia and the western Pacific, as `shot --terrain planet:ETOPO,TAIWAN` draws it by default.
     #[test]
     fn earth_from_orbit() {
-        let image = earth_golden(&taiwan(), &GlobeCamera::default_orbit(), (256, 144), 18, 256, "earth_orbit");
+        let (_, image) = earth_golden(&taiwan(), &GlobeCamera::default_orbit(), (256, 144), 18, 256, "earth_orbit");
         // The disc fills the middle and space surrounds it.
         assert!(!is_space(image.get_pixel(128, 72)), "no ground at the centre");
         assert!(is_space(image.get_pixel(2, 2)) && is_space(image.get_pixel(253, 141)), "no space in the corners");
@@ -294,12 +301,12 @@ mod planet {
         let (lon, lat) = camera.lon_lat_deg();
         let sea_m = ground.height_m(lon, lat).unwrap().unwrap();
         assert!(sea_m < 0.0 && (camera.altitude_m() - 20.0).abs() < 1e-6, "not 20 m above the sea: ground {sea_m} m");
-        let image = earth_golden(&ground, &camera, (256, 144), 28, 256, "taiwan_bridge");
+        let (image, bare) = earth_golden(&ground, &camera, (256, 144), 28, 256, "taiwan_bridge");
         let (w, h) = image.dimensions();
         let blue = |p: &image::Rgba<u8>| p[2] as i32 > p[0] as i32 + 30;
         let bottom = (0..w).filter(|&x| blue(image.get_pixel(x, h - 4))).count();
         assert!(bottom > w as usize * 9 / 10, "the bottom row is not sea: {bottom} of {w} blue pixels");
-        let middle = (0..w).filter(|&x| !blue(image.get_pixel(x, h / 2 - 20)) && !is_space(image.get_pixel(x, h / 2 - 20))).count();
+        let middle = (0..w).filter(|&x| !blue(bare.get_pixel(x, h / 2 - 20)) && !is_space(bare.get_pixel(x, h / 2 - 20))).count();
         assert!(middle > w as usize / 2, "no cliffs above the sea: {middle} of {w} pixels of land");
     }
 
@@ -316,7 +323,7 @@ mod planet {
         let floor_m = ground.height_m(lon, lat).unwrap().unwrap() as f64;
         assert!((50.0..300.0).contains(&floor_m), "the valley floor at {floor_m} m");
         let camera = GlobeCamera::at_lon_lat(lon, lat, floor_m + 100.0, 25.0, -3.0, 60.0);
-        let image = earth_golden(&ground, &camera, (256, 144), 26, 256, "valley_100m");
+        let (_, image) = earth_golden(&ground, &camera, (256, 144), 26, 256, "valley_100m");
         // Sky above, ground below: the top rows mostly sky, the bottom rows all ground.
         let sky_in_rows = |rows: std::ops::Range<u32>| {
             rows.flat_map(|y| (0..image.width()).map(move |x| (x, y))).filter(|&(x, y)| is_space(image.get_pixel(x, y))).count()

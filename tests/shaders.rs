@@ -15,6 +15,7 @@ use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
 use bisector::flat::terrain_draw::DrawUniforms;
+use bisector::globe::atmosphere::AtmosphereUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
 use bisector::globe::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::globe::frame::GlobeFrame;
@@ -124,6 +125,24 @@ fn mirrors() -> Vec<Mirror> {
                 morph_target_px: "morph_target_px",
                 morph_mode: "morph_mode",
                 _pad: _,
+            }
+        ),
+        mirror!(
+            "atmosphere_views.wgsl",
+            Wgsl::Struct("Atmosphere"),
+            AtmosphereUniforms {
+                radii: "radii",
+                rayleigh: "rayleigh",
+                mie_scattering: "mie_scattering",
+                mie_extinction: "mie_extinction",
+                ozone: "ozone",
+                ozone_density: "ozone_density",
+                ground_albedo: "ground_albedo",
+                sun_illuminance: "sun_illuminance",
+                camera_km: "camera_km",
+                sun_direction: "sun_direction",
+                relative_from_clip: "relative_from_clip",
+                viewport: "viewport",
             }
         ),
         mirror!(

@@ -1,7 +1,8 @@
 // The globe's fragment shader and what its vertex shaders hand it, shared by the heap's draw
 // (globe_draw.wgsl) and the bisector pool's (globe_pool_draw.wgsl): normals from the height data
-// (not the mesh), hypsometric colours, sun light, haze and the wireframe overlay. Needs
-// shared/globe_frame.wgsl (with `globe` bound), shared/globe_heights.wgsl and shared/shading.wgsl.
+// (not the mesh), hypsometric colours, the atmosphere's light and aerial perspective, and the
+// wireframe overlay. Needs shared/globe_frame.wgsl (with `globe` bound), shared/globe_heights.wgsl,
+// shared/shading.wgsl and shared/atmosphere_apply.wgsl.
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
@@ -62,13 +63,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
     let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
     let albedo = terrain_colour(surface.x, slope);
-    let sun = globe.sun_direction.xyz;
-    // Night side: faint, so the globe's shape still reads.
-    let daylight = smoothstep(-0.1, 0.15, dot(frame.up, sun));
-    var colour = sun_and_sky_light(albedo, normal, sun, dot(normal, frame.up), 0.05 + 0.17 * daylight);
-    // Haze over a distance that grows with the camera's height, so orbit views stay clear.
-    let haze_distance_m = max(60000.0, 3.0 * globe.camera_from_anchor_m.w);
-    colour = hazed(colour, HAZE_COLOUR * (0.2 + 0.8 * daylight), length(in.relative_m), haze_distance_m);
+    // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
+    var colour = atmosphere_shade(albedo, normal, frame.up, in.relative_m, in.clip.xy);
     if (globe.wireframe == 1u) {
         colour = wireframe_overlay(colour, in.barycentric);
     }

@@ -1,6 +1,7 @@
 //! The whole globe (issue 4): LEB over the octahedron's closed base mesh on a sphere of
 //! `EARTH_RADIUS_M`, drawn relative to the camera.
 
+pub mod atmosphere;
 pub mod cache;
 pub mod camera;
 pub mod detail;

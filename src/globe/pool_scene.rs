@@ -17,6 +17,7 @@
 //! index that alternates split and merge frames; its own cbt.reduce and cbt.args are not recorded
 //! (the pool's frame reduces and lists itself), so `record_rebuild` is the decode alone.
 
+use crate::globe::atmosphere::{Atmosphere, AtmosphereParams, AtmosphereView};
 use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
@@ -27,7 +28,7 @@ use crate::leb::cpu::UpdateKind;
 use crate::leb::lod::MERGE_HYSTERESIS;
 use crate::pool::gpu::GpuPoolParams;
 use crate::pool::{GpuPool, PoolSettings, SceneCriterion};
-use crate::schedule::{LebScene, LebTree};
+use crate::schedule::{FrameTarget, LebScene, LebTree};
 
 // globe_pool_decode.wgsl reads the leaf count as word 5 of pool.control (its PoolParams).
 const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
@@ -56,6 +57,8 @@ pub struct GlobePoolRenderer {
     pub tree: LebTree,
     /// The tiles every pass samples heights from (bound at @group(2)).
     pub cache: TileCache,
+    /// The sky, and the light and aerial perspective of the draw (bound at @group(1)).
+    pub atmosphere: Atmosphere,
     pub pool: GpuPool,
     frame: wgpu::Buffer,
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
@@ -153,13 +156,22 @@ impl GlobePoolRenderer {
             &[(0, StorageRead), (1, Uniform), (2, StorageRead), (3, StorageRead)],
             wgpu::ShaderStages::VERTEX_FRAGMENT,
         );
-        let draw_pipeline = draw_pipeline(device, "globe_pool_draw.wgsl", color_format, 0, &cache_constants, &draw_layout, cache_layout);
+        let atmosphere = Atmosphere::new(device, AtmosphereParams::earth(), color_format);
+        let draw_pipeline = draw_pipeline(
+            device,
+            "globe_pool_draw.wgsl",
+            color_format,
+            0,
+            &cache_constants,
+            [&draw_layout, atmosphere.draw_layout(), cache_layout],
+        );
         let draw_group = group("globe.pool_draw", &draw_layout, &[&pool.list, &frame, &pool.ids, &pool.vertices]);
         let mut renderer = GlobePoolRenderer {
             settings,
             pool_settings,
             tree,
             cache,
+            atmosphere,
             pool,
             frame,
             decode: (decode_pipeline, decode_group),
@@ -218,13 +230,28 @@ impl LebScene for GlobePoolRenderer {
     /// Writes the frame's uniforms and the pool's target T² (`settings.target_px()`, so a
     /// changed target applies from the next frame; pool.threshold derives T_eff² from it).
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
-        queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&self.frame_uniforms(camera, size_px)));
+        let frame = self.frame_uniforms(camera, size_px);
+        queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
+        let s = &self.settings;
+        let view = AtmosphereView::of_camera(camera, frame.clip_from_relative, size_px, s.sun_direction, s.atmosphere);
+        self.atmosphere.set_view(queue, &view);
         let target_sq_px2 = self.settings.target_px() * self.settings.target_px();
         queue.write_buffer(
             &self.pool.control,
             std::mem::offset_of!(GpuPoolParams, target_sq_px2) as u64,
             bytemuck::bytes_of(&target_sq_px2),
         );
+    }
+
+    /// The atmosphere's tables of this view.
+    fn record_view(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.atmosphere.enabled = self.settings.atmosphere;
+        self.atmosphere.record_tables(encoder, &self.tree.profiler);
+    }
+
+    /// The sky ("atmosphere.sky").
+    fn record_background(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) -> bool {
+        self.atmosphere.record_sky(encoder, &self.tree.profiler, target)
     }
 
     /// Records the pool's split or merge frame (its passes, reduction and list).
@@ -253,6 +280,7 @@ impl LebScene for GlobePoolRenderer {
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
         pass.set_pipeline(&self.draw.0);
         pass.set_bind_group(0, &self.draw.1, &[]);
+        pass.set_bind_group(1, self.atmosphere.draw_bind_group(), &[]);
         pass.set_bind_group(2, self.cache.bind_group(), &[]);
         pass.draw_indirect(&self.draw_args, 0);
     }

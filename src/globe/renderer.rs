@@ -5,6 +5,7 @@
 
 use crate::cbt::cpu::Cbt;
 use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
+use crate::globe::atmosphere::{Atmosphere, AtmosphereParams, AtmosphereView};
 use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
@@ -13,7 +14,7 @@ use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::lod::{Criterion, MERGE_HYSTERESIS};
-use crate::schedule::{LebScene, LebTree};
+use crate::schedule::{FrameTarget, LebScene, LebTree};
 use crate::shaders::SHADERS;
 use glam::DVec3;
 
@@ -53,6 +54,9 @@ pub struct GlobeSettings {
     /// The moment the sun is placed for (seconds after the Unix epoch, `--time`), when it is;
     /// the viewer's time slider moves it.
     pub sun_time_unix_s: Option<f64>,
+    /// Draw the sky and light the terrain through the atmosphere (src/globe/atmosphere); off:
+    /// space's colour behind the globe and plain sun light.
+    pub atmosphere: bool,
 }
 
 impl GlobeSettings {
@@ -80,6 +84,7 @@ impl Default for GlobeSettings {
             // Overhead at 10N 125E: Asia lit from the south-east.
             sun_direction: crate::leb::octahedral::from_lon_lat_deg(125.0, 10.0),
             sun_time_unix_s: None,
+            atmosphere: true,
         }
     }
 }
@@ -90,6 +95,8 @@ pub struct GlobeRenderer {
     pub tree: LebTree,
     /// The tiles every pass samples heights from (bound at @group(2)).
     pub cache: TileCache,
+    /// The sky, and the light and aerial perspective of the draw (bound at @group(1)).
+    pub atmosphere: Atmosphere,
     passes: GlobePasses,
     color_format: wgpu::TextureFormat,
 }
@@ -110,8 +117,9 @@ impl GlobeRenderer {
     /// Builds the passes, sampling heights from `cache` (bound at @group(2) by every pass), and a
     /// tree made of the octahedron's 8 triangles.
     pub fn new(gpu: &Gpu, settings: GlobeSettings, color_format: wgpu::TextureFormat, cache: TileCache) -> GlobeRenderer {
-        let (tree, passes) = build(gpu, &settings, color_format, &cache);
-        let mut renderer = GlobeRenderer { settings, tree, cache, passes, color_format };
+        let atmosphere = Atmosphere::new(&gpu.device, AtmosphereParams::earth(), color_format);
+        let (tree, passes) = build(gpu, &settings, color_format, &cache, atmosphere.draw_layout());
+        let mut renderer = GlobeRenderer { settings, tree, cache, atmosphere, passes, color_format };
         renderer.record_init(gpu);
         renderer
     }
@@ -119,14 +127,20 @@ impl GlobeRenderer {
     /// Starts over with `settings` (a new tree made of the octahedron's 8 triangles), keeping the
     /// tile cache.
     pub fn rebuild(&mut self, gpu: &Gpu, settings: GlobeSettings) {
-        (self.tree, self.passes) = build(gpu, &settings, self.color_format, &self.cache);
+        (self.tree, self.passes) = build(gpu, &settings, self.color_format, &self.cache, self.atmosphere.draw_layout());
         self.settings = settings;
         self.record_init(gpu);
     }
 }
 
 /// The globe's tree and passes for `settings`, sampling `cache`.
-fn build(gpu: &Gpu, settings: &GlobeSettings, color_format: wgpu::TextureFormat, cache: &TileCache) -> (LebTree, GlobePasses) {
+fn build(
+    gpu: &Gpu,
+    settings: &GlobeSettings,
+    color_format: wgpu::TextureFormat,
+    cache: &TileCache,
+    atmosphere_layout: &wgpu::BindGroupLayout,
+) -> (LebTree, GlobePasses) {
     let device = &gpu.device;
     let mesh = BaseMesh::octahedron();
     // The globe's tree is sparse at every depth (some 10^4 leaves; most blocks never change),
@@ -188,8 +202,14 @@ fn build(gpu: &Gpu, settings: &GlobeSettings, color_format: wgpu::TextureFormat,
         group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
     let draw_layout =
         layout(device, "globe.draw", &[(0, Binding::StorageRead), (1, Binding::Uniform)], wgpu::ShaderStages::VERTEX_FRAGMENT);
-    let draw_pipeline =
-        draw_pipeline(device, "globe_draw.wgsl", color_format, settings.sub_levels, &[source, max_zoom], &draw_layout, cache_layout);
+    let draw_pipeline = draw_pipeline(
+        device,
+        "globe_draw.wgsl",
+        color_format,
+        settings.sub_levels,
+        &[source, max_zoom],
+        [&draw_layout, atmosphere_layout, cache_layout],
+    );
     let draw_group = group("globe.draw", &draw_layout, &[(0, &leaf_ids), (1, &frame)]);
     let tree = LebTree::new(device, cbt, 1 << settings.sub_levels);
     let passes = GlobePasses {
@@ -247,7 +267,22 @@ impl LebScene for GlobeRenderer {
     }
 
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
-        self.set_frame(queue, &self.frame_uniforms(camera, size_px));
+        let frame = self.frame_uniforms(camera, size_px);
+        self.set_frame(queue, &frame);
+        let s = &self.settings;
+        let view = AtmosphereView::of_camera(camera, frame.clip_from_relative, size_px, s.sun_direction, s.atmosphere);
+        self.atmosphere.set_view(queue, &view);
+    }
+
+    /// The atmosphere's tables of this view.
+    fn record_view(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.atmosphere.enabled = self.settings.atmosphere;
+        self.atmosphere.record_tables(encoder, &self.tree.profiler);
+    }
+
+    /// The sky ("atmosphere.sky").
+    fn record_background(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) -> bool {
+        self.atmosphere.record_sky(encoder, &self.tree.profiler, target)
     }
 
     /// Records "globe.split" or "globe.merge" over every leaf.
@@ -278,6 +313,7 @@ impl LebScene for GlobeRenderer {
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
         pass.set_pipeline(&self.passes.draw.0);
         pass.set_bind_group(0, &self.passes.draw.1, &[]);
+        pass.set_bind_group(1, self.atmosphere.draw_bind_group(), &[]);
         pass.set_bind_group(2, self.cache.bind_group(), &[]);
         pass.draw_indirect(&self.tree.cbt.args, DRAW_ARGS_OFFSET);
     }
@@ -363,10 +399,15 @@ pub(crate) fn layout(
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &entries })
 }
 
-fn pipeline_layout(device: &wgpu::Device, group0: &wgpu::BindGroupLayout, cache: &wgpu::BindGroupLayout) -> wgpu::PipelineLayout {
+fn pipeline_layout(
+    device: &wgpu::Device,
+    group0: &wgpu::BindGroupLayout,
+    group1: Option<&wgpu::BindGroupLayout>,
+    cache: &wgpu::BindGroupLayout,
+) -> wgpu::PipelineLayout {
     device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
-        bind_group_layouts: &[Some(group0), None, Some(cache)],
+        bind_group_layouts: &[Some(group0), group1, Some(cache)],
         immediate_size: 0,
     })
 }
@@ -383,7 +424,7 @@ pub(crate) fn compute_pipeline(
     let module = SHADERS.create_module(device, shader_name);
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
-        layout: Some(&pipeline_layout(device, group0, cache)),
+        layout: Some(&pipeline_layout(device, group0, None, cache)),
         module: &module,
         entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
@@ -392,15 +433,14 @@ pub(crate) fn compute_pipeline(
 }
 
 /// The draw pipeline of shader `shader_name` (globe_draw.wgsl with `sub_levels`; the pool's
-/// draw ignores it).
+/// draw ignores it) over bind groups `[group0, the atmosphere's, the tile cache's]`.
 pub(crate) fn draw_pipeline(
     device: &wgpu::Device,
     shader_name: &str,
     color_format: wgpu::TextureFormat,
     sub_levels: u32,
     cache_constants: &[(&str, f64)],
-    group0: &wgpu::BindGroupLayout,
-    cache: &wgpu::BindGroupLayout,
+    [group0, atmosphere, cache]: [&wgpu::BindGroupLayout; 3],
 ) -> wgpu::RenderPipeline {
     let module = SHADERS.create_module(device, shader_name);
     let mut constants = if shader_name == "globe_draw.wgsl" { vec![("SUB_LEVELS", sub_levels as f64)] } else { Vec::new() };
@@ -408,7 +448,7 @@ pub(crate) fn draw_pipeline(
     let compilation_options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(shader_name),
-        layout: Some(&pipeline_layout(device, group0, cache)),
+        layout: Some(&pipeline_layout(device, group0, Some(atmosphere), cache)),
         vertex: wgpu::VertexState {
             module: &module,
             entry_point: Some("vs_main"),

@@ -1,8 +1,9 @@
 //! The one frame schedule of every scene, flat terrain and globe alike:
 //!
 //! ```text
-//! begin (scene: e.g. the tile cache's frame) -> uniforms -> split | merge -> cbt.reduce
-//!   -> cbt.args -> decode -> draw -> end (scene) -> resolve the timestamps
+//! begin (scene: e.g. the tile cache's frame) -> uniforms -> view passes (scene: the globe's
+//!   atmosphere tables) -> split | merge -> cbt.reduce -> cbt.args -> decode
+//!   -> background (scene: the globe's sky) -> draw -> end (scene) -> resolve the timestamps
 //! ```
 //!
 //! `LebTree` owns what every scene shares: the GPU CBT, its reduction and arguments passes, the
@@ -127,7 +128,8 @@ pub trait LebScene {
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>);
     /// The draw pass's label in the profiler's timings.
     fn draw_label(&self) -> &'static str;
-    /// The colour behind the terrain (sky, or space behind the globe).
+    /// The colour behind the terrain (sky, or space behind the globe) where the scene paints no
+    /// background.
     fn clear_color(&self) -> wgpu::Color;
     /// One u32 node id per leaf, written by the decode pass.
     fn leaf_ids(&self) -> &wgpu::Buffer;
@@ -140,6 +142,14 @@ pub trait LebScene {
     }
     /// Records what the scene does before the frame's passes (the globe: its tile cache's frame).
     fn record_begin(&mut self, _gpu: &Gpu, _encoder: &mut wgpu::CommandEncoder) {}
+    /// Records the passes that depend on the view alone, after `set_view` (the globe: its
+    /// atmosphere's look-up tables).
+    fn record_view(&mut self, _encoder: &mut wgpu::CommandEncoder) {}
+    /// Records a pass that paints `target`'s whole colour before the draw (the globe: its sky);
+    /// true when it did, and the draw pass then keeps that colour instead of clearing it.
+    fn record_background(&self, _encoder: &mut wgpu::CommandEncoder, _target: &FrameTarget) -> bool {
+        false
+    }
     /// Records what the scene does after the frame's passes (the globe: its cache's read-backs).
     fn record_end(&mut self, _encoder: &mut wgpu::CommandEncoder) {}
     /// After the frame's encoder was submitted (the globe: its cache maps its read-back).
@@ -172,14 +182,18 @@ pub trait LebScene {
     fn record_compute(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, camera: &Self::Camera, size_px: (u32, u32)) {
         self.record_begin(gpu, encoder);
         self.set_view(&gpu.queue, camera, size_px);
+        self.record_view(encoder);
         if let Some(kind) = self.tree().update_kind() {
             self.record_update(encoder, kind);
         }
         self.record_rebuild(encoder);
     }
 
-    /// The draw pass: clears `target` to `clear_color` and the far depth, and draws every leaf.
+    /// The background (`record_background`), then the draw pass: clears `target` to `clear_color`
+    /// (unless the background painted it) and the far depth, and draws every leaf.
     fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        let painted = self.record_background(encoder, target);
+        let load = if painted { wgpu::LoadOp::Load } else { wgpu::LoadOp::Clear(self.clear_color()) };
         let profiler = &self.tree().profiler;
         let query = profiler.begin_pass_query(self.draw_label(), encoder);
         {
@@ -188,7 +202,7 @@ pub trait LebScene {
                 self.draw_label(),
                 target.color,
                 target.depth,
-                self.clear_color(),
+                load,
                 query.render_pass_timestamp_writes(),
             );
             pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);

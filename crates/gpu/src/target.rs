@@ -66,14 +66,15 @@ pub fn depth_view(device: &wgpu::Device, width_px: u32, height_px: u32) -> wgpu:
         .create_view(&Default::default())
 }
 
-/// Begins the pass that draws terrain into `color` and `depth`: colour cleared to `clear` and
-/// kept, depth cleared to 0 (reverse Z: far) and discarded after the pass.
+/// Begins the pass that draws terrain into `color` and `depth`: colour loaded as `load` says
+/// (cleared, or kept from a background pass) and kept, depth cleared to 0 (reverse Z: far) and
+/// discarded after the pass.
 pub fn begin_draw_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
     color: &wgpu::TextureView,
     depth: &wgpu::TextureView,
-    clear: wgpu::Color,
+    load: wgpu::LoadOp<wgpu::Color>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -82,7 +83,7 @@ pub fn begin_draw_pass<'e>(
             view: color,
             depth_slice: None,
             resolve_target: None,
-            ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
+            ops: wgpu::Operations { load, store: wgpu::StoreOp::Store },
         })],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
             view: depth,

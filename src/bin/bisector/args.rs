@@ -80,6 +80,10 @@ pub(crate) struct RenderArgs {
     /// samples, following the data's slope, none over the sea (the flat terrain has none).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub(crate) detail: OnOff,
+    /// The globe's atmosphere: the sky, sunlight through the air and aerial perspective (off:
+    /// space's colour behind the globe and plain sun light; for timing the frame without it).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) atmosphere: OnOff,
     /// The globe's sun at a UTC date and time, YYYY-MM-DDTHH:MMZ (the night side dark). Default:
     /// the sun over 125E 10N, lighting Asia and the default views.
     #[arg(long, conflicts_with = "sun")]

@@ -89,6 +89,7 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
         pixel_target_px: args.pixel_target,
         pixel_error_px: args.pixel_error,
         detail: args.detail == OnOff::On,
+        atmosphere: args.atmosphere == OnOff::On,
         wireframe: args.wireframe,
         ..Default::default()
     })

@@ -1,0 +1,461 @@
+//! The globe's atmosphere (issue 17 item 1) after Hillaire 2020, "A Scalable and Production Ready
+//! Sky and Atmosphere Rendering Technique": four look-up tables built in compute passes, the sky
+//! drawn behind the terrain, and the terrain's light and aerial perspective.
+//!
+//! ```text
+//! atmosphere.transmittance        256 x 64: transmittance to the top by (height, view zenith)  \ when the
+//! atmosphere.multiple_scattering  32 x 32: Psi_ms by (height, sun zenith), 64 rays a texel    / parameters change
+//! atmosphere.sky_view             192 x 108: the sky around the camera, by (sun-relative azimuth, latitude)
+//! atmosphere.aerial_perspective   32 x 32 x 32 froxels: light scattered towards the camera and the
+//!                                 transmittance, slices spread quadratically from where the ray
+//!                                 enters the atmosphere over `viewport.z` km (the horizon's reach)
+//! atmosphere.sky                  a full-screen pass before the globe's draw: sky-view table + sun disc
+//! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective
+//! ```
+//! Distances are in km, planet-centred; the atmosphere is a sphere whose bottom is the globe's
+//! (`EARTH_RADIUS_M`). The camera's height is sent separately (from f64), and ray-sphere distances
+//! are formed from heights, so a camera 1 m above the sea is exact enough in f32. The tables hold
+//! light for a sun of illuminance 1; `sun_illuminance` and `exposure` scale and tone-map it.
+//! CPU twin: `cpu` (f64).
+
+pub mod cpu;
+
+use crate::globe::camera::GlobeCamera;
+use crate::globe::EARTH_RADIUS_M;
+use crate::gpu::profiled_compute_pass;
+use crate::schedule::FrameTarget;
+use crate::shaders::SHADERS;
+use glam::{DMat4, DVec3};
+
+/// Sizes of the transmittance table (width: view zenith, height: height).
+pub const TRANSMITTANCE_SIZE: (u32, u32) = (256, 64);
+/// Side of the multiple-scattering table.
+pub const MULTIPLE_SCATTERING_SIZE: u32 = 32;
+/// Sizes of the sky-view table (ATMOSPHERE_SKY_VIEW_SIZE in shaders/shared/atmosphere.wgsl).
+pub const SKY_VIEW_SIZE: (u32, u32) = (192, 108);
+/// Froxels of the aerial-perspective volume (x, y across the view, z slices).
+pub const AERIAL_PERSPECTIVE_SIZE: (u32, u32, u32) = (32, 32, 32);
+/// Format of every table.
+const TABLE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+/// The highest terrain the aerial-perspective volume must reach beyond the horizon (km).
+const HIGHEST_TERRAIN_KM: f64 = 9.0;
+
+/// The atmosphere's physical parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AtmosphereParams {
+    pub bottom_radius_km: f64,
+    pub top_radius_km: f64,
+    pub rayleigh_scattering_per_km: [f64; 3],
+    pub rayleigh_scale_height_km: f64,
+    pub mie_scattering_per_km: [f64; 3],
+    pub mie_extinction_per_km: [f64; 3],
+    pub mie_scale_height_km: f64,
+    /// Asymmetry g of the Mie phase function (Cornette-Shanks).
+    pub mie_phase_g: f64,
+    /// Ozone absorption where its density peaks (1/km).
+    pub ozone_absorption_per_km: [f64; 3],
+    /// Height of the ozone's peak (km).
+    pub ozone_peak_km: f64,
+    /// Ozone density, a tent: linear and constant terms below the peak, then above it.
+    pub ozone_density: [f64; 4],
+    /// Albedo of the ground in the multiple scattering's bounce.
+    pub ground_albedo: [f64; 3],
+    pub multiple_scattering_factor: f64,
+    pub sun_angular_radius_rad: f64,
+    /// The sun's illuminance (the tables hold light for 1).
+    pub sun_illuminance: [f64; 3],
+    /// Display = 1 - exp(-exposure * luminance).
+    pub exposure: f64,
+}
+
+impl AtmosphereParams {
+    /// Hillaire's Earth (SetupEarthAtmosphere of his reference code), 100 km thick over a bottom
+    /// scaled to the globe's radius.
+    pub fn earth() -> AtmosphereParams {
+        let bottom_radius_km = EARTH_RADIUS_M / 1000.0;
+        AtmosphereParams {
+            bottom_radius_km,
+            top_radius_km: bottom_radius_km + 100.0,
+            rayleigh_scattering_per_km: [0.005802, 0.013558, 0.033100],
+            rayleigh_scale_height_km: 8.0,
+            mie_scattering_per_km: [0.003996; 3],
+            mie_extinction_per_km: [0.004440; 3],
+            mie_scale_height_km: 1.2,
+            mie_phase_g: 0.8,
+            ozone_absorption_per_km: [0.000650, 0.001881, 0.000085],
+            ozone_peak_km: 25.0,
+            ozone_density: [1.0 / 15.0, -2.0 / 3.0, -1.0 / 15.0, 8.0 / 3.0],
+            ground_albedo: [0.0; 3],
+            multiple_scattering_factor: 1.0,
+            sun_angular_radius_rad: 0.004675,
+            sun_illuminance: [1.0; 3],
+            exposure: 6.0,
+        }
+    }
+
+    /// The thickness of the atmosphere (km).
+    pub fn thickness_km(&self) -> f64 {
+        self.top_radius_km - self.bottom_radius_km
+    }
+}
+
+/// Keep in sync with Atmosphere in shaders/shared/atmosphere.wgsl (which documents the fields).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct AtmosphereUniforms {
+    pub radii: [f32; 4],
+    pub rayleigh: [f32; 4],
+    pub mie_scattering: [f32; 4],
+    pub mie_extinction: [f32; 4],
+    pub ozone: [f32; 4],
+    pub ozone_density: [f32; 4],
+    pub ground_albedo: [f32; 4],
+    pub sun_illuminance: [f32; 4],
+    pub camera_km: [f32; 4],
+    pub sun_direction: [f32; 4],
+    pub relative_from_clip: [[f32; 4]; 4],
+    pub viewport: [f32; 4],
+}
+const _: () = assert!(std::mem::size_of::<AtmosphereUniforms>() == 240);
+
+/// What the view-dependent uniforms are made of.
+#[derive(Clone, Copy, Debug)]
+pub struct AtmosphereView {
+    /// The camera, planet-centred, in metres.
+    pub camera_m: DVec3,
+    /// Camera-relative metres -> clip space (the globe frame's `clip_from_relative`).
+    pub clip_from_relative: [[f32; 4]; 4],
+    pub size_px: (u32, u32),
+    /// Unit vector towards the sun.
+    pub sun_direction: DVec3,
+    pub enabled: bool,
+}
+
+impl AtmosphereView {
+    /// The view of `camera` with the globe frame's projection `clip_from_relative`.
+    pub fn of_camera(camera: &GlobeCamera, clip_from_relative: [[f32; 4]; 4], size_px: (u32, u32), sun: DVec3, enabled: bool) -> Self {
+        AtmosphereView { camera_m: camera.position_m, clip_from_relative, size_px, sun_direction: sun, enabled }
+    }
+}
+
+/// The depth (km) the aerial-perspective volume spans beyond the ray's entry into the atmosphere:
+/// from inside, to the horizon and the highest terrain behind it; from space, the longest chord.
+pub fn aerial_perspective_depth_km(params: &AtmosphereParams, camera_height_km: f64) -> f64 {
+    let r = params.bottom_radius_km;
+    let chord = 2.0 * (params.top_radius_km.powi(2) - r * r).sqrt();
+    if camera_height_km >= params.thickness_km() {
+        return chord;
+    }
+    let horizon = |h: f64| (h.max(0.0) * (2.0 * r + h.max(0.0))).sqrt();
+    (horizon(camera_height_km) + horizon(HIGHEST_TERRAIN_KM)).clamp(1.0, chord)
+}
+
+/// The uniforms of `params` seen from `view`.
+pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView) -> AtmosphereUniforms {
+    let p = params;
+    let v4 = |a: [f64; 3], w: f64| [a[0] as f32, a[1] as f32, a[2] as f32, w as f32];
+    let camera_km = view.camera_m / 1000.0;
+    let height_km = (view.camera_m.length() - p.bottom_radius_km * 1000.0) / 1000.0;
+    let clip = DMat4::from_cols_array_2d(&view.clip_from_relative.map(|c| c.map(f64::from)));
+    AtmosphereUniforms {
+        radii: [p.bottom_radius_km as f32, p.top_radius_km as f32, p.mie_phase_g as f32, p.multiple_scattering_factor as f32],
+        rayleigh: v4(p.rayleigh_scattering_per_km, -1.0 / p.rayleigh_scale_height_km),
+        mie_scattering: v4(p.mie_scattering_per_km, -1.0 / p.mie_scale_height_km),
+        mie_extinction: v4(p.mie_extinction_per_km, 0.0),
+        ozone: v4(p.ozone_absorption_per_km, p.ozone_peak_km),
+        ozone_density: p.ozone_density.map(|x| x as f32),
+        ground_albedo: v4(p.ground_albedo, p.sun_angular_radius_rad),
+        sun_illuminance: v4(p.sun_illuminance, p.exposure),
+        camera_km: v4(camera_km.to_array(), height_km),
+        sun_direction: v4(view.sun_direction.normalize().to_array(), if view.enabled { 1.0 } else { 0.0 }),
+        relative_from_clip: clip.inverse().as_mat4().to_cols_array_2d(),
+        viewport: [view.size_px.0 as f32, view.size_px.1 as f32, aerial_perspective_depth_km(p, height_km) as f32, 0.0],
+    }
+}
+
+/// One of the atmosphere's look-up tables (for read-backs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Transmittance,
+    MultipleScattering,
+    SkyView,
+    AerialPerspective,
+}
+
+/// The atmosphere's tables, passes and bindings on the GPU.
+pub struct Atmosphere {
+    pub params: AtmosphereParams,
+    /// Draw the sky and apply the atmosphere (off: space's colour and plain sun light).
+    pub enabled: bool,
+    uniforms: wgpu::Buffer,
+    tables: [wgpu::Texture; 4],
+    passes: [(wgpu::ComputePipeline, wgpu::BindGroup); 4],
+    sky: (wgpu::RenderPipeline, wgpu::BindGroup),
+    draw_layout: wgpu::BindGroupLayout,
+    draw_group: wgpu::BindGroup,
+    /// Whether the transmittance and multiple-scattering tables were built for `params`.
+    tables_current: bool,
+    built_for: Option<AtmosphereParams>,
+}
+
+/// Labels of the compute passes, in the order they run.
+pub const PASS_LABELS: [&str; 4] =
+    ["atmosphere.transmittance", "atmosphere.multiple_scattering", "atmosphere.sky_view", "atmosphere.aerial_perspective"];
+/// Label of the sky's render pass.
+pub const SKY_LABEL: &str = "atmosphere.sky";
+
+impl Atmosphere {
+    /// The tables and passes of `params`, drawing the sky into targets of `color_format`.
+    pub fn new(device: &wgpu::Device, params: AtmosphereParams, color_format: wgpu::TextureFormat) -> Atmosphere {
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("atmosphere.uniforms"),
+            size: std::mem::size_of::<AtmosphereUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let table = |label: &str, (w, h, d): (u32, u32, u32), dimension| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d { width: w, height: h, depth_or_array_layers: d },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension,
+                format: TABLE_FORMAT,
+                usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
+        };
+        let d2 = wgpu::TextureDimension::D2;
+        let m = MULTIPLE_SCATTERING_SIZE;
+        let tables = [
+            table("atmosphere.transmittance", (TRANSMITTANCE_SIZE.0, TRANSMITTANCE_SIZE.1, 1), d2),
+            table("atmosphere.multiple_scattering", (m, m, 1), d2),
+            table("atmosphere.sky_view", (SKY_VIEW_SIZE.0, SKY_VIEW_SIZE.1, 1), d2),
+            table("atmosphere.aerial_perspective", AERIAL_PERSPECTIVE_SIZE, wgpu::TextureDimension::D3),
+        ];
+        let views: Vec<wgpu::TextureView> = tables.iter().map(|t| t.create_view(&Default::default())).collect();
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("atmosphere.sampler"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        // Every pass binds what it uses of: 0 uniforms, 1 transmittance, 2 multiple scattering
+        // (the sky's: sky view), 3 sampler, 4-7 the table it writes (derived layouts).
+        let pass = |label: &str, shader: &str, entry: &str, reads: &[usize], writes: usize| {
+            let module = SHADERS.create_module(device, shader);
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            let mut entries = vec![
+                wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },
+                wgpu::BindGroupEntry { binding: 4 + writes as u32, resource: wgpu::BindingResource::TextureView(&views[writes]) },
+            ];
+            for &table in reads {
+                entries
+                    .push(wgpu::BindGroupEntry { binding: 1 + table as u32, resource: wgpu::BindingResource::TextureView(&views[table]) });
+            }
+            if reads.is_empty() {
+                // The transmittance pass uses neither the sampler nor the uniforms' tables.
+                entries.retain(|e| e.binding != 3);
+            }
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            });
+            (pipeline, group)
+        };
+        let passes = [
+            pass(PASS_LABELS[0], "atmosphere_luts.wgsl", "transmittance", &[], 0),
+            pass(PASS_LABELS[1], "atmosphere_luts.wgsl", "multiple_scattering", &[0], 1),
+            pass(PASS_LABELS[2], "atmosphere_views.wgsl", "sky_view", &[0, 1], 2),
+            pass(PASS_LABELS[3], "atmosphere_views.wgsl", "aerial_perspective", &[0, 1], 3),
+        ];
+        let sky = sky_pipeline(device, color_format, &uniforms, &views, &sampler);
+        let draw_layout = draw_layout(device);
+        let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("atmosphere.draw"),
+            layout: &draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&views[0]) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[3]) },
+                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },
+            ],
+        });
+        Atmosphere { params, enabled: true, uniforms, tables, passes, sky, draw_layout, draw_group, tables_current: false, built_for: None }
+    }
+
+    /// The layout of the globe draws' @group(1) (shared/atmosphere_apply.wgsl).
+    pub fn draw_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.draw_layout
+    }
+
+    /// The globe draws' @group(1).
+    pub fn draw_bind_group(&self) -> &wgpu::BindGroup {
+        &self.draw_group
+    }
+
+    /// Writes the uniforms of `view` (with `enabled` and `params` as they are now).
+    pub fn set_view(&mut self, queue: &wgpu::Queue, view: &AtmosphereView) -> AtmosphereUniforms {
+        let view = AtmosphereView { enabled: view.enabled && self.enabled, ..*view };
+        let u = uniforms(&self.params, &view);
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        if self.built_for != Some(self.params) {
+            self.tables_current = false;
+        }
+        u
+    }
+
+    /// Records the table passes: transmittance and multiple scattering when the parameters changed
+    /// since they were built, then the sky view and the aerial perspective.
+    pub fn record_tables(&mut self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
+        if !self.enabled {
+            return;
+        }
+        let m = MULTIPLE_SCATTERING_SIZE;
+        let (ap_x, ap_y, ap_z) = AERIAL_PERSPECTIVE_SIZE;
+        let dispatches = [
+            (TRANSMITTANCE_SIZE.0.div_ceil(8), TRANSMITTANCE_SIZE.1.div_ceil(8), 1),
+            (m, m, 1),
+            (SKY_VIEW_SIZE.0.div_ceil(8), SKY_VIEW_SIZE.1.div_ceil(8), 1),
+            (ap_x.div_ceil(4), ap_y.div_ceil(4), ap_z.div_ceil(4)),
+        ];
+        let first = if self.tables_current { 2 } else { 0 };
+        for index in first..4 {
+            let (pipeline, group) = &self.passes[index];
+            let (x, y, z) = dispatches[index];
+            profiled_compute_pass(profiler, encoder, PASS_LABELS[index], |pass| {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(x, y, z);
+            });
+        }
+        self.tables_current = true;
+        self.built_for = Some(self.params);
+    }
+
+    /// Records "atmosphere.sky": the sky over the whole of `target`'s colour; false (nothing
+    /// recorded) with the atmosphere off.
+    pub fn record_sky(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, target: &FrameTarget) -> bool {
+        if !self.enabled {
+            return false;
+        }
+        let query = profiler.begin_pass_query(SKY_LABEL, encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(SKY_LABEL),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target.color,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
+            pass.set_pipeline(&self.sky.0);
+            pass.set_bind_group(0, &self.sky.1, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        profiler.end_query(encoder, query);
+        true
+    }
+
+    /// The texels of `table` as f32 RGBA, rows of x, then y, then slices (waits for the GPU).
+    pub fn read_table(&self, device: &wgpu::Device, queue: &wgpu::Queue, table: Table) -> Vec<[f32; 4]> {
+        let texture = &self.tables[table as usize];
+        let size = texture.size();
+        let mut texels = Vec::new();
+        for layer in 0..size.depth_or_array_layers {
+            let bytes = crate::gpu::readback::read_texture_layer(device, queue, texture, layer, (size.width, size.height), 8);
+            texels.extend(bytes.chunks_exact(8).map(|t| {
+                let c = |i: usize| half::f16::from_le_bytes([t[2 * i], t[2 * i + 1]]).to_f32();
+                [c(0), c(1), c(2), c(3)]
+            }));
+        }
+        texels
+    }
+}
+
+/// The explicit layout of the globe draws' @group(1): uniforms, transmittance, aerial perspective, sampler.
+fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
+    let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension,
+            multisampled: false,
+        },
+        count: None,
+    };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("atmosphere.draw"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility,
+                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+                count: None,
+            },
+            texture(1, wgpu::TextureViewDimension::D2),
+            texture(2, wgpu::TextureViewDimension::D3),
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+        ],
+    })
+}
+
+/// The sky's full-screen pipeline and bind group (no depth: it paints every pixel).
+fn sky_pipeline(
+    device: &wgpu::Device,
+    color_format: wgpu::TextureFormat,
+    uniforms: &wgpu::Buffer,
+    views: &[wgpu::TextureView],
+    sampler: &wgpu::Sampler,
+) -> (wgpu::RenderPipeline, wgpu::BindGroup) {
+    let module = SHADERS.create_module(device, "atmosphere_sky.wgsl");
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(SKY_LABEL),
+        layout: None,
+        vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+        primitive: Default::default(),
+        depth_stencil: None,
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(SKY_LABEL),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&views[0]) },
+            wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[2]) },
+            wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(sampler) },
+        ],
+    });
+    (pipeline, group)
+}
