@@ -101,10 +101,10 @@ impl GlobeCameraSpec {
 }
 
 /// Parses a globe camera: `LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; ALT in
-/// metres above the sphere, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
+/// metres above the WGS84 ellipsoid, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
 /// clockwise from north, pitch negative looking down), or a globe camera-path file (its first pose).
 pub fn parse_globe_camera(text: &str) -> Result<GlobeCameraSpec, ArgError> {
-    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the sphere (30000) or above the ground (100agl), or a globe camera-path file";
+    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the WGS84 ellipsoid (30000) or above the ground (100agl), or a globe camera-path file";
     if Path::new(text).is_file() {
         let pose = crate::bench::globe_path::GlobePath::load(Path::new(text))?.sample(0.0);
         return Ok(GlobeCameraSpec {
@@ -140,7 +140,7 @@ pub fn parse_globe_camera(text: &str) -> Result<GlobeCameraSpec, ArgError> {
         return Err(bad("--camera", text, "latitude and pitch must lie between -90 and 90 degrees"));
     }
     if altitude <= 0.0 {
-        let what = if above_ground { "above the ground" } else { "above the sphere" };
+        let what = if above_ground { "above the ground" } else { "above the ellipsoid" };
         return Err(bad("--camera", text, format!("the altitude must be {what} (positive metres)")));
     }
     if !(1.0..179.0).contains(&fov) {
@@ -378,7 +378,7 @@ mod tests {
     }
 
     #[test]
-    fn globe_cameras_above_the_sphere_or_the_ground() {
+    fn globe_cameras_above_the_ellipsoid_or_the_ground() {
         let spec = parse_globe_camera("121.5,24.1,100agl,90,-5").unwrap();
         assert_eq!(spec.altitude, GlobeAltitude::AboveGroundM(100.0));
         let camera = spec.resolve(|lon, lat| {
