@@ -71,8 +71,8 @@ pub fn parse_camera(text: &str) -> Result<Camera, ArgError> {
 /// How high a globe camera is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum GlobeAltitude {
-    /// Metres above the sphere of radius EARTH_RADIUS_M.
-    AboveSphereM(f64),
+    /// Metres above the WGS84 ellipsoid.
+    AboveEllipsoidM(f64),
     /// Metres above the ground under the camera (`100agl`).
     AboveGroundM(f64),
 }
@@ -93,7 +93,7 @@ impl GlobeCameraSpec {
     /// the ground (it is not called otherwise).
     pub fn resolve<E>(&self, ground_m: impl FnOnce(f64, f64) -> Result<f64, E>) -> Result<GlobeCamera, E> {
         let altitude_m = match self.altitude {
-            GlobeAltitude::AboveSphereM(m) => m,
+            GlobeAltitude::AboveEllipsoidM(m) => m,
             GlobeAltitude::AboveGroundM(m) => ground_m(self.lon_deg, self.lat_deg)? + m,
         };
         Ok(GlobeCamera::at_lon_lat(self.lon_deg, self.lat_deg, altitude_m, self.heading_deg, self.pitch_deg, self.fov_y_deg))
@@ -101,16 +101,16 @@ impl GlobeCameraSpec {
 }
 
 /// Parses a globe camera: `LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]` (degrees; ALT in
-/// metres above the sphere, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
+/// metres above the WGS84 ellipsoid, e.g. `30000`, or above the ground with `agl`, e.g. `100agl`; heading
 /// clockwise from north, pitch negative looking down), or a globe camera-path file (its first pose).
 pub fn parse_globe_camera(text: &str) -> Result<GlobeCameraSpec, ArgError> {
-    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the sphere (30000) or above the ground (100agl), or a globe camera-path file";
+    const SYNTAX: &str = "expected LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]] for a globe, ALT in metres above the WGS84 ellipsoid (30000) or above the ground (100agl), or a globe camera-path file";
     if Path::new(text).is_file() {
         let pose = crate::bench::globe_path::GlobePath::load(Path::new(text))?.sample(0.0);
         return Ok(GlobeCameraSpec {
             lon_deg: pose.lon_deg,
             lat_deg: pose.lat_deg,
-            altitude: GlobeAltitude::AboveSphereM(pose.altitude_m),
+            altitude: GlobeAltitude::AboveEllipsoidM(pose.altitude_m),
             heading_deg: pose.heading_deg,
             pitch_deg: pose.pitch_deg,
             fov_y_deg: pose.fov_y_deg,
@@ -140,13 +140,13 @@ pub fn parse_globe_camera(text: &str) -> Result<GlobeCameraSpec, ArgError> {
         return Err(bad("--camera", text, "latitude and pitch must lie between -90 and 90 degrees"));
     }
     if altitude <= 0.0 {
-        let what = if above_ground { "above the ground" } else { "above the sphere" };
+        let what = if above_ground { "above the ground" } else { "above the ellipsoid" };
         return Err(bad("--camera", text, format!("the altitude must be {what} (positive metres)")));
     }
     if !(1.0..179.0).contains(&fov) {
         return Err(bad("--camera", text, "the field of view must be between 1 and 179 degrees"));
     }
-    let altitude = if above_ground { GlobeAltitude::AboveGroundM(altitude) } else { GlobeAltitude::AboveSphereM(altitude) };
+    let altitude = if above_ground { GlobeAltitude::AboveGroundM(altitude) } else { GlobeAltitude::AboveEllipsoidM(altitude) };
     Ok(GlobeCameraSpec { lon_deg: lon, lat_deg: lat, altitude, heading_deg: heading, pitch_deg: pitch, fov_y_deg: fov })
 }
 
@@ -378,7 +378,7 @@ mod tests {
     }
 
     #[test]
-    fn globe_cameras_above_the_sphere_or_the_ground() {
+    fn globe_cameras_above_the_ellipsoid_or_the_ground() {
         let spec = parse_globe_camera("121.5,24.1,100agl,90,-5").unwrap();
         assert_eq!(spec.altitude, GlobeAltitude::AboveGroundM(100.0));
         let camera = spec.resolve(|lon, lat| {
@@ -387,7 +387,7 @@ mod tests {
         });
         assert!((camera.unwrap().altitude_m() - 350.0).abs() < 1e-6);
         let spec = parse_globe_camera("121.5,24.1,30000").unwrap();
-        assert_eq!(spec.altitude, GlobeAltitude::AboveSphereM(30000.0));
+        assert_eq!(spec.altitude, GlobeAltitude::AboveEllipsoidM(30000.0));
         assert!(
             (spec.resolve(|_, _| -> Result<f64, ArgError> { panic!("no ground needed") }).unwrap().altitude_m() - 30000.0).abs() < 1e-6
         );

@@ -309,7 +309,7 @@ fn negative_numbers_need_no_equals_sign() {
         s(&png),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("camera 30000.0 m above the sphere"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("camera 30000.0 m above the ellipsoid"));
     let out = bisector(&["quality", "--camera", "-100,-100,3000,10240,10240,0", "--max-depth", "40"]);
     assert_clean_failure(&out, &["max depth 40"]);
 }
@@ -425,7 +425,7 @@ fn the_globe_camera_takes_a_path_file() {
     let out = shot(&globe_path);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("camera 20000000.0 m above the sphere"), "{stdout}");
+    assert!(stdout.contains("camera 20000000.0 m above the ellipsoid"), "{stdout}");
     assert_eq!(image::open(&png).unwrap().to_rgba8().dimensions(), (16, 16));
     std::fs::remove_file(&png).unwrap();
     let flat = copy_in(dir.path(), "assets/paths/high-pan.json");

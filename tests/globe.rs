@@ -310,7 +310,7 @@ mod planet {
         assert!(middle > w as usize / 2, "no cliffs above the sea: {middle} of {w} pixels of land");
     }
 
-    /// The camera of taiwan_from_30_km: lon, lat, altitude above the sphere (m), heading, pitch, fov.
+    /// The camera of taiwan_from_30_km: lon, lat, altitude above the WGS84 ellipsoid (m), heading, pitch, fov.
     const TAIWAN_30KM: (f64, f64, f64, f64, f64, f64) = (120.9, 21.6, 30_000.0, 5.0, -12.0, 55.0);
 
     /// Golden: the Huatung valley (Taiwan's rift valley between the Central and Coastal ranges)

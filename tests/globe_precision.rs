@@ -5,14 +5,14 @@ mod common;
 
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::frame::{globe_frame, octahedron_fixed, FrameSettings, GlobeFrame};
-use bisector::globe::EARTH_RADIUS_M;
+use bisector::globe::ellipsoid;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
 use glam::DVec3;
 use rand::Rng;
 use wgpu::util::DeviceExt;
 
-/// A vertex: fixed-point map point and height above the sphere in metres.
+/// A vertex: fixed-point map point and height above the WGS84 ellipsoid in metres.
 #[derive(Clone, Copy)]
 struct Vertex {
     map: [u32; 2],
@@ -23,7 +23,7 @@ struct Vertex {
 fn exact_relative_m(v: Vertex, camera: &GlobeCamera) -> DVec3 {
     let q = octahedron_fixed(v.map);
     let unit = DVec3::new(q[0] as f64, q[1] as f64, q[2] as f64).normalize();
-    unit * (EARTH_RADIUS_M + v.height_m as f64) - camera.position_m
+    ellipsoid::position_m(unit, v.height_m as f64) - camera.position_m
 }
 
 /// The frame uniforms a renderer would use for `camera`.

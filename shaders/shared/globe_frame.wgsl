@@ -10,8 +10,8 @@ struct GlobeFrame {
     anchor_fixed: vec4<i32>,
     // xyz = A as floats, w = |A| (computed in f64).
     anchor: vec4<f32>,
-    // w = h_c, the camera's height above the sphere in metres (f32); xyz = camera - (R + h_c) A/|A|
-    // in metres (computed in f64: small).
+    // w = h_c, the camera's height above the WGS84 ellipsoid in metres (f32); xyz = camera -
+    // P(A/|A|, h_c) in metres (computed in f64: small; src/globe/frame.rs).
     camera_from_anchor_m: vec4<f32>,
     // xyz = planet centre - camera in metres, w = distance from the centre to the camera.
     centre_from_camera_m: vec4<f32>,
@@ -19,6 +19,8 @@ struct GlobeFrame {
     frustum: array<vec4<f32>, 6>,
     // xyz = unit vector towards the sun (earth-fixed axes), w unused.
     sun_direction: vec4<f32>,
+    // The ellipsoid's prime vertical radius at the anchor, N(a_z), in metres (a nominal radius
+    // for the bulge of a patch and the shading's tangents).
     radius_m: f32,
     // Radius of a sphere everything lies above (culling behind the horizon).
     occluder_radius_m: f32,
@@ -53,20 +55,32 @@ fn globe_unit_vector(map: vec2<u32>) -> vec3<f32> {
     return normalize(vec3<f32>(globe_octahedron_fixed(map)));
 }
 
-// The point at map point `map` and `height_m` above the sphere, relative to the camera, in
-// metres: (R + h) (q/|q| - A/|A|) + (h - h_c) A/|A| - (camera - (R + h_c) A/|A|), with q the
-// octahedron point and A the anchor. q/|q| - A/|A| is evaluated as
-//   d/|q| - A (2 A.d + d.d) / (|q| |A| (|q| + |A|)),   d = q - A (exact integers),
-// whose rounding error is relative to d, and h - h_c is exact near the camera, so errors vanish
-// near the camera: no jitter at 2 m above the ground anywhere on Earth, though f32 cannot hold
-// the Earth-centred coordinates themselves (src/globe/frame.rs).
-fn globe_relative_position_m(map: vec2<u32>, height_m: f32) -> vec3<f32> {
-    let q_fixed = globe_octahedron_fixed(map);
-    let d = vec3<f32>(q_fixed - globe.anchor_fixed.xyz);
-    let q = vec3<f32>(q_fixed);
+// The point at height `height_m` above the ellipsoid along the octahedron point `q` (any scale:
+// q/|q| is the normal), relative to the camera, in metres; `d` = q - A in the anchor's units of
+// 2^-29, exact before it became f32. Evaluated as (src/globe/frame.rs)
+//   (N(a_z) D + h) δ + (N(u_z) - N(a_z)) D u + (h - h_c) a - c,   δ = u - a,
+// with δ = d/|q| - A (2 A.d + d.d) / (|q| |A| (|q| + |A|)) and N(u_z) - N(a_z) from δ_z, so every
+// rounding error is relative to d and h - h_c is exact near the camera: errors vanish near the
+// camera, so no jitter at 1 m above the ground anywhere on Earth, though f32 cannot hold the
+// Earth-centred coordinates themselves.
+fn globe_lift_relative_m(q: vec3<f32>, d: vec3<f32>, height_m: f32) -> vec3<f32> {
     let q_len = length(q);
     let a = globe.anchor.xyz;
     let a_len = globe.anchor.w;
-    let direction_change = d / q_len - a * ((2.0 * dot(a, d) + dot(d, d)) / (q_len * a_len * (q_len + a_len)));
-    return (globe.radius_m + height_m) * direction_change + (height_m - globe.camera_from_anchor_m.w) * (a / a_len) - globe.camera_from_anchor_m.xyz;
+    let delta = d / q_len - a * ((2.0 * dot(a, d) + dot(d, d)) / (q_len * a_len * (q_len + a_len)));
+    let u = q / q_len;
+    let a_unit = a / a_len;
+    let s_u = sqrt(1.0 - GLOBE_WGS84_E2 * u.z * u.z);
+    let s_a = sqrt(1.0 - GLOBE_WGS84_E2 * a_unit.z * a_unit.z);
+    let n_change_m = GLOBE_WGS84_A_M * GLOBE_WGS84_E2 * delta.z * (u.z + a_unit.z) / (s_u * s_a * (s_u + s_a));
+    let squash = vec3<f32>(1.0, 1.0, 1.0 - GLOBE_WGS84_E2);
+    return (globe.radius_m * squash + height_m) * delta + n_change_m * (squash * u) + (height_m - globe.camera_from_anchor_m.w) * a_unit
+        - globe.camera_from_anchor_m.xyz;
+}
+
+// The point at map point `map` and `height_m` above the ellipsoid, relative to the camera, in
+// metres (globe_lift_relative_m; d = q - A exact integers).
+fn globe_relative_position_m(map: vec2<u32>, height_m: f32) -> vec3<f32> {
+    let q_fixed = globe_octahedron_fixed(map);
+    return globe_lift_relative_m(vec3<f32>(q_fixed), vec3<f32>(q_fixed - globe.anchor_fixed.xyz), height_m);
 }

@@ -56,7 +56,7 @@ fn pool_vertex_height_m(v: vec4<u32>) -> f32 {
     return globe_vertex_height_m(pool_map32(v));
 }
 
-// The point at map point `v` and `height_m` above the sphere, relative to the camera, in metres.
+// The point at map point `v` and `height_m` above the ellipsoid, relative to the camera, in metres.
 fn pool_relative_position_m(v: vec4<u32>, height_m: f32) -> vec3<f32> {
     let q_fixed = pool_octahedron_fixed(v);
     let a_fixed = globe.anchor_fixed;
@@ -66,11 +66,7 @@ fn pool_relative_position_m(v: vec4<u32>, height_m: f32) -> vec3<f32> {
     let dz = u64_sub(q_fixed[2], vec2<u32>(0u, bitcast<u32>(a_fixed.z)));
     let d = vec3<f32>(i64_to_f32_over_2_32(dx), i64_to_f32_over_2_32(dy), i64_to_f32_over_2_32(dz));
     let q = vec3<f32>(i64_to_f32_over_2_32(q_fixed[0]), i64_to_f32_over_2_32(q_fixed[1]), i64_to_f32_over_2_32(q_fixed[2]));
-    let q_len = length(q);
-    let a = globe.anchor.xyz;
-    let a_len = globe.anchor.w;
-    let direction_change = d / q_len - a * ((2.0 * dot(a, d) + dot(d, d)) / (q_len * a_len * (q_len + a_len)));
-    return (globe.radius_m + height_m) * direction_change + (height_m - globe.camera_from_anchor_m.w) * (a / a_len) - globe.camera_from_anchor_m.xyz;
+    return globe_lift_relative_m(q, d, height_m);
 }
 
 // A ball around the patch of triangle `v` whose vertices lie at `heights_m` (as globe_bound does

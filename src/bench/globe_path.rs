@@ -13,7 +13,7 @@
 //!
 //! * `time_s` (required): strictly increasing.
 //! * `lon_deg`, `lat_deg` (required): where the camera is; latitude within ±90.
-//! * `altitude_m` (required): height above the sphere of radius 6,371,000 m, positive.
+//! * `altitude_m` (required): height above the WGS84 ellipsoid in metres, positive.
 //! * `heading_deg` (required): view direction clockwise from north.
 //! * `pitch_deg` (required): view direction above the local horizontal, within ±89.9
 //!   (negative looks down).
@@ -122,7 +122,7 @@ pub struct GlobePose {
     pub lon_deg: f64,
     /// Latitude in degrees, within ±90.
     pub lat_deg: f64,
-    /// Height above the sphere in metres.
+    /// Height above the WGS84 ellipsoid in metres.
     pub altitude_m: f64,
     /// View direction clockwise from north, in degrees (unwrapped along the path).
     pub heading_deg: f64,
@@ -211,8 +211,8 @@ enum GlobeKeyframeError {
         /// The latitude in degrees.
         lat_deg: f64,
     },
-    /// The camera is not above the sphere.
-    #[error("altitude_m {altitude_m} must be above the sphere (positive metres)")]
+    /// The camera is not above the ellipsoid.
+    #[error("altitude_m {altitude_m} must be above the ellipsoid (positive metres)")]
     AltitudeNotPositive {
         /// The altitude in metres.
         altitude_m: f64,

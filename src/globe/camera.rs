@@ -1,7 +1,7 @@
 //! A camera anywhere around the globe: position in earth-centred, earth-fixed metres (f64; +z
 //! north pole, +x 0N 0E, +y 0N 90E), a view direction and an up hint.
 
-use crate::globe::EARTH_RADIUS_M;
+use crate::globe::{ellipsoid, EARTH_RADIUS_M};
 use crate::leb::octahedral::from_lon_lat_deg;
 use glam::DVec3;
 
@@ -15,7 +15,7 @@ pub struct GlobeCamera {
 }
 
 impl GlobeCamera {
-    /// A camera `altitude_m` above the sphere at (`lon_deg`, `lat_deg`), looking towards
+    /// A camera `altitude_m` above the WGS84 ellipsoid at geodetic (`lon_deg`, `lat_deg`), looking towards
     /// `heading_deg` (clockwise from north) and `pitch_deg` above the horizontal (negative: down).
     pub fn at_lon_lat(lon_deg: f64, lat_deg: f64, altitude_m: f64, heading_deg: f64, pitch_deg: f64, fov_y_deg: f64) -> GlobeCamera {
         let up = from_lon_lat_deg(lon_deg, lat_deg);
@@ -25,7 +25,7 @@ impl GlobeCamera {
             pitch_deg.to_radians().clamp(-0.9999 * std::f64::consts::FRAC_PI_2, 0.9999 * std::f64::consts::FRAC_PI_2),
         );
         let forward = pitch.cos() * (heading.cos() * north + heading.sin() * east) + pitch.sin() * up;
-        GlobeCamera { position_m: up * (EARTH_RADIUS_M + altitude_m), forward: forward.normalize(), fov_y_deg }
+        GlobeCamera { position_m: ellipsoid::position_m(up, altitude_m), forward: forward.normalize(), fov_y_deg }
     }
 
     /// The whole Earth from 4 Earth radii up, above 20N 100E (Asia and Taiwan on the day side).
@@ -33,9 +33,9 @@ impl GlobeCamera {
         GlobeCamera::at_lon_lat(100.0, 20.0, 4.0 * EARTH_RADIUS_M, 0.0, -90.0, 35.0)
     }
 
-    /// Height above the sphere in metres.
+    /// Height above the WGS84 ellipsoid in metres.
     pub fn altitude_m(&self) -> f64 {
-        self.position_m.length() - EARTH_RADIUS_M
+        ellipsoid::normal_and_height_m(self.position_m).1
     }
 
     /// Longitude and latitude in degrees of the point under the camera.
@@ -43,9 +43,10 @@ impl GlobeCamera {
         crate::leb::octahedral::lon_lat_deg(self.up())
     }
 
-    /// Unit vector from the planet's centre through the camera.
+    /// The ellipsoid's unit normal through the camera (the local vertical; its geodetic
+    /// longitude and latitude).
     pub fn up(&self) -> DVec3 {
-        self.position_m.normalize()
+        ellipsoid::normal_and_height_m(self.position_m).0
     }
 
     /// Vertical field of view in radians.

@@ -4,7 +4,7 @@
 
 use crate::cbt::cpu::Node;
 use crate::globe::camera::GlobeCamera;
-use crate::globe::EARTH_RADIUS_M;
+use crate::globe::{ellipsoid, EARTH_RADIUS_M};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::octahedral::{lon_lat_deg, to_unit_sphere};
 use glam::DVec2;
@@ -101,7 +101,7 @@ fn near_edges_of_map_triangles(
         // Heights move points by at most some 10 km and a leaf spans its longest edge: a cheap
         // test on the sphere first.
         let reach_m = (n[0] - n[2]).length() * EARTH_RADIUS_M + 12_000.0;
-        if ((n[0] + n[1] + n[2]).normalize() * EARTH_RADIUS_M - camera.position_m).length() > NEAR_DISTANCE_M + reach_m {
+        if (ellipsoid::position_m((n[0] + n[1] + n[2]).normalize(), 0.0) - camera.position_m).length() > NEAR_DISTANCE_M + reach_m {
             continue;
         }
         // The drawn triangles: `sub_levels` more bisections (as decode_vertices: the hypotenuse
@@ -118,13 +118,13 @@ fn near_edges_of_map_triangles(
         }
         for t in triangles {
             let (centre_n, centre_h) = ground((t[0] + t[1] + t[2]) / 3.0);
-            let centre = centre_n * (EARTH_RADIUS_M + centre_h);
+            let centre = ellipsoid::position_m(centre_n, centre_h);
             if centre_h <= 0.0 || (centre - camera.position_m).length() > NEAR_DISTANCE_M {
                 continue;
             }
             let p = t.map(|q| {
                 let (n, h) = ground(q);
-                n * (EARTH_RADIUS_M + h.max(0.0))
+                ellipsoid::position_m(n, h.max(0.0))
             });
             lengths.extend([(p[0] - p[1]).length(), (p[1] - p[2]).length(), (p[2] - p[0]).length()]);
         }

@@ -4,13 +4,16 @@
 //! ```text
 //! f32 holds an Earth-centred coordinate (6.4e6 m) to about 0.5 m, so no shader works in
 //! Earth-centred f32. Vertices are LEB vertices with exact fixed-point map coordinates; their
-//! octahedron points q (|x| + |y| + |z| = 1, units of 2^-29) are exact integers too. The CPU
-//! picks an anchor A: the octahedron point of the camera's direction, rounded to integers, and
-//! sends A, |A| (f64 -> f32), the camera's height h_c above the sphere (f32) and the small
-//! residual c = camera - (R + h_c) A/|A| (f64 -> f32: a centimetre or so). A vertex at height h
-//! is then, relative to the camera,
-//!   (R + h) (q/|q| - A/|A|) + (h - h_c) A/|A| - c
-//! where d = q - A is exact and q/|q| - A/|A| = d/|q| - A (2 A.d + d.d) / (|q| |A| (|q| + |A|)):
+//! octahedron points q (|x| + |y| + |z| = 1, units of 2^-29) are exact integers too. The unit
+//! vector u = q/|q| is the WGS84 ellipsoid's normal there (src/globe/ellipsoid.rs), and a point
+//! at height h lies at P(u, h) = N(u_z) D u + h u, with D = diag(1, 1, 1 - e²) and N the prime
+//! vertical radius. The CPU picks an anchor A: the octahedron point of the camera's normal,
+//! rounded to integers, and sends A, |A| (f64 -> f32), N(a_z) with a = A/|A|, the camera's height
+//! h_c above the ellipsoid (f32) and the small residual c = camera - P(a, h_c) (f64 -> f32: a
+//! centimetre or so). A vertex at height h is then, relative to the camera,
+//!   (N(a_z) D + h) δ + (N(u_z) - N(a_z)) D u + (h - h_c) a - c,    δ = u - a,
+//! where d = q - A is exact and δ = d/|q| - A (2 A.d + d.d) / (|q| |A| (|q| + |A|)), and
+//!   N(u_z) - N(a_z) = a_eq e² δ_z (u_z + a_z) / (s_u s_a (s_u + s_a)),   s = sqrt(1 - e² z²):
 //! every rounding error is relative to d, so it shrinks with the distance to the camera; and
 //! h - h_c is exact for nearby vertices (two f32 within a factor of 2), so the large heights
 //! (up to 8.8 km) cancel exactly rather than to an f32 ulp. At 2 m above the ground the nearby
@@ -18,7 +21,7 @@
 //! ```
 
 use crate::globe::camera::GlobeCamera;
-use crate::globe::EARTH_RADIUS_M;
+use crate::globe::ellipsoid;
 use crate::leb::lod::Criterion;
 use crate::leb::octahedral::{from_unit_sphere, to_fixed};
 use glam::{DVec3, Mat4, Vec4};
@@ -30,9 +33,9 @@ pub const FIXED_ONE: i32 = 1 << 29;
 /// relative to distance, so a small near plane costs nothing far away).
 pub const NEAR_M: f32 = 0.1;
 
-/// The lowest terrain anywhere lies above this sphere (the deepest trench is 11 km down):
-/// the occluder of horizon culling.
-pub const OCCLUDER_RADIUS_M: f64 = EARTH_RADIUS_M - 11_000.0;
+/// The lowest terrain anywhere lies above this sphere (the ellipsoid's polar radius less the
+/// deepest trench, 11 km): the occluder of horizon culling.
+pub const OCCLUDER_RADIUS_M: f64 = ellipsoid::WGS84_B_M - 11_000.0;
 
 /// Keep in sync with GlobeFrame in shaders/shared/globe_frame.wgsl.
 #[repr(C)]
@@ -91,17 +94,15 @@ pub const CRITERION_ERROR: u32 = 2;
 /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
 pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSettings) -> GlobeFrame {
     let aspect = size_px.0 as f32 / size_px.1 as f32;
-    let up_hint = if camera.forward.cross(camera.up()).length_squared() < 1e-12 {
-        DVec3::Z.cross(camera.up()).normalize_or(DVec3::Y).cross(camera.up())
-    } else {
-        camera.up()
-    };
+    let (up, camera_height_m) = ellipsoid::normal_and_height_m(camera.position_m);
+    let camera_height_m = camera_height_m as f32;
+    let up_hint = if camera.forward.cross(up).length_squared() < 1e-12 { DVec3::Z.cross(up).normalize_or(DVec3::Y).cross(up) } else { up };
     let view = Mat4::look_to_rh(glam::Vec3::ZERO, camera.forward.as_vec3(), up_hint.as_vec3());
     let clip_from_relative = Mat4::perspective_infinite_reverse_rh(camera.fov_y_rad(), aspect, NEAR_M) * view;
-    let anchor_fixed = octahedron_fixed(to_fixed(from_unit_sphere(camera.up())));
+    let anchor_fixed = octahedron_fixed(to_fixed(from_unit_sphere(up)));
     let anchor = DVec3::new(anchor_fixed[0] as f64, anchor_fixed[1] as f64, anchor_fixed[2] as f64);
-    let camera_height_m = camera.altitude_m() as f32;
-    let camera_from_anchor = camera.position_m - (EARTH_RADIUS_M + camera_height_m as f64) * anchor / anchor.length();
+    let anchor_unit = anchor / anchor.length();
+    let camera_from_anchor = camera.position_m - ellipsoid::position_m(anchor_unit, camera_height_m as f64);
     GlobeFrame {
         clip_from_relative: clip_from_relative.to_cols_array_2d(),
         anchor_fixed: [anchor_fixed[0], anchor_fixed[1], anchor_fixed[2], 0],
@@ -110,7 +111,7 @@ pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSe
         centre_from_camera_m: (-camera.position_m).as_vec3().extend(camera.position_m.length() as f32).to_array(),
         frustum: frustum_planes(clip_from_relative),
         sun_direction: settings.sun_direction.normalize().as_vec3().extend(0.0).to_array(),
-        radius_m: EARTH_RADIUS_M as f32,
+        radius_m: ellipsoid::prime_vertical_radius_m(anchor_unit.z) as f32,
         occluder_radius_m: OCCLUDER_RADIUS_M as f32,
         projection_scale_px: size_px.1 as f32 / (2.0 * (camera.fov_y_rad() * 0.5).tan()),
         split_threshold_px: settings.split_threshold_px,

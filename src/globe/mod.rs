@@ -1,11 +1,12 @@
-//! The whole globe (issue 4): LEB over the octahedron's closed base mesh on a sphere of
-//! `EARTH_RADIUS_M`, drawn relative to the camera.
+//! The whole globe (issue 4): LEB over the octahedron's closed base mesh, lifted onto the WGS84
+//! ellipsoid (`ellipsoid`) and drawn relative to the camera.
 
 pub mod atmosphere;
 pub mod cache;
 pub mod camera;
 pub mod detail;
 pub mod earth;
+pub mod ellipsoid;
 pub mod figures;
 pub mod frame;
 pub mod ground;
@@ -16,7 +17,8 @@ pub mod renderer;
 pub mod spec;
 pub mod sun;
 
-/// Earth's mean radius in metres.
+/// Earth's mean radius in metres: a nominal scale (map and tile sizes, the viewer's step sizes);
+/// points are placed on the WGS84 ellipsoid (`ellipsoid`).
 pub const EARTH_RADIUS_M: f64 = 6_371_000.0;
 
 /// The octahedral map's side in metres: half the equator (the map's square spans it from corner to
@@ -36,6 +38,7 @@ pub fn constants_wgsl() -> String {
         const_i32("PLANET_MAP_ONE", crate::leb::octahedral::MAP_ONE as i32),
         // 1.0 on the octahedron in fixed point.
         const_i32("GLOBE_FIXED_ONE", frame::FIXED_ONE),
+        ellipsoid::constants_wgsl(),
     ]
     .concat()
 }

@@ -22,7 +22,7 @@
 
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{GlobeFrame, OCCLUDER_RADIUS_M};
-use crate::globe::EARTH_RADIUS_M;
+use crate::globe::ellipsoid;
 use crate::leb::node64::octahedron_point_fixed;
 use glam::DVec3;
 
@@ -49,10 +49,10 @@ pub struct PoolBound {
 }
 
 /// The point at 64-bit fixed-point map point `p` (MAP_ONE_64 = 1.0) and `height_m` above the
-/// sphere, relative to `camera`, in metres.
+/// WGS84 ellipsoid, relative to `camera`, in metres.
 pub fn relative_position_m(camera: &GlobeCamera, p: [u64; 2], height_m: f64) -> DVec3 {
     let q = octahedron_point_fixed(p);
-    DVec3::new(q[0] as f64, q[1] as f64, q[2] as f64).normalize() * (EARTH_RADIUS_M + height_m) - camera.position_m
+    ellipsoid::position_m(DVec3::new(q[0] as f64, q[1] as f64, q[2] as f64).normalize(), height_m) - camera.position_m
 }
 
 /// The ball around triangle `v` whose vertices lie at `heights_m`.
@@ -60,8 +60,10 @@ pub fn bound(camera: &GlobeCamera, v: [[u64; 2]; 3], heights_m: [f64; 3]) -> Poo
     let p = [0, 1, 2].map(|i| relative_position_m(camera, v[i], heights_m[i]));
     let centre = (p[0] + p[1] + p[2]) / 3.0;
     let hypotenuse_m = (p[2] - p[0]).length();
-    let angle = hypotenuse_m / EARTH_RADIUS_M;
-    let slack = EARTH_RADIUS_M * angle * angle / 8.0 + 0.25 * hypotenuse_m;
+    // The frame's radius (GlobeFrame::radius_m): the prime vertical radius under the camera.
+    let radius_m = ellipsoid::prime_vertical_radius_m(camera.up().z);
+    let angle = hypotenuse_m / radius_m;
+    let slack = radius_m * angle * angle / 8.0 + 0.25 * hypotenuse_m;
     let radius_m = p.iter().map(|q| (*q - centre).length()).fold(0.0, f64::max) + slack;
     PoolBound { centre, radius_m, hypotenuse_m }
 }

@@ -1,4 +1,4 @@
-//! The globe viewer's camera: a Google-Earth-like orbit around a point on the sphere (drag moves
+//! The globe viewer's camera: a Google-Earth-like orbit around a point on the ellipsoid (drag moves
 //! the planet under the camera, scroll zooms, heading and tilt turn around the point), or free
 //! flight along the local horizon; both switch into each other without a jump. Positions are
 //! earth-centred f64 metres (`GlobeCamera`); angles are degrees, heading clockwise from north.
@@ -8,10 +8,10 @@ use glam::{DQuat, DVec3};
 use super::flight::Move;
 use super::rig::CameraMode;
 use crate::globe::camera::{local_east_north, GlobeCamera};
-use crate::globe::EARTH_RADIUS_M;
+use crate::globe::{ellipsoid, EARTH_RADIUS_M};
 use crate::leb::octahedral::{from_lon_lat_deg, lon_lat_deg};
 
-/// The camera stays at least this high above the sphere, in metres.
+/// The camera stays at least this high above the ellipsoid, in metres.
 pub const MIN_ALTITUDE_M: f64 = 2.0;
 /// Farthest orbit: a little beyond `GlobeCamera::default_orbit` (4 Earth radii up).
 pub const MAX_RANGE_M: f64 = 4.5 * EARTH_RADIUS_M;
@@ -26,7 +26,7 @@ pub const MAX_PITCH_DEG: f64 = 89.0;
 /// Heading keys turn this fast, in degrees per second (tilt keys half as fast).
 pub const TURN_DEG_PER_S: f64 = 60.0;
 
-/// Unit vectors ahead (along `heading_deg`) and to the right, tangent to the sphere at unit `up`.
+/// Unit vectors ahead (along `heading_deg`) and to the right, tangent to the ellipsoid at unit normal `up`.
 fn ahead_right(up: DVec3, heading_deg: f64) -> (DVec3, DVec3) {
     let (east, north) = local_east_north(up);
     let (s, c) = heading_deg.to_radians().sin_cos();
@@ -39,10 +39,10 @@ fn heading_of(up: DVec3, ahead: DVec3) -> f64 {
     ahead.dot(east).atan2(ahead.dot(north)).to_degrees().rem_euclid(360.0)
 }
 
-/// An orbit: the camera looks at `target` on the sphere from `range_m` away.
+/// An orbit: the camera looks at `target` on the ellipsoid from `range_m` away.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlobeOrbit {
-    /// Unit vector from the planet's centre to the point looked at (on the sphere).
+    /// The ellipsoid's unit normal at the point looked at (on the ellipsoid).
     pub target: DVec3,
     /// Distance from the target to the camera.
     pub range_m: f64,
@@ -77,8 +77,8 @@ impl GlobeOrbit {
         lon_lat_deg(self.target)
     }
 
-    /// The shortest range at this tilt that keeps the camera `MIN_ALTITUDE_M` above the sphere
-    /// (the sphere falls away from the target, so the altitude is at least range * cos(tilt)).
+    /// The shortest range at this tilt that keeps the camera `MIN_ALTITUDE_M` above the ellipsoid
+    /// (the surface falls away from the target, so the altitude is at least range * cos(tilt)).
     pub fn min_range_m(&self) -> f64 {
         MIN_ALTITUDE_M / self.tilt_deg.to_radians().cos()
     }
@@ -96,7 +96,7 @@ impl GlobeOrbit {
         let (ahead, _) = ahead_right(self.target, self.heading_deg);
         let (s, c) = self.tilt_deg.to_radians().sin_cos();
         let back = c * self.target - s * ahead;
-        GlobeCamera { position_m: self.target * EARTH_RADIUS_M + back * self.range_m, forward: -back, fov_y_deg: self.fov_y_deg }
+        GlobeCamera { position_m: ellipsoid::position_m(self.target, 0.0) + back * self.range_m, forward: -back, fov_y_deg: self.fov_y_deg }
     }
 
     /// Multiplies the range by `factor` (scroll: exponential zoom), within MIN_ALTITUDE_M of the
@@ -148,16 +148,14 @@ impl GlobeOrbit {
         self.clamp();
     }
 
-    /// The orbit that sees what `camera` sees: around the point its view meets the sphere (or,
+    /// The orbit that sees what `camera` sees: around the point its view meets the ellipsoid (or,
     /// looking past the planet, straight down from where it is, keeping its heading).
     pub fn looking_at(camera: &GlobeCamera) -> GlobeOrbit {
-        let (p, f) = (camera.position_m, camera.forward.normalize());
-        let b = p.dot(f);
-        let disc = b * b - (p.length_squared() - EARTH_RADIUS_M * EARTH_RADIUS_M);
-        let hit = (disc >= 0.0).then(|| -b - disc.sqrt()).filter(|&t| t > 0.0);
-        let mut orbit = match hit {
+        let f = camera.forward.normalize();
+        let t = ellipsoid::ray_hit_m(camera.position_m, f).filter(|&t| t > 0.0);
+        let mut orbit = match t {
             Some(t) => {
-                let target = (p + f * t).normalize();
+                let target = ellipsoid::normal_and_height_m(camera.position_m + f * t).0;
                 let back = -f;
                 let tilt_deg = back.dot(target).clamp(-1.0, 1.0).acos().to_degrees();
                 let horizontal = f - target * f.dot(target);
@@ -191,7 +189,7 @@ pub struct GlobeFlight {
     pub fov_y_deg: f64,
 }
 
-/// Flight speed in metres per second at `altitude_m` above the sphere: one altitude per second
+/// Flight speed in metres per second at `altitude_m` above the ellipsoid: one altitude per second
 /// (at least 10 m/s), times `speed_scale`.
 pub fn flight_speed_m_per_s(altitude_m: f64, speed_scale: f64) -> f64 {
     speed_scale * altitude_m.max(10.0)
@@ -208,14 +206,14 @@ impl GlobeFlight {
         GlobeFlight { position_m: camera.position_m, heading_deg, pitch_deg, fov_y_deg: camera.fov_y_deg }
     }
 
-    /// Height above the sphere in metres.
+    /// Height above the ellipsoid in metres.
     pub fn altitude_m(&self) -> f64 {
-        self.position_m.length() - EARTH_RADIUS_M
+        ellipsoid::normal_and_height_m(self.position_m).1
     }
 
     /// The camera of this flight.
     pub fn camera(&self) -> GlobeCamera {
-        let up = self.position_m.normalize();
+        let up = ellipsoid::normal_and_height_m(self.position_m).0;
         let (ahead, _) = ahead_right(up, self.heading_deg);
         let (s, c) = self.pitch_deg.to_radians().sin_cos();
         GlobeCamera { position_m: self.position_m, forward: (c * ahead + s * up).normalize(), fov_y_deg: self.fov_y_deg }
@@ -229,8 +227,8 @@ impl GlobeFlight {
         }
     }
 
-    /// Moves for `dt_s` seconds: forward/right along the local horizon (on a sphere of constant
-    /// altitude, the heading carried along), up/down along the vertical, at
+    /// Moves for `dt_s` seconds: forward/right along the local horizon (at constant height above
+    /// the ellipsoid, the heading carried along), up/down along the vertical, at
     /// `flight_speed_m_per_s`. Returns the speed used.
     pub fn step(&mut self, input: Move, dt_s: f64, speed_scale: f64) -> f64 {
         let speed = flight_speed_m_per_s(self.altitude_m(), speed_scale) * if input.fast { 4.0 } else { 1.0 };
@@ -239,22 +237,23 @@ impl GlobeFlight {
         }
         let norm = (input.forward * input.forward + input.right * input.right + input.up * input.up).sqrt();
         let distance_m = speed * dt_s / norm;
-        let radius_m = self.position_m.length();
-        let up = self.position_m / radius_m;
+        let (up, height_m) = ellipsoid::normal_and_height_m(self.position_m);
         let (ahead, right) = ahead_right(up, self.heading_deg);
         let horizontal = ahead * input.forward + right * input.right;
         let (mut new_up, mut new_ahead) = (up, ahead);
         if horizontal.length_squared() > 0.0 {
             let along_m = distance_m * horizontal.length();
-            let rotation =
-                DQuat::from_axis_angle(up.cross(horizontal.normalize()).normalize(), (along_m / radius_m).min(std::f64::consts::FRAC_PI_2));
+            let metres_per_radian = ellipsoid::metres_per_radian(up, horizontal.normalize()) + height_m;
+            let rotation = DQuat::from_axis_angle(
+                up.cross(horizontal.normalize()).normalize(),
+                (along_m / metres_per_radian).min(std::f64::consts::FRAC_PI_2),
+            );
             new_up = (rotation * up).normalize();
             new_ahead = rotation * ahead;
         }
-        let new_radius_m =
-            (radius_m + distance_m * input.up).clamp(EARTH_RADIUS_M + MIN_ALTITUDE_M, EARTH_RADIUS_M + MAX_FLIGHT_ALTITUDE_M);
+        let new_height_m = (height_m + distance_m * input.up).clamp(MIN_ALTITUDE_M, MAX_FLIGHT_ALTITUDE_M);
         self.heading_deg = heading_of(new_up, new_ahead);
-        self.position_m = new_up * new_radius_m;
+        self.position_m = ellipsoid::position_m(new_up, new_height_m);
         speed
     }
 }
@@ -268,11 +267,11 @@ pub const DEFAULT_BRIDGE_M: f64 = 20.0;
 pub const SHIP_SPEED_RANGE_M_PER_S: (f64, f64) = (-5.0, 30.0);
 
 /// The view from a ship's bridge: a point on the sea at a held height above sea level (the
-/// sphere), moving along its heading at its speed whether or not a key is held. W/S change the
+/// ellipsoid), moving along its heading at its speed whether or not a key is held. W/S change the
 /// speed, A/D turn the ship, Q/E lower and raise the bridge, dragging looks around.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlobeShip {
-    /// Unit vector from the Earth's centre to the ship.
+    /// The ellipsoid's unit normal under the ship.
     pub up: DVec3,
     pub heading_deg: f64,
     pub speed_m_per_s: f64,
@@ -305,7 +304,7 @@ impl GlobeShip {
     /// The camera on the bridge.
     pub fn camera(&self) -> GlobeCamera {
         let flight = GlobeFlight {
-            position_m: self.up * (EARTH_RADIUS_M + self.bridge_m),
+            position_m: ellipsoid::position_m(self.up, self.bridge_m),
             heading_deg: (self.heading_deg + self.look_deg).rem_euclid(360.0),
             pitch_deg: self.pitch_deg,
             fov_y_deg: self.fov_y_deg,
@@ -344,7 +343,8 @@ impl GlobeShip {
         let along_m = self.speed_m_per_s * dt_s;
         if along_m != 0.0 {
             let (ahead_dir, _) = ahead_right(self.up, self.heading_deg);
-            let rotation = DQuat::from_axis_angle(self.up.cross(ahead_dir).normalize(), along_m / EARTH_RADIUS_M);
+            let turn = along_m / ellipsoid::metres_per_radian(self.up, ahead_dir);
+            let rotation = DQuat::from_axis_angle(self.up.cross(ahead_dir).normalize(), turn);
             let (new_up, new_ahead) = ((rotation * self.up).normalize(), rotation * ahead_dir);
             self.heading_deg = heading_of(new_up, new_ahead);
             self.up = new_up;
@@ -415,7 +415,7 @@ impl GlobeRig {
         self.mode = mode;
     }
 
-    /// Raises the camera shown to at least `altitude_m` above the sphere where it is lower: the
+    /// Raises the camera shown to at least `altitude_m` above the ellipsoid where it is lower: the
     /// flight straight up, the ship's bridge (over land a ship cannot be, but the view must not
     /// go under the ground), the orbit by lengthening its range.
     pub fn keep_above(&mut self, altitude_m: f64) {
@@ -424,7 +424,7 @@ impl GlobeRig {
             return;
         }
         match self.mode {
-            CameraMode::Fly => self.flight.position_m = self.flight.position_m.normalize() * (EARTH_RADIUS_M + altitude_m),
+            CameraMode::Fly => self.flight.position_m = ellipsoid::position_m(self.flight.camera().up(), altitude_m),
             CameraMode::Ship => self.ship.bridge_m += deficit_m,
             CameraMode::Orbit => {
                 // The camera rises about cos(tilt) per metre of range near the target.
@@ -434,7 +434,7 @@ impl GlobeRig {
         }
     }
 
-    /// Goes to (`lon_deg`, `lat_deg`) at `altitude_m` above the sphere, keeping the heading: the
+    /// Goes to (`lon_deg`, `lat_deg`) at `altitude_m` above the ellipsoid, keeping the heading: the
     /// flight moves there; the orbit turns around that point from that altitude.
     pub fn go_to(&mut self, lon_deg: f64, lat_deg: f64, altitude_m: f64) {
         if ![lon_deg, lat_deg, altitude_m].iter().all(|v| v.is_finite()) {
@@ -443,7 +443,7 @@ impl GlobeRig {
         let up = from_lon_lat_deg(lon_deg, lat_deg.clamp(-90.0, 90.0));
         let altitude_m = altitude_m.clamp(MIN_ALTITUDE_M, MAX_RANGE_M);
         match self.mode {
-            CameraMode::Fly => self.flight.position_m = up * (EARTH_RADIUS_M + altitude_m),
+            CameraMode::Fly => self.flight.position_m = ellipsoid::position_m(up, altitude_m),
             CameraMode::Ship => {
                 self.ship.up = up;
                 self.ship.bridge_m = altitude_m.clamp(MIN_BRIDGE_M, MAX_BRIDGE_M);
@@ -535,7 +535,7 @@ mod tests {
         let mut orbit = GlobeOrbit::above(120.0, 23.5, 5000.0, 50.0);
         orbit.turn(30.0, 60.0);
         let camera = orbit.camera();
-        let target_m = orbit.target * EARTH_RADIUS_M;
+        let target_m = ellipsoid::position_m(orbit.target, 0.0);
         assert!(close((camera.position_m - target_m).length(), orbit.range_m, 1e-6));
         assert!(((target_m - camera.position_m).normalize() - camera.forward).length() < 1e-9);
         // The view points north-east-ish (heading 30) and down at 90 - 60 = 30 degrees.
@@ -633,21 +633,21 @@ mod tests {
     #[test]
     fn flight_moves_along_the_horizon_at_a_speed_that_follows_the_altitude() {
         let mut low = GlobeFlight {
-            position_m: from_lon_lat_deg(0.0, 0.0) * (EARTH_RADIUS_M + 100.0),
+            position_m: ellipsoid::position_m(from_lon_lat_deg(0.0, 0.0), 100.0),
             heading_deg: 90.0,
             pitch_deg: -30.0,
             fov_y_deg: 50.0,
         };
-        let mut high = GlobeFlight { position_m: from_lon_lat_deg(0.0, 0.0) * (EARTH_RADIUS_M + 10_000.0), ..low };
+        let mut high = GlobeFlight { position_m: ellipsoid::position_m(from_lon_lat_deg(0.0, 0.0), 10_000.0), ..low };
         let go = Move { forward: 1.0, ..Default::default() };
         low.step(go, 1.0, 1.0);
         high.step(go, 1.0, 1.0);
         // W moves east along the horizon (not down the view), keeping altitude and heading.
         let (lon, lat) = lon_lat_deg(low.position_m.normalize());
-        assert!(close(lon.to_radians() * (EARTH_RADIUS_M + 100.0), 100.0, 1e-6) && close(lat, 0.0, 1e-9), "{lon} {lat}");
+        assert!(close(lon.to_radians() * (ellipsoid::WGS84_A_M + 100.0), 100.0, 1e-6) && close(lat, 0.0, 1e-9), "{lon} {lat}");
         assert!(close(low.altitude_m(), 100.0, 1e-6) && close(low.heading_deg, 90.0, 1e-9));
         let (lon_high, _) = lon_lat_deg(high.position_m.normalize());
-        assert!(close(lon_high.to_radians() * (EARTH_RADIUS_M + 10_000.0), 10_000.0, 1e-4));
+        assert!(close(lon_high.to_radians() * (ellipsoid::WGS84_A_M + 10_000.0), 10_000.0, 1e-4));
         // Q (down) stops MIN_ALTITUDE_M above the sphere.
         for _ in 0..100 {
             low.step(Move { up: -1.0, fast: true, ..Default::default() }, 1.0, 1.0);
@@ -703,7 +703,8 @@ mod tests {
         for _ in 0..3600 {
             rig.step(Move::default(), Turn::default(), 1.0 / 60.0);
         }
-        let travelled_m = start.angle_between(rig.ship.up) * EARTH_RADIUS_M;
+        // Along the surface (a 600 m chord is 0.2 mm shorter than its arc).
+        let travelled_m = (ellipsoid::position_m(rig.ship.up, 0.0) - ellipsoid::position_m(start, 0.0)).length();
         assert!(close(travelled_m, 600.0, 1e-3), "sailed {travelled_m} m");
         assert!(close(rig.camera().altitude_m(), 20.0, 1e-6), "the bridge height was not held: {}", rig.camera().altitude_m());
         // Along the heading: the start lies straight astern.

@@ -152,7 +152,7 @@ pub(crate) enum Command {
         render: RenderArgs,
         /// PX,PY,PZ,TX,TY,TZ[,FOV_DEG] (metres, degrees) or a camera-path file (its first pose).
         /// On a globe: LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]], ALT in metres above the
-        /// sphere (R = 6,371,000 m), e.g. 30000, or above the ground with agl, e.g. 100agl, or a
+        /// WGS84 ellipsoid, e.g. 30000, or above the ground with agl, e.g. 100agl, or a
         /// globe camera-path file (its first pose).
         #[arg(long, allow_hyphen_values = true)]
         camera: Option<String>,

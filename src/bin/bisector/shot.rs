@@ -130,7 +130,7 @@ fn globe_shot(
     }
     let c = &view.scene.cache.stats();
     say!(
-        "{}: {width}x{height}, camera {:.1} m above the sphere, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
+        "{}: {width}x{height}, camera {:.1} m above the ellipsoid, {} leaves, max depth {} after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
         out.display(),
         camera.altitude_m(),
         last.stats.leaves,
@@ -185,7 +185,7 @@ fn globe_pool_shot(
     }
     let c = &view.scene.cache.stats();
     say!(
-        "{}: {width}x{height}, camera {:.1} m above the sphere, bisector pool of {} slots: {} leaves, max depth {}, {} capped ({} by depth, {} by the pool) after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
+        "{}: {width}x{height}, camera {:.1} m above the ellipsoid, bisector pool of {} slots: {} leaves, max depth {}, {} capped ({} by depth, {} by the pool) after {frames} frames, {} of {} cache tiles resident ({} missed{}) on {}",
         out.display(),
         camera.altitude_m(),
         pool.pool_slots,
