@@ -4,8 +4,8 @@
 mod common;
 
 use bisector::globe::camera::GlobeCamera;
-use bisector::globe::frame::{globe_frame, octahedron_fixed, FrameSettings, GlobeFrame};
 use bisector::globe::ellipsoid;
+use bisector::globe::frame::{globe_frame, octahedron_fixed, FrameSettings, GlobeFrame};
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
 use glam::DVec3;

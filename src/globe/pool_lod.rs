@@ -21,8 +21,8 @@
 //! hypotenuse is a difference of two positions each good to about 1e-7 of the distance.
 
 use crate::globe::camera::GlobeCamera;
-use crate::globe::frame::{GlobeFrame, OCCLUDER_RADIUS_M};
 use crate::globe::ellipsoid;
+use crate::globe::frame::{GlobeFrame, OCCLUDER_RADIUS_M};
 use crate::leb::node64::octahedron_point_fixed;
 use glam::DVec3;
 

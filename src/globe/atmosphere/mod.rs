@@ -132,9 +132,14 @@ pub struct AtmosphereView {
 }
 
 impl AtmosphereView {
-    /// The view of `camera` with the globe frame's projection `clip_from_relative`.
+    /// The view of `camera` with the globe frame's projection `clip_from_relative`. The
+    /// atmosphere is a sphere of radius EARTH_RADIUS_M, the terrain sits on the WGS84 ellipsoid
+    /// (up to 14 km inside or 7 km outside that sphere): the camera is placed on the sphere at
+    /// its geodetic height along its geodetic vertical, so its height in the air and its
+    /// horizon are the ellipsoid's there.
     pub fn of_camera(camera: &GlobeCamera, clip_from_relative: [[f32; 4]; 4], size_px: (u32, u32), sun: DVec3, enabled: bool) -> Self {
-        AtmosphereView { camera_m: camera.position_m, clip_from_relative, size_px, sun_direction: sun, enabled }
+        let (up, height_m) = crate::globe::ellipsoid::normal_and_height_m(camera.position_m);
+        AtmosphereView { camera_m: up * (EARTH_RADIUS_M + height_m), clip_from_relative, size_px, sun_direction: sun, enabled }
     }
 }
 
