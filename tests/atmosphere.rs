@@ -117,7 +117,7 @@ fn sky_view_texels_equal_the_cpu_twin() {
         let multiple_scattering = table2(&atmosphere, &gpu, Table::MultipleScattering, (m, m));
         let sky = table2(&atmosphere, &gpu, Table::SkyView, SKY_VIEW_SIZE);
         let tables = Tables { transmittance: &transmittance, multiple_scattering: &multiple_scattering };
-        let height_km = (camera.position_m.length() / 1000.0) - params.bottom_radius_km;
+        let height_km = bisector::globe::ellipsoid::normal_and_height_m(camera.position_m).1 / 1000.0;
         let cos_sun = camera.up().dot(sun);
         let mut worst = 0.0f64;
         for _ in 0..200 {
