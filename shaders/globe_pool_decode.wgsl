@@ -4,7 +4,9 @@
 // leaves, their largest projected hypotenuse and those that still want to split (capped: by the
 // pool or its max depth, once the pool has converged), the deepest leaf; thread 0 writes the
 // draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats. Beside
-// them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges`.
+// them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges`, in
+// the pipeline built with NEAR_EDGES (the frames someone reads them: GlobePoolRenderer::
+// near_edge_interval_frames); the other leaves `near_edges` as it was.
 //!include shared/pool_types.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/frame.wgsl
@@ -29,6 +31,9 @@
 @group(0) @binding(7) var<storage, read> pool_params: array<u32, 8>;
 // The near edges' histogram, count and minimum (src/globe/near_edges.rs).
 @group(0) @binding(8) var<storage, read_write> near_edges: NearEdges;
+
+// Whether this pipeline fills `near_edges` (GlobePoolRenderer builds one of each).
+override NEAR_EDGES: bool = true;
 
 var<workgroup> wg_max_depth: atomic<u32>;
 var<workgroup> wg_max_size_bits: atomic<u32>;
@@ -67,12 +72,14 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             }
         }
     }
-    if (i < leaves) {
+    if (NEAR_EDGES && i < leaves) {
         let slot = pool_list[i];
         near_edge_record(array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]));
     }
     workgroupBarrier();
-    near_edge_flush(local);
+    if (NEAR_EDGES) {
+        near_edge_flush(local);
+    }
     if (local == 0u) {
         atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
         atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));

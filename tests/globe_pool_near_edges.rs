@@ -84,8 +84,9 @@ fn the_gpu_near_edge_histogram_equals_its_twin_on_a_converged_pool_view() {
     let pool_settings = PoolSettings { pool_slots: 1 << 16, ..Default::default() };
     let gpu = Gpu::headless(&requirements(&pool_settings, tiles).with_image_size(size_px)).unwrap_or_else(|e| panic!("{e}"));
     let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
-    let scene = GlobePoolRenderer::new(&gpu, GlobeSettings::default(), pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
+    let mut scene = GlobePoolRenderer::new(&gpu, GlobeSettings::default(), pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
         .unwrap_or_else(|e| panic!("{e}"));
+    scene.near_edge_interval_frames = 1;
     let mut view = HeadlessView::new(&gpu, scene, size_px.0, size_px.1);
     let (frames, last) = view.converge(&gpu, &camera, 600);
     assert!(view.scene.is_settled(), "the tile cache did not settle in {frames} frames");
@@ -134,4 +135,16 @@ fn the_gpu_near_edge_histogram_equals_its_twin_on_a_converged_pool_view() {
     // along the coast differ.
     let relative_count = (histogram.count as f64 - exact.count as f64).abs() / exact.count as f64;
     assert!(relative_count < 0.15, "{} edges on the GPU, {} in figures.rs", histogram.count, exact.count);
+
+    // A frame that does not fill the histogram (the pipeline without NEAR_EDGES) says so and
+    // leaves the last figures; the next one that does fills it again.
+    assert!(view.scene.near_edges_fresh());
+    view.scene.near_edge_interval_frames = 0;
+    view.frame(&gpu, &camera);
+    assert!(!view.scene.near_edges_fresh());
+    assert_eq!(view.scene.read_near_edges(&gpu), histogram, "a frame without the histogram changed it");
+    view.scene.near_edge_interval_frames = 1;
+    view.frame(&gpu, &camera);
+    assert!(view.scene.near_edges_fresh());
+    assert!(view.scene.read_near_edges(&gpu).count > 100, "the histogram was not filled again");
 }

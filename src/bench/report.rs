@@ -87,7 +87,8 @@ pub struct PoolFrameRecord {
     pub pool_slots: u32,
     pub pool_used: u32,
     /// Edges of the drawn leaves over land within 3 km of the camera, from the GPU's histogram
-    /// (globe::near_edges: the median to half a 1/16-octave bin); absent when there are none.
+    /// (globe::near_edges: the median to half a 1/16-octave bin), on every 8th frame
+    /// (bench::run::BENCH_NEAR_EDGE_INTERVAL_FRAMES); absent on the others and when there are none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub near_edge_m: Option<crate::globe::figures::EdgeStats>,
 }

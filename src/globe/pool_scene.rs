@@ -61,7 +61,15 @@ pub struct GlobePoolRenderer {
     pub atmosphere: Atmosphere,
     pub pool: GpuPool,
     frame: wgpu::Buffer,
+    /// globe.pool_decode without and with the near-edge histogram (its NEAR_EDGES override).
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
+    decode_near_edges: wgpu::ComputePipeline,
+    /// Fill the near-edge histogram on every this-many-th frame (0: never). It doubles the
+    /// decode's cost (issue 15: +0.12 ms at 776 k leaves on the H100), so only readers ask:
+    /// bench, the viewer's pool panel, tests. The frames between leave the last figures.
+    pub near_edge_interval_frames: u32,
+    /// Whether the last recorded decode filled the histogram.
+    near_edges_fresh: std::cell::Cell<bool>,
     draw: (wgpu::RenderPipeline, wgpu::BindGroup),
     draw_args: wgpu::Buffer,
     lod_stats: wgpu::Buffer,
@@ -125,15 +133,12 @@ impl GlobePoolRenderer {
             wgpu::ShaderStages::COMPUTE,
         );
         let cache_layout = cache.bind_group_layout();
-        let decode_pipeline = compute_pipeline(
-            device,
-            "globe.pool_decode",
-            "globe_pool_decode.wgsl",
-            "decode",
-            &cache_constants,
-            &decode_layout,
-            cache_layout,
-        );
+        let decode_variant = |near_edges: bool| {
+            let mut constants = cache_constants.to_vec();
+            constants.push(("NEAR_EDGES", f64::from(u8::from(near_edges))));
+            compute_pipeline(device, "globe.pool_decode", "globe_pool_decode.wgsl", "decode", &constants, &decode_layout, cache_layout)
+        };
+        let (decode_pipeline, decode_near_edges) = (decode_variant(false), decode_variant(true));
         let control_params = wgpu::BufferBinding { buffer: &pool.control, offset: 0, size: std::num::NonZeroU64::new(32) };
         let decode_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globe.pool_decode"),
@@ -175,6 +180,9 @@ impl GlobePoolRenderer {
             pool,
             frame,
             decode: (decode_pipeline, decode_group),
+            decode_near_edges,
+            near_edge_interval_frames: 0,
+            near_edges_fresh: std::cell::Cell::new(false),
             draw: (draw_pipeline, draw_group),
             draw_args,
             lod_stats,
@@ -210,7 +218,13 @@ impl GlobePoolRenderer {
         &self.near_edges
     }
 
-    /// The last frame's near-edge histogram (blocks on the GPU).
+    /// Whether the last recorded decode filled the near-edge histogram.
+    pub fn near_edges_fresh(&self) -> bool {
+        self.near_edges_fresh.get()
+    }
+
+    /// The near-edge histogram of the last frame that filled it (blocks on the GPU); empty
+    /// when none has (see `near_edge_interval_frames`).
     pub fn read_near_edges(&self, gpu: &Gpu) -> NearEdgeHistogram {
         let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.near_edges, 0, self.near_edges.size());
         NearEdgeHistogram::from_bytes(&bytes)
@@ -265,10 +279,15 @@ impl LebScene for GlobePoolRenderer {
     }
 
     fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
+        let interval = self.near_edge_interval_frames;
+        let near_edges = interval > 0 && self.tree.frame_index().is_multiple_of(u64::from(interval));
+        self.near_edges_fresh.set(near_edges);
         encoder.clear_buffer(&self.lod_stats, 0, None);
-        encoder.clear_buffer(&self.near_edges, 0, None);
+        if near_edges {
+            encoder.clear_buffer(&self.near_edges, 0, None);
+        }
         encoder.clear_buffer(&self.tree.cbt.stats, 0, Some(16));
-        let (pipeline, bind_group) = &self.decode;
+        let (pipeline, bind_group) = (if near_edges { &self.decode_near_edges } else { &self.decode.0 }, &self.decode.1);
         profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind_group, &[]);

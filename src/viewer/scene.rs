@@ -130,7 +130,12 @@ impl GlobeScene {
         color_format: wgpu::TextureFormat,
     ) -> Result<GlobeScene, PoolError> {
         let renderer = match pool {
-            Some(pool) => GlobeDrawer::Pool(Box::new(GlobePoolRenderer::new(gpu, settings, pool, color_format, cache)?)),
+            Some(pool) => {
+                let mut renderer = GlobePoolRenderer::new(gpu, settings, pool, color_format, cache)?;
+                // The pool panel's near_edge_m: refreshed every 8th frame (it doubles the decode).
+                renderer.near_edge_interval_frames = 8;
+                GlobeDrawer::Pool(Box::new(renderer))
+            }
             None => GlobeDrawer::Heap(Box::new(GlobeRenderer::new(gpu, settings, color_format, cache))),
         };
         let rig = GlobeRig::new(GlobeOrbit::home());
