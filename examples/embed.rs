@@ -1,9 +1,9 @@
 //! Embedding bisector: a wgpu application that owns its window, surface and render pass draws the
 //! globe (`cargo run --release --example embed`) or the flat terrain (`... -- flat`) with its own
 //! camera; a number stops after that many frames. Each frame: `record_compute` (LOD update, counts,
-//! decode, the globe's atmosphere tables), `record_background` (the globe's sky), the
-//! application's render pass in which `draw` adds the terrain, `record_finish`, submit,
-//! `after_submit`.
+//! decode, the globe's atmosphere tables), the application's render pass in which `draw` adds the
+//! terrain, `record_sky` (the globe's sky where the pass left the far depth), `record_finish`,
+//! submit, `after_submit`.
 
 use bisector::flat::{camera::Camera, Renderer};
 use bisector::globe::cache::tile_cache::{Producer, TileCache};
@@ -49,9 +49,7 @@ fn frame<S: LebScene>(
 ) {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     scene.record_compute(gpu, &mut encoder, camera, size_px);
-    // The scene's background (the globe's sky), if it paints one; else the pass clears.
-    let painted = scene.record_background(&mut encoder, &FrameTarget { size_px, color, depth });
-    let load = if painted { wgpu::LoadOp::Load } else { wgpu::LoadOp::Clear(scene.clear_color()) };
+    let load = wgpu::LoadOp::Clear(scene.clear_color());
     {
         // The application's pass: any colour attachment of the format the scene was built for, and
         // a DEPTH_FORMAT depth attachment cleared to 0 (reverse Z), as this helper begins it.
@@ -59,6 +57,8 @@ fn frame<S: LebScene>(
         scene.draw(&mut pass);
         // ... the application's own draws (ships, instruments) go here, with the same depth.
     }
+    // The scene's sky (the globe's) over the pixels left at the far depth, which the pass kept.
+    scene.record_sky(&mut encoder, &FrameTarget { size_px, color, depth });
     scene.record_finish(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     scene.after_submit();

@@ -1,6 +1,7 @@
-// atmosphere.sky: the sky behind the terrain, one full-screen triangle: the sky-view table in the
-// pixel's direction plus the sun's disc (dimmed by the transmittance along the ray), over space's
-// colour; the globe's draw then loads this colour and draws the terrain over it.
+// atmosphere.sky: the sky behind the terrain, one full-screen triangle on the far plane (depth 0,
+// reverse Z) drawn after the globe's draw with depth test Equal, so only the pixels the terrain
+// left are shaded: the sky-view table in the pixel's direction plus the sun's disc (dimmed by the
+// transmittance along the ray), over space's colour.
 //!include shared/atmosphere.wgsl
 
 @group(0) @binding(0) var<uniform> atmosphere: Atmosphere;

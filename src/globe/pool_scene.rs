@@ -264,8 +264,8 @@ impl LebScene for GlobePoolRenderer {
     }
 
     /// The sky ("atmosphere.sky").
-    fn record_background(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) -> bool {
-        self.atmosphere.record_sky(encoder, &self.tree.profiler, target)
+    fn record_sky(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        self.atmosphere.record_sky(encoder, &self.tree.profiler, target);
     }
 
     /// Records the pool's split or merge frame (its passes, reduction and list).

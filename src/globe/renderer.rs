@@ -281,8 +281,8 @@ impl LebScene for GlobeRenderer {
     }
 
     /// The sky ("atmosphere.sky").
-    fn record_background(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) -> bool {
-        self.atmosphere.record_sky(encoder, &self.tree.profiler, target)
+    fn record_sky(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        self.atmosphere.record_sky(encoder, &self.tree.profiler, target);
     }
 
     /// Records "globe.split" or "globe.merge" over every leaf.

@@ -145,11 +145,11 @@ pub trait LebScene {
     /// Records the passes that depend on the view alone, after `set_view` (the globe: its
     /// atmosphere's look-up tables).
     fn record_view(&mut self, _encoder: &mut wgpu::CommandEncoder) {}
-    /// Records a pass that paints `target`'s whole colour before the draw (the globe: its sky);
-    /// true when it did, and the draw pass then keeps that colour instead of clearing it.
-    fn record_background(&self, _encoder: &mut wgpu::CommandEncoder, _target: &FrameTarget) -> bool {
-        false
-    }
+    /// Records a pass after the draw that paints the pixels the draw left at the far depth (the
+    /// globe: its sky; `target`'s depth is the draw's, which `begin_draw_pass` keeps). Drawn
+    /// after the terrain rather than under it, the sky's fragments behind the terrain fail the
+    /// depth test early: on a GPU with few ROPs (the H100: 8) a full-screen pass costs 0.67 ms.
+    fn record_sky(&self, _encoder: &mut wgpu::CommandEncoder, _target: &FrameTarget) {}
     /// Records what the scene does after the frame's passes (the globe: its cache's read-backs).
     fn record_end(&mut self, _encoder: &mut wgpu::CommandEncoder) {}
     /// After the frame's encoder was submitted (the globe: its cache maps its read-back).
@@ -189,11 +189,10 @@ pub trait LebScene {
         self.record_rebuild(encoder);
     }
 
-    /// The background (`record_background`), then the draw pass: clears `target` to `clear_color`
-    /// (unless the background painted it) and the far depth, and draws every leaf.
+    /// The draw pass (clears `target` to `clear_color` and the far depth, and draws every leaf),
+    /// then the sky over what it left at the far depth (`record_sky`).
     fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
-        let painted = self.record_background(encoder, target);
-        let load = if painted { wgpu::LoadOp::Load } else { wgpu::LoadOp::Clear(self.clear_color()) };
+        let load = wgpu::LoadOp::Clear(self.clear_color());
         let profiler = &self.tree().profiler;
         let query = profiler.begin_pass_query(self.draw_label(), encoder);
         {
@@ -209,6 +208,7 @@ pub trait LebScene {
             self.draw(&mut pass);
         }
         profiler.end_query(encoder, query);
+        self.record_sky(encoder, target);
     }
 
     /// The frame's end after the draw: the scene's end (the globe's cache read-backs), the

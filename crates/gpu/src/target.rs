@@ -67,8 +67,7 @@ pub fn depth_view(device: &wgpu::Device, width_px: u32, height_px: u32) -> wgpu:
 }
 
 /// Begins the pass that draws terrain into `color` and `depth`: colour loaded as `load` says
-/// (cleared, or kept from a background pass) and kept, depth cleared to 0 (reverse Z: far) and
-/// discarded after the pass.
+/// and kept, depth cleared to 0 (reverse Z: far) and kept for the sky drawn after it.
 pub fn begin_draw_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
@@ -87,7 +86,7 @@ pub fn begin_draw_pass<'e>(
         })],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
             view: depth,
-            depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+            depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Store }),
             stencil_ops: None,
         }),
         timestamp_writes,

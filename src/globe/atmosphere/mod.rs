@@ -9,7 +9,7 @@
 //! atmosphere.aerial_perspective   32 x 32 x 32 froxels: light scattered towards the camera and the
 //!                                 transmittance, slices spread quadratically from where the ray
 //!                                 enters the atmosphere over `viewport.z` km (the horizon's reach)
-//! atmosphere.sky                  a full-screen pass before the globe's draw: sky-view table + sun disc
+//! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
 //! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective
 //! ```
 //! Distances are in km, planet-centred; the atmosphere is a sphere whose bottom is the globe's
@@ -347,8 +347,9 @@ impl Atmosphere {
         self.built_for = Some(self.params);
     }
 
-    /// Records "atmosphere.sky": the sky over the whole of `target`'s colour; false (nothing
-    /// recorded) with the atmosphere off.
+    /// Records "atmosphere.sky": the sky over the pixels of `target` whose depth is the far
+    /// plane's (0, reverse Z: those the draw before it left); false (nothing recorded) with the
+    /// atmosphere off.
     pub fn record_sky(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, target: &FrameTarget) -> bool {
         if !self.enabled {
             return false;
@@ -361,9 +362,13 @@ impl Atmosphere {
                     view: target.color,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
                 })],
-                depth_stencil_attachment: None,
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: target.depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
                 timestamp_writes: query.render_pass_timestamp_writes(),
                 occlusion_query_set: None,
                 multiview_mask: None,
@@ -427,7 +432,8 @@ fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// The sky's full-screen pipeline and bind group (no depth: it paints every pixel).
+/// The sky's full-screen pipeline and bind group: its triangle lies on the far plane (depth 0,
+/// reverse Z) and passes the depth test only where the draw left it (no writes).
 fn sky_pipeline(
     device: &wgpu::Device,
     color_format: wgpu::TextureFormat,
@@ -441,7 +447,13 @@ fn sky_pipeline(
         layout: None,
         vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
         primitive: Default::default(),
-        depth_stencil: None,
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: crate::gpu::target::DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::Equal),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module: &module,
