@@ -110,6 +110,8 @@ fn globe_bench_reports_passes_and_the_tile_cache() {
         "40",
         "--max-depth",
         "20",
+        "--pool-slots",
+        "0",
         "--fps",
         "0",
         "--json",
@@ -330,13 +332,16 @@ fn an_existing_file_is_only_replaced_when_named() {
 
 #[test]
 fn shot_json_writes_the_view_figures() {
-    // `shot --json` on the flat terrain and on the procedural globe: the figures of issue 15,
-    // named as the issue names them, consistent with the line `shot` prints.
+    // `shot --json` on the flat terrain and on the procedural globe from the heap (the pool's:
+    // shot_json_with_a_tiny_pool_reports_the_pool): the figures of issue 15, named as the issue
+    // names them, consistent with the line `shot` prints.
     let dir = tempfile::tempdir().unwrap();
-    for (terrain, depth, base) in [("procedural", "16", 1), ("planet", "18", 3)] {
+    for (terrain, depth, base, heap) in [("procedural", "16", 1, &[][..]), ("planet", "18", 3, &["--pool-slots", "0"][..])] {
         let (png, json) = (dir.path().join(format!("{terrain}.png")), dir.path().join(format!("{terrain}.json")));
         let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-            .args(["shot", "--terrain", terrain, "--max-depth", depth, "--size", "96x64", "--out"])
+            .args(["shot", "--terrain", terrain, "--max-depth", depth, "--size", "96x64"])
+            .args(heap)
+            .arg("--out")
             .arg(&png)
             .arg("--json")
             .arg(&json)
@@ -354,6 +359,35 @@ fn shot_json_writes_the_view_figures() {
         assert!(number("capped_leaves") <= number("leaves"), "{figures}");
         assert!(figures["pool_slots"].is_null() && figures["pool_used"].is_null(), "{figures}");
     }
+}
+
+#[test]
+fn the_globe_draws_from_a_pool_of_2_20_slots_by_default() {
+    // Without --pool-slots the globe is drawn from the bisector pool (issue 15: "default: at
+    // least 2^20") under --lod error; --pool-slots 0 draws it from the heap.
+    let dir = tempfile::tempdir().unwrap();
+    let (png, json) = (dir.path().join("default.png"), dir.path().join("default.json"));
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["shot", "--terrain", "planet", "--size", "64x36", "--out"])
+        .arg(&png)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(figures["pool_slots"].as_u64(), Some(1 << 20), "{figures}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bisector pool of 1048576 slots"));
+    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["shot", "--terrain", "planet", "--pool-slots", "0", "--size", "64x36", "--out"])
+        .arg(&png)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(figures["pool_slots"].is_null(), "{figures}");
 }
 
 #[test]

@@ -67,7 +67,7 @@ pub(crate) struct RenderArgs {
     /// Level-of-detail criterion: "error" splits triangles whose error bound from the data
     /// projects to more than --pixel-error pixels; "edge" splits triangles whose longest edge
     /// projects to more than --pixel-target pixels. Default: error, but edge for the globe drawn
-    /// from the heap (without --pool-slots).
+    /// from the heap (--pool-slots 0).
     #[arg(long, value_enum)]
     pub(crate) lod: Option<LodArg>,
     /// Screen-space error target in pixels (--lod error).
@@ -107,9 +107,10 @@ pub(crate) struct RenderArgs {
     /// (67 KiB each), evicted least recently used.
     #[arg(long, default_value_t = 1024)]
     pub(crate) cache_tiles: u32,
-    /// Draw the globe (--terrain planet) from a bisector pool of this many slots (a power of two,
-    /// 4096..=67108864; 2^20 = 1048576 is the usual size) instead of the bit-packed heap: 64-bit
-    /// node ids, refined to 60 levels below the octahedron (--max-depth then 4..=63, default 63).
+    /// The globe (--terrain planet) is drawn from a bisector pool of this many slots (a power of
+    /// two, 4096..=67108864; default 1048576 = 2^20): 64-bit node ids, refined to 60 levels below
+    /// the octahedron, centimetres at the ground (--max-depth then 4..=63, default 63). 0 draws it
+    /// from the bit-packed heap instead (--max-depth 5..=29, default 28: triangles of 1-2 km).
     #[arg(long)]
     pub(crate) pool_slots: Option<u32>,
 }

@@ -69,8 +69,8 @@ fn criterion(lod: LodArg) -> Criterion {
     }
 }
 
-/// The globe's settings from the render flags (--lod defaults to edge on the heap, to error over
-/// the bisector pool).
+/// The globe's settings from the render flags (--lod defaults to edge: the heap's; over the
+/// bisector pool `globe_pool_settings` makes it error).
 pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
     let max_depth = args.max_depth.unwrap_or(GlobeSettings::default().max_depth);
     bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
@@ -82,10 +82,9 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
             anyhow::bail!("{flag} {value}: must be a positive number of pixels");
         }
     }
-    let default_lod = if args.pool_slots.is_some() { LodArg::Error } else { LodArg::Edge };
     Ok(GlobeSettings {
         max_depth,
-        criterion: criterion(args.lod.unwrap_or(default_lod)),
+        criterion: criterion(args.lod.unwrap_or(LodArg::Edge)),
         pixel_target_px: args.pixel_target,
         pixel_error_px: args.pixel_error,
         detail: args.detail == OnOff::On,
@@ -95,12 +94,17 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
     })
 }
 
-/// The bisector pool's settings from `--pool-slots` (None: the globe draws from the heap) and
-/// `--max-depth` (the pool's, default `MAX_DEPTH_64`), checked; the globe's settings then come
-/// from the other flags.
+/// Slots of the globe's bisector pool without `--pool-slots` (2^20: 48 MiB of vertices).
+pub(crate) const DEFAULT_POOL_SLOTS: u32 = 1 << 20;
+
+/// The bisector pool's settings from `--pool-slots` (default `DEFAULT_POOL_SLOTS`; 0: None, the
+/// globe draws from the heap) and `--max-depth` (the pool's, default `MAX_DEPTH_64`), checked;
+/// the globe's settings then come from the other flags.
 pub(crate) fn pool_settings(args: &RenderArgs) -> anyhow::Result<Option<PoolSettings>> {
-    let Some(pool_slots) = args.pool_slots else {
-        return Ok(None);
+    let pool_slots = match args.pool_slots {
+        Some(0) => return Ok(None),
+        Some(slots) => slots,
+        None => DEFAULT_POOL_SLOTS,
     };
     let settings = PoolSettings { pool_slots, max_depth: args.max_depth.unwrap_or(MAX_DEPTH_64), ..Default::default() };
     settings.pool_depth().map_err(|e| match e {
@@ -127,9 +131,9 @@ pub(crate) fn with_sun(mut settings: GlobeSettings, args: &RenderArgs, place_up:
 }
 
 /// The globe's settings when it draws from the bisector pool: `globe_settings` without the
-/// heap's max depth (--max-depth is the pool's).
+/// heap's max depth (--max-depth is the pool's), and --lod error by default.
 pub(crate) fn globe_pool_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings> {
-    globe_settings(&RenderArgs { max_depth: None, ..args.clone() })
+    globe_settings(&RenderArgs { max_depth: None, lod: Some(args.lod.unwrap_or(LodArg::Error)), ..args.clone() })
 }
 
 /// The sizes of a globe's tile cache holding `tiles` tiles (one loader thread per core).
