@@ -13,7 +13,7 @@
 const SPACE: vec3<f32> = vec3<f32>(0.005, 0.007, 0.018);
 
 @vertex
-fn vs_main(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {
+fn vs_main(@builtin(vertex_index) index: u32) -> @builtin(position) @invariant vec4<f32> {
     let p = vec2<f32>(f32((index << 1u) & 2u), f32(index & 2u));
     return vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
 }
