@@ -1,0 +1,443 @@
+//! Hybrid rasterisation of the flat terrain into a visibility buffer (`--raster compute`):
+//!
+//! ```text
+//! clear vis -> raster.small (compute, per leaf) -> raster.large (hardware, the leaves left to it)
+//!   -> shade (full screen)
+//! ```
+//!
+//! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | node id, kept
+//! by a 64-bit atomic max (nearest wins; 0 is empty). `raster.small` (shaders/
+//! terrain_raster_small.wgsl) rasterises every triangle whose screen bounding box is at most
+//! `large_px` wide and tall with integer edge functions at 1/256 px, and lists the larger ones,
+//! and those crossing the near plane, for `raster.large` (terrain_raster_large.wgsl): an indirect
+//! hardware draw whose fragments write the same buffer by the same atomic max, so the two paths
+//! meet per pixel under one depth order with no depth buffer to merge. `shade`
+//! (terrain_shade.wgsl) re-derives each pixel's triangle from its id and shades it with the
+//! draw's own WGSL (shared/terrain_surface.wgsl). The CPU twin is `rasterise_cpu`.
+//!
+//! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
+//! hardware path (`terrain_draw`) needs neither.
+
+use crate::cbt::gpu::GpuCbt;
+use crate::gpu::target::DEPTH_FORMAT;
+use crate::schedule::FrameTarget;
+use crate::shaders::SHADERS;
+
+/// Which rasteriser draws the terrain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RasterPath {
+    /// The hardware draw of every leaf (render.draw).
+    #[default]
+    Hardware,
+    /// Small triangles in compute into a visibility buffer, large ones by the hardware into it.
+    Compute,
+    /// Compute where the adapter has the features and is a GPU (not a CPU rasteriser such as
+    /// lavapipe), hardware elsewhere.
+    Auto,
+}
+
+/// The device features the compute path needs.
+pub const COMPUTE_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX);
+
+/// Largest `large_px` (keeps the 1/256-px edge functions within i32).
+pub const MAX_LARGE_PX: u32 = 64;
+/// Default threshold in pixels above which a triangle goes to the hardware pass.
+pub const DEFAULT_LARGE_PX: u32 = 32;
+/// Bins of the triangle-size histogram (shared/vis_buffer.wgsl's RASTER_HISTOGRAM_BINS).
+pub const HISTOGRAM_BINS: usize = 16;
+
+impl RasterPath {
+    /// Whether this path draws in compute on a device with `features` of type `device_type`.
+    pub fn uses_compute(self, features: wgpu::Features, device_type: wgpu::DeviceType) -> bool {
+        match self {
+            RasterPath::Hardware => false,
+            RasterPath::Compute => features.contains(COMPUTE_FEATURES),
+            RasterPath::Auto => features.contains(COMPUTE_FEATURES) && device_type != wgpu::DeviceType::Cpu,
+        }
+    }
+
+    /// The path's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RasterPath::Hardware => "hardware",
+            RasterPath::Compute => "compute",
+            RasterPath::Auto => "auto",
+        }
+    }
+}
+
+/// The lower bound in pixels of histogram bin `bin` (bin 0 is under 1 px, bin k from 2^(k-1)).
+pub fn histogram_bin_floor_px(bin: usize) -> u32 {
+    if bin == 0 {
+        0
+    } else {
+        1 << (bin - 1)
+    }
+}
+
+/// Uniforms of the raster passes. Keep in sync with RasterUniforms in shaders/shared/vis_buffer.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RasterUniforms {
+    pub size_px: [u32; 2],
+    pub large_px: u32,
+    pub _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<RasterUniforms>() == 16);
+
+/// What the raster passes read from the flat renderer.
+pub struct RasterInputs<'a> {
+    pub leaf_ids: &'a wgpu::Buffer,
+    pub cbt: &'a GpuCbt,
+    pub draw_uniforms: &'a wgpu::Buffer,
+    pub heights: &'a wgpu::Texture,
+    pub gradients: &'a wgpu::Texture,
+}
+
+/// The raster passes, their buffers and bind groups.
+pub struct VisRaster {
+    device: wgpu::Device,
+    small: wgpu::ComputePipeline,
+    large: wgpu::RenderPipeline,
+    shade: wgpu::RenderPipeline,
+    small_groups: [wgpu::BindGroup; 2],
+    large_groups: [wgpu::BindGroup; 2],
+    shade_groups: [wgpu::BindGroup; 2],
+    /// Bind groups over the visibility buffer (group 2), remade when the viewport changes.
+    vis_groups: Option<VisGroups>,
+    uniforms: wgpu::Buffer,
+    large_ids: wgpu::Buffer,
+    large_args: wgpu::Buffer,
+    /// Triangles counted per size bin since the last `reset_histogram` (u32 each).
+    pub histogram: wgpu::Buffer,
+    /// Threshold in pixels above which a triangle goes to raster.large.
+    pub large_px: u32,
+}
+
+struct VisGroups {
+    size_px: (u32, u32),
+    vis: wgpu::Buffer,
+    small: wgpu::BindGroup,
+    large: wgpu::BindGroup,
+    shade: wgpu::BindGroup,
+}
+
+fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry { binding, resource }
+}
+
+impl VisRaster {
+    /// Builds the passes for colour targets of `color_format` over the renderer's `inputs`,
+    /// sending triangles over `large_px` (at most MAX_LARGE_PX) to the hardware.
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &RasterInputs, large_px: u32) -> VisRaster {
+        let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
+        let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
+        let large = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("raster.large"),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module: &large_module,
+                entry_point: Some("vs_large"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            // As render.draw: the triangles facing away are culled.
+            primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+            // The depth attachment is only there to make a pass: the atomic max decides.
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::Always),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &large_module,
+                entry_point: Some("fs_large"),
+                compilation_options: Default::default(),
+                targets: &[],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let shade_module = SHADERS.create_module(device, "terrain_shade.wgsl");
+        let shade = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("shade"),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module: &shade_module,
+                entry_point: Some("vs_full_screen"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shade_module,
+                entry_point: Some("fs_shade"),
+                compilation_options: Default::default(),
+                targets: &[Some(color_format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let buffer = |label, size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        };
+        use wgpu::BufferUsages as U;
+        let uniforms = buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST);
+        let large_ids = buffer("raster.large_ids", inputs.cbt.leaf_capacity as u64 * 4, U::STORAGE);
+        let large_args = buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST);
+        let histogram = buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let height_view = inputs.heights.create_view(&Default::default());
+        let gradient_view = inputs.gradients.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("shade.gradients"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let group = |label, layout: wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries })
+        };
+        let heights = wgpu::BindingResource::TextureView(&height_view);
+        let small_groups = [
+            group(
+                "raster.small.leaves",
+                small.get_bind_group_layout(0),
+                &[
+                    entry(0, inputs.leaf_ids.as_entire_binding()),
+                    entry(1, inputs.draw_uniforms.as_entire_binding()),
+                    entry(2, inputs.cbt.stats.as_entire_binding()),
+                ],
+            ),
+            group("raster.small.heights", small.get_bind_group_layout(1), &[entry(0, heights.clone())]),
+        ];
+        let large_groups = [
+            group(
+                "raster.large.leaves",
+                large.get_bind_group_layout(0),
+                &[entry(0, large_ids.as_entire_binding()), entry(1, inputs.draw_uniforms.as_entire_binding())],
+            ),
+            group("raster.large.heights", large.get_bind_group_layout(1), &[entry(0, heights.clone())]),
+        ];
+        let shade_groups = [
+            group("shade.uniforms", shade.get_bind_group_layout(0), &[entry(1, inputs.draw_uniforms.as_entire_binding())]),
+            group(
+                "shade.heights",
+                shade.get_bind_group_layout(1),
+                &[
+                    entry(0, heights),
+                    entry(1, wgpu::BindingResource::TextureView(&gradient_view)),
+                    entry(2, wgpu::BindingResource::Sampler(&sampler)),
+                ],
+            ),
+        ];
+        VisRaster {
+            device: device.clone(),
+            small,
+            large,
+            shade,
+            small_groups,
+            large_groups,
+            shade_groups,
+            vis_groups: None,
+            uniforms,
+            large_ids,
+            large_args,
+            histogram,
+            large_px: large_px.clamp(1, MAX_LARGE_PX),
+        }
+    }
+
+    /// Sets the viewport of the next recorded frame (remaking the visibility buffer when it changed).
+    pub fn set_view(&mut self, queue: &wgpu::Queue, size_px: (u32, u32)) {
+        if self.vis_groups.as_ref().is_none_or(|g| g.size_px != size_px) {
+            self.vis_groups = Some(self.vis_groups_for(size_px));
+        }
+        let uniforms = RasterUniforms { size_px: [size_px.0, size_px.1], large_px: self.large_px, _pad: 0 };
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+    }
+
+    fn vis_groups_for(&self, size_px: (u32, u32)) -> VisGroups {
+        let device = &self.device;
+        let vis = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("raster.vis"),
+            size: (size_px.0.max(1) as u64) * (size_px.1.max(1) as u64) * 8,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let group = |label, layout: wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries })
+        };
+        let small = group(
+            "raster.small.vis",
+            self.small.get_bind_group_layout(2),
+            &[
+                entry(0, vis.as_entire_binding()),
+                entry(1, self.uniforms.as_entire_binding()),
+                entry(2, self.large_ids.as_entire_binding()),
+                entry(3, self.large_args.as_entire_binding()),
+                entry(4, self.histogram.as_entire_binding()),
+            ],
+        );
+        let large = group(
+            "raster.large.vis",
+            self.large.get_bind_group_layout(2),
+            &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
+        );
+        let shade = group(
+            "shade.vis",
+            self.shade.get_bind_group_layout(2),
+            &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
+        );
+        VisGroups { size_px, vis, small, large, shade }
+    }
+
+    /// The visibility buffer of the last `set_view`'s viewport.
+    pub fn vis_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.vis_groups.as_ref().map(|g| &g.vis)
+    }
+
+    /// Zeroes the triangle-size histogram (it sums every frame recorded after).
+    pub fn reset_histogram(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.histogram, 0, None);
+    }
+
+    /// Records the frame's raster passes into `target` (after the decode): clear, raster.small,
+    /// raster.large, shade; pixels without terrain get `clear_color`.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        cbt: &GpuCbt,
+        target: &FrameTarget,
+        clear_color: wgpu::Color,
+    ) {
+        let groups = self.vis_groups.as_ref().expect("set_view before record");
+        encoder.clear_buffer(&groups.vis, 0, None);
+        encoder.clear_buffer(&self.large_args, 0, None);
+        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
+            pass.set_pipeline(&self.small);
+            pass.set_bind_group(0, &self.small_groups[0], &[]);
+            pass.set_bind_group(1, &self.small_groups[1], &[]);
+            pass.set_bind_group(2, &groups.small, &[]);
+            pass.dispatch_workgroups_indirect(&cbt.args, 0);
+        });
+        let viewport =
+            |pass: &mut wgpu::RenderPass| pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
+        let query = profiler.begin_pass_query("raster.large", encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("raster.large"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: target.depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            viewport(&mut pass);
+            pass.set_pipeline(&self.large);
+            pass.set_bind_group(0, &self.large_groups[0], &[]);
+            pass.set_bind_group(1, &self.large_groups[1], &[]);
+            pass.set_bind_group(2, &groups.large, &[]);
+            pass.draw_indirect(&self.large_args, 0);
+        }
+        profiler.end_query(encoder, query);
+        let query = profiler.begin_pass_query("shade", encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("shade"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target.color,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear_color), store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            viewport(&mut pass);
+            pass.set_pipeline(&self.shade);
+            pass.set_bind_group(0, &self.shade_groups[0], &[]);
+            pass.set_bind_group(1, &self.shade_groups[1], &[]);
+            pass.set_bind_group(2, &groups.shade, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        profiler.end_query(encoder, query);
+    }
+}
+
+/// What `raster_triangle` (shaders/shared/vis_raster.wgsl) did with a triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriangleOutcome {
+    /// A back face, degenerate, or outside the viewport.
+    Dropped = 0,
+    /// Rasterised into the visibility buffer.
+    Drawn = 1,
+    /// Larger than `large_px`: left to the hardware.
+    Large = 2,
+}
+
+/// The visibility buffer's word for node `id` at reverse-Z depth `depth` (shared/vis_buffer.wgsl).
+pub fn vis_pack(depth: f32, id: u32) -> u64 {
+    (u64::from(depth.to_bits()) << 32) | u64::from(id)
+}
+
+fn edge_function(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i32 {
+    (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+}
+
+/// CPU twin of `raster_triangle`: rasterises triangle `id` with clip-space corners `clip` (in
+/// front of the near plane) into `vis` (`size_px.0` x `size_px.1` words, row by row) unless its
+/// screen bounding box exceeds `large_px`.
+pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    let size = [size_px.0 as f32, size_px.1 as f32];
+    let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
+    let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
+    let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
+    if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
+        return TriangleOutcome::Dropped;
+    }
+    let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
+    let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
+    if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
+        return TriangleOutcome::Dropped;
+    }
+    if (p_max[0] - p_min[0]).max(p_max[1] - p_min[1]) > large_px as f32 {
+        return TriangleOutcome::Large;
+    }
+    let lo = [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0));
+    let hi = [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1));
+    let base = [p_min[0].floor(), p_min[1].floor()];
+    let snap = |p: [f32; 2]| [0, 1].map(|i| ((p[i] - base[i]) * 256.0).round_ties_even() as i32);
+    let (a, b, c) = (snap(p0), snap(p2), snap(p1));
+    let area = edge_function(a, b, c);
+    if area <= 0 {
+        return TriangleOutcome::Dropped;
+    }
+    let z = |c: &[f32; 4]| c[2] / c[3];
+    let (za, zb, zc) = (z(&clip[0]), z(&clip[2]), z(&clip[1]));
+    let inv_area = 1.0 / area as f32;
+    let origin = [base[0] as i32 * 256 - 128, base[1] as i32 * 256 - 128];
+    for y in lo[1]..=hi[1] {
+        for x in lo[0]..=hi[0] {
+            let p = [x * 256 - origin[0], y * 256 - origin[1]];
+            let (wa, wb, wc) = (edge_function(b, c, p), edge_function(c, a, p), edge_function(a, b, p));
+            if wa >= 0 && wb >= 0 && wc >= 0 {
+                let depth = (wa as f32 * za + wb as f32 * zb + wc as f32 * zc) * inv_area;
+                let word = &mut vis[y as usize * size_px.0 as usize + x as usize];
+                *word = (*word).max(vis_pack(depth, id));
+            }
+        }
+    }
+    TriangleOutcome::Drawn
+}
