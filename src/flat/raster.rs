@@ -189,7 +189,7 @@ impl VisRaster {
         use wgpu::BufferUsages as U;
         let uniforms = buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST);
         let large_ids = buffer("raster.large_ids", inputs.cbt.leaf_capacity as u64 * 4, U::STORAGE);
-        let large_args = buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST);
+        let large_args = buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC);
         let histogram = buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST);
         let height_view = inputs.heights.create_view(&Default::default());
         let gradient_view = inputs.gradients.create_view(&Default::default());
@@ -299,6 +299,18 @@ impl VisRaster {
     /// The visibility buffer of the last `set_view`'s viewport.
     pub fn vis_buffer(&self) -> Option<&wgpu::Buffer> {
         self.vis_groups.as_ref().map(|g| &g.vis)
+    }
+
+    /// Triangles per size bin counted since the last `reset_histogram` (blocks on the GPU).
+    pub fn read_histogram(&self, gpu: &crate::gpu::Gpu) -> [u32; HISTOGRAM_BINS] {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.histogram, 0, HISTOGRAM_BINS as u64 * 4);
+        bytemuck::pod_read_unaligned(&bytes)
+    }
+
+    /// Triangles the last submitted frame left to raster.large (blocks on the GPU).
+    pub fn read_large_triangles(&self, gpu: &crate::gpu::Gpu) -> u32 {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.large_args, 0, 4);
+        bytemuck::pod_read_unaligned::<u32>(&bytes) / 3
     }
 
     /// Zeroes the triangle-size histogram (it sums every frame recorded after).
@@ -440,4 +452,47 @@ pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: 
         }
     }
     TriangleOutcome::Drawn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_follows_the_features_and_the_adapter() {
+        let (gpu, cpu) = (wgpu::DeviceType::DiscreteGpu, wgpu::DeviceType::Cpu);
+        let none = wgpu::Features::empty();
+        assert!(!RasterPath::Hardware.uses_compute(COMPUTE_FEATURES, gpu));
+        assert!(RasterPath::Compute.uses_compute(COMPUTE_FEATURES, cpu));
+        assert!(!RasterPath::Compute.uses_compute(wgpu::Features::SHADER_INT64, gpu), "needs the atomics too");
+        assert!(RasterPath::Auto.uses_compute(COMPUTE_FEATURES, gpu));
+        assert!(!RasterPath::Auto.uses_compute(COMPUTE_FEATURES, cpu), "a CPU adapter rasterises faster in its own pipeline");
+        assert!(!RasterPath::Auto.uses_compute(none, gpu));
+    }
+
+    #[test]
+    fn histogram_bins_start_at_powers_of_two() {
+        assert_eq!((0..5).map(histogram_bin_floor_px).collect::<Vec<_>>(), [0, 1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn the_cpu_twin_covers_pixel_centres_on_edges_and_keeps_the_nearest() {
+        // A right triangle over pixel centres (0.5, 0.5) .. (3.5, 3.5) in an 8x8 viewport, w = 1;
+        // drawing order counter-clockwise in y-up coordinates.
+        let ndc = |x: f32, y: f32, z: f32| [x / 4.0 - 1.0, 1.0 - y / 4.0, z, 1.0];
+        let far = [ndc(0.5, 0.5, 0.2), ndc(0.5, 3.5, 0.2), ndc(3.5, 3.5, 0.2)];
+        let near = [ndc(0.5, 0.5, 0.5), ndc(0.5, 3.5, 0.5), ndc(3.5, 3.5, 0.5)];
+        let mut vis = vec![0u64; 64];
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &far, 1), TriangleOutcome::Drawn);
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &near, 2), TriangleOutcome::Drawn);
+        let covered: Vec<(usize, usize)> = (0..64).filter(|&i| vis[i] != 0).map(|i| (i % 8, i / 8)).collect();
+        // Lower-left half including the diagonal: 1 + 2 + 3 + 4 pixels.
+        assert_eq!(covered.len(), 10, "{covered:?}");
+        assert!(covered.iter().all(|&(x, y)| x <= y && y < 4));
+        assert!(vis.iter().filter(|&&w| w != 0).all(|&w| w as u32 == 2), "the nearer triangle wins");
+        let mut back = [far[0], far[2], far[1]];
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &back, 3), TriangleOutcome::Dropped, "back face");
+        back = [ndc(0.5, 0.5, 0.2), ndc(0.5, 9.5, 0.2), ndc(9.5, 9.5, 0.2)];
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &back, 4), TriangleOutcome::Large);
+    }
 }
