@@ -313,9 +313,9 @@ impl VisRaster {
         bytemuck::pod_read_unaligned::<u32>(&bytes) / 3
     }
 
-    /// Zeroes the triangle-size histogram (it sums every frame recorded after).
-    pub fn reset_histogram(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.clear_buffer(&self.histogram, 0, None);
+    /// Zeroes the triangle-size histogram before the next submission.
+    pub fn reset_histogram_now(&self, queue: &wgpu::Queue) {
+        queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
     }
 
     /// Records the frame's raster passes into `target` (after the decode): clear, raster.small,
