@@ -4,7 +4,9 @@
 // pixel centre inside or on its edges gets depth << 32 | id by a 64-bit atomic max. Larger ones
 // (and those crossing the near plane) are appended to the list raster.large draws. Back faces,
 // triangles outside the viewport and those touching samples without data are dropped, as the
-// hardware draw drops them. Every triangle on screen counts in the size histogram.
+// hardware draw drops them. Every triangle on screen counts in the size histogram. The buffer's
+// ids are leaf indices (into leaf_ids); every drawn leaf's three morphed corner heights are stored
+// by leaf index, for raster.large and shade to read instead of sampling and morphing again.
 //!include shared/terrain_surface.wgsl
 //!include shared/vis_raster.wgsl
 //!include shared/dispatch.wgsl
@@ -30,9 +32,10 @@ struct LargeArgs {
 @group(2) @binding(2) var<storage, read_write> large_ids: array<u32>;
 @group(2) @binding(3) var<storage, read_write> large_args: LargeArgs;
 @group(2) @binding(4) var<storage, read_write> histogram: array<atomic<u32>, RASTER_HISTOGRAM_BINS>;
+@group(2) @binding(5) var<storage, read_write> corner_heights: array<f32>;
 
-fn raster_leaf(id: u32) {
-    let uv = terrain_corners_uv(id);
+fn raster_leaf(leaf_index: u32) {
+    let uv = terrain_corners_uv(leaf_ids[leaf_index]);
     let s = array<HeightSample, 3>(height_sample_at_uv(uv[0]), height_sample_at_uv(uv[1]), height_sample_at_uv(uv[2]));
     if (s[0].nodata || s[1].nodata || s[2].nodata) {
         return;
@@ -41,6 +44,7 @@ fn raster_leaf(id: u32) {
     var behind = 0u;
     for (var k = 0u; k < 3u; k++) {
         let world = vec3<f32>(uv[k] * u.terrain_size_m, morphed_height_m(uv[k], s[k].height_m));
+        corner_heights[3u * leaf_index + k] = world.z;
         clip[k] = u.clip_from_world * vec4<f32>(world, 1.0);
         // Reverse Z with an infinite far plane: clip z is the near distance, so w < z is before
         // the near plane.
@@ -51,11 +55,11 @@ fn raster_leaf(id: u32) {
     }
     if (behind > 0u) {
         // The hardware clips it against the near plane.
-        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = id;
+        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = leaf_index;
         return;
     }
-    if (raster_triangle(clip, id) == RASTER_LARGE) {
-        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = id;
+    if (raster_triangle(clip, leaf_index) == RASTER_LARGE) {
+        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = leaf_index;
     }
 }
 
@@ -66,7 +70,7 @@ fn raster_small(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
         large_args.instance_count = 1u;
     }
     if (leaf_index < min(leaf_count.leaves, leaf_count.capacity)) {
-        raster_leaf(leaf_ids[leaf_index]);
+        raster_leaf(leaf_index);
     }
     workgroupBarrier();
     if (local < RASTER_HISTOGRAM_BINS) {

@@ -1,12 +1,15 @@
-// shade: the compute rasteriser's full-screen pass. Each pixel reads its node id from the
-// visibility buffer, re-derives the triangle's corners (as the draw does), finds the pixel
+// shade: the compute rasteriser's full-screen pass. Each pixel reads its leaf index from the
+// visibility buffer, re-derives the triangle's corners from the leaf's node id and the heights
+// raster.small stored, finds the pixel
 // centre's perspective-correct barycentric coordinates from the corners' clip positions (2-D
 // homogeneous rasterisation: valid for corners behind the camera too) and shades like the
 // hardware draw (shared/terrain_surface.wgsl). Pixels without a triangle keep the clear colour.
 //!include shared/terrain_surface.wgsl
 //!include shared/vis_buffer.wgsl
 
-// The visibility buffer read as (id, depth bits) pairs.
+@group(0) @binding(3) var<storage, read> leaf_ids: array<u32>;
+@group(1) @binding(3) var<storage, read> corner_heights: array<f32>;
+// The visibility buffer read as (leaf index, depth bits) pairs.
 @group(2) @binding(0) var<storage, read> vis_words: array<vec2<u32>>;
 @group(2) @binding(1) var<uniform> r: RasterUniforms;
 
@@ -31,11 +34,11 @@ fn fs_shade(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
     if (word.y == 0u) {
         discard;
     }
-    let uv = terrain_corners_uv(word.x);
+    let uv = terrain_corners_uv(leaf_ids[word.x]);
     var world: array<vec3<f32>, 3>;
     var c: array<vec3<f32>, 3>;
     for (var k = 0u; k < 3u; k++) {
-        world[k] = terrain_corner_world_m(uv[k]);
+        world[k] = vec3<f32>(uv[k] * u.terrain_size_m, corner_heights[3u * word.x + k]);
         c[k] = (u.clip_from_world * vec4<f32>(world[k], 1.0)).xyw;
     }
     let n = array<vec3<f32>, 3>(cross(c[1], c[2]), cross(c[2], c[0]), cross(c[0], c[1]));

@@ -84,16 +84,6 @@ fn terrain_corners_uv(id: u32) -> array<vec2<f32>, 3> {
     return v;
 }
 
-// Whether a triangle with corners `uv` touches a sample without data (it is then not drawn).
-fn terrain_touches_nodata(uv: array<vec2<f32>, 3>) -> bool {
-    return height_sample_at_uv(uv[0]).nodata || height_sample_at_uv(uv[1]).nodata || height_sample_at_uv(uv[2]).nodata;
-}
-
-// The world position in metres of the corner at `uv` (displaced and morphed).
-fn terrain_corner_world_m(uv: vec2<f32>) -> vec3<f32> {
-    return vec3<f32>(uv * u.terrain_size_m, morphed_height_m(uv, height_sample_at_uv(uv).height_m));
-}
-
 // The shaded colour of the terrain at `uv` seen at `world_m`, with barycentric coordinates
 // `barycentric` in its triangle that change by `barycentric_width` per pixel (for the wireframe).
 fn terrain_shaded(uv: vec2<f32>, world_m: vec3<f32>, barycentric: vec3<f32>, barycentric_width: vec3<f32>) -> vec3<f32> {

@@ -5,15 +5,17 @@
 //!   -> shade (full screen)
 //! ```
 //!
-//! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | node id, kept
+//! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | leaf index, kept
 //! by a 64-bit atomic max (nearest wins; 0 is empty). `raster.small` (shaders/
 //! terrain_raster_small.wgsl) rasterises every triangle whose screen bounding box is at most
 //! `large_px` wide and tall with integer edge functions at 1/256 px, and lists the larger ones,
 //! and those crossing the near plane, for `raster.large` (terrain_raster_large.wgsl): an indirect
 //! hardware draw whose fragments write the same buffer by the same atomic max, so the two paths
-//! meet per pixel under one depth order with no depth buffer to merge. `shade`
-//! (terrain_shade.wgsl) re-derives each pixel's triangle from its id and shades it with the
-//! draw's own WGSL (shared/terrain_surface.wgsl). The CPU twin is `rasterise_cpu`.
+//! meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
+//! every leaf's three morphed corner heights (12 bytes per leaf), so that raster.large and `shade`
+//! (terrain_shade.wgsl) sample and morph nothing again: shade re-derives each pixel's triangle
+//! from its leaf's node id and those heights and shades it with the draw's own WGSL
+//! (shared/terrain_surface.wgsl). The CPU twin of the triangle pass is `rasterise_cpu`.
 //!
 //! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
 //! hardware path (`terrain_draw`) needs neither.
@@ -107,6 +109,8 @@ pub struct VisRaster {
     vis_groups: Option<VisGroups>,
     uniforms: wgpu::Buffer,
     large_ids: wgpu::Buffer,
+    /// Three morphed corner heights per leaf, written by raster.small.
+    corner_heights: wgpu::Buffer,
     large_args: wgpu::Buffer,
     /// Triangles counted per size bin since the last `reset_histogram` (u32 each).
     pub histogram: wgpu::Buffer,
@@ -189,6 +193,7 @@ impl VisRaster {
         use wgpu::BufferUsages as U;
         let uniforms = buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST);
         let large_ids = buffer("raster.large_ids", inputs.cbt.leaf_capacity as u64 * 4, U::STORAGE);
+        let corner_heights = buffer("raster.corner_heights", inputs.cbt.leaf_capacity as u64 * 12, U::STORAGE);
         let large_args = buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC);
         let histogram = buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST);
         let height_view = inputs.heights.create_view(&Default::default());
@@ -213,25 +218,33 @@ impl VisRaster {
                     entry(2, inputs.cbt.stats.as_entire_binding()),
                 ],
             ),
-            group("raster.small.heights", small.get_bind_group_layout(1), &[entry(0, heights.clone())]),
+            group("raster.small.heights", small.get_bind_group_layout(1), &[entry(0, heights)]),
         ];
         let large_groups = [
             group(
                 "raster.large.leaves",
                 large.get_bind_group_layout(0),
-                &[entry(0, large_ids.as_entire_binding()), entry(1, inputs.draw_uniforms.as_entire_binding())],
+                &[
+                    entry(0, large_ids.as_entire_binding()),
+                    entry(1, inputs.draw_uniforms.as_entire_binding()),
+                    entry(3, inputs.leaf_ids.as_entire_binding()),
+                ],
             ),
-            group("raster.large.heights", large.get_bind_group_layout(1), &[entry(0, heights.clone())]),
+            group("raster.large.heights", large.get_bind_group_layout(1), &[entry(3, corner_heights.as_entire_binding())]),
         ];
         let shade_groups = [
-            group("shade.uniforms", shade.get_bind_group_layout(0), &[entry(1, inputs.draw_uniforms.as_entire_binding())]),
+            group(
+                "shade.uniforms",
+                shade.get_bind_group_layout(0),
+                &[entry(1, inputs.draw_uniforms.as_entire_binding()), entry(3, inputs.leaf_ids.as_entire_binding())],
+            ),
             group(
                 "shade.heights",
                 shade.get_bind_group_layout(1),
                 &[
-                    entry(0, heights),
                     entry(1, wgpu::BindingResource::TextureView(&gradient_view)),
                     entry(2, wgpu::BindingResource::Sampler(&sampler)),
+                    entry(3, corner_heights.as_entire_binding()),
                 ],
             ),
         ];
@@ -246,6 +259,7 @@ impl VisRaster {
             vis_groups: None,
             uniforms,
             large_ids,
+            corner_heights,
             large_args,
             histogram,
             large_px: large_px.clamp(1, MAX_LARGE_PX),
@@ -281,6 +295,7 @@ impl VisRaster {
                 entry(2, self.large_ids.as_entire_binding()),
                 entry(3, self.large_args.as_entire_binding()),
                 entry(4, self.histogram.as_entire_binding()),
+                entry(5, self.corner_heights.as_entire_binding()),
             ],
         );
         let large = group(
