@@ -486,6 +486,24 @@ mod tests {
     }
 
     #[test]
+    fn compute_is_required_only_when_asked_for() {
+        let settings = |raster| crate::flat::RenderSettings { raster, max_depth: 16, ..Default::default() };
+        let limits = wgpu::Limits { max_texture_dimension_2d: 8192, ..wgpu::Limits::default() };
+        let adapter = wgpu::Features::TIMESTAMP_QUERY;
+        for path in [RasterPath::Hardware, RasterPath::Auto] {
+            let requirements = crate::flat::requirements(&settings(path), 129);
+            assert!(requirements.check("old GPU", adapter, &limits).is_ok(), "{path:?} runs without 64-bit atomics");
+            assert!(requirements.optional_features.contains(COMPUTE_FEATURES), "{path:?} asks for them where present");
+        }
+        let error =
+            crate::flat::requirements(&settings(RasterPath::Compute), 129).check("old GPU", adapter, &limits).unwrap_err().to_string();
+        assert!(
+            error.contains("old GPU") && error.contains("SHADER_INT64") && error.contains("--raster compute") && !error.contains('\n'),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn histogram_bins_start_at_powers_of_two() {
         assert_eq!((0..5).map(histogram_bin_floor_px).collect::<Vec<_>>(), [0, 1, 2, 4, 8]);
     }
