@@ -24,6 +24,14 @@ fn edge_function(a: vec2<i32>, b: vec2<i32>, p: vec2<i32>) -> i32 {
     return (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
 }
 
+// floor(n / d) for d > 0.
+fn raster_floor_div(n: i32, d: i32) -> i32 {
+    if (n >= 0) {
+        return n / d;
+    }
+    return -((d - 1 - n) / d);
+}
+
 // Rasterises triangle `id` with corners at `clip` (all in front of the near plane, in drawing
 // order: counter-clockwise seen from the front in y-up coordinates) unless it is too large.
 fn raster_triangle(clip: array<vec4<f32>, 3>, id: u32) -> u32 {
@@ -66,17 +74,30 @@ fn raster_triangle(clip: array<vec4<f32>, 3>, id: u32) -> u32 {
     let zc = clip[1].z / clip[1].w;
     let inv_area = 1.0 / f32(area);
     let origin = vec2<i32>(base) * 256 - 128;
+    // Scanlines: on each row every edge function is linear in x, so the covered span is solved
+    // for exactly in integers and only its pixels are visited.
+    let step_x = vec3<i32>(c.y - b.y, a.y - c.y, b.y - a.y) * -256;
+    let step_y = vec3<i32>(c.x - b.x, a.x - c.x, b.x - a.x) * 256;
+    let p_lo = lo * 256 - origin;
+    var row = vec3<i32>(edge_function(b, c, p_lo), edge_function(c, a, p_lo), edge_function(a, b, p_lo));
     for (var y = lo.y; y <= hi.y; y++) {
-        for (var x = lo.x; x <= hi.x; x++) {
-            let p = vec2<i32>(x, y) * 256 - origin;
-            let wa = edge_function(b, c, p);
-            let wb = edge_function(c, a, p);
-            let wc = edge_function(a, b, p);
-            if (wa >= 0 && wb >= 0 && wc >= 0) {
-                let depth = (f32(wa) * za + f32(wb) * zb + f32(wc) * zc) * inv_area;
-                atomicMax(&vis[u32(y) * r.size_px.x + u32(x)], vis_pack(depth, id));
+        var first = 0;
+        var last = hi.x - lo.x;
+        for (var e = 0; e < 3; e++) {
+            if (step_x[e] > 0) {
+                first = max(first, -raster_floor_div(row[e], step_x[e]));
+            } else if (step_x[e] < 0) {
+                last = min(last, raster_floor_div(row[e], -step_x[e]));
+            } else if (row[e] < 0) {
+                last = -1;
             }
         }
+        for (var k = first; k <= last; k++) {
+            let w = row + step_x * k;
+            let depth = (f32(w.x) * za + f32(w.y) * zb + f32(w.z) * zc) * inv_area;
+            atomicMax(&vis[u32(y) * r.size_px.x + u32(lo.x + k)], vis_pack(depth, id));
+        }
+        row += step_y;
     }
     return RASTER_DRAWN;
 }

@@ -455,16 +455,28 @@ pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: 
     let (za, zb, zc) = (z(&clip[0]), z(&clip[2]), z(&clip[1]));
     let inv_area = 1.0 / area as f32;
     let origin = [base[0] as i32 * 256 - 128, base[1] as i32 * 256 - 128];
+    // Scanlines, as the shader: each row's covered span solved for exactly.
+    let step_x = [-256 * (c[1] - b[1]), -256 * (a[1] - c[1]), -256 * (b[1] - a[1])];
+    let step_y = [256 * (c[0] - b[0]), 256 * (a[0] - c[0]), 256 * (b[0] - a[0])];
+    let p_lo = [lo[0] * 256 - origin[0], lo[1] * 256 - origin[1]];
+    let mut row = [edge_function(b, c, p_lo), edge_function(c, a, p_lo), edge_function(a, b, p_lo)];
     for y in lo[1]..=hi[1] {
-        for x in lo[0]..=hi[0] {
-            let p = [x * 256 - origin[0], y * 256 - origin[1]];
-            let (wa, wb, wc) = (edge_function(b, c, p), edge_function(c, a, p), edge_function(a, b, p));
-            if wa >= 0 && wb >= 0 && wc >= 0 {
-                let depth = (wa as f32 * za + wb as f32 * zb + wc as f32 * zc) * inv_area;
-                let word = &mut vis[y as usize * size_px.0 as usize + x as usize];
-                *word = (*word).max(vis_pack(depth, id));
+        let (mut first, mut last) = (0, hi[0] - lo[0]);
+        for e in 0..3 {
+            match step_x[e].cmp(&0) {
+                std::cmp::Ordering::Greater => first = first.max(-row[e].div_euclid(step_x[e])),
+                std::cmp::Ordering::Less => last = last.min(row[e].div_euclid(-step_x[e])),
+                std::cmp::Ordering::Equal if row[e] < 0 => last = -1,
+                std::cmp::Ordering::Equal => {}
             }
         }
+        for k in first..=last {
+            let w = [0, 1, 2].map(|e| row[e] + step_x[e] * k);
+            let depth = (w[0] as f32 * za + w[1] as f32 * zb + w[2] as f32 * zc) * inv_area;
+            let word = &mut vis[y as usize * size_px.0 as usize + (lo[0] + k) as usize];
+            *word = (*word).max(vis_pack(depth, id));
+        }
+        row = [0, 1, 2].map(|e| row[e] + step_y[e]);
     }
     TriangleOutcome::Drawn
 }
@@ -501,6 +513,47 @@ mod tests {
             error.contains("old GPU") && error.contains("SHADER_INT64") && error.contains("--raster compute") && !error.contains('\n'),
             "{error}"
         );
+    }
+
+    /// Pixels whose centre is inside or on the edges of the snapped triangle, by testing every
+    /// pixel of the viewport (what the scanlines must visit).
+    fn brute_force_coverage(size_px: (u32, u32), clip: &[[f32; 4]; 3]) -> Vec<bool> {
+        let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size_px.0 as f32, (0.5 - 0.5 * (c[1] / c[3])) * size_px.1 as f32];
+        let p = [pixel(&clip[0]), pixel(&clip[2]), pixel(&clip[1])];
+        let base = [0, 1].map(|i| p[0][i].min(p[1][i].min(p[2][i])).floor());
+        let q = p.map(|v| [0, 1].map(|i| ((v[i] - base[i]) * 256.0).round_ties_even() as i64));
+        let edge = |a: [i64; 2], b: [i64; 2], p: [i64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+        (0..size_px.0 * size_px.1)
+            .map(|i| {
+                let centre = [0, 1].map(|k| [i % size_px.0, i / size_px.0][k] as i64 * 256 + 128 - base[k] as i64 * 256);
+                edge(q[1], q[2], centre) >= 0 && edge(q[2], q[0], centre) >= 0 && edge(q[0], q[1], centre) >= 0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_scanlines_cover_what_testing_every_pixel_covers() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let size = (40, 30);
+        let mut drawn = 0;
+        for _ in 0..400 {
+            let centre = [rng.random_range(-5.0..45.0f32), rng.random_range(-5.0..35.0f32)];
+            let extent = rng.random_range(0.5..20.0f32);
+            let clip: [[f32; 4]; 3] = std::array::from_fn(|_| {
+                let p = [centre[0] + rng.random_range(-extent..extent), centre[1] + rng.random_range(-extent..extent)];
+                [p[0] / 20.0 - 1.0, 1.0 - p[1] / 15.0, 0.5, 1.0]
+            });
+            let mut vis = vec![0u64; 1200];
+            if rasterise_cpu(&mut vis, size, MAX_LARGE_PX, &clip, 7) != TriangleOutcome::Drawn {
+                continue;
+            }
+            drawn += 1;
+            let covered: Vec<bool> = vis.iter().map(|&w| w != 0).collect();
+            assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
+        }
+        assert!(drawn > 100, "seed {seed}: only {drawn} triangles drawn");
     }
 
     #[test]
