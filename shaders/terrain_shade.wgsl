@@ -21,9 +21,9 @@ fn vs_full_screen(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<
 }
 
 // Barycentric coordinates (summing to 1) of the screen point `q` = (ndc x, ndc y, 1) in the
-// triangle whose corners' clip (x, y, w) give the rows `n` of the adjugate.
-fn homogeneous_barycentric(n: array<vec3<f32>, 3>, q: vec3<f32>) -> vec3<f32> {
-    let l = vec3<f32>(dot(n[0], q), dot(n[1], q), dot(n[2], q));
+// triangle whose corners' clip (x, y, w) give the rows n0, n1, n2 of the adjugate.
+fn homogeneous_barycentric(n0: vec3<f32>, n1: vec3<f32>, n2: vec3<f32>, q: vec3<f32>) -> vec3<f32> {
+    let l = vec3<f32>(dot(n0, q), dot(n1, q), dot(n2, q));
     return l / (l.x + l.y + l.z);
 }
 
@@ -34,20 +34,27 @@ fn fs_shade(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
     if (word.y == 0u) {
         discard;
     }
+    // Written out corner by corner: no array indexed at run time (local memory on some GPUs).
     let uv = terrain_corners_uv(leaf_ids[word.x]);
-    var world: array<vec3<f32>, 3>;
-    var c: array<vec3<f32>, 3>;
-    for (var k = 0u; k < 3u; k++) {
-        world[k] = vec3<f32>(uv[k] * u.terrain_size_m, corner_heights[3u * word.x + k]);
-        c[k] = (u.clip_from_world * vec4<f32>(world[k], 1.0)).xyw;
-    }
-    let n = array<vec3<f32>, 3>(cross(c[1], c[2]), cross(c[2], c[0]), cross(c[0], c[1]));
+    let uv0 = uv[0];
+    let uv1 = uv[1];
+    let uv2 = uv[2];
+    let first = 3u * word.x;
+    let world0 = vec3<f32>(uv0 * u.terrain_size_m, corner_heights[first]);
+    let world1 = vec3<f32>(uv1 * u.terrain_size_m, corner_heights[first + 1u]);
+    let world2 = vec3<f32>(uv2 * u.terrain_size_m, corner_heights[first + 2u]);
+    let c0 = (u.clip_from_world * vec4<f32>(world0, 1.0)).xyw;
+    let c1 = (u.clip_from_world * vec4<f32>(world1, 1.0)).xyw;
+    let c2 = (u.clip_from_world * vec4<f32>(world2, 1.0)).xyw;
+    let n0 = cross(c1, c2);
+    let n1 = cross(c2, c0);
+    let n2 = cross(c0, c1);
     let size = vec2<f32>(r.size_px);
     let q = vec3<f32>(position.x / size.x * 2.0 - 1.0, 1.0 - position.y / size.y * 2.0, 1.0);
-    let b = homogeneous_barycentric(n, q);
-    let bx = homogeneous_barycentric(n, q + vec3<f32>(2.0 / size.x, 0.0, 0.0));
-    let by = homogeneous_barycentric(n, q - vec3<f32>(0.0, 2.0 / size.y, 0.0));
-    let world_m = b.x * world[0] + b.y * world[1] + b.z * world[2];
-    let uv_here = b.x * uv[0] + b.y * uv[1] + b.z * uv[2];
+    let b = homogeneous_barycentric(n0, n1, n2, q);
+    let bx = homogeneous_barycentric(n0, n1, n2, q + vec3<f32>(2.0 / size.x, 0.0, 0.0));
+    let by = homogeneous_barycentric(n0, n1, n2, q - vec3<f32>(0.0, 2.0 / size.y, 0.0));
+    let world_m = b.x * world0 + b.y * world1 + b.z * world2;
+    let uv_here = b.x * uv0 + b.y * uv1 + b.z * uv2;
     return vec4<f32>(terrain_shaded(uv_here, world_m, b, abs(bx - b) + abs(by - b)), 1.0);
 }

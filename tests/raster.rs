@@ -186,9 +186,9 @@ fn triangle_pass_matches_its_cpu_twin_on_random_triangles() {
     let field = procedural::generate(1, 65, 1000.0);
     let gpu = gpu(&field);
     let (size, large_px) = (48u32, 12u32);
-    let triangles: Vec<[[f32; 4]; 3]> = (0..300)
+    let triangles: Vec<[[f32; 4]; 3]> = (0..600)
         .map(|_| {
-            let extent_px = rng.random_range(1.0..10.0);
+            let extent_px = rng.random_range(1.0..14.0);
             random_triangle(&mut rng, size, extent_px)
         })
         .collect();
