@@ -89,6 +89,44 @@ fn bench_writes_json_and_plot() {
     assert!(chart.width() > 600 && chart.height() > 300);
 }
 
+/// `--raster compute`: the bench times the compute rasteriser's passes instead of render.draw and
+/// writes the path and the triangle-size histogram; bad raster options are one line each.
+#[test]
+fn raster_compute_bench_reports_its_passes_and_the_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/low-flyover.json");
+    let args = ["bench", "--path", path, "--size", "96x64", "--frames", "4", "--warmup", "20", "--max-depth", "16", "--raster", "compute"];
+    let out = bisector(&[&args[..], &["--json", json.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("raster: compute"), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for pass in ["leb.decode", "raster.small", "raster.large", "shade"] {
+        assert!(names.contains(&pass), "pass {pass} missing from {names:?}");
+    }
+    assert!(!names.contains(&"render.draw"), "{names:?}");
+    let raster = &report["raster"];
+    assert_eq!((raster["requested"].as_str(), raster["used"].as_str()), (Some("compute"), Some("compute")), "{raster}");
+    let per_frame: f64 = raster["size_histogram"].as_array().unwrap().iter().map(|b| b["triangles_per_frame"].as_f64().unwrap()).sum();
+    // The histogram counts the front faces on screen: a part of the leaves the LOD finds in the
+    // view (whose bounds are conservative, and back faces count there; about 40 % here).
+    let frames = report["frames"].as_array().unwrap();
+    let visible = frames.iter().map(|f| f["visible_leaves"].as_f64().unwrap()).sum::<f64>() / frames.len() as f64;
+    assert!(
+        per_frame > 0.2 * visible && per_frame <= visible,
+        "{per_frame} triangles per frame in the histogram, {visible} visible leaves per frame"
+    );
+
+    let out_png = dir.path().join("x.png");
+    let out_png = out_png.to_str().unwrap();
+    assert_clean_failure(&bisector(&["shot", "--terrain", "planet", "--raster", "compute", "--out", out_png]), "--raster compute");
+    assert_clean_failure(&bisector(&["shot", "--raster-large-px", "65", "--out", out_png]), "--raster-large-px 65");
+    assert_clean_failure(&bisector(&["shot", "--raster", "gpu", "--out", out_png]), "--raster");
+    let info = bisector(&["info"]);
+    assert!(String::from_utf8_lossy(&info.stdout).contains("compute:  yes"), "lavapipe has 64-bit storage-buffer atomics");
+}
+
 /// The globe's bench flies the shipped descent (lon/lat keyframes) and reports per-pass GPU times
 /// and the tile cache: every frame's camera and cache counters, and the run's summary.
 #[test]

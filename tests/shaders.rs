@@ -14,6 +14,7 @@ use std::path::Path;
 use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
+use bisector::flat::raster::RasterUniforms;
 use bisector::flat::terrain_draw::DrawUniforms;
 use bisector::globe::atmosphere::AtmosphereUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
@@ -127,6 +128,7 @@ fn mirrors() -> Vec<Mirror> {
                 _pad: _,
             }
         ),
+        mirror!("terrain_shade.wgsl", Wgsl::Struct("RasterUniforms"), RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }),
         mirror!(
             "atmosphere_views.wgsl",
             Wgsl::Struct("Atmosphere"),
@@ -249,6 +251,7 @@ fn constants_shared_with_rust_agree() {
         ("leb_decode.wgsl", "BACK_FACE_MARGIN_SQ", Value::F32(bisector::leb::lod::BACK_FACE_MARGIN_SQ)),
         ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::flat::morph::GRID_BITS)),
         ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::flat::morph::MORPH_END)),
+        ("terrain_shade.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::flat::raster::HISTOGRAM_BINS as u32)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
     ];
     wgsl::constants_agree(&SHADERS, &expected);

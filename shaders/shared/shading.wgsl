@@ -25,7 +25,12 @@ fn terrain_colour(height_m: f32, slope: f32) -> vec3<f32> {
 // `colour` with dark lines along the triangle's edges (barycentric coordinates interpolated
 // across it), about a pixel wide.
 fn wireframe_overlay(colour: vec3<f32>, barycentric: vec3<f32>) -> vec3<f32> {
-    let width = fwidth(barycentric);
+    return wireframe_overlay_with_width(colour, barycentric, fwidth(barycentric));
+}
+
+// As `wireframe_overlay`, with the barycentric change per pixel `width` given (a pass that
+// shades pixels of different triangles side by side cannot take it from fwidth).
+fn wireframe_overlay_with_width(colour: vec3<f32>, barycentric: vec3<f32>, width: vec3<f32>) -> vec3<f32> {
     let edge = smoothstep(vec3<f32>(0.0), width * 1.2, barycentric);
     let line = 1.0 - min(min(edge.x, edge.y), edge.z);
     return mix(colour, vec3<f32>(0.05, 0.05, 0.08), line * 0.85);

@@ -110,6 +110,31 @@ pub struct GlobeFrameRecord {
     pub cache: crate::globe::cache::tile_cache::TileCacheStats,
 }
 
+/// The flat terrain's rasteriser over a benchmark run (`--raster`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RasterSummary {
+    /// The path asked for: hardware, compute or auto.
+    pub requested: String,
+    /// The path that drew: hardware or compute.
+    pub used: String,
+    /// Triangles wider or taller than this many pixels went to raster.large.
+    pub large_px: u32,
+    /// With the compute path: on-screen triangles by the longest side of their screen bounding
+    /// box, summed over the measured frames (what decides `large_px`).
+    pub size_histogram: Vec<SizeBin>,
+}
+
+/// One bin of the triangle-size histogram.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SizeBin {
+    /// From this many pixels (inclusive) ...
+    pub from_px: u32,
+    /// ... to this many (exclusive; None for the last bin).
+    pub to_px: Option<u32>,
+    /// Triangles per frame in the bin, averaged over the measured frames.
+    pub triangles_per_frame: f64,
+}
+
 /// A globe benchmark's tile cache over the whole run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CacheSummary {
@@ -245,6 +270,9 @@ pub struct BenchReport {
     /// tiles decoded and bytes read (absent when no such file was read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cog: Option<crate::terrain::cog::CogStats>,
+    /// The flat terrain: its rasteriser and the triangle-size histogram.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raster: Option<RasterSummary>,
     /// Per-frame measurements.
     pub frames: Vec<FrameRecord>,
 }
@@ -336,7 +364,7 @@ impl BenchReport {
 
         let http = Some(crate::terrain::http_source::stats()).filter(|s| s.requests + s.disk_hits + s.offline_misses > 0);
         let cog = Some(crate::terrain::cog::stats()).filter(|s| s.tiles_decoded > 0);
-        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, http, cog, frames }
+        BenchReport { meta, passes, frame, long_frames, spike_frames, cache, http, cog, raster: None, frames }
     }
 
     /// The report as pretty-printed JSON.

@@ -3,7 +3,7 @@
 
 use crate::bench::globe_path::GlobePath;
 use crate::bench::path::CameraPath;
-use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord, PoolFrameRecord};
+use crate::bench::report::{BenchMeta, BenchReport, FrameRecord, GlobeFrameRecord, PoolFrameRecord, RasterSummary, SizeBin};
 use crate::flat::camera::Camera;
 use crate::flat::Renderer;
 use crate::globe::pool_scene::GlobePoolRenderer;
@@ -54,8 +54,10 @@ fn fly<S: LebScene>(
     duration_s: f64,
     camera_at: impl Fn(f64) -> S::Camera,
     globe: impl Fn(f64, &FrameOutcome, &S) -> (Option<GlobeFrameRecord>, Option<PoolFrameRecord>),
+    warmed_up: impl FnOnce(&S),
 ) -> Vec<FrameRecord> {
     view.converge(gpu, &camera_at(0.0), options.warmup_frames.max(1));
+    warmed_up(&view.scene);
     let triangles_per_leaf = view.scene.triangles_per_leaf();
     let bar = if options.progress { indicatif::ProgressBar::new(options.frames as u64) } else { indicatif::ProgressBar::hidden() };
     bar.set_style(indicatif::ProgressStyle::with_template("bench {bar:40} {pos}/{len} frames, {eta} left").expect("valid template"));
@@ -113,10 +115,39 @@ fn meta(gpu: &Gpu, options: &BenchOptions, max_depth: u32, criterion: &str, pixe
 
 /// Benchmarks the flat terrain along `path`: `view` holds its renderer.
 pub fn run_bench(gpu: &Gpu, view: &mut HeadlessView<Renderer>, path: &CameraPath, options: &BenchOptions) -> BenchReport {
-    let records = fly(gpu, view, options, path.duration_s(), |time_s| camera_at(path, time_s), |_, _, _| (None, None));
+    // The histogram counts the measured frames only.
+    let reset = |scene: &Renderer| {
+        if let Some(raster) = scene.vis_raster() {
+            raster.reset_histogram_now(&gpu.queue);
+        }
+    };
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| camera_at(path, time_s), |_, _, _| (None, None), reset);
     let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.threshold_px() as f64);
-    BenchReport::from_frames(meta, records)
+    let mut report = BenchReport::from_frames(meta, records);
+    report.raster = Some(raster_summary(gpu, &view.scene, options.frames));
+    report
+}
+
+/// The flat renderer's rasteriser and its triangle-size histogram over `frames` frames.
+fn raster_summary(gpu: &Gpu, scene: &Renderer, frames: u32) -> RasterSummary {
+    use crate::flat::raster::{histogram_bin_floor_px, HISTOGRAM_BINS};
+    let histogram = scene.vis_raster().map(|raster| raster.read_histogram(gpu));
+    let size_histogram = histogram.map_or_else(Vec::new, |counts| {
+        (0..HISTOGRAM_BINS)
+            .map(|bin| SizeBin {
+                from_px: histogram_bin_floor_px(bin),
+                to_px: (bin + 1 < HISTOGRAM_BINS).then(|| histogram_bin_floor_px(bin + 1)),
+                triangles_per_frame: f64::from(counts[bin]) / f64::from(frames.max(1)),
+            })
+            .collect()
+    });
+    RasterSummary {
+        requested: scene.settings.raster.name().to_string(),
+        used: if scene.vis_raster().is_some() { "compute" } else { "hardware" }.to_string(),
+        large_px: scene.settings.raster_large_px,
+        size_histogram,
+    }
 }
 
 /// Benchmarks the globe along `path`: `view` holds the renderer and its tile cache.
@@ -132,7 +163,7 @@ pub fn run_globe_bench(gpu: &Gpu, view: &mut HeadlessView<GlobeRenderer>, path: 
         };
         (Some(record), None)
     };
-    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe, |_| ());
     let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.target_px() as f64);
     BenchReport::from_frames(meta, records)
@@ -170,7 +201,7 @@ pub fn run_globe_pool_bench(
         };
         (Some(record), Some(pool))
     };
-    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe);
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe, |_| ());
     let scene = &view.scene;
     let criterion = format!("{} (bisector pool)", scene.settings.criterion.name());
     let meta = meta(gpu, options, scene.pool_settings.max_depth, &criterion, scene.settings.target_px() as f64);

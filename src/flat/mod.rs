@@ -1,8 +1,11 @@
 //! The flat terrain: its passes in the shared schedule (`crate::schedule`):
-//! update (leb.split | leb.merge) -> cbt.reduce -> cbt.args -> leb.decode -> render.draw.
+//! update (leb.split | leb.merge) -> cbt.reduce -> cbt.args -> leb.decode -> render.draw, or
+//! with `RasterPath::Compute` raster.small -> raster.large -> shade instead of render.draw
+//! (`raster`).
 
 pub mod camera;
 pub mod morph;
+pub mod raster;
 pub mod terrain_draw;
 pub mod terrain_gradients;
 
@@ -15,9 +18,10 @@ use crate::leb::decode::LebDecode;
 use crate::leb::lod::{Criterion, LodParams, LodView};
 use crate::leb::update::LebUpdate;
 use crate::schedule::headless::{convergence_frame_limit, HeadlessView, Shot};
-use crate::schedule::{LebScene, LebTree};
+use crate::schedule::{record_hardware_draw, FrameTarget, LebScene, LebTree};
 use crate::terrain::HeightField;
 use camera::Camera;
+use raster::{RasterInputs, RasterPath, VisRaster};
 use terrain_draw::{DrawUniforms, TerrainDraw};
 
 /// What the renderer is asked to do.
@@ -37,6 +41,11 @@ pub struct RenderSettings {
     pub wireframe: bool,
     /// Leaves the leaf-id buffer (and so the draw) holds at most.
     pub leaf_capacity: u32,
+    /// Which rasteriser draws the leaves.
+    pub raster: RasterPath,
+    /// With the compute rasteriser: triangles wider or taller than this on screen (pixels, at
+    /// most `raster::MAX_LARGE_PX`) are drawn by the hardware.
+    pub raster_large_px: u32,
 }
 
 impl Default for RenderSettings {
@@ -49,6 +58,8 @@ impl Default for RenderSettings {
             morph: true,
             wireframe: false,
             leaf_capacity: 1 << 22,
+            raster: RasterPath::Hardware,
+            raster_large_px: raster::DEFAULT_LARGE_PX,
         }
     }
 }
@@ -80,12 +91,21 @@ pub fn bounds_depth_for(limits: &wgpu::Limits) -> u32 {
 
 /// What the flat terrain needs from the device: the CBT's needs with `settings`, 2-D textures for
 /// a height grid of `samples_per_side`, and storage buffers for its node bounds where the adapter
-/// allows (down to the data's depth, at most MAX_BOUNDS_DEPTH).
+/// allows (down to the data's depth, at most MAX_BOUNDS_DEPTH); the compute rasteriser's 64-bit
+/// atomics where the adapter has them, and required with `RasterPath::Compute`.
 pub fn requirements(settings: &RenderSettings, samples_per_side: u32) -> Requirements {
     let data_depth = 2 * (samples_per_side.max(3) - 1).ilog2() + 1;
     let node_bounds_bytes = NodeBounds::array_bytes(data_depth.min(MAX_BOUNDS_DEPTH));
-    crate::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64)
-        .with_height_grid(samples_per_side, node_bounds_bytes)
+    let mut requirements = crate::cbt::requirements(settings.max_depth, settings.effective_leaf_capacity() as u64)
+        .with_height_grid(samples_per_side, node_bounds_bytes);
+    requirements.optional_features |= raster::COMPUTE_FEATURES;
+    if settings.raster == RasterPath::Compute {
+        for feature in raster::COMPUTE_FEATURES.iter() {
+            requirements =
+                requirements.with_feature(feature, "--raster compute needs 64-bit storage-buffer atomics; use --raster hardware");
+        }
+    }
+    requirements
 }
 
 /// The flat terrain's passes and data on the GPU, over its `LebTree`.
@@ -95,6 +115,8 @@ pub struct Renderer {
     update: LebUpdate,
     decode: LebDecode,
     draw: TerrainDraw,
+    /// The compute rasteriser, when the settings and the device choose it.
+    raster: Option<VisRaster>,
     /// Kept alive for the bind groups of leb.split/merge and leb.decode.
     _bounds: GpuNodeBounds,
     terrain_size_m: f32,
@@ -143,12 +165,24 @@ impl Renderer {
         let heights = field.create_texture(device, &gpu.queue);
         let gradients = terrain_gradients::compute(device, &gpu.queue, &heights);
         let draw = TerrainDraw::new(device, color_format, &decode.leaf_ids, &heights, &gradients);
+        let device_type = gpu.adapter.get_info().device_type;
+        let raster = settings.raster.uses_compute(device.features(), device_type).then(|| {
+            let inputs = RasterInputs {
+                leaf_ids: &decode.leaf_ids,
+                cbt: &cbt,
+                draw_uniforms: draw.uniforms(),
+                heights: &heights,
+                gradients: &gradients,
+            };
+            VisRaster::new(device, color_format, &inputs, settings.raster_large_px)
+        });
         let mut renderer = Renderer {
             settings,
             tree: LebTree::new(device, cbt, 1),
             update,
             decode,
             draw,
+            raster,
             _bounds: gpu_bounds,
             terrain_size_m: field.size_m,
             data_bounds_m: field.data_bounds_m,
@@ -182,6 +216,11 @@ impl Renderer {
         };
         let s = &self.settings;
         LodParams::new(&view, s.criterion, s.threshold_px(), self.terrain_size_m, s.max_depth, self.bounds_depths)
+    }
+
+    /// The compute rasteriser, when this renderer draws with it.
+    pub fn vis_raster(&self) -> Option<&VisRaster> {
+        self.raster.as_ref()
     }
 
     fn draw_uniforms(&self, camera: &Camera, size_px: (u32, u32)) -> DrawUniforms {
@@ -219,6 +258,9 @@ impl LebScene for Renderer {
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &Camera, size_px: (u32, u32)) {
         self.decode.set_lod(queue, &self.lod_params(camera, size_px));
         self.draw.set_uniforms(queue, &self.draw_uniforms(camera, size_px));
+        if let Some(raster) = &mut self.raster {
+            raster.set_view(queue, size_px);
+        }
     }
 
     fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
@@ -235,6 +277,13 @@ impl LebScene for Renderer {
 
     fn draw_label(&self) -> &'static str {
         "render.draw"
+    }
+
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        match &self.raster {
+            Some(raster) => raster.record(encoder, &self.tree.profiler, &self.tree.cbt, target, self.clear_color()),
+            None => record_hardware_draw(self, encoder, target),
+        }
     }
 
     fn clear_color(&self) -> wgpu::Color {

@@ -112,6 +112,11 @@ impl TerrainDraw {
         TerrainDraw { pipeline, uniforms, leaf_group, height_group }
     }
 
+    /// The uniform buffer (the compute rasteriser's passes read it too).
+    pub fn uniforms(&self) -> &wgpu::Buffer {
+        &self.uniforms
+    }
+
     /// Sets the uniforms used by the next recorded draw.
     pub fn set_uniforms(&self, queue: &wgpu::Queue, uniforms: &DrawUniforms) {
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(uniforms));

@@ -190,25 +190,10 @@ pub trait LebScene {
     }
 
     /// The draw pass (clears `target` to `clear_color` and the far depth, and draws every leaf),
-    /// then the sky over what it left at the far depth (`record_sky`).
+    /// then the sky over what it left at the far depth (`record_sky`). A scene that rasterises
+    /// otherwise (the flat terrain's compute path) overrides it.
     fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
-        let load = wgpu::LoadOp::Clear(self.clear_color());
-        let profiler = &self.tree().profiler;
-        let query = profiler.begin_pass_query(self.draw_label(), encoder);
-        {
-            let mut pass = crate::gpu::target::begin_draw_pass(
-                encoder,
-                self.draw_label(),
-                target.color,
-                target.depth,
-                load,
-                query.render_pass_timestamp_writes(),
-            );
-            pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
-            self.draw(&mut pass);
-        }
-        profiler.end_query(encoder, query);
-        self.record_sky(encoder, target);
+        record_hardware_draw(self, encoder, target);
     }
 
     /// The frame's end after the draw: the scene's end (the globe's cache read-backs), the
@@ -243,4 +228,26 @@ pub trait LebScene {
     fn read_leaf_ids(&self, gpu: &Gpu) -> Vec<u32> {
         self.tree().cbt.read_leaf_ids(&gpu.device, &gpu.queue, self.leaf_ids())
     }
+}
+
+/// `LebScene::record_draw`'s default: the draw pass (clears `target` to `clear_color` and the far
+/// depth, draws every leaf with `LebScene::draw`), then `LebScene::record_sky`.
+pub fn record_hardware_draw<S: LebScene + ?Sized>(scene: &S, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+    let load = wgpu::LoadOp::Clear(scene.clear_color());
+    let profiler = &scene.tree().profiler;
+    let query = profiler.begin_pass_query(scene.draw_label(), encoder);
+    {
+        let mut pass = crate::gpu::target::begin_draw_pass(
+            encoder,
+            scene.draw_label(),
+            target.color,
+            target.depth,
+            load,
+            query.render_pass_timestamp_writes(),
+        );
+        pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
+        scene.draw(&mut pass);
+    }
+    profiler.end_query(encoder, query);
+    scene.record_sky(encoder, target);
 }

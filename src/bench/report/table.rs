@@ -60,6 +60,25 @@ impl BenchReport {
             self.spike_frames.len(),
             with_uploads(&self.spike_frames),
         ));
+        if let Some(r) = &self.raster {
+            out.push_str(&format!("raster: {} (asked {})", r.used, r.requested));
+            if r.used == "compute" {
+                out.push_str(&format!(", triangles over {} px to the hardware", r.large_px));
+            }
+            let bins: Vec<String> = r
+                .size_histogram
+                .iter()
+                .filter(|b| b.triangles_per_frame > 0.0)
+                .map(|b| match b.to_px {
+                    Some(to) => format!("{}-{} px {:.0}", b.from_px, to, b.triangles_per_frame),
+                    None => format!("{}+ px {:.0}", b.from_px, b.triangles_per_frame),
+                })
+                .collect();
+            if !bins.is_empty() {
+                out.push_str(&format!("; triangles per frame by screen size: {}", bins.join(", ")));
+            }
+            out.push('\n');
+        }
         if let Some(h) = &self.http {
             out.push_str(&format!(
                 "http tiles: {} requests, {} fetched, {} from the disk cache, {} \"no tile here\", {} retried, {} given up, {} missing offline\n",

@@ -113,6 +113,36 @@ pub(crate) struct RenderArgs {
     /// from the bit-packed heap instead (--max-depth 5..=29, default 28: triangles of 1-2 km).
     #[arg(long)]
     pub(crate) pool_slots: Option<u32>,
+    /// The flat terrain's rasteriser: "hardware" draws every triangle; "compute" rasterises the
+    /// small ones in compute into a 64-bit visibility buffer, the rest by the hardware into it,
+    /// then shades every pixel (needs 64-bit storage-buffer atomics: `bisector info` says); "auto"
+    /// is compute on a GPU that has them, hardware elsewhere (and on CPU adapters).
+    #[arg(long, value_enum, default_value_t = RasterArg::Hardware)]
+    pub(crate) raster: RasterArg,
+    /// With --raster compute or auto: triangles wider or taller than this many pixels on screen go
+    /// to the hardware (1..=64).
+    #[arg(long, default_value_t = bisector::flat::raster::DEFAULT_LARGE_PX)]
+    pub(crate) raster_large_px: u32,
+}
+
+/// The --raster values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RasterArg {
+    Hardware,
+    Compute,
+    Auto,
+}
+
+impl RasterArg {
+    /// The library's path.
+    pub(crate) fn path(self) -> bisector::flat::raster::RasterPath {
+        use bisector::flat::raster::RasterPath;
+        match self {
+            RasterArg::Hardware => RasterPath::Hardware,
+            RasterArg::Compute => RasterPath::Compute,
+            RasterArg::Auto => RasterPath::Auto,
+        }
+    }
 }
 
 /// A switch: on or off.

@@ -76,6 +76,15 @@ pub(crate) fn check_render_args(args: &RenderArgs) -> anyhow::Result<()> {
         anyhow::bail!("--pool-slots: only the globe (--terrain planet...) draws from the bisector pool");
     }
     let globe = bisector::globe::spec::GlobeSpec::parse(&args.terrain).is_some();
+    if globe && args.raster != crate::args::RasterArg::Hardware {
+        anyhow::bail!(
+            "--raster {}: only the flat terrain has the compute rasteriser so far; the globe draws with --raster hardware",
+            args.raster.path().name()
+        );
+    }
+    if !(1..=bisector::flat::raster::MAX_LARGE_PX).contains(&args.raster_large_px) {
+        anyhow::bail!("--raster-large-px {}: must be 1..={}", args.raster_large_px, bisector::flat::raster::MAX_LARGE_PX);
+    }
     for (flag, given) in [("--time", args.time.is_some()), ("--sun", args.sun.is_some())] {
         if given && !globe {
             anyhow::bail!("{flag}: only the globe (--terrain planet...) has a sun that moves; the flat terrain's is fixed");

@@ -1,5 +1,6 @@
 //! `bisector info`: the adapter and what the renderer needs of it.
 
+use bisector::flat::raster::{RasterPath, COMPUTE_FEATURES};
 use bisector::flat::RenderSettings;
 
 pub(crate) fn info() -> anyhow::Result<()> {
@@ -28,6 +29,21 @@ pub(crate) fn info() -> anyhow::Result<()> {
             if features.contains(feature) { "yes" } else { "no" }
         );
     }
+    let compute = features.contains(COMPUTE_FEATURES);
+    say!("raster paths (--raster):");
+    say!("  hardware: yes");
+    say!(
+        "  compute:  {} (SHADER_INT64 + SHADER_INT64_ATOMIC_MIN_MAX: 64-bit atomic max on storage buffers)",
+        if compute { "yes" } else { "no" }
+    );
+    say!(
+        "  auto:     {}",
+        if RasterPath::Auto.uses_compute(features, info.device_type) {
+            "compute"
+        } else {
+            "hardware (compute only on a GPU that has the features)"
+        }
+    );
     let limits = adapter.limits();
     say!("limits (adapter / needed at the default max depth {}):", settings.max_depth);
     for (limit, needed, _) in &requirements.limits {

@@ -58,6 +58,8 @@ pub(crate) fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
         pixel_target_px: args.pixel_target,
         morph: !args.no_morph,
         wireframe: args.wireframe,
+        raster: args.raster.path(),
+        raster_large_px: args.raster_large_px,
         ..Default::default()
     })
 }

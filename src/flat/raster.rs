@@ -1,0 +1,584 @@
+//! Hybrid rasterisation of the flat terrain into a visibility buffer (`--raster compute`):
+//!
+//! ```text
+//! clear vis -> raster.small (compute, per leaf) -> raster.large (hardware, the leaves left to it)
+//!   -> shade (full screen)
+//! ```
+//!
+//! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | leaf index, kept
+//! by a 64-bit atomic max (nearest wins; 0 is empty). `raster.small` (shaders/
+//! terrain_raster_small.wgsl) rasterises every triangle whose screen bounding box is at most
+//! `large_px` wide and tall with integer edge functions at 1/256 px, and lists the larger ones,
+//! and those crossing the near plane, for `raster.large` (terrain_raster_large.wgsl): an indirect
+//! hardware draw whose fragments write the same buffer by the same atomic max, so the two paths
+//! meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
+//! every leaf's three morphed corner heights (12 bytes per leaf), so that raster.large and `shade`
+//! (terrain_shade.wgsl) sample and morph nothing again: shade re-derives each pixel's triangle
+//! from its leaf's node id and those heights and shades it with the draw's own WGSL
+//! (shared/terrain_surface.wgsl). The CPU twin of the triangle pass is `rasterise_cpu`.
+//!
+//! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
+//! hardware path (`terrain_draw`) needs neither.
+
+use crate::cbt::gpu::GpuCbt;
+use crate::gpu::target::DEPTH_FORMAT;
+use crate::schedule::FrameTarget;
+use crate::shaders::SHADERS;
+
+/// Which rasteriser draws the terrain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RasterPath {
+    /// The hardware draw of every leaf (render.draw).
+    #[default]
+    Hardware,
+    /// Small triangles in compute into a visibility buffer, large ones by the hardware into it.
+    Compute,
+    /// Compute where the adapter has the features and is a GPU (not a CPU rasteriser such as
+    /// lavapipe), hardware elsewhere.
+    Auto,
+}
+
+/// The device features the compute path needs.
+pub const COMPUTE_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX);
+
+/// Largest `large_px` (keeps the 1/256-px edge functions within i32).
+pub const MAX_LARGE_PX: u32 = 64;
+/// Default threshold in pixels above which a triangle goes to the hardware pass.
+pub const DEFAULT_LARGE_PX: u32 = 32;
+/// Bins of the triangle-size histogram (shared/vis_buffer.wgsl's RASTER_HISTOGRAM_BINS).
+pub const HISTOGRAM_BINS: usize = 16;
+
+impl RasterPath {
+    /// Whether this path draws in compute on a device with `features` of type `device_type`.
+    pub fn uses_compute(self, features: wgpu::Features, device_type: wgpu::DeviceType) -> bool {
+        match self {
+            RasterPath::Hardware => false,
+            RasterPath::Compute => features.contains(COMPUTE_FEATURES),
+            RasterPath::Auto => features.contains(COMPUTE_FEATURES) && device_type != wgpu::DeviceType::Cpu,
+        }
+    }
+
+    /// The path's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RasterPath::Hardware => "hardware",
+            RasterPath::Compute => "compute",
+            RasterPath::Auto => "auto",
+        }
+    }
+}
+
+/// The lower bound in pixels of histogram bin `bin` (bin 0 is under 1 px, bin k from 2^(k-1)).
+pub fn histogram_bin_floor_px(bin: usize) -> u32 {
+    if bin == 0 {
+        0
+    } else {
+        1 << (bin - 1)
+    }
+}
+
+/// Uniforms of the raster passes. Keep in sync with RasterUniforms in shaders/shared/vis_buffer.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RasterUniforms {
+    pub size_px: [u32; 2],
+    pub large_px: u32,
+    pub _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<RasterUniforms>() == 16);
+
+/// What the raster passes read from the flat renderer.
+pub struct RasterInputs<'a> {
+    pub leaf_ids: &'a wgpu::Buffer,
+    pub cbt: &'a GpuCbt,
+    pub draw_uniforms: &'a wgpu::Buffer,
+    pub heights: &'a wgpu::Texture,
+    pub gradients: &'a wgpu::Texture,
+}
+
+/// The raster passes, their buffers and bind groups.
+pub struct VisRaster {
+    device: wgpu::Device,
+    small: wgpu::ComputePipeline,
+    large: wgpu::RenderPipeline,
+    shade: wgpu::RenderPipeline,
+    small_groups: [wgpu::BindGroup; 2],
+    large_groups: [wgpu::BindGroup; 2],
+    shade_groups: [wgpu::BindGroup; 2],
+    /// Bind groups over the visibility buffer (group 2), remade when the viewport changes.
+    vis_groups: Option<VisGroups>,
+    uniforms: wgpu::Buffer,
+    large_ids: wgpu::Buffer,
+    /// Three morphed corner heights per leaf, written by raster.small.
+    corner_heights: wgpu::Buffer,
+    large_args: wgpu::Buffer,
+    /// Triangles counted per size bin since the last `reset_histogram` (u32 each).
+    pub histogram: wgpu::Buffer,
+    /// Threshold in pixels above which a triangle goes to raster.large.
+    pub large_px: u32,
+}
+
+struct VisGroups {
+    size_px: (u32, u32),
+    vis: wgpu::Buffer,
+    small: wgpu::BindGroup,
+    large: wgpu::BindGroup,
+    shade: wgpu::BindGroup,
+}
+
+fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry { binding, resource }
+}
+
+impl VisRaster {
+    /// Builds the passes for colour targets of `color_format` over the renderer's `inputs`,
+    /// sending triangles over `large_px` (at most MAX_LARGE_PX) to the hardware.
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &RasterInputs, large_px: u32) -> VisRaster {
+        let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
+        let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
+        let large = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("raster.large"),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module: &large_module,
+                entry_point: Some("vs_large"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            // As render.draw: the triangles facing away are culled.
+            primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+            // The depth attachment is only there to make a pass: the atomic max decides.
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::Always),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &large_module,
+                entry_point: Some("fs_large"),
+                compilation_options: Default::default(),
+                targets: &[],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let shade_module = SHADERS.create_module(device, "terrain_shade.wgsl");
+        let shade = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("shade"),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module: &shade_module,
+                entry_point: Some("vs_full_screen"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shade_module,
+                entry_point: Some("fs_shade"),
+                compilation_options: Default::default(),
+                targets: &[Some(color_format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let buffer = |label, size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        };
+        use wgpu::BufferUsages as U;
+        let uniforms = buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST);
+        let large_ids = buffer("raster.large_ids", inputs.cbt.leaf_capacity as u64 * 4, U::STORAGE);
+        let corner_heights = buffer("raster.corner_heights", inputs.cbt.leaf_capacity as u64 * 12, U::STORAGE);
+        let large_args = buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC);
+        let histogram = buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let height_view = inputs.heights.create_view(&Default::default());
+        let gradient_view = inputs.gradients.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("shade.gradients"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let group = |label, layout: wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries })
+        };
+        let heights = wgpu::BindingResource::TextureView(&height_view);
+        let small_groups = [
+            group(
+                "raster.small.leaves",
+                small.get_bind_group_layout(0),
+                &[
+                    entry(0, inputs.leaf_ids.as_entire_binding()),
+                    entry(1, inputs.draw_uniforms.as_entire_binding()),
+                    entry(2, inputs.cbt.stats.as_entire_binding()),
+                ],
+            ),
+            group("raster.small.heights", small.get_bind_group_layout(1), &[entry(0, heights)]),
+        ];
+        let large_groups = [
+            group(
+                "raster.large.leaves",
+                large.get_bind_group_layout(0),
+                &[
+                    entry(0, large_ids.as_entire_binding()),
+                    entry(1, inputs.draw_uniforms.as_entire_binding()),
+                    entry(3, inputs.leaf_ids.as_entire_binding()),
+                ],
+            ),
+            group("raster.large.heights", large.get_bind_group_layout(1), &[entry(3, corner_heights.as_entire_binding())]),
+        ];
+        let shade_groups = [
+            group(
+                "shade.uniforms",
+                shade.get_bind_group_layout(0),
+                &[entry(1, inputs.draw_uniforms.as_entire_binding()), entry(3, inputs.leaf_ids.as_entire_binding())],
+            ),
+            group(
+                "shade.heights",
+                shade.get_bind_group_layout(1),
+                &[
+                    entry(1, wgpu::BindingResource::TextureView(&gradient_view)),
+                    entry(2, wgpu::BindingResource::Sampler(&sampler)),
+                    entry(3, corner_heights.as_entire_binding()),
+                ],
+            ),
+        ];
+        VisRaster {
+            device: device.clone(),
+            small,
+            large,
+            shade,
+            small_groups,
+            large_groups,
+            shade_groups,
+            vis_groups: None,
+            uniforms,
+            large_ids,
+            corner_heights,
+            large_args,
+            histogram,
+            large_px: large_px.clamp(1, MAX_LARGE_PX),
+        }
+    }
+
+    /// Sets the viewport of the next recorded frame (remaking the visibility buffer when it changed).
+    pub fn set_view(&mut self, queue: &wgpu::Queue, size_px: (u32, u32)) {
+        if self.vis_groups.as_ref().is_none_or(|g| g.size_px != size_px) {
+            self.vis_groups = Some(self.vis_groups_for(size_px));
+        }
+        let uniforms = RasterUniforms { size_px: [size_px.0, size_px.1], large_px: self.large_px, _pad: 0 };
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+    }
+
+    fn vis_groups_for(&self, size_px: (u32, u32)) -> VisGroups {
+        let device = &self.device;
+        let vis = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("raster.vis"),
+            size: (size_px.0.max(1) as u64) * (size_px.1.max(1) as u64) * 8,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let group = |label, layout: wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries })
+        };
+        let small = group(
+            "raster.small.vis",
+            self.small.get_bind_group_layout(2),
+            &[
+                entry(0, vis.as_entire_binding()),
+                entry(1, self.uniforms.as_entire_binding()),
+                entry(2, self.large_ids.as_entire_binding()),
+                entry(3, self.large_args.as_entire_binding()),
+                entry(4, self.histogram.as_entire_binding()),
+                entry(5, self.corner_heights.as_entire_binding()),
+            ],
+        );
+        let large = group(
+            "raster.large.vis",
+            self.large.get_bind_group_layout(2),
+            &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
+        );
+        let shade = group(
+            "shade.vis",
+            self.shade.get_bind_group_layout(2),
+            &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
+        );
+        VisGroups { size_px, vis, small, large, shade }
+    }
+
+    /// The visibility buffer of the last `set_view`'s viewport.
+    pub fn vis_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.vis_groups.as_ref().map(|g| &g.vis)
+    }
+
+    /// Triangles per size bin counted since the last `reset_histogram` (blocks on the GPU).
+    pub fn read_histogram(&self, gpu: &crate::gpu::Gpu) -> [u32; HISTOGRAM_BINS] {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.histogram, 0, HISTOGRAM_BINS as u64 * 4);
+        bytemuck::pod_read_unaligned(&bytes)
+    }
+
+    /// Triangles the last submitted frame left to raster.large (blocks on the GPU).
+    pub fn read_large_triangles(&self, gpu: &crate::gpu::Gpu) -> u32 {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.large_args, 0, 4);
+        bytemuck::pod_read_unaligned::<u32>(&bytes) / 3
+    }
+
+    /// Zeroes the triangle-size histogram before the next submission.
+    pub fn reset_histogram_now(&self, queue: &wgpu::Queue) {
+        queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
+    }
+
+    /// Records the frame's raster passes into `target` (after the decode): clear, raster.small,
+    /// raster.large, shade; pixels without terrain get `clear_color`.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        cbt: &GpuCbt,
+        target: &FrameTarget,
+        clear_color: wgpu::Color,
+    ) {
+        let groups = self.vis_groups.as_ref().expect("set_view before record");
+        encoder.clear_buffer(&groups.vis, 0, None);
+        encoder.clear_buffer(&self.large_args, 0, None);
+        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
+            pass.set_pipeline(&self.small);
+            pass.set_bind_group(0, &self.small_groups[0], &[]);
+            pass.set_bind_group(1, &self.small_groups[1], &[]);
+            pass.set_bind_group(2, &groups.small, &[]);
+            pass.dispatch_workgroups_indirect(&cbt.args, 0);
+        });
+        let viewport =
+            |pass: &mut wgpu::RenderPass| pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
+        let query = profiler.begin_pass_query("raster.large", encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("raster.large"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: target.depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            viewport(&mut pass);
+            pass.set_pipeline(&self.large);
+            pass.set_bind_group(0, &self.large_groups[0], &[]);
+            pass.set_bind_group(1, &self.large_groups[1], &[]);
+            pass.set_bind_group(2, &groups.large, &[]);
+            pass.draw_indirect(&self.large_args, 0);
+        }
+        profiler.end_query(encoder, query);
+        let query = profiler.begin_pass_query("shade", encoder);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("shade"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target.color,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear_color), store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: query.render_pass_timestamp_writes(),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            viewport(&mut pass);
+            pass.set_pipeline(&self.shade);
+            pass.set_bind_group(0, &self.shade_groups[0], &[]);
+            pass.set_bind_group(1, &self.shade_groups[1], &[]);
+            pass.set_bind_group(2, &groups.shade, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        profiler.end_query(encoder, query);
+    }
+}
+
+/// What `raster_triangle` (shaders/shared/vis_raster.wgsl) did with a triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriangleOutcome {
+    /// A back face, degenerate, or outside the viewport.
+    Dropped = 0,
+    /// Rasterised into the visibility buffer.
+    Drawn = 1,
+    /// Larger than `large_px`: left to the hardware.
+    Large = 2,
+}
+
+/// The visibility buffer's word for node `id` at reverse-Z depth `depth` (shared/vis_buffer.wgsl).
+pub fn vis_pack(depth: f32, id: u32) -> u64 {
+    (u64::from(depth.to_bits()) << 32) | u64::from(id)
+}
+
+fn edge_function(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i32 {
+    (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+}
+
+/// CPU twin of `raster_triangle`: rasterises triangle `id` with clip-space corners `clip` (in
+/// front of the near plane) into `vis` (`size_px.0` x `size_px.1` words, row by row) unless its
+/// screen bounding box exceeds `large_px`.
+pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    let size = [size_px.0 as f32, size_px.1 as f32];
+    let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
+    let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
+    let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
+    if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
+        return TriangleOutcome::Dropped;
+    }
+    let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
+    let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
+    if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
+        return TriangleOutcome::Dropped;
+    }
+    if (p_max[0] - p_min[0]).max(p_max[1] - p_min[1]) > large_px as f32 {
+        return TriangleOutcome::Large;
+    }
+    let lo = [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0));
+    let hi = [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1));
+    let base = [p_min[0].floor(), p_min[1].floor()];
+    let snap = |p: [f32; 2]| [0, 1].map(|i| ((p[i] - base[i]) * 256.0).round_ties_even() as i32);
+    let (a, b, c) = (snap(p0), snap(p2), snap(p1));
+    let area = edge_function(a, b, c);
+    if area <= 0 {
+        return TriangleOutcome::Dropped;
+    }
+    let z = |c: &[f32; 4]| c[2] / c[3];
+    let (za, zb, zc) = (z(&clip[0]), z(&clip[2]), z(&clip[1]));
+    let inv_area = 1.0 / area as f32;
+    let origin = [base[0] as i32 * 256 - 128, base[1] as i32 * 256 - 128];
+    // Scanlines, as the shader: each row's covered span solved for exactly.
+    let step_x = [-256 * (c[1] - b[1]), -256 * (a[1] - c[1]), -256 * (b[1] - a[1])];
+    let step_y = [256 * (c[0] - b[0]), 256 * (a[0] - c[0]), 256 * (b[0] - a[0])];
+    let p_lo = [lo[0] * 256 - origin[0], lo[1] * 256 - origin[1]];
+    let mut row = [edge_function(b, c, p_lo), edge_function(c, a, p_lo), edge_function(a, b, p_lo)];
+    for y in lo[1]..=hi[1] {
+        let (mut first, mut last) = (0, hi[0] - lo[0]);
+        for e in 0..3 {
+            match step_x[e].cmp(&0) {
+                std::cmp::Ordering::Greater => first = first.max(-row[e].div_euclid(step_x[e])),
+                std::cmp::Ordering::Less => last = last.min(row[e].div_euclid(-step_x[e])),
+                std::cmp::Ordering::Equal if row[e] < 0 => last = -1,
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        for k in first..=last {
+            let w = [0, 1, 2].map(|e| row[e] + step_x[e] * k);
+            let depth = (w[0] as f32 * za + w[1] as f32 * zb + w[2] as f32 * zc) * inv_area;
+            let word = &mut vis[y as usize * size_px.0 as usize + (lo[0] + k) as usize];
+            *word = (*word).max(vis_pack(depth, id));
+        }
+        row = [0, 1, 2].map(|e| row[e] + step_y[e]);
+    }
+    TriangleOutcome::Drawn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_follows_the_features_and_the_adapter() {
+        let (gpu, cpu) = (wgpu::DeviceType::DiscreteGpu, wgpu::DeviceType::Cpu);
+        let none = wgpu::Features::empty();
+        assert!(!RasterPath::Hardware.uses_compute(COMPUTE_FEATURES, gpu));
+        assert!(RasterPath::Compute.uses_compute(COMPUTE_FEATURES, cpu));
+        assert!(!RasterPath::Compute.uses_compute(wgpu::Features::SHADER_INT64, gpu), "needs the atomics too");
+        assert!(RasterPath::Auto.uses_compute(COMPUTE_FEATURES, gpu));
+        assert!(!RasterPath::Auto.uses_compute(COMPUTE_FEATURES, cpu), "a CPU adapter rasterises faster in its own pipeline");
+        assert!(!RasterPath::Auto.uses_compute(none, gpu));
+    }
+
+    #[test]
+    fn compute_is_required_only_when_asked_for() {
+        let settings = |raster| crate::flat::RenderSettings { raster, max_depth: 16, ..Default::default() };
+        let limits = wgpu::Limits { max_texture_dimension_2d: 8192, ..wgpu::Limits::default() };
+        let adapter = wgpu::Features::TIMESTAMP_QUERY;
+        for path in [RasterPath::Hardware, RasterPath::Auto] {
+            let requirements = crate::flat::requirements(&settings(path), 129);
+            assert!(requirements.check("old GPU", adapter, &limits).is_ok(), "{path:?} runs without 64-bit atomics");
+            assert!(requirements.optional_features.contains(COMPUTE_FEATURES), "{path:?} asks for them where present");
+        }
+        let error =
+            crate::flat::requirements(&settings(RasterPath::Compute), 129).check("old GPU", adapter, &limits).unwrap_err().to_string();
+        assert!(
+            error.contains("old GPU") && error.contains("SHADER_INT64") && error.contains("--raster compute") && !error.contains('\n'),
+            "{error}"
+        );
+    }
+
+    /// Pixels whose centre is inside or on the edges of the snapped triangle, by testing every
+    /// pixel of the viewport (what the scanlines must visit).
+    fn brute_force_coverage(size_px: (u32, u32), clip: &[[f32; 4]; 3]) -> Vec<bool> {
+        let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size_px.0 as f32, (0.5 - 0.5 * (c[1] / c[3])) * size_px.1 as f32];
+        let p = [pixel(&clip[0]), pixel(&clip[2]), pixel(&clip[1])];
+        let base = [0, 1].map(|i| p[0][i].min(p[1][i].min(p[2][i])).floor());
+        let q = p.map(|v| [0, 1].map(|i| ((v[i] - base[i]) * 256.0).round_ties_even() as i64));
+        let edge = |a: [i64; 2], b: [i64; 2], p: [i64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+        (0..size_px.0 * size_px.1)
+            .map(|i| {
+                let centre = [0, 1].map(|k| [i % size_px.0, i / size_px.0][k] as i64 * 256 + 128 - base[k] as i64 * 256);
+                edge(q[1], q[2], centre) >= 0 && edge(q[2], q[0], centre) >= 0 && edge(q[0], q[1], centre) >= 0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_scanlines_cover_what_testing_every_pixel_covers() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let size = (40, 30);
+        let mut drawn = 0;
+        for _ in 0..400 {
+            let centre = [rng.random_range(-5.0..45.0f32), rng.random_range(-5.0..35.0f32)];
+            let extent = rng.random_range(0.5..20.0f32);
+            let clip: [[f32; 4]; 3] = std::array::from_fn(|_| {
+                let p = [centre[0] + rng.random_range(-extent..extent), centre[1] + rng.random_range(-extent..extent)];
+                [p[0] / 20.0 - 1.0, 1.0 - p[1] / 15.0, 0.5, 1.0]
+            });
+            let mut vis = vec![0u64; 1200];
+            if rasterise_cpu(&mut vis, size, MAX_LARGE_PX, &clip, 7) != TriangleOutcome::Drawn {
+                continue;
+            }
+            drawn += 1;
+            let covered: Vec<bool> = vis.iter().map(|&w| w != 0).collect();
+            assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
+        }
+        assert!(drawn > 100, "seed {seed}: only {drawn} triangles drawn");
+    }
+
+    #[test]
+    fn histogram_bins_start_at_powers_of_two() {
+        assert_eq!((0..5).map(histogram_bin_floor_px).collect::<Vec<_>>(), [0, 1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn the_cpu_twin_covers_pixel_centres_on_edges_and_keeps_the_nearest() {
+        // A right triangle over pixel centres (0.5, 0.5) .. (3.5, 3.5) in an 8x8 viewport, w = 1;
+        // drawing order counter-clockwise in y-up coordinates.
+        let ndc = |x: f32, y: f32, z: f32| [x / 4.0 - 1.0, 1.0 - y / 4.0, z, 1.0];
+        let far = [ndc(0.5, 0.5, 0.2), ndc(0.5, 3.5, 0.2), ndc(3.5, 3.5, 0.2)];
+        let near = [ndc(0.5, 0.5, 0.5), ndc(0.5, 3.5, 0.5), ndc(3.5, 3.5, 0.5)];
+        let mut vis = vec![0u64; 64];
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &far, 1), TriangleOutcome::Drawn);
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &near, 2), TriangleOutcome::Drawn);
+        let covered: Vec<(usize, usize)> = (0..64).filter(|&i| vis[i] != 0).map(|i| (i % 8, i / 8)).collect();
+        // Lower-left half including the diagonal: 1 + 2 + 3 + 4 pixels.
+        assert_eq!(covered.len(), 10, "{covered:?}");
+        assert!(covered.iter().all(|&(x, y)| x <= y && y < 4));
+        assert!(vis.iter().filter(|&&w| w != 0).all(|&w| w as u32 == 2), "the nearer triangle wins");
+        let mut back = [far[0], far[2], far[1]];
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &back, 3), TriangleOutcome::Dropped, "back face");
+        back = [ndc(0.5, 0.5, 0.2), ndc(0.5, 9.5, 0.2), ndc(9.5, 9.5, 0.2)];
+        assert_eq!(rasterise_cpu(&mut vis, (8, 8), 8, &back, 4), TriangleOutcome::Large);
+    }
+}

@@ -1,0 +1,283 @@
+//! The compute rasteriser of the flat terrain (`--raster compute`, src/flat/raster.rs) on
+//! lavapipe: its triangle pass against the CPU twin on random triangles, its pictures against the
+//! hardware path's goldens, and no cracks where the two paths meet.
+//!
+//! Thresholds against the hardware goldens of tests/screenshots.rs at 256x256: mean FLIP <= 0.002
+//! shaded, <= 0.008 in wireframe (for scale: 1-level noise on 10 % of the pixels gives about
+//! 0.004). Measured (2026-11-24, lavapipe; each check prints its figure with --nocapture): shaded
+//! 0.00035-0.00052, wireframe 0.0033-0.0050.
+
+mod common;
+#[path = "support/golden.rs"]
+#[allow(dead_code)]
+mod golden;
+
+use std::path::Path;
+
+use bisector::flat::camera::Camera;
+use bisector::flat::raster::{rasterise_cpu, RasterPath, RasterUniforms, TriangleOutcome};
+use bisector::flat::{render_shot, RenderSettings, Renderer};
+use bisector::gpu::Gpu;
+use bisector::schedule::headless::{convergence_frame_limit, HeadlessView};
+use bisector::shaders::SHADERS;
+use bisector::terrain::{procedural, HeightField, TerrainSpec};
+use glam::DVec3;
+use rand::Rng;
+use wgpu::util::DeviceExt;
+
+/// Shaded: the pictures differ only where an edge pixel went to the other triangle.
+const THRESHOLD_MEAN_FLIP_SHADED: f32 = 0.002;
+/// In wireframe: the line width comes from analytic derivatives instead of the hardware's 2x2
+/// quads, so line pixels differ by 1-2 levels (about 6 % of the pixels at 256x256).
+const THRESHOLD_MEAN_FLIP_WIREFRAME: f32 = 0.008;
+
+fn compute_settings(max_depth: u32) -> RenderSettings {
+    RenderSettings { max_depth, raster: RasterPath::Compute, ..Default::default() }
+}
+
+/// A headless GPU with the compute rasteriser's features, or a panic that says what is missing.
+fn gpu(field: &HeightField) -> Gpu {
+    Gpu::headless(&bisector::flat::requirements(&compute_settings(24), field.samples_per_side).with_image_size((256, 256)))
+        .unwrap_or_else(|e| panic!("{e}\n(lavapipe has 64-bit storage-buffer atomics)"))
+}
+
+fn procedural_field() -> HeightField {
+    procedural::generate(procedural::DEFAULT_SEED, procedural::DEFAULT_SAMPLES, procedural::DEFAULT_SIZE_M)
+}
+
+/// The camera of tests/screenshots.rs's procedural goldens.
+fn procedural_camera() -> Camera {
+    Camera::look_at(DVec3::new(1500.0, 2500.0, 4200.0), DVec3::new(12000.0, 11000.0, 500.0), 50.0)
+}
+
+/// A height file of heightmaps/ loaded as tests/screenshots.rs loads it.
+fn file_field(relative: &str, max_samples: u32) -> HeightField {
+    let spec = TerrainSpec::parse(common::heightmap(relative).to_str().unwrap()).unwrap();
+    spec.load(max_samples).unwrap_or_else(|e| panic!("{e}")).field
+}
+
+fn default_camera(field: &HeightField) -> Camera {
+    Camera::default_for_terrain(field.data_bounds_m, field.height_range_m().1 as f64)
+}
+
+/// Renders the golden `name` of tests/screenshots.rs with the compute rasteriser and compares it
+/// with the hardware path's reference.
+fn check_against_golden(name: &str, field: &HeightField, camera: &Camera, wireframe: bool) {
+    let gpu = gpu(field);
+    let settings = RenderSettings { wireframe, ..compute_settings(24) };
+    let shot = render_shot(&gpu, field, settings, camera, (256, 256));
+    assert!(shot.last.stats.leaves > 1000, "{name}: only {} leaves", shot.last.stats.leaves);
+    let timed: Vec<_> = shot.last.timings.passes.iter().map(|p| p.label.as_str()).collect();
+    if !timed.is_empty() {
+        for pass in ["raster.small", "raster.large", "shade"] {
+            assert!(timed.contains(&pass), "{name}: no timing for {pass} in {timed:?}");
+        }
+        assert!(!timed.contains(&"render.draw"), "{name}: the hardware draw ran too: {timed:?}");
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let threshold = if wireframe { THRESHOLD_MEAN_FLIP_WIREFRAME } else { THRESHOLD_MEAN_FLIP_SHADED };
+    let outcome =
+        golden::compare_golden_with_mode(&dir, name, &shot.image, threshold, golden::UpdateMode::Off).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{name}: compute vs hardware golden: mean FLIP {:.5} (max {:.3})", outcome.mean_flip, outcome.max_flip);
+    assert!(
+        outcome.passed,
+        "{name} with --raster compute: mean FLIP {:.4} > {threshold} (max {:.3}) against the hardware golden; see tests/golden/{name}-actual.png and -diff.png",
+        outcome.mean_flip, outcome.max_flip
+    );
+}
+
+#[test]
+fn compute_path_matches_the_hardware_goldens_of_the_procedural_terrain() {
+    let field = procedural_field();
+    check_against_golden("procedural-shaded", &field, &procedural_camera(), false);
+    check_against_golden("procedural-wireframe", &field, &procedural_camera(), true);
+}
+
+#[test]
+fn compute_path_matches_the_hardware_goldens_of_big_tujunga() {
+    // A GeoTIFF with samples without data: those triangles are dropped by both paths.
+    let field = file_field("bigtujunga.tif", 1025);
+    check_against_golden("bigtujunga-shaded", &field, &default_camera(&field), false);
+    check_against_golden("bigtujunga-wireframe", &field, &default_camera(&field), true);
+}
+
+#[test]
+fn compute_path_matches_the_hardware_goldens_of_taiwan() {
+    let field = file_field("taiwan-terrain-rgb", 4097);
+    check_against_golden("taiwan-z10-shaded", &field, &default_camera(&field), false);
+    check_against_golden("taiwan-z10-wireframe", &field, &default_camera(&field), true);
+}
+
+/// Renders `field` from `camera` at `size_px` with `settings` after the LOD converged; returns
+/// the image and, with the compute rasteriser, the triangles left to the hardware in the last
+/// frame and the size histogram of every frame.
+fn render(
+    gpu: &Gpu,
+    field: &HeightField,
+    settings: RenderSettings,
+    camera: &Camera,
+    size_px: (u32, u32),
+) -> (image::RgbaImage, u32, Vec<u32>) {
+    let max_frames = convergence_frame_limit(settings.max_depth);
+    let renderer = Renderer::new(gpu, field, settings, bisector::gpu::target::COLOR_FORMAT);
+    let mut view = HeadlessView::new(gpu, renderer, size_px.0, size_px.1);
+    let shot = view.shot(gpu, camera, max_frames);
+    let (large, histogram) = match view.scene.vis_raster() {
+        Some(raster) => (raster.read_large_triangles(gpu), raster.read_histogram(gpu).to_vec()),
+        None => (0, Vec::new()),
+    };
+    (shot.image, large, histogram)
+}
+
+#[test]
+fn no_cracks_where_compute_and_hardware_triangles_meet() {
+    let field = procedural_field();
+    let gpu = gpu(&field);
+    // Low over the terrain: near triangles are large on screen, far ones small; a 3 px threshold
+    // sends many each way.
+    let camera = Camera::look_at(DVec3::new(4000.0, 3000.0, 1800.0), DVec3::new(12000.0, 11000.0, 300.0), 60.0);
+    let size = (192, 128);
+    let settings = RenderSettings { raster_large_px: 3, ..compute_settings(20) };
+    let (compute, large, histogram) = render(&gpu, &field, settings.clone(), &camera, size);
+    let (hardware, _, _) = render(&gpu, &field, RenderSettings { raster: RasterPath::Hardware, ..settings }, &camera, size);
+    let small: u32 = histogram[..3].iter().sum();
+    assert!(large > 100 && small > 100, "both paths must draw: {large} large triangles, histogram {histogram:?}");
+    // The sky's colour: the clear colour in both pictures (top-left corner is sky here).
+    let sky = *hardware.get_pixel(0, 0);
+    assert_eq!(*compute.get_pixel(0, 0), sky, "the top-left corner must be sky");
+    let is_sky = |image: &image::RgbaImage, x: u32, y: u32| *image.get_pixel(x, y) == sky;
+    let mut inside = 0;
+    let mut cracks = Vec::new();
+    for y in 1..size.1 - 1 {
+        for x in 1..size.0 - 1 {
+            // Inside the terrain: this pixel and its 8 neighbours are terrain in the hardware picture.
+            let terrain = (-1i32..=1).all(|dy| (-1i32..=1).all(|dx| !is_sky(&hardware, (x as i32 + dx) as u32, (y as i32 + dy) as u32)));
+            if terrain {
+                inside += 1;
+                if is_sky(&compute, x, y) {
+                    cracks.push((x, y));
+                }
+            }
+        }
+    }
+    assert!(inside > size.0 * size.1 / 3, "the terrain must fill much of the view: {inside} pixels");
+    assert!(
+        cracks.is_empty(),
+        "{} background pixels inside the terrain with --raster compute, e.g. {:?}",
+        cracks.len(),
+        &cracks[..cracks.len().min(8)]
+    );
+}
+
+/// A random triangle with corners on the 1/256-px grid of a `size` x `size` viewport (exact in
+/// f32 on both sides), with w = 1 and depths in (0.01, 1).
+fn random_triangle(rng: &mut impl Rng, size: u32, extent_px: f32) -> [[f32; 4]; 3] {
+    let centre = [rng.random_range(-4.0..size as f32 + 4.0), rng.random_range(-4.0..size as f32 + 4.0)];
+    std::array::from_fn(|_| {
+        let p = [0, 1].map(|i| ((centre[i] + rng.random_range(-extent_px..extent_px)) * 256.0).round() / 256.0);
+        let ndc = [p[0] / size as f32 * 2.0 - 1.0, 1.0 - p[1] / size as f32 * 2.0];
+        [ndc[0], ndc[1], rng.random_range(0.01..1.0f32), 1.0]
+    })
+}
+
+#[test]
+fn triangle_pass_matches_its_cpu_twin_on_random_triangles() {
+    let mut rng = common::rng("triangle_pass_matches_its_cpu_twin_on_random_triangles");
+    let field = procedural::generate(1, 65, 1000.0);
+    let gpu = gpu(&field);
+    let (size, large_px) = (48u32, 12u32);
+    let triangles: Vec<[[f32; 4]; 3]> = (0..600)
+        .map(|_| {
+            let extent_px = rng.random_range(1.0..14.0);
+            random_triangle(&mut rng, size, extent_px)
+        })
+        .collect();
+    // The CPU twin, and every triangle covering each pixel (to know where the winner is clear).
+    let mut expected = vec![0u64; (size * size) as usize];
+    let mut outcomes = Vec::new();
+    let mut covering: Vec<Vec<u64>> = vec![Vec::new(); expected.len()];
+    for (i, triangle) in triangles.iter().enumerate() {
+        let mut alone = vec![0u64; expected.len()];
+        outcomes.push(rasterise_cpu(&mut alone, (size, size), large_px, triangle, i as u32 + 1) as u32);
+        for (pixel, &word) in alone.iter().enumerate().filter(|(_, &w)| w != 0) {
+            covering[pixel].push(word);
+            expected[pixel] = expected[pixel].max(word);
+        }
+    }
+    for kind in [TriangleOutcome::Dropped, TriangleOutcome::Drawn, TriangleOutcome::Large] {
+        assert!(outcomes.iter().filter(|&&o| o == kind as u32).count() > 10, "too few {kind:?} triangles: {outcomes:?}");
+    }
+    // The GPU's.
+    let device = &gpu.device;
+    let pipeline = SHADERS.compute_pipeline(device, "vis_raster_probe", "vis_raster_probe.wgsl", "probe", &[]);
+    use wgpu::BufferUsages as U;
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents: bytemuck::cast_slice(&triangles),
+        usage: U::STORAGE,
+    });
+    let results = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: triangles.len() as u64 * 4,
+        usage: U::STORAGE | U::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let vis = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: expected.len() as u64 * 8,
+        usage: U::STORAGE | U::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents: bytemuck::bytes_of(&RasterUniforms { size_px: [size, size], large_px, _pad: 0 }),
+        usage: U::UNIFORM,
+    });
+    let group = |index, entries: &[wgpu::BindGroupEntry]| {
+        device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(index), entries })
+    };
+    let io = group(
+        0,
+        &[
+            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: results.as_entire_binding() },
+        ],
+    );
+    let target = group(
+        2,
+        &[
+            wgpu::BindGroupEntry { binding: 0, resource: vis.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: uniforms.as_entire_binding() },
+        ],
+    );
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &io, &[]);
+        pass.set_bind_group(2, &target, &[]);
+        pass.dispatch_workgroups((triangles.len() as u32).div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let read = |buffer: &wgpu::Buffer| bisector::gpu::readback::read_buffer(device, &gpu.queue, buffer, 0, buffer.size());
+    let gpu_outcomes: Vec<u32> = bytemuck::pod_collect_to_vec(&read(&results));
+    let gpu_vis: Vec<u64> = bytemuck::pod_collect_to_vec(&read(&vis));
+    assert_eq!(gpu_outcomes, outcomes, "what each triangle went to");
+    // Coverage exactly; the winner's id exactly where no other triangle is within 1e-5 in depth.
+    let depth = |word: u64| f32::from_bits((word >> 32) as u32);
+    let mut clear = 0;
+    for (pixel, (&got, want)) in gpu_vis.iter().zip(&expected).enumerate() {
+        let (x, y) = (pixel as u32 % size, pixel as u32 / size);
+        assert_eq!(got == 0, *want == 0, "pixel {x},{y}: GPU {got:#x}, CPU {want:#x} (coverage)");
+        if *want == 0 {
+            continue;
+        }
+        assert!((depth(got) - depth(*want)).abs() <= 1e-5, "pixel {x},{y}: depth {} on the GPU, {} on the CPU", depth(got), depth(*want));
+        let close = covering[pixel].iter().filter(|&&w| depth(*want) - depth(w) <= 1e-5).count();
+        if close == 1 {
+            clear += 1;
+            assert_eq!(got as u32, *want as u32, "pixel {x},{y}: triangle {} on the GPU, {} on the CPU", got as u32, *want as u32);
+        }
+    }
+    assert!(clear > (size * size) as usize / 4, "too few pixels with a clear winner: {clear}");
+}
