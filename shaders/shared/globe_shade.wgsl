@@ -1,8 +1,9 @@
 // The globe's fragment shader and what its vertex shaders hand it, shared by the heap's draw
 // (globe_draw.wgsl) and the bisector pool's (globe_pool_draw.wgsl): normals from the height data
 // (not the mesh), hypsometric colours, the atmosphere's light and aerial perspective, and the
-// wireframe overlay. Needs shared/globe_frame.wgsl (with `globe` bound), shared/globe_heights.wgsl,
-// shared/shading.wgsl and shared/atmosphere_apply.wgsl.
+// wireframe overlay; the sea in shared/globe_sea.wgsl. Needs shared/globe_frame.wgsl (with `globe`
+// bound), shared/globe_heights.wgsl, shared/shading.wgsl and shared/atmosphere_apply.wgsl.
+//!include shared/globe_sea.wgsl
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
@@ -57,14 +58,18 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let t_v = globe.radius_m * frame.d_dv + surface.z * frame.up;
     var normal = normalize(cross(t_u, t_v));
     normal = select(normal, -normal, dot(normal, frame.up) < 0.0);
-    // Water is flat: the sea floor's relief must not shade its surface.
-    normal = select(normal, frame.up, surface.x <= 0.0);
-    // Slope: the tangent of the angle between the terrain normal and the vertical.
-    let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
-    let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
-    let albedo = terrain_colour(surface.x, slope);
-    // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
-    var colour = atmosphere_shade(albedo, normal, frame.up, in.relative_m, in.clip.xy);
+    var colour: vec3<f32>;
+    if (surface.x <= 0.0) {
+        // The sea (shared/globe_sea.wgsl): its floor's relief does not shade its surface.
+        colour = sea_shade(-surface.x, frame.up, in.relative_m, in.clip.xy);
+    } else {
+        // Slope: the tangent of the angle between the terrain normal and the vertical.
+        let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
+        let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
+        let albedo = terrain_colour(surface.x, slope);
+        // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
+        colour = atmosphere_shade(albedo, normal, frame.up, in.relative_m, in.clip.xy);
+    }
     if (globe.wireframe == 1u) {
         colour = wireframe_overlay(colour, in.barycentric);
     }

@@ -14,6 +14,7 @@ pub mod near_edges;
 pub mod pool_lod;
 pub mod pool_scene;
 pub mod renderer;
+pub mod sea;
 pub mod spec;
 pub mod sun;
 
