@@ -52,6 +52,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/globe_lod.wgsl", include_str!("../shaders/shared/globe_lod.wgsl")),
         ("shared/globe_shade.wgsl", include_str!("../shaders/shared/globe_shade.wgsl")),
         ("shared/globe_sea.wgsl", include_str!("../shaders/shared/globe_sea.wgsl")),
+        ("shared/globe_materials.wgsl", include_str!("../shaders/shared/globe_materials.wgsl")),
         ("shared/sea_waves.wgsl", include_str!("../shaders/shared/sea_waves.wgsl")),
         ("shared/lod_stats.wgsl", include_str!("../shaders/shared/lod_stats.wgsl")),
         ("shared/globe_cull.wgsl", include_str!("../shaders/shared/globe_cull.wgsl")),

@@ -86,7 +86,7 @@ fn sea_shade(depth_m: f32, up: vec3<f32>, relative_m: vec3<f32>, pixel: vec2<f32
         // Without the atmosphere: a sky from haze at the horizon to blue above, plain sunlight.
         let daylight = smoothstep(-0.1, 0.15, dot(up, sun));
         let sky = mix(HAZE_COLOUR, SKY_COLOUR * 0.8, sqrt(clamp(dot(reflected, up), 0.0, 1.0))) * (0.1 + 0.9 * daylight);
-        let body = sun_and_sky_light(albedo * 4.0, up, sun, 1.0, 0.05 + 0.17 * daylight);
+        let body = sun_and_sky_light(albedo * ATMOSPHERE_OFF_GAIN, up, sun, 1.0, 0.05 + 0.17 * daylight);
         return mix(body, sky, fresnel) + glint * SUN_COLOUR * daylight;
     }
     let height_km = max(atmosphere.camera_km.w, ATMOSPHERE_GROUND_OFFSET_KM);
