@@ -56,12 +56,14 @@ fn globe_shading_gradient(found: TileFound, map: vec2<u32>, narrow: vec2<f32>) -
 // The terrain's reflectance at `height_m` with `slope` (the tangent of its angle) at latitude
 // `latitude_rad`: grass in the lowlands, forest on the hills, alpine meadow above the tree line,
 // rock above that and on slopes steeper than about 45 degrees, snow above the snow line where the
-// slope holds it. The snow line falls from 5500 m in the tropics by 110 m per degree beyond 25
-// degrees (Himalaya 5200 m, Alps 3200 m, Norway 1600 m), the tree line 1500 m below it.
+// slope holds it. The snow line is 5800 m up to 35 degrees (the dry Tibetan plateau, 4500-5000 m,
+// stays bare) and falls by 150 m per degree beyond (the Alps 4150 m, Norway 1900 m, the ice caps
+// at sea level from 74 degrees), the tree line 2000 m below it (Taiwan and the Himalaya 3800 m).
+// Without land-cover data, deserts are grass: the materials know height, slope and latitude only.
 fn globe_terrain_albedo(height_m: f32, slope: f32, latitude_rad: f32) -> vec3<f32> {
     let latitude_deg = abs(latitude_rad) * 57.2957795;
-    let snow_line_m = clamp(5500.0 - 110.0 * (latitude_deg - 25.0), 200.0, 5500.0);
-    let tree_line_m = snow_line_m - 1500.0;
+    let snow_line_m = min(5800.0, 5800.0 - 150.0 * (latitude_deg - 35.0));
+    let tree_line_m = snow_line_m - 2000.0;
     var c = mix(MATERIAL_GRASS, MATERIAL_FOREST, smoothstep(60.0, 500.0, height_m));
     c = mix(c, MATERIAL_ALPINE, smoothstep(tree_line_m - 300.0, tree_line_m + 200.0, height_m));
     c = mix(c, MATERIAL_ROCK, smoothstep(tree_line_m + 400.0, snow_line_m, height_m));
