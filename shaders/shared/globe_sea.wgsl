@@ -12,9 +12,12 @@
 const SEA_F0: f32 = 0.02;
 // The glint's roughness (GGX alpha) from the ripples below the smallest wave.
 const SEA_BASE_ROUGHNESS: f32 = 0.10;
-// Albedo of deep water (what the water body scatters back), and of a sandy floor.
+// Albedo of deep water (what the water body scatters back), and of the floor under shallow water:
+// muted (silt and weed, not white sand), because near a coast the data's depths are the Earth
+// source's blend from 0 m at the coast to the base's sea floor over FEATHER_M, not soundings, and
+// a bright floor would draw that blend as a pale band along every coast.
 const SEA_DEEP_ALBEDO: vec3<f32> = vec3<f32>(0.010, 0.035, 0.065);
-const SEA_FLOOR_ALBEDO: vec3<f32> = vec3<f32>(0.16, 0.18, 0.14);
+const SEA_FLOOR_ALBEDO: vec3<f32> = vec3<f32>(0.05, 0.09, 0.08);
 // Light lost per metre of coastal water (absorption, red first, and scattering by what the water
 // carries), down to the floor and back: the floor shows through the first few metres only, as the
 // bathymetry's depths near a coast are the data's blend, not soundings (src/globe/earth.rs).
