@@ -26,6 +26,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("globe_pool_draw.wgsl", include_str!("../shaders/globe_pool_draw.wgsl")),
         ("pool_globe_probe.wgsl", include_str!("../shaders/pool_globe_probe.wgsl")),
         ("sea_waves_probe.wgsl", include_str!("../shaders/sea_waves_probe.wgsl")),
+        ("globe_shading_probe.wgsl", include_str!("../shaders/globe_shading_probe.wgsl")),
         ("pool_allocate.wgsl", include_str!("../shaders/pool_allocate.wgsl")),
         ("pool_bisect.wgsl", include_str!("../shaders/pool_bisect.wgsl")),
         ("pool_list.wgsl", include_str!("../shaders/pool_list.wgsl")),

@@ -1,8 +1,8 @@
 // The globe's terrain shading (issue 17 item 4): a gradient that does not band on quantised data
 // and materials by slope, height and latitude that read as forest, grass, alpine meadow, rock and
 // snow at a distance. Albedos are linear reflectances (the atmosphere's light multiplies them).
-// The flat terrain keeps its hypsometric colours (shared/shading.wgsl). Needs
-// shared/globe_heights.wgsl (the tile cache).
+// The flat terrain keeps its hypsometric colours (shared/shading.wgsl). Needs shared/tile_cache.wgsl.
+// CPU twin of the gradient: src/globe/materials.rs.
 
 // The finest height step of the data's encodings (Terrain-RGB: 0.1 m): a slope that spans a few
 // of them across the gradient's stencil shades in bands.
@@ -15,14 +15,18 @@ const MATERIAL_ALPINE: vec3<f32> = vec3<f32>(0.15, 0.14, 0.09);
 const MATERIAL_ROCK: vec3<f32> = vec3<f32>(0.17, 0.16, 0.15);
 const MATERIAL_SNOW: vec3<f32> = vec3<f32>(0.82, 0.84, 0.88);
 
-// The central difference 2 texels each side at texel `ij` of layer `slot` (metres per texel), the
-// stencil shortened at the layer's edge.
+// How many texels each side the wide stencil reaches: its differences span 8 texels, so a height
+// step changes its slope by a quarter of what it does to the tile cache's 2-texel differences.
+const GLOBE_WIDE_TEXELS: i32 = 4;
+
+// The central difference GLOBE_WIDE_TEXELS each side at texel `ij` of layer `slot` (metres per
+// texel), the stencil shortened at the layer's edge.
 fn globe_wide_texel_gradient(slot: u32, ij: vec2<i32>) -> vec2<f32> {
     let last = i32(TILE_SIDE) - 1;
-    let x0 = max(ij.x - 2, 0);
-    let x1 = min(ij.x + 2, last);
-    let y0 = max(ij.y - 2, 0);
-    let y1 = min(ij.y + 2, last);
+    let x0 = max(ij.x - GLOBE_WIDE_TEXELS, 0);
+    let x1 = min(ij.x + GLOBE_WIDE_TEXELS, last);
+    let y0 = max(ij.y - GLOBE_WIDE_TEXELS, 0);
+    let y1 = min(ij.y + GLOBE_WIDE_TEXELS, last);
     return vec2<f32>(
         (tile_cache_load(slot, vec2<i32>(x1, ij.y)) - tile_cache_load(slot, vec2<i32>(x0, ij.y))) / f32(x1 - x0),
         (tile_cache_load(slot, vec2<i32>(ij.x, y1)) - tile_cache_load(slot, vec2<i32>(ij.x, y0))) / f32(y1 - y0),
@@ -31,8 +35,8 @@ fn globe_wide_texel_gradient(slot: u32, ij: vec2<i32>) -> vec2<f32> {
 
 // dh/dmap (metres per map unit) for shading at `map` in the tile `found`, given the tile cache's
 // `narrow` gradient (central differences 1 texel each side): where those differences span fewer
-// than 32 of the encoding's steps, blended towards a stencil twice as wide (its steps are half
-// the slope), fully below 4 steps. Steep slopes keep the narrow stencil's detail.
+// than 32 of the encoding's steps, blended towards a stencil four times as wide, fully below 4
+// steps. Steep slopes keep the narrow stencil's detail.
 fn globe_shading_gradient(found: TileFound, map: vec2<u32>, narrow: vec2<f32>) -> vec2<f32> {
     if (found.slot == TILE_MISS) {
         return narrow;

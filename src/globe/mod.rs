@@ -10,6 +10,7 @@ pub mod ellipsoid;
 pub mod figures;
 pub mod frame;
 pub mod ground;
+pub mod materials;
 pub mod near_edges;
 pub mod pool_lod;
 pub mod pool_scene;
