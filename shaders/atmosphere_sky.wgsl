@@ -25,17 +25,7 @@ fn sky_luminance(dir: vec3<f32>) -> vec3<f32> {
     let sun = atmosphere.sun_direction.xyz;
     let cos_view = dot(up, dir);
     let ground = atmosphere_ray_sphere(height_km, cos_view, atmosphere.radii.x) >= 0.0;
-    // The sun's azimuth relative to the view's, around the vertical.
-    let side = cross(up, dir);
-    var cos_light = dot(sun, dir);
-    if (length(side) > 1e-6) {
-        let side_unit = normalize(side);
-        let forward = normalize(cross(side_unit, up));
-        let on_plane = vec2<f32>(dot(sun, forward), dot(sun, side_unit));
-        cos_light = select(1.0, on_plane.x / length(on_plane), length(on_plane) > 1e-6);
-    }
-    let uv = atmosphere_sky_view_uv(height_km, ground, cos_view, cos_light);
-    var luminance = textureSampleLevel(sky_view_lut, atmosphere_sampler, uv, 0.0).rgb;
+    var luminance = atmosphere_sky_view_luminance(sky_view_lut, height_km, up, dir);
     // The sun's disc: its illuminance spread over its solid angle, softened over its outer 20 %.
     let radius = atmosphere.ground_albedo.w;
     let angle = acos(clamp(dot(dir, sun), -1.0, 1.0));

@@ -1,7 +1,7 @@
 // globe.draw: one triangle per LEB leaf of the octahedron. The vertex shader decodes the leaf's
 // vertices in fixed-point map coordinates, lifts them to their heights and places them relative
 // to the camera (shared/globe_frame.wgsl); the fragment shader shades with normals from the
-// height data (not the mesh), hypsometric colours, sun light, haze and the wireframe overlay.
+// height data (not the mesh), materials, the sea, sun light, haze and the wireframe overlay.
 //!include shared/globe_leb.wgsl
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl

@@ -302,6 +302,8 @@ fn time_and_sun_light_the_globe() {
         (vec!["shot", "--terrain", "planet", "--sun", "10,95", "--out", "x.png"], "--sun '10,95'"),
         (vec!["shot", "--sun", "10,45", "--out", "x.png"], "--sun: only the globe"),
         (vec!["shot", "--terrain", "planet", "--time", "2026-03-20T04:00Z", "--sun", "1,2", "--out", "x.png"], "--sun"),
+        (vec!["shot", "--terrain", "planet", "--sea-time-s", "inf", "--out", "x.png"], "--sea-time-s inf"),
+        (vec!["shot", "--terrain", "planet", "--sea", "maybe", "--out", "x.png"], "--sea"),
     ] {
         assert_clean_failure(&bisector(&args), expect);
     }

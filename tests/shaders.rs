@@ -145,6 +145,8 @@ fn mirrors() -> Vec<Mirror> {
                 sun_direction: "sun_direction",
                 relative_from_clip: "relative_from_clip",
                 viewport: "viewport",
+                sea: "sea",
+                sea_origin_m: "sea_origin_m",
             }
         ),
         mirror!(

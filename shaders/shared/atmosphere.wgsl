@@ -31,6 +31,11 @@ struct Atmosphere {
     relative_from_clip: mat4x4<f32>,
     // x, y = the viewport in pixels, z = the aerial-perspective volume's depth (km), w unused.
     viewport: vec4<f32>,
+    // The sea (shared/globe_sea.wgsl): x = 1 on, 0 off (water is flat and plain), y = the waves'
+    // time in seconds, zw unused.
+    sea: vec4<f32>,
+    // xyz = the camera's earth-fixed position modulo SEA_WAVE_PERIOD_M (metres, from f64), w unused.
+    sea_origin_m: vec4<f32>,
 }
 
 const ATMOSPHERE_PI: f32 = 3.14159265358979;
@@ -198,6 +203,26 @@ fn atmosphere_sky_view_uv(height_km: f32, ground: bool, cos_view: f32, cos_light
     }
     let u = sqrt(clamp(-cos_light * 0.5 + 0.5, 0.0, 1.0));
     return atmosphere_unit_to_sub_uv(vec2<f32>(u, v), ATMOSPHERE_SKY_VIEW_SIZE);
+}
+
+// The sky's luminance (sun of illuminance 1) in unit direction `dir` from the sky-view table
+// `table` (built for a camera `height_km` up), around the unit vertical `up`: the sky pass's
+// look-up (up = the camera's), and the sea's reflection (up = the water's).
+fn atmosphere_sky_view_luminance(table: texture_2d<f32>, height_km: f32, up: vec3<f32>, dir: vec3<f32>) -> vec3<f32> {
+    let sun = atmosphere.sun_direction.xyz;
+    let cos_view = dot(up, dir);
+    let ground = atmosphere_ray_sphere(height_km, cos_view, atmosphere.radii.x) >= 0.0;
+    // The sun's azimuth relative to the view's, around the vertical.
+    let side = cross(up, dir);
+    var cos_light = dot(sun, dir);
+    if (length(side) > 1e-6) {
+        let side_unit = normalize(side);
+        let forward = normalize(cross(side_unit, up));
+        let on_plane = vec2<f32>(dot(sun, forward), dot(sun, side_unit));
+        cos_light = select(1.0, on_plane.x / length(on_plane), length(on_plane) > 1e-6);
+    }
+    let uv = atmosphere_sky_view_uv(height_km, ground, cos_view, cos_light);
+    return textureSampleLevel(table, atmosphere_sampler, uv, 0.0).rgb;
 }
 
 // The camera-relative unit direction through viewport point `uv` ([0, 1]^2, y down).

@@ -11,6 +11,8 @@
 
 // Light of the night side (a fraction of the sun's illuminance): enough to see the globe's shape.
 const ATMOSPHERE_NIGHT_LIGHT: f32 = 0.002;
+// With the atmosphere off, reflectances times this make the plain light's display colours.
+const ATMOSPHERE_OFF_GAIN: f32 = 2.5;
 
 // The light scattered towards the camera (rgb, sun of illuminance 1) and the transmittance (a)
 // between the camera and the surface at `relative_m`, seen at framebuffer point `pixel`.
@@ -38,7 +40,8 @@ fn atmosphere_shade(albedo: vec3<f32>, normal: vec3<f32>, up: vec3<f32>, relativ
     let sun = atmosphere.sun_direction.xyz;
     if (atmosphere.sun_direction.w == 0.0) {
         let daylight = smoothstep(-0.1, 0.15, dot(up, sun));
-        return sun_and_sky_light(albedo, normal, sun, dot(normal, up), 0.05 + 0.17 * daylight);
+        // The plain light is a display colour, not a luminance: the reflectances are brightened.
+        return sun_and_sky_light(min(albedo * ATMOSPHERE_OFF_GAIN, vec3<f32>(1.0)), normal, sun, dot(normal, up), 0.05 + 0.17 * daylight);
     }
     let point_km = atmosphere.camera_km.xyz + relative_m * 0.001;
     let height_km = max(length(point_km) - atmosphere.radii.x, 0.0);

@@ -54,9 +54,3 @@ fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {
 fn globe_map_fixed(map_f: vec2<f32>) -> vec2<u32> {
     return vec2<u32>(clamp(map_f, vec2<f32>(0.0), vec2<f32>(1.0)) * GLOBE_MAP_ONE_F);
 }
-
-// The terrain at fixed-point map point `map` in the tile `found`, for shading: x = height in
-// metres, yz = its derivatives per map unit (d/du, d/dv).
-fn globe_surface_sample(found: TileFound, map: vec2<u32>) -> vec3<f32> {
-    return vec3<f32>(tile_cache_height(found, map), tile_cache_gradient(found, map));
-}

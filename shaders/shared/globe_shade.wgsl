@@ -1,8 +1,10 @@
 // The globe's fragment shader and what its vertex shaders hand it, shared by the heap's draw
 // (globe_draw.wgsl) and the bisector pool's (globe_pool_draw.wgsl): normals from the height data
-// (not the mesh), hypsometric colours, the atmosphere's light and aerial perspective, and the
-// wireframe overlay. Needs shared/globe_frame.wgsl (with `globe` bound), shared/globe_heights.wgsl,
-// shared/shading.wgsl and shared/atmosphere_apply.wgsl.
+// (not the mesh), materials (shared/globe_materials.wgsl), the atmosphere's light and aerial
+// perspective, and the wireframe overlay; the sea in shared/globe_sea.wgsl. Needs shared/globe_frame.wgsl (with `globe`
+// bound), shared/globe_heights.wgsl, shared/shading.wgsl and shared/atmosphere_apply.wgsl.
+//!include shared/globe_sea.wgsl
+//!include shared/globe_materials.wgsl
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
@@ -50,21 +52,29 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let map = globe_map_fixed(in.map);
     // The tiles fragments want are asked for by globe.decode (a grid of points on large leaves):
     // a write here would cost every fragment its early depth test (+0.44 ms on the H100).
-    let surface = globe_surface_sample(tile_cache_find(map, globe_wanted_zoom(length(in.relative_m))), map);
+    let found = tile_cache_find(map, globe_wanted_zoom(length(in.relative_m)));
+    let height_m = tile_cache_height(found, map);
     let frame = globe_map_frame(clamp(in.map, vec2<f32>(0.0), vec2<f32>(1.0)));
-    // Tangents of the terrain surface per map unit; their cross product is its normal.
-    let t_u = globe.radius_m * frame.d_du + surface.y * frame.up;
-    let t_v = globe.radius_m * frame.d_dv + surface.z * frame.up;
-    var normal = normalize(cross(t_u, t_v));
-    normal = select(normal, -normal, dot(normal, frame.up) < 0.0);
-    // Water is flat: the sea floor's relief must not shade its surface.
-    normal = select(normal, frame.up, surface.x <= 0.0);
-    // Slope: the tangent of the angle between the terrain normal and the vertical.
-    let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
-    let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
-    let albedo = terrain_colour(surface.x, slope);
-    // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
-    var colour = atmosphere_shade(albedo, normal, frame.up, in.relative_m, in.clip.xy);
+    var colour: vec3<f32>;
+    if (height_m <= 0.0) {
+        // The sea (shared/globe_sea.wgsl): its floor's relief does not shade its surface, so its
+        // gradient is not read.
+        colour = sea_shade(-height_m, frame.up, in.relative_m, in.clip.xy);
+    } else {
+        // No bands where the data's height steps show (shared/globe_materials.wgsl).
+        let gradient = globe_shading_gradient(found, map, tile_cache_gradient(found, map));
+        // Tangents of the terrain surface per map unit; their cross product is its normal.
+        let t_u = globe.radius_m * frame.d_du + gradient.x * frame.up;
+        let t_v = globe.radius_m * frame.d_dv + gradient.y * frame.up;
+        var normal = normalize(cross(t_u, t_v));
+        normal = select(normal, -normal, dot(normal, frame.up) < 0.0);
+        // Slope: the tangent of the angle between the terrain normal and the vertical.
+        let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
+        let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
+        let albedo = globe_terrain_albedo(height_m, slope, asin(clamp(frame.up.z, -1.0, 1.0)));
+        // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
+        colour = atmosphere_shade(albedo, normal, frame.up, in.relative_m, in.clip.xy);
+    }
     if (globe.wireframe == 1u) {
         colour = wireframe_overlay(colour, in.barycentric);
     }

@@ -10,10 +10,12 @@ pub mod ellipsoid;
 pub mod figures;
 pub mod frame;
 pub mod ground;
+pub mod materials;
 pub mod near_edges;
 pub mod pool_lod;
 pub mod pool_scene;
 pub mod renderer;
+pub mod sea;
 pub mod spec;
 pub mod sun;
 

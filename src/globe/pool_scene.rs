@@ -248,6 +248,7 @@ impl LebScene for GlobePoolRenderer {
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
         let s = &self.settings;
         let view = AtmosphereView::of_camera(camera, frame.clip_from_relative, size_px, s.sun_direction, s.atmosphere);
+        self.atmosphere.sea = s.sea;
         self.atmosphere.set_view(queue, &view);
         let target_sq_px2 = self.settings.target_px() * self.settings.target_px();
         queue.write_buffer(

@@ -57,6 +57,9 @@ pub struct GlobeSettings {
     /// Draw the sky and light the terrain through the atmosphere (src/globe/atmosphere); off:
     /// space's colour behind the globe and plain sun light.
     pub atmosphere: bool,
+    /// The sea's waves, sky reflection and glint, and the waves' time (src/globe/sea.rs; `--sea`,
+    /// `--sea-time-s`).
+    pub sea: crate::globe::sea::SeaSettings,
 }
 
 impl GlobeSettings {
@@ -85,6 +88,7 @@ impl Default for GlobeSettings {
             sun_direction: crate::leb::octahedral::from_lon_lat_deg(125.0, 10.0),
             sun_time_unix_s: None,
             atmosphere: true,
+            sea: Default::default(),
         }
     }
 }
@@ -271,6 +275,7 @@ impl LebScene for GlobeRenderer {
         self.set_frame(queue, &frame);
         let s = &self.settings;
         let view = AtmosphereView::of_camera(camera, frame.clip_from_relative, size_px, s.sun_direction, s.atmosphere);
+        self.atmosphere.sea = s.sea;
         self.atmosphere.set_view(queue, &view);
     }
 

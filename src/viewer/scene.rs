@@ -219,7 +219,7 @@ impl Scene {
     }
 
     /// Moves the camera by the keys held for `dt_s` seconds (`turn`: the globe orbit's heading
-    /// and tilt keys).
+    /// and tilt keys), and the globe's sea waves on by `dt_s`.
     pub fn step(&mut self, input: Move, turn: Turn, dt_s: f64) {
         match self {
             Scene::Heightfield(s) => match s.rig.mode {
@@ -238,6 +238,8 @@ impl Scene {
             Scene::Globe(s) => {
                 s.rig.step(input, turn, dt_s);
                 s.keep_above_surface();
+                // The sea's waves run on the clock (from --sea-time-s).
+                s.renderer.settings_mut().sea.time_s += dt_s;
             }
         }
     }

@@ -84,6 +84,14 @@ pub(crate) struct RenderArgs {
     /// space's colour behind the globe and plain sun light; for timing the frame without it).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub(crate) atmosphere: OnOff,
+    /// The globe's sea: wave normals, the sky's Fresnel reflection and the sun's glint (off: flat
+    /// water; for timing the frame without the waves).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) sea: OnOff,
+    /// The time of the sea's waves in seconds, in `shot` and the viewer's first frame (the viewer
+    /// then runs the clock): the same time gives the same picture.
+    #[arg(long, default_value_t = 0.0)]
+    pub(crate) sea_time_s: f64,
     /// The globe's sun at a UTC date and time, YYYY-MM-DDTHH:MMZ (the night side dark). Default:
     /// the sun over 125E 10N, lighting Asia and the default views.
     #[arg(long, conflicts_with = "sun")]

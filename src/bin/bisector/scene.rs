@@ -46,6 +46,9 @@ pub(crate) fn load_terrain(spec: &TerrainSpec, args: &RenderArgs) -> anyhow::Res
 pub(crate) fn settings(args: &RenderArgs) -> anyhow::Result<RenderSettings> {
     let max_depth = args.max_depth.unwrap_or(RenderSettings::default().max_depth);
     bisector::cbt::gpu::check_max_depth(max_depth).context("--max-depth")?;
+    if !(args.sea_time_s.is_finite() && args.sea_time_s.abs() <= 1e6) {
+        anyhow::bail!("--sea-time-s {}: must be a number of seconds within one million of 0", args.sea_time_s);
+    }
     for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
         if !(value.is_finite() && value > 0.0) {
             anyhow::bail!("{flag} {value}: must be a positive number of pixels");
@@ -79,6 +82,9 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
     if max_depth <= BaseMesh::octahedron().depth {
         anyhow::bail!("--max-depth {max_depth}: the globe's base triangles are at depth 3, so it needs at least 4");
     }
+    if !(args.sea_time_s.is_finite() && args.sea_time_s.abs() <= 1e6) {
+        anyhow::bail!("--sea-time-s {}: must be a number of seconds within one million of 0", args.sea_time_s);
+    }
     for (flag, value) in [("--pixel-target", args.pixel_target), ("--pixel-error", args.pixel_error)] {
         if !(value.is_finite() && value > 0.0) {
             anyhow::bail!("{flag} {value}: must be a positive number of pixels");
@@ -91,6 +97,7 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
         pixel_error_px: args.pixel_error,
         detail: args.detail == OnOff::On,
         atmosphere: args.atmosphere == OnOff::On,
+        sea: bisector::globe::sea::SeaSettings { enabled: args.sea == OnOff::On, time_s: args.sea_time_s },
         wireframe: args.wireframe,
         ..Default::default()
     })

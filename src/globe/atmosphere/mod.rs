@@ -10,7 +10,8 @@
 //!                                 transmittance, slices spread quadratically from where the ray
 //!                                 enters the atmosphere over `viewport.z` km (the horizon's reach)
 //! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
-//! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective
+//! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective;
+//!                                 the sea reflects the sky-view table (shaders/shared/globe_sea.wgsl)
 //! ```
 //! Distances are in km, planet-centred; the atmosphere is a sphere whose bottom is the globe's
 //! (`EARTH_RADIUS_M`). The camera's height is sent separately (from f64), and ray-sphere distances
@@ -21,6 +22,7 @@
 pub mod cpu;
 
 use crate::globe::camera::GlobeCamera;
+use crate::globe::sea::SeaSettings;
 use crate::globe::EARTH_RADIUS_M;
 use crate::gpu::profiled_compute_pass;
 use crate::schedule::FrameTarget;
@@ -115,8 +117,10 @@ pub struct AtmosphereUniforms {
     pub sun_direction: [f32; 4],
     pub relative_from_clip: [[f32; 4]; 4],
     pub viewport: [f32; 4],
+    pub sea: [f32; 4],
+    pub sea_origin_m: [f32; 4],
 }
-const _: () = assert!(std::mem::size_of::<AtmosphereUniforms>() == 240);
+const _: () = assert!(std::mem::size_of::<AtmosphereUniforms>() == 272);
 
 /// What the view-dependent uniforms are made of.
 #[derive(Clone, Copy, Debug)]
@@ -129,6 +133,9 @@ pub struct AtmosphereView {
     /// Unit vector towards the sun.
     pub sun_direction: DVec3,
     pub enabled: bool,
+    /// The true camera (earth-fixed metres, on the ellipsoid's terms) modulo the sea's wave
+    /// period (src/globe/sea.rs).
+    pub sea_origin_m: DVec3,
 }
 
 impl AtmosphereView {
@@ -139,7 +146,14 @@ impl AtmosphereView {
     /// horizon are the ellipsoid's there.
     pub fn of_camera(camera: &GlobeCamera, clip_from_relative: [[f32; 4]; 4], size_px: (u32, u32), sun: DVec3, enabled: bool) -> Self {
         let (up, height_m) = crate::globe::ellipsoid::normal_and_height_m(camera.position_m);
-        AtmosphereView { camera_m: up * (EARTH_RADIUS_M + height_m), clip_from_relative, size_px, sun_direction: sun, enabled }
+        AtmosphereView {
+            camera_m: up * (EARTH_RADIUS_M + height_m),
+            clip_from_relative,
+            size_px,
+            sun_direction: sun,
+            enabled,
+            sea_origin_m: crate::globe::sea::wave_origin_m(camera.position_m),
+        }
     }
 }
 
@@ -155,8 +169,8 @@ pub fn aerial_perspective_depth_km(params: &AtmosphereParams, camera_height_km: 
     (horizon(camera_height_km) + horizon(HIGHEST_TERRAIN_KM)).clamp(1.0, chord)
 }
 
-/// The uniforms of `params` seen from `view`.
-pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView) -> AtmosphereUniforms {
+/// The uniforms of `params` seen from `view`, with the sea of `sea`.
+pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView, sea: &SeaSettings) -> AtmosphereUniforms {
     let p = params;
     let v4 = |a: [f64; 3], w: f64| [a[0] as f32, a[1] as f32, a[2] as f32, w as f32];
     let camera_km = view.camera_m / 1000.0;
@@ -175,6 +189,8 @@ pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView) -> AtmosphereU
         sun_direction: v4(view.sun_direction.normalize().to_array(), if view.enabled { 1.0 } else { 0.0 }),
         relative_from_clip: clip.inverse().as_mat4().to_cols_array_2d(),
         viewport: [view.size_px.0 as f32, view.size_px.1 as f32, aerial_perspective_depth_km(p, height_km) as f32, 0.0],
+        sea: [if sea.enabled { 1.0 } else { 0.0 }, sea.time_s as f32, 0.0, 0.0],
+        sea_origin_m: v4(view.sea_origin_m.to_array(), 0.0),
     }
 }
 
@@ -192,6 +208,8 @@ pub struct Atmosphere {
     pub params: AtmosphereParams,
     /// Draw the sky and apply the atmosphere (off: space's colour and plain sun light).
     pub enabled: bool,
+    /// The sea's waves and their time (src/globe/sea.rs).
+    pub sea: SeaSettings,
     uniforms: wgpu::Buffer,
     tables: [wgpu::Texture; 4],
     passes: [(wgpu::ComputePipeline, wgpu::BindGroup); 4],
@@ -293,9 +311,22 @@ impl Atmosphere {
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&views[0]) },
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[3]) },
                 wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },
+                wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&views[2]) },
             ],
         });
-        Atmosphere { params, enabled: true, uniforms, tables, passes, sky, draw_layout, draw_group, tables_current: false, built_for: None }
+        Atmosphere {
+            params,
+            enabled: true,
+            sea: SeaSettings::default(),
+            uniforms,
+            tables,
+            passes,
+            sky,
+            draw_layout,
+            draw_group,
+            tables_current: false,
+            built_for: None,
+        }
     }
 
     /// The layout of the globe draws' @group(1) (shared/atmosphere_apply.wgsl).
@@ -311,7 +342,7 @@ impl Atmosphere {
     /// Writes the uniforms of `view` (with `enabled` and `params` as they are now).
     pub fn set_view(&mut self, queue: &wgpu::Queue, view: &AtmosphereView) -> AtmosphereUniforms {
         let view = AtmosphereView { enabled: view.enabled && self.enabled, ..*view };
-        let u = uniforms(&self.params, &view);
+        let u = uniforms(&self.params, &view, &self.sea);
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
         if self.built_for != Some(self.params) {
             self.tables_current = false;
@@ -398,7 +429,8 @@ impl Atmosphere {
     }
 }
 
-/// The explicit layout of the globe draws' @group(1): uniforms, transmittance, aerial perspective, sampler.
+/// The explicit layout of the globe draws' @group(1): uniforms, transmittance, aerial perspective,
+/// sampler, sky view (the sea's reflection).
 fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
     let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
@@ -428,6 +460,7 @@ fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
                 ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                 count: None,
             },
+            texture(4, wgpu::TextureViewDimension::D2),
         ],
     })
 }
