@@ -13,6 +13,7 @@ use super::stats::{LeafStats, PoolStats};
 use crate::globe::cache::tile_cache::TileCacheStats;
 use crate::globe::camera::GlobeCamera;
 use crate::leb::octahedral::lon_lat_deg;
+use crate::terrain::http_source::HttpStats;
 
 /// What the globe's sections show.
 pub struct GlobeData {
@@ -23,6 +24,8 @@ pub struct GlobeData {
     /// The ship (its speed, heading and bridge are shown in ship mode).
     pub ship: GlobeShip,
     pub cache: TileCacheStats,
+    /// What the HTTP tile sources did so far, when tiles come over HTTP (`--terrain URL`).
+    pub http: Option<HttpStats>,
     /// The bisector pool, when the globe is drawn from it.
     pub pool: Option<Box<PoolData>>,
 }
@@ -197,8 +200,8 @@ pub fn pool_ui(ui: &mut Ui, pool: &PoolData, stats: Option<&LeafStats>) {
     });
 }
 
-/// The tile cache's residency, feedback and streaming.
-pub fn tile_cache_ui(ui: &mut Ui, stats: &TileCacheStats) {
+/// The tile cache's residency, feedback and streaming, and the HTTP sources' counts under it.
+pub fn tile_cache_ui(ui: &mut Ui, stats: &TileCacheStats, http: Option<&HttpStats>) {
     Grid::new("bisector.tile_cache.grid").num_columns(2).show(ui, |ui| {
         let mut row = |label: &str, value: String| {
             ui.label(label);
@@ -215,12 +218,22 @@ pub fn tile_cache_ui(ui: &mut Ui, stats: &TileCacheStats) {
         row("in flight", stats.in_flight.to_string());
         row("failed loads", stats.failed_loads.to_string());
         row("read back from frame", stats.readback_frame.to_string());
+        if let Some(h) = http {
+            row("HTTP requests", format!("{} ({} retried)", h.requests, h.retries));
+            row("HTTP tiles", format!("{} fetched, {} from the disk cache, {} absent", h.fetched, h.disk_hits, h.no_tile));
+            row("HTTP failures", format!("{} given up, {} not cached offline", h.failures, h.offline_misses));
+        }
         if stats.feedback_overflow {
             ui.label(RichText::new("feedback overflow").color(egui::Color32::LIGHT_RED));
             ui.label("more missed tiles than the feedback set holds");
             ui.end_row();
         }
     });
+}
+
+/// The HTTP sources' counts when any tile went through them (None for files only).
+pub fn http_stats() -> Option<HttpStats> {
+    Some(crate::terrain::http_source::stats()).filter(|s| s.requests + s.disk_hits + s.offline_misses > 0)
 }
 
 #[cfg(test)]
@@ -243,6 +256,7 @@ mod tests {
             orbit,
             ship,
             cache: TileCacheStats { feedback_overflow: true, ..Default::default() },
+            http: Some(HttpStats { requests: 7, fetched: 5, failures: 1, ..Default::default() }),
             pool: None,
         };
         let mut actions = Vec::new();
@@ -255,12 +269,16 @@ mod tests {
             let mut output = ctx.run_ui(input, |ui| {
                 globe_camera_ui(ui, &mut state, &mut panels, CameraMode::Orbit, &data, actions);
                 globe_lod_ui(ui, &mut state, actions);
-                tile_cache_ui(ui, &data.cache);
+                tile_cache_ui(ui, &data.cache, data.http.as_ref());
             });
             output.textures_delta.clear();
             output.platform_output.accesskit_update.take().expect("accesskit enabled")
         };
         let tree = run(vec![], &mut actions);
+        // The tile cache section shows the HTTP counts it was given.
+        let labels: Vec<String> = tree.nodes.iter().filter_map(|(_, n)| n.label().or(n.value()).map(|l| l.to_string())).collect();
+        assert!(labels.iter().any(|l| l == "7 (0 retried)"), "{labels:?}");
+        assert!(labels.iter().any(|l| l == "1 given up, 0 not cached offline"), "{labels:?}");
         let go = tree.nodes.iter().find(|(_, n)| n.label().is_some_and(|l| l == "Go")).expect("a Go button").1.bounds().expect("bounds");
         let at = egui::pos2(((go.x0 + go.x1) / 2.0) as f32, ((go.y0 + go.y1) / 2.0) as f32);
         let press =

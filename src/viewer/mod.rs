@@ -458,6 +458,7 @@ impl State {
                         orbit: s.rig.orbit,
                         ship: s.rig.ship,
                         cache: s.renderer.cache().stats(),
+                        http: globe_panels::http_stats(),
                         pool: s.renderer.pool_settings().map(|p| Box::new(globe_panels::PoolData::new(p, s.pool_readback.latest.clone()))),
                     }),
                     s.renderer.triangles_per_leaf(),
