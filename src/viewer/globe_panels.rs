@@ -25,7 +25,7 @@ pub struct GlobeData {
     pub ship: GlobeShip,
     pub cache: TileCacheStats,
     /// What the HTTP tile sources did so far, when tiles come over HTTP (`--terrain URL`).
-    pub http: Option<HttpStats>,
+    pub http: Option<Box<HttpStats>>,
     /// The bisector pool, when the globe is drawn from it.
     pub pool: Option<Box<PoolData>>,
 }
@@ -232,8 +232,8 @@ pub fn tile_cache_ui(ui: &mut Ui, stats: &TileCacheStats, http: Option<&HttpStat
 }
 
 /// The HTTP sources' counts when any tile went through them (None for files only).
-pub fn http_stats() -> Option<HttpStats> {
-    Some(crate::terrain::http_source::stats()).filter(|s| s.requests + s.disk_hits + s.offline_misses > 0)
+pub fn http_stats() -> Option<Box<HttpStats>> {
+    Some(crate::terrain::http_source::stats()).filter(|s| s.requests + s.disk_hits + s.offline_misses > 0).map(Box::new)
 }
 
 #[cfg(test)]
@@ -256,7 +256,7 @@ mod tests {
             orbit,
             ship,
             cache: TileCacheStats { feedback_overflow: true, ..Default::default() },
-            http: Some(HttpStats { requests: 7, fetched: 5, failures: 1, ..Default::default() }),
+            http: Some(Box::new(HttpStats { requests: 7, fetched: 5, failures: 1, ..Default::default() })),
             pool: None,
         };
         let mut actions = Vec::new();
@@ -269,7 +269,7 @@ mod tests {
             let mut output = ctx.run_ui(input, |ui| {
                 globe_camera_ui(ui, &mut state, &mut panels, CameraMode::Orbit, &data, actions);
                 globe_lod_ui(ui, &mut state, actions);
-                tile_cache_ui(ui, &data.cache, data.http.as_ref());
+                tile_cache_ui(ui, &data.cache, data.http.as_deref());
             });
             output.textures_delta.clear();
             output.platform_output.accesskit_update.take().expect("accesskit enabled")

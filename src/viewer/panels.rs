@@ -267,7 +267,7 @@ pub fn panel_ui(ui: &mut Ui, state: &mut UiState, panels: &mut PanelState, data:
                 CollapsingHeader::new("Tile cache")
                     .id_salt("bisector.tile_cache")
                     .default_open(true)
-                    .show(ui, |ui| globe_panels::tile_cache_ui(ui, &globe.cache, globe.http.as_ref()));
+                    .show(ui, |ui| globe_panels::tile_cache_ui(ui, &globe.cache, globe.http.as_deref()));
                 if let Some(pool) = &globe.pool {
                     CollapsingHeader::new("Bisector pool")
                         .id_salt("bisector.pool")
