@@ -458,7 +458,15 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
                 ui.label((stats.triangles() as u64 * data.triangles_per_leaf as u64).to_string());
                 ui.end_row();
                 ui.label("max depth reached");
-                ui.label(stats.stats.max_depth.to_string());
+                // The globe's depths count from the tree's root; its base triangles are at depth 3
+                // (the Bisector pool section and shot --json count from them).
+                match &data.scene {
+                    SceneData::Globe(_) => {
+                        let below_base = stats.stats.max_depth.saturating_sub(crate::leb::base_mesh::BaseMesh::octahedron().depth);
+                        ui.label(format!("{} ({below_base} below the octahedron's base)", stats.stats.max_depth))
+                    }
+                    SceneData::Heightfield(_) => ui.label(stats.stats.max_depth.to_string()),
+                };
                 ui.end_row();
                 if stats.stats.overflow != 0 {
                     ui.label(RichText::new("overflow").color(egui::Color32::LIGHT_RED));
