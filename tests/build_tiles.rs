@@ -25,7 +25,7 @@ fn data(name: &str) -> PathBuf {
 
 fn etopo() -> BuildSource {
     let path = data("etopo20_global.tif");
-    BuildSource { name: path.display().to_string(), raster: geotiff::read(&path).unwrap() }
+    BuildSource::whole(path.display().to_string(), geotiff::read(&path).unwrap())
 }
 
 fn options(encoding: Encoding, max_zoom: Option<u32>) -> BuildOptions {
@@ -112,7 +112,7 @@ fn etopo_pyramid_reads_back_the_source_heights_in_both_encodings() {
 fn utm_pyramid_reads_back_the_source_heights() {
     let mut rng = common::rng("utm_pyramid_reads_back_the_source_heights");
     let path = data("bigtujunga.tif");
-    let source = BuildSource { name: path.display().to_string(), raster: geotiff::read(&path).unwrap() };
+    let source = BuildSource::whole(path.display().to_string(), geotiff::read(&path).unwrap());
     assert_eq!(source.raster.crs, Crs::Projected { epsg: 32611 });
     let placed = build_tiles::place_all(std::slice::from_ref(&source)).unwrap();
     // The catchment, in the San Gabriel Mountains north of Los Angeles.
@@ -254,7 +254,7 @@ fn tiles_without_data_are_absent_and_the_finest_source_wins() {
         step: (0.005, 0.005),
         crs: Crs::Geographic,
     };
-    let sources = [BuildSource { name: "fine.tif".into(), raster: fine }, BuildSource { name: "coarse.tif".into(), raster: coarse }];
+    let sources = [BuildSource::whole("fine.tif", fine), BuildSource::whole("coarse.tif", coarse)];
     assert_eq!(
         build_tiles::default_max_zoom(&build_tiles::place_all(&sources).unwrap()),
         9,
@@ -289,7 +289,7 @@ fn a_raster_in_longitudes_0_to_360_covers_the_western_hemisphere() {
     let (width, height) = (360u32, 170u32);
     let heights_m = (0..height).flat_map(|_| (0..width).map(|col| col as f32 + 0.5)).collect();
     let raster = Raster { width, height, heights_m, origin: (0.5, 84.5), step: (1.0, 1.0), crs: Crs::Geographic };
-    let sources = [BuildSource { name: "east.tif".into(), raster }];
+    let sources = [BuildSource::whole("east.tif", raster)];
     let dir = tempfile::tempdir().unwrap();
     let out = TilesOutput::Folder(dir.path().join("east"));
     let report = build(&sources, &out, &options(Encoding::Terrarium, Some(2)));

@@ -133,13 +133,13 @@ fn served_tiles_equal_the_pyramid_path() {
             let level = source.level_for_zoom(z);
             levels_seen.insert(level);
             let raster = file.read_level(level).unwrap();
-            let whole = BuildSource { name: name.into(), raster };
+            let whole = BuildSource::whole(name, raster);
             let placed = build_tiles::place(&whole).unwrap();
             let [west, south, east, north] = index.bounds.unwrap();
             let (x0, y0) = bisector::terrain::pyramid::tile_xy(z, west, north);
             let (x1, y1) = bisector::terrain::pyramid::tile_xy(z, east, south);
             for (x, y) in (x0 as u32..=x1 as u32).flat_map(|x| (y0 as u32..=y1 as u32).map(move |y| (x, y))).take(6) {
-                let want = build_tiles::tile_png(&[&placed], z, x, y, Encoding::Terrarium);
+                let want = build_tiles::tile_png(&[&placed], z, x, y, Encoding::Terrarium).unwrap();
                 assert_eq!(source.get(z, x, y).unwrap(), want, "{name} tile {z}/{x}/{y} (level {level})");
                 let heights = source.tile_heights_m(z, x, y).unwrap();
                 let expect = build_tiles::tile_heights_m(z, x, y, |lon, lat| placed.sample_m(lon, lat));
@@ -376,6 +376,72 @@ fn the_cli_draws_a_cog_flat_and_as_a_planet_region() {
     let (budget, peak) = (cog["cache_budget_bytes"].as_u64().unwrap(), cog["cache_peak_bytes"].as_u64().unwrap());
     assert_eq!(budget, cog::DEFAULT_CACHE_BYTES + bisector::terrain::cog_source::SERVED_CACHE_BYTES, "{cog}");
     assert!(peak > 0 && peak <= budget && cog["tiles_decoded"].as_u64().unwrap() > 0, "{cog}");
+}
+
+/// `bisector tiles --from BIG.tif` reads a tiled file with overviews tile by tile
+/// (`BuildSource::open`): its finest zoom's tiles equal those built from the file read whole,
+/// each coarser zoom's those built from the overview it samples (read whole); a re-run resumes,
+/// and the same name with changed contents is refused (the lazy source's hash is the file's
+/// length and modification time).
+#[test]
+fn tiles_builds_a_cog_lazily_as_from_its_levels_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (level, georef) = etopo_taiwan();
+    let (path, _) = write(dir.path(), "taiwan.tif", &cog_writer::with_overviews(level, 2), georef, VARIANTS[1]);
+    let lazy = BuildSource::open(&path).unwrap();
+    let cog_source = lazy.lazy.clone().expect("a tiled file with overviews is read lazily");
+    assert!(lazy.raster.heights_m.is_empty(), "a lazy source holds no heights");
+    // Four zooms past the file's own (3): those sample its full resolution.
+    let options =
+        build_tiles::BuildOptions { encoding: Encoding::TerrainRgb, min_zoom: Some(0), max_zoom: Some(7), attribution: None, threads: 2 };
+    let out = dir.path().join("lazy");
+    let report = build_tiles::build(
+        std::slice::from_ref(&lazy),
+        &build_tiles::TilesOutput::Folder(out.clone()),
+        &options,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .unwrap();
+    assert!(report.tiles_written > 10, "{report:?}");
+    let file = CogFile::open(&path).unwrap();
+    let mut compared = 0;
+    for z in report.min_zoom..=report.max_zoom {
+        let level = cog_source.level_for_zoom(z);
+        let whole = BuildSource::whole("taiwan.tif", file.read_level(level).unwrap());
+        let placed = build_tiles::place(&whole).unwrap();
+        for entry in std::fs::read_dir(out.join(z.to_string())).unwrap() {
+            let x_dir = entry.unwrap().path();
+            let x: u32 = x_dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
+            for tile in std::fs::read_dir(&x_dir).unwrap() {
+                let tile = tile.unwrap().path();
+                let y: u32 = tile.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+                let want = build_tiles::tile_png(&[&placed], z, x, y, Encoding::TerrainRgb).unwrap().expect("a tile with data");
+                assert!(std::fs::read(&tile).unwrap() == want, "tile {z}/{x}/{y} (level {level}) differs from the level read whole");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared as u64, report.tiles_written);
+    // A re-run keeps every tile; the same file rewritten (another modification time) is refused.
+    let again = build_tiles::build(
+        std::slice::from_ref(&lazy),
+        &build_tiles::TilesOutput::Folder(out.clone()),
+        &options,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .unwrap();
+    assert_eq!((again.tiles_kept, again.tiles_written), (report.tiles_written, 0), "{again:?}");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    let changed = BuildSource::open(&path).unwrap();
+    let refused = build_tiles::build(
+        std::slice::from_ref(&changed),
+        &build_tiles::TilesOutput::Folder(out),
+        &options,
+        &indicatif::ProgressBar::hidden(),
+    );
+    assert!(refused.is_err(), "a changed source resumed another build");
 }
 
 /// Measures the reader on a large generated file (`cargo test --test cog -- --ignored`):

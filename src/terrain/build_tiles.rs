@@ -2,13 +2,16 @@
 //! from geographic (EPSG:4326) or projected rasters (`super::projection`), on all cores, into a folder (resumable: valid tiles
 //! already there are kept), an MBTiles or a PMTiles archive (through `super::mbtiles` and
 //! `super::pmtiles`). Every pixel is sampled bilinearly (`Raster::sample_m`) at its centre from
-//! the finest source with data there; a tile with no data in any pixel is absent.
+//! the finest source with data there; a tile with no data in any pixel is absent. A large tiled
+//! GeoTIFF (`super::cog::layout` says lazy) is read tile by tile through `super::cog_source`,
+//! its coarse zooms from its overviews, so a file larger than memory builds too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use super::cog_source::CogSource;
 use super::projection::Projection;
 use super::pyramid::{self, Encoding};
 use super::raster::{Crs, Raster};
@@ -31,7 +34,30 @@ const MERCATOR_MAX_LAT: f64 = 85.051_128_779_806_59;
 /// One input raster and the name (its file) it goes by in messages and metadata.
 pub struct BuildSource {
     pub name: String,
+    /// The raster held whole, or, when `lazy` reads it, its georeference alone (no heights).
     pub raster: Raster,
+    /// A large tiled GeoTIFF read tile by tile.
+    pub lazy: Option<Arc<CogSource>>,
+}
+
+impl BuildSource {
+    /// A raster held whole.
+    pub fn whole(name: impl Into<String>, raster: Raster) -> BuildSource {
+        BuildSource { name: name.into(), raster, lazy: None }
+    }
+
+    /// The GeoTIFF at `path`: read tile by tile when it is tiled with overviews or larger than
+    /// `super::cog::LAZY_MIN_SAMPLES`, else whole (`super::geotiff::read`).
+    pub fn open(path: &Path) -> Result<BuildSource, TerrainError> {
+        let name = path.display().to_string();
+        match super::cog::layout(path)? {
+            super::cog::Layout::Lazy => {
+                let source = Arc::new(CogSource::open(path)?);
+                Ok(BuildSource { name, raster: source.frame(), lazy: Some(source) })
+            }
+            super::cog::Layout::Whole => Ok(BuildSource::whole(name, super::geotiff::read(path)?)),
+        }
+    }
 }
 
 /// Where the pyramid goes.
@@ -125,6 +151,8 @@ pub struct Placed<'a> {
     pub step_deg: f64,
     /// From longitude/latitude to the raster's CRS; None for a geographic raster.
     projection: Option<Projection>,
+    /// The file read tile by tile (then `raster` has no heights, and `sample_m` is not used).
+    lazy: Option<&'a CogSource>,
 }
 
 impl Placed<'_> {
@@ -170,7 +198,7 @@ pub fn place(source: &BuildSource) -> Result<Placed<'_>, TerrainError> {
             } else {
                 None
             };
-            Placed { raster, bounds, wrapped, step_deg: raster.step.0, projection: None }
+            Placed { raster, bounds, wrapped, step_deg: raster.step.0, projection: None, lazy: source.lazy.as_deref() }
         }
         Crs::Projected { epsg } => {
             let projection = Projection::for_epsg(epsg).ok_or_else(|| {
@@ -194,7 +222,7 @@ pub fn place(source: &BuildSource) -> Result<Placed<'_>, TerrainError> {
             let (lon1, lat1) = projection.to_lon_lat(cx + raster.step.0, cy).ok_or_else(outside)?;
             let cos = lat0.to_radians().cos().max(1e-6);
             let step_deg = ((lon1 - lon0) * cos).hypot(lat1 - lat0) / cos;
-            Placed { raster, bounds, wrapped: None, step_deg, projection: Some(projection) }
+            Placed { raster, bounds, wrapped: None, step_deg, projection: Some(projection), lazy: source.lazy.as_deref() }
         }
         Crs::Local => {
             return Err(file_error(&source.name, "no georeference; bisector tiles reads GeoTIFFs in geographic or projected coordinates"))
@@ -273,18 +301,38 @@ pub fn encode_pixels(heights_m: &[f32], encoding: Encoding) -> Vec<u8> {
 
 /// The RGB pixels (row-major, 3 bytes each) of tile (z, x, y): each pixel's centre sampled
 /// from the first of `order` with data there; None when no pixel has data. Nodata pixels of a
-/// tile with data are Terrain-RGB's nodata (code 0, black) or, Terrarium having none, 0 m.
-pub fn tile_pixels(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
-    let last = TILE_SIZE_PX as usize - 1;
+/// tile with data are Terrain-RGB's nodata (code 0, black) or, Terrarium having none, 0 m. An
+/// error only from a source read tile by tile (a tile of its file that cannot be read).
+pub fn tile_pixels(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Result<Option<Vec<u8>>, TerrainError> {
+    let size = TILE_SIZE_PX as usize;
+    let last = size - 1;
     let ((west, north), (east, south)) = (pixel_centre_deg(z, x, y, 0, 0), pixel_centre_deg(z, x, y, last, last));
-    // Only the sources that reach the tile.
-    let near: Vec<&Placed> =
-        order.iter().copied().filter(|p| p.areas().any(|[w, s, e, n]| w <= east && e >= west && s <= north && n >= south)).collect();
-    if near.is_empty() {
-        return None;
+    // Only the sources that reach the tile, in order: each fills the pixels still without data.
+    let near = order.iter().copied().filter(|p| p.areas().any(|[w, s, e, n]| w <= east && e >= west && s <= north && n >= south));
+    let mut heights_m = vec![f32::NAN; size * size];
+    for source in near {
+        match source.lazy {
+            Some(cog) => {
+                if let Some(layer) = cog.sample_tile_m(z, x, y)? {
+                    for (h, l) in heights_m.iter_mut().zip(layer) {
+                        if h.is_nan() {
+                            *h = l;
+                        }
+                    }
+                }
+            }
+            None => {
+                for (k, h) in heights_m.iter_mut().enumerate().filter(|(_, h)| h.is_nan()) {
+                    let (lon, lat) = pixel_centre_deg(z, x, y, k % size, k / size);
+                    *h = source.sample_m(lon, lat).unwrap_or(f32::NAN);
+                }
+            }
+        }
+        if !heights_m.iter().any(|h| h.is_nan()) {
+            break;
+        }
     }
-    let heights_m = tile_heights_m(z, x, y, |lon, lat| near.iter().find_map(|r| r.sample_m(lon, lat)));
-    heights_m.iter().any(|h| !h.is_nan()).then(|| encode_pixels(&heights_m, encoding))
+    Ok(heights_m.iter().any(|h| !h.is_nan()).then(|| encode_pixels(&heights_m, encoding)))
 }
 
 /// PNG bytes (8-bit RGB) of a tile's pixels.
@@ -298,8 +346,8 @@ pub fn png_of_pixels(rgb: &[u8]) -> Vec<u8> {
 }
 
 /// Tile (z, x, y) as PNG bytes (8-bit RGB), None when no pixel has data (see [`tile_pixels`]).
-pub fn tile_png(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Option<Vec<u8>> {
-    Some(png_of_pixels(&tile_pixels(order, z, x, y, encoding)?))
+pub fn tile_png(order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Result<Option<Vec<u8>>, TerrainError> {
+    Ok(tile_pixels(order, z, x, y, encoding)?.map(|rgb| png_of_pixels(&rgb)))
 }
 
 /// Every tile (z, x, y) from `min_zoom` to `max_zoom` that some source's area overlaps, in
@@ -342,9 +390,11 @@ fn union_bounds(placed: &[Placed]) -> [f64; 4] {
         .fold([180.0, 90.0, -180.0, -90.0], |a, b| [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])])
 }
 
-/// A hash of a raster's georeference and heights (FNV-1a over their bits): tells a resumed
-/// run's sources from changed ones.
-fn raster_hash(raster: &Raster) -> String {
+/// A hash of a source's georeference and heights (FNV-1a over their bits; for a file read tile
+/// by tile, its length and modification time instead of the heights): tells a resumed run's
+/// sources from changed ones.
+fn source_hash(source: &BuildSource) -> String {
+    let raster = &source.raster;
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     let mut eat = |bits: u64| {
         for byte in bits.to_le_bytes() {
@@ -363,6 +413,11 @@ fn raster_hash(raster: &Raster) -> String {
     for h in &raster.heights_m {
         eat(h.to_bits() as u64);
     }
+    if let Some(cog) = &source.lazy {
+        let (len_bytes, modified_ns) = cog.file().identity();
+        eat(len_bytes);
+        eat(modified_ns);
+    }
     format!("{hash:016x}")
 }
 
@@ -370,7 +425,7 @@ fn raster_hash(raster: &Raster) -> String {
 /// `tiles.json` so a later run of the same command resumes it and any other refuses it.
 fn fingerprint(sources: &[BuildSource], options: &BuildOptions, min_zoom: u32, max_zoom: u32) -> serde_json::Value {
     serde_json::json!({
-        "sources": sources.iter().map(|s| serde_json::json!({ "name": s.name, "hash": raster_hash(&s.raster) })).collect::<Vec<_>>(),
+        "sources": sources.iter().map(|s| serde_json::json!({ "name": s.name, "hash": source_hash(s) })).collect::<Vec<_>>(),
         "encoding": tile_source::encoding_name(options.encoding),
         "minzoom": min_zoom,
         "maxzoom": max_zoom,
@@ -432,7 +487,7 @@ pub fn build(
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let made = Mutex::new(Vec::new());
             let counts = for_each_tile(&tiles, options.threads, progress, |z, x, y| {
-                Ok(match tile_png(&order, z, x, y, options.encoding) {
+                Ok(match tile_png(&order, z, x, y, options.encoding)? {
                     Some(png) => {
                         made.lock().expect("tile list lock").push((z, x, y, png));
                         TileOutcome::Written
@@ -600,7 +655,7 @@ fn folder_tile(dir: &Path, order: &[&Placed], z: u32, x: u32, y: u32, encoding: 
             return Ok(TileOutcome::Kept);
         }
     }
-    match tile_png(order, z, x, y, encoding) {
+    match tile_png(order, z, x, y, encoding)? {
         Some(png) => {
             let folder = path.parent().expect("a tile's folder");
             std::fs::create_dir_all(folder).map_err(|e| file_error(folder, format!("cannot create it ({e})")))?;

@@ -87,6 +87,8 @@ pub struct CogFile {
     name: String,
     file: Mutex<std::fs::File>,
     len_bytes: u64,
+    /// The file's modification time at open, nanoseconds since 1970 (0 when unknown).
+    modified_ns: u64,
     little: bool,
     /// Full resolution first, then the overviews from finer to coarser.
     pub levels: Vec<CogLevel>,
@@ -387,7 +389,10 @@ impl CogFile {
         let name = path.display().to_string();
         let bad = |problem: String| TerrainError::File { path: name.clone(), problem };
         let mut file = std::fs::File::open(path).map_err(|e| bad(format!("cannot open it ({e})")))?;
-        let len_bytes = file.metadata().map(|m| m.len()).map_err(|e| bad(format!("cannot read it ({e})")))?;
+        let metadata = file.metadata().map_err(|e| bad(format!("cannot read it ({e})")))?;
+        let len_bytes = metadata.len();
+        let since_epoch = metadata.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        let modified_ns = since_epoch.map_or(0, |d| d.as_nanos() as u64);
         let mut reader = Reader { file: &mut file, len_bytes, little: true, big: false, name: &name };
         let first = reader.header()?.ok_or_else(|| bad("not a TIFF (no II*/MM* header)".into()))?;
         let ifds = reader.walk(first)?;
@@ -452,12 +457,28 @@ impl CogFile {
                 crate::input::format_bytes(largest_tile)
             )));
         }
-        Ok(CogFile { name, file: Mutex::new(file), len_bytes, little, levels, crs, nodata, cache: TileCache::new(budget_bytes) })
+        Ok(CogFile {
+            name,
+            file: Mutex::new(file),
+            len_bytes,
+            modified_ns,
+            little,
+            levels,
+            crs,
+            nodata,
+            cache: TileCache::new(budget_bytes),
+        })
     }
 
     /// The file's name in messages.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The file's length in bytes and modification time (ns since 1970) at open: what tells a
+    /// changed file from the one a resumable build read (its samples are not all read).
+    pub fn identity(&self) -> (u64, u64) {
+        (self.len_bytes, self.modified_ns)
     }
 
     /// The cache's figures for this file.

@@ -40,16 +40,14 @@ impl CogSource {
 
     /// Serves the opened `cog`; its tiles are encoded as Terrarium PNGs by [`TileSource::get`].
     pub fn new(cog: Arc<CogFile>) -> Result<CogSource, TerrainError> {
-        let l0 = &cog.levels[0];
         // `build_tiles::place` reads only the georeference: a raster without heights places it.
-        let frame = Raster { width: l0.width, height: l0.height, heights_m: Vec::new(), origin: l0.origin, step: l0.step, crs: cog.crs };
-        let source = BuildSource { name: cog.name().to_string(), raster: frame };
+        let source = BuildSource::whole(cog.name(), frame_of(&cog));
         let placed = build_tiles::place(&source)?;
         let projection = match cog.crs {
             Crs::Projected { epsg } => Projection::for_epsg(epsg),
             _ => None,
         };
-        let step_deg: Vec<f64> = cog.levels.iter().map(|l| placed.step_deg * l.step.0 / l0.step.0).collect();
+        let step_deg: Vec<f64> = cog.levels.iter().map(|l| placed.step_deg * l.step.0 / cog.levels[0].step.0).collect();
         let max_zoom = build_tiles::zoom_for_step_deg(placed.step_deg);
         let bounds = placed
             .areas()
@@ -61,6 +59,11 @@ impl CogSource {
         let wrapped = placed.wrapped.is_some();
         drop(placed);
         Ok(CogSource { cog, index, wrapped, projection, step_deg, served: TileCache::new(SERVED_CACHE_BYTES) })
+    }
+
+    /// The file's full-resolution georeference as a raster without heights.
+    pub fn frame(&self) -> Raster {
+        frame_of(&self.cog)
     }
 
     /// The file read.
@@ -98,12 +101,22 @@ impl CogSource {
         }
     }
 
-    /// Heights of tile (z, x, y) (row-major, NaN for nodata), None when no pixel has data.
+    /// Heights of tile (z, x, y) (row-major, NaN for nodata), None when no pixel has data or the
+    /// zoom is finer than the file's.
     pub fn tile_heights_m(&self, z: u32, x: u32, y: u32) -> Result<Option<Vec<f32>>, TerrainError> {
+        if z > self.index.max_zoom {
+            return Ok(None);
+        }
+        self.sample_tile_m(z, x, y)
+    }
+
+    /// Heights of tile (z, x, y) at any zoom (finer than the file's: bilinear from its full
+    /// resolution, as `bisector tiles` builds a finer source's zooms), None when no pixel has data.
+    pub fn sample_tile_m(&self, z: u32, x: u32, y: u32) -> Result<Option<Vec<f32>>, TerrainError> {
         let [west, south, east, north] = self.index.bounds.expect("bounds are set at open");
         let last = TILE_SIZE_PX as usize - 1;
         let ((w, n), (e, s)) = (build_tiles::pixel_centre_deg(z, x, y, 0, 0), build_tiles::pixel_centre_deg(z, x, y, last, last));
-        if z > self.index.max_zoom || w > east || e < west || s > north || n < south {
+        if w > east || e < west || s > north || n < south {
             return Ok(None);
         }
         let (level, mut memo, mut error) = (self.level_for_zoom(z), LevelMemo::default(), None);
@@ -156,4 +169,10 @@ impl TileSource for CogSource {
     fn tile_size_px(&self) -> Option<u32> {
         Some(TILE_SIZE_PX)
     }
+}
+
+/// The georeference of `cog`'s full resolution as a raster without heights.
+fn frame_of(cog: &CogFile) -> Raster {
+    let l0 = &cog.levels[0];
+    Raster { width: l0.width, height: l0.height, heights_m: Vec::new(), origin: l0.origin, step: l0.step, crs: cog.crs }
 }

@@ -65,8 +65,7 @@ pub(crate) fn tiles(
     }
     let mut sources = Vec::with_capacity(from.len());
     for path in from {
-        let raster = bisector::terrain::geotiff::read(path)?;
-        sources.push(BuildSource { name: path.display().to_string(), raster });
+        sources.push(BuildSource::open(path)?);
     }
     let options = BuildOptions {
         encoding: match encoding {
