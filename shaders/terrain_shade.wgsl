@@ -1,17 +1,8 @@
-// shade: the compute rasteriser's full-screen pass. Each pixel reads its leaf index from the
-// visibility buffer, re-derives the triangle's corners from the leaf's node id and the heights
-// raster.small stored, finds the pixel
-// centre's perspective-correct barycentric coordinates from the corners' clip positions (2-D
-// homogeneous rasterisation: valid for corners behind the camera too) and shades like the
-// hardware draw (shared/terrain_surface.wgsl). Pixels without a triangle keep the clear colour.
-//!include shared/terrain_surface.wgsl
-//!include shared/vis_buffer.wgsl
-
-@group(0) @binding(3) var<storage, read> leaf_ids: array<u32>;
-@group(1) @binding(3) var<storage, read> corner_heights: array<f32>;
-// The visibility buffer read as (leaf index, depth bits) pairs.
-@group(2) @binding(0) var<storage, read> vis_words: array<vec2<u32>>;
-@group(2) @binding(1) var<uniform> r: RasterUniforms;
+// shade's full-screen fragment fallback (src/flat/raster.rs), for colour targets the compute
+// pass cannot write (the viewer's window surface): each pixel is shaded from the visibility buffer
+// by shared/vis_shade.wgsl, as terrain_shade_compute.wgsl does; pixels without a triangle keep
+// the clear colour.
+//!include shared/vis_shade.wgsl
 
 @vertex
 fn vs_full_screen(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {
@@ -20,41 +11,11 @@ fn vs_full_screen(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<
     return vec4<f32>(xy * 2.0 - 1.0, 0.0, 1.0);
 }
 
-// Barycentric coordinates (summing to 1) of the screen point `q` = (ndc x, ndc y, 1) in the
-// triangle whose corners' clip (x, y, w) give the rows n0, n1, n2 of the adjugate.
-fn homogeneous_barycentric(n0: vec3<f32>, n1: vec3<f32>, n2: vec3<f32>, q: vec3<f32>) -> vec3<f32> {
-    let l = vec3<f32>(dot(n0, q), dot(n1, q), dot(n2, q));
-    return l / (l.x + l.y + l.z);
-}
-
 @fragment
 fn fs_shade(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
-    let pixel = vec2<u32>(position.xy);
-    let word = vis_words[pixel.y * r.size_px.x + pixel.x];
+    let word = vis_word_at(vec2<u32>(position.xy));
     if (word.y == 0u) {
         discard;
     }
-    // Written out corner by corner: no array indexed at run time (local memory on some GPUs).
-    let uv = terrain_corners_uv(leaf_ids[word.x]);
-    let uv0 = uv[0];
-    let uv1 = uv[1];
-    let uv2 = uv[2];
-    let first = 3u * word.x;
-    let world0 = vec3<f32>(uv0 * u.terrain_size_m, corner_heights[first]);
-    let world1 = vec3<f32>(uv1 * u.terrain_size_m, corner_heights[first + 1u]);
-    let world2 = vec3<f32>(uv2 * u.terrain_size_m, corner_heights[first + 2u]);
-    let c0 = (u.clip_from_world * vec4<f32>(world0, 1.0)).xyw;
-    let c1 = (u.clip_from_world * vec4<f32>(world1, 1.0)).xyw;
-    let c2 = (u.clip_from_world * vec4<f32>(world2, 1.0)).xyw;
-    let n0 = cross(c1, c2);
-    let n1 = cross(c2, c0);
-    let n2 = cross(c0, c1);
-    let size = vec2<f32>(r.size_px);
-    let q = vec3<f32>(position.x / size.x * 2.0 - 1.0, 1.0 - position.y / size.y * 2.0, 1.0);
-    let b = homogeneous_barycentric(n0, n1, n2, q);
-    let bx = homogeneous_barycentric(n0, n1, n2, q + vec3<f32>(2.0 / size.x, 0.0, 0.0));
-    let by = homogeneous_barycentric(n0, n1, n2, q - vec3<f32>(0.0, 2.0 / size.y, 0.0));
-    let world_m = b.x * world0 + b.y * world1 + b.z * world2;
-    let uv_here = b.x * uv0 + b.y * uv1 + b.z * uv2;
-    return vec4<f32>(terrain_shaded(uv_here, world_m, b, abs(bx - b) + abs(by - b)), 1.0);
+    return vec4<f32>(vis_shaded(position.xy, word.x), 1.0);
 }

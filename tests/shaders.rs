@@ -254,6 +254,7 @@ fn constants_shared_with_rust_agree() {
         ("terrain_draw.wgsl", "MORPH_GRID_BITS", Value::U32(bisector::flat::morph::GRID_BITS)),
         ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::flat::morph::MORPH_END)),
         ("terrain_shade.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::flat::raster::HISTOGRAM_BINS as u32)),
+        ("terrain_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::flat::raster::SHADE_TILE_PX)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
     ];
     wgsl::constants_agree(&SHADERS, &expected);

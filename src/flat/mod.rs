@@ -174,7 +174,7 @@ impl Renderer {
                 heights: &heights,
                 gradients: &gradients,
             };
-            VisRaster::new(device, color_format, &inputs, settings.raster_large_px)
+            VisRaster::new(device, color_format, terrain_draw::SKY_COLOR, &inputs, settings.raster_large_px)
         });
         let mut renderer = Renderer {
             settings,
@@ -281,7 +281,7 @@ impl LebScene for Renderer {
 
     fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
         match &self.raster {
-            Some(raster) => raster.record(encoder, &self.tree.profiler, &self.tree.cbt, target, self.clear_color()),
+            Some(raster) => raster.record(encoder, &self.tree.profiler, &self.tree.cbt, target),
             None => record_hardware_draw(self, encoder, target),
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! clear vis -> raster.small (compute, per leaf) -> raster.large (hardware, the leaves left to it)
-//!   -> shade (full screen)
+//!   -> shade (compute, per pixel)
 //! ```
 //!
 //! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | leaf index, kept
@@ -13,9 +13,14 @@
 //! hardware draw whose fragments write the same buffer by the same atomic max, so the two paths
 //! meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
 //! every leaf's three morphed corner heights (12 bytes per leaf), so that raster.large and `shade`
-//! (terrain_shade.wgsl) sample and morph nothing again: shade re-derives each pixel's triangle
-//! from its leaf's node id and those heights and shades it with the draw's own WGSL
-//! (shared/terrain_surface.wgsl). The CPU twin of the triangle pass is `rasterise_cpu`.
+//! sample and morph nothing again: shade re-derives each pixel's triangle from its leaf's node id
+//! and those heights and shades it with the draw's own WGSL (shared/vis_shade.wgsl over
+//! shared/terrain_surface.wgsl). shade is a compute pass (terrain_shade_compute.wgsl, one thread
+//! per pixel) that stores the colour, sRGB-encoded by hand, through an `Rgba8Unorm` storage view
+//! of the target (`gpu::target::OffscreenTarget`'s texture is `Rgba8Unorm` with an sRGB render
+//! view for that); a target without `STORAGE_BINDING` (the viewer's window surface) gets the same
+//! shading as a full-screen fragment pass (terrain_shade.wgsl). The CPU twin of the triangle pass
+//! is `rasterise_cpu`.
 //!
 //! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
 //! hardware path (`terrain_draw`) needs neither.
@@ -47,6 +52,9 @@ pub const MAX_LARGE_PX: u32 = 64;
 pub const DEFAULT_LARGE_PX: u32 = 32;
 /// Bins of the triangle-size histogram (shared/vis_buffer.wgsl's RASTER_HISTOGRAM_BINS).
 pub const HISTOGRAM_BINS: usize = 16;
+/// Side in pixels of the square of pixels one workgroup of the compute shade covers
+/// (terrain_shade_compute.wgsl's SHADE_TILE_PX).
+pub const SHADE_TILE_PX: u32 = 8;
 
 impl RasterPath {
     /// Whether this path draws in compute on a device with `features` of type `device_type`.
@@ -101,10 +109,16 @@ pub struct VisRaster {
     device: wgpu::Device,
     small: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
+    /// shade as a full-screen fragment pass, for targets that are not storage textures.
     shade: wgpu::RenderPipeline,
+    /// shade as a compute pass writing the target as a storage texture (`None` when the colour
+    /// format has no storage view: the fragment pass always shades).
+    shade_compute: Option<wgpu::ComputePipeline>,
+    clear_color: wgpu::Color,
     small_groups: [wgpu::BindGroup; 2],
     large_groups: [wgpu::BindGroup; 2],
     shade_groups: [wgpu::BindGroup; 2],
+    shade_compute_groups: Option<[wgpu::BindGroup; 2]>,
     /// Bind groups over the visibility buffer (group 2), remade when the viewport changes.
     vis_groups: Option<VisGroups>,
     uniforms: wgpu::Buffer,
@@ -124,6 +138,13 @@ struct VisGroups {
     small: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade: wgpu::BindGroup,
+    shade_compute: Option<wgpu::BindGroup>,
+}
+
+/// The format of the storage view through which the compute shade writes a target whose render
+/// view has `color_format`, if it has one.
+fn storage_format_for(color_format: wgpu::TextureFormat) -> Option<wgpu::TextureFormat> {
+    (color_format.remove_srgb_suffix() == wgpu::TextureFormat::Rgba8Unorm).then_some(wgpu::TextureFormat::Rgba8Unorm)
 }
 
 fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
@@ -132,8 +153,15 @@ fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEn
 
 impl VisRaster {
     /// Builds the passes for colour targets of `color_format` over the renderer's `inputs`,
-    /// sending triangles over `large_px` (at most MAX_LARGE_PX) to the hardware.
-    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &RasterInputs, large_px: u32) -> VisRaster {
+    /// sending triangles over `large_px` (at most MAX_LARGE_PX) to the hardware; pixels without
+    /// terrain get `clear_color`.
+    pub fn new(
+        device: &wgpu::Device,
+        color_format: wgpu::TextureFormat,
+        clear_color: wgpu::Color,
+        inputs: &RasterInputs,
+        large_px: u32,
+    ) -> VisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
         let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
         let large = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -187,6 +215,15 @@ impl VisRaster {
             multiview_mask: None,
             cache: None,
         });
+        let shade_compute = storage_format_for(color_format).map(|_| {
+            let constants = [
+                ("SHADE_SRGB", if color_format.is_srgb() { 1.0 } else { 0.0 }),
+                ("CLEAR_RED", clear_color.r),
+                ("CLEAR_GREEN", clear_color.g),
+                ("CLEAR_BLUE", clear_color.b),
+            ];
+            SHADERS.compute_pipeline(device, "shade", "terrain_shade_compute.wgsl", "cs_shade", &constants)
+        });
         let buffer = |label, size: u64, usage| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
         };
@@ -232,30 +269,38 @@ impl VisRaster {
             ),
             group("raster.large.heights", large.get_bind_group_layout(1), &[entry(3, corner_heights.as_entire_binding())]),
         ];
-        let shade_groups = [
-            group(
-                "shade.uniforms",
-                shade.get_bind_group_layout(0),
-                &[entry(1, inputs.draw_uniforms.as_entire_binding()), entry(3, inputs.leaf_ids.as_entire_binding())],
-            ),
-            group(
-                "shade.heights",
-                shade.get_bind_group_layout(1),
-                &[
-                    entry(1, wgpu::BindingResource::TextureView(&gradient_view)),
-                    entry(2, wgpu::BindingResource::Sampler(&sampler)),
-                    entry(3, corner_heights.as_entire_binding()),
-                ],
-            ),
-        ];
+        let shade_groups_for = |layouts: [wgpu::BindGroupLayout; 2]| {
+            let [uniforms, heights] = layouts;
+            [
+                group(
+                    "shade.uniforms",
+                    uniforms,
+                    &[entry(1, inputs.draw_uniforms.as_entire_binding()), entry(3, inputs.leaf_ids.as_entire_binding())],
+                ),
+                group(
+                    "shade.heights",
+                    heights,
+                    &[
+                        entry(1, wgpu::BindingResource::TextureView(&gradient_view)),
+                        entry(2, wgpu::BindingResource::Sampler(&sampler)),
+                        entry(3, corner_heights.as_entire_binding()),
+                    ],
+                ),
+            ]
+        };
+        let shade_groups = shade_groups_for([0, 1].map(|i| shade.get_bind_group_layout(i)));
+        let shade_compute_groups = shade_compute.as_ref().map(|p| shade_groups_for([0, 1].map(|i| p.get_bind_group_layout(i))));
         VisRaster {
             device: device.clone(),
             small,
             large,
             shade,
+            shade_compute,
+            clear_color,
             small_groups,
             large_groups,
             shade_groups,
+            shade_compute_groups,
             vis_groups: None,
             uniforms,
             large_ids,
@@ -308,7 +353,14 @@ impl VisRaster {
             self.shade.get_bind_group_layout(2),
             &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
         );
-        VisGroups { size_px, vis, small, large, shade }
+        let shade_compute = self.shade_compute.as_ref().map(|pipeline| {
+            group(
+                "shade.vis",
+                pipeline.get_bind_group_layout(2),
+                &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
+            )
+        });
+        VisGroups { size_px, vis, small, large, shade, shade_compute }
     }
 
     /// The visibility buffer of the last `set_view`'s viewport.
@@ -333,16 +385,18 @@ impl VisRaster {
         queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
     }
 
+    /// Whether `shade` runs as a compute pass into `color` (a view of a texture with
+    /// `STORAGE_BINDING` and a storage format), rather than as the full-screen fragment pass.
+    pub fn shades_in_compute(&self, color: &wgpu::TextureView) -> bool {
+        let texture = color.texture();
+        self.shade_compute.is_some()
+            && texture.usage().contains(wgpu::TextureUsages::STORAGE_BINDING)
+            && texture.format() == wgpu::TextureFormat::Rgba8Unorm
+    }
+
     /// Records the frame's raster passes into `target` (after the decode): clear, raster.small,
-    /// raster.large, shade; pixels without terrain get `clear_color`.
-    pub fn record(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &wgpu_profiler::GpuProfiler,
-        cbt: &GpuCbt,
-        target: &FrameTarget,
-        clear_color: wgpu::Color,
-    ) {
+    /// raster.large, shade; pixels without terrain get the clear colour.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
         encoder.clear_buffer(&groups.vis, 0, None);
         encoder.clear_buffer(&self.large_args, 0, None);
@@ -377,6 +431,30 @@ impl VisRaster {
             pass.draw_indirect(&self.large_args, 0);
         }
         profiler.end_query(encoder, query);
+        if let (true, Some(pipeline), Some(shade_groups), Some(vis_group)) =
+            (self.shades_in_compute(target.color), &self.shade_compute, &self.shade_compute_groups, &groups.shade_compute)
+        {
+            let texture = target.color.texture();
+            let view = texture.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(texture.format()),
+                usage: Some(wgpu::TextureUsages::STORAGE_BINDING),
+                ..Default::default()
+            });
+            let output = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("shade.target"),
+                layout: &pipeline.get_bind_group_layout(3),
+                entries: &[entry(0, wgpu::BindingResource::TextureView(&view))],
+            });
+            crate::gpu::profiled_compute_pass(profiler, encoder, "shade", |pass| {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &shade_groups[0], &[]);
+                pass.set_bind_group(1, &shade_groups[1], &[]);
+                pass.set_bind_group(2, vis_group, &[]);
+                pass.set_bind_group(3, &output, &[]);
+                pass.dispatch_workgroups(target.size_px.0.div_ceil(SHADE_TILE_PX), target.size_px.1.div_ceil(SHADE_TILE_PX), 1);
+            });
+            return;
+        }
         let query = profiler.begin_pass_query("shade", encoder);
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -385,7 +463,7 @@ impl VisRaster {
                     view: target.color,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear_color), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(self.clear_color), store: wgpu::StoreOp::Store },
                 })],
                 depth_stencil_attachment: None,
                 timestamp_writes: query.render_pass_timestamp_writes(),
@@ -401,6 +479,14 @@ impl VisRaster {
         }
         profiler.end_query(encoder, query);
     }
+}
+
+/// CPU twin of shared/srgb.wgsl's `srgb_encoded` stored into an 8-bit unorm channel: the byte an
+/// sRGB target holds for the linear value `linear` (clamped to [0, 1]), by the exact curve.
+pub fn srgb_encoded_u8(linear: f32) -> u8 {
+    let c = f64::from(linear).clamp(0.0, 1.0);
+    let encoded = if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    (encoded * 255.0).round() as u8
 }
 
 /// What `raster_triangle` (shaders/shared/vis_raster.wgsl) did with a triangle.

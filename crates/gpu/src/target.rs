@@ -7,11 +7,18 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 /// Depth format (reverse Z: cleared to 0, nearer is greater).
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
+/// Format of an `OffscreenTarget`'s colour texture: the bytes of `COLOR_FORMAT` (sRGB-encoded),
+/// stored as `Rgba8Unorm` so that compute passes can write it as a storage texture (an sRGB
+/// format cannot be one); render passes draw into it through a `COLOR_FORMAT` view.
+pub const OFFSCREEN_STORAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
 /// A colour texture that can be read back and its depth buffer.
 pub struct OffscreenTarget {
     pub width_px: u32,
     pub height_px: u32,
+    /// `OFFSCREEN_STORAGE_FORMAT`, holding `COLOR_FORMAT`'s bytes.
     pub color: wgpu::Texture,
+    /// The `COLOR_FORMAT` view render passes draw into.
     pub color_view: wgpu::TextureView,
     pub depth_view: wgpu::TextureView,
 }
@@ -20,23 +27,25 @@ impl OffscreenTarget {
     /// Creates targets of `width_px` x `height_px`.
     pub fn new(device: &wgpu::Device, width_px: u32, height_px: u32) -> OffscreenTarget {
         let size = wgpu::Extent3d { width: width_px, height: height_px, depth_or_array_layers: 1 };
-        let texture = |label, format, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let color = texture("target.color", COLOR_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
+        use wgpu::TextureUsages as U;
+        let color = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("target.color"),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: OFFSCREEN_STORAGE_FORMAT,
+            usage: U::RENDER_ATTACHMENT | U::COPY_SRC | U::STORAGE_BINDING,
+            view_formats: &[COLOR_FORMAT],
+        });
         OffscreenTarget {
             width_px,
             height_px,
-            color_view: color.create_view(&Default::default()),
+            color_view: color.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(COLOR_FORMAT),
+                usage: Some(U::RENDER_ATTACHMENT),
+                ..Default::default()
+            }),
             depth_view: depth_view(device, width_px, height_px),
             color,
         }
