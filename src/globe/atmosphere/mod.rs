@@ -8,7 +8,8 @@
 //! atmosphere.sky_view             192 x 108: the sky around the camera, by (sun-relative azimuth, latitude)
 //! atmosphere.aerial_perspective   32 x 32 x 32 froxels: light scattered towards the camera and the
 //!                                 transmittance, slices spread quadratically from where the ray
-//!                                 enters the atmosphere over `viewport.z` km (the horizon's reach)
+//!                                 enters the atmosphere over `viewport.z` km (the horizon's reach);
+//!                                 from space over each column's reach to the ground, densest there
 //! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
 //! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective;
 //!                                 the sea reflects the sky-view table (shaders/shared/globe_sea.wgsl)
@@ -188,7 +189,12 @@ pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView, sea: &SeaSetti
         camera_km: v4(camera_km.to_array(), height_km),
         sun_direction: v4(view.sun_direction.normalize().to_array(), if view.enabled { 1.0 } else { 0.0 }),
         relative_from_clip: clip.inverse().as_mat4().to_cols_array_2d(),
-        viewport: [view.size_px.0 as f32, view.size_px.1 as f32, aerial_perspective_depth_km(p, height_km) as f32, 0.0],
+        viewport: [
+            view.size_px.0 as f32,
+            view.size_px.1 as f32,
+            aerial_perspective_depth_km(p, height_km) as f32,
+            if height_km >= p.thickness_km() { 1.0 } else { 0.0 },
+        ],
         sea: [if sea.enabled { 1.0 } else { 0.0 }, sea.time_s as f32, 0.0, 0.0],
         sea_origin_m: v4(view.sea_origin_m.to_array(), 0.0),
     }
