@@ -30,7 +30,7 @@ struct Atmosphere {
     // Camera-relative direction of a clip-space point: the inverse of the globe's clip_from_relative.
     relative_from_clip: mat4x4<f32>,
     // x, y = the viewport in pixels, z = the aerial-perspective volume's depth (km), w = 1 where
-    // its slices end at the ground in every column (from space; shared/atmosphere_apply.wgsl).
+    // its slices end at the ground in every column (from 40 km up; shared/atmosphere_apply.wgsl).
     viewport: vec4<f32>,
     // The sea (shared/globe_sea.wgsl): x = 1 on, 0 off (water is flat and plain), y = the waves'
     // time in seconds, zw unused.
@@ -244,7 +244,7 @@ fn atmosphere_entry_km(dir: vec3<f32>) -> f32 {
     return atmosphere_ray_sphere(h, mu, atmosphere.radii.y);
 }
 
-// Depth (km beyond the entry `entry_km`) of the aerial-perspective column of unit `dir` from space:
+// Depth (km beyond the entry `entry_km`) of the aerial-perspective column of unit `dir` from high up:
 // to where its ray meets the bottom sphere, or passes closest to the planet's centre when it misses.
 fn atmosphere_aerial_column_km(dir: vec3<f32>, entry_km: f32) -> f32 {
     let h = atmosphere.camera_km.w;

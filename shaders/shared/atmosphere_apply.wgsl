@@ -29,7 +29,7 @@ struct AtmosphereLight {
 }
 
 // The depth coordinate (in [0, 1]) of the aerial-perspective volume `beyond_km` beyond where the
-// ray of unit `dir` enters the atmosphere (`entry_km` from the camera). From space
+// ray of unit `dir` enters the atmosphere (`entry_km` from the camera). From 40 km up
 // (`viewport.w` = 1) every column's slices end where its ray meets the bottom sphere (or passes
 // closest to it), densest there; below, they spread quadratically over `viewport.z` km.
 // Mirrored by shaders/atmosphere_views.wgsl (aerial_perspective).

@@ -9,7 +9,7 @@
 //! atmosphere.aerial_perspective   32 x 32 x 32 froxels: light scattered towards the camera and the
 //!                                 transmittance, slices spread quadratically from where the ray
 //!                                 enters the atmosphere over `viewport.z` km (the horizon's reach);
-//!                                 from space over each column's reach to the ground, densest there
+//!                                 from 40 km up over each column's reach to the ground, densest there
 //! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
 //! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective;
 //!                                 the sea reflects the sky-view table (shaders/shared/globe_sea.wgsl)
@@ -42,6 +42,10 @@ pub const AERIAL_PERSPECTIVE_SIZE: (u32, u32, u32) = (32, 32, 32);
 const TABLE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 /// The highest terrain the aerial-perspective volume must reach beyond the horizon (km).
 const HIGHEST_TERRAIN_KM: f64 = 9.0;
+/// Camera height (km) from which every column of the aerial-perspective volume ends its slices at
+/// the ground (`AtmosphereUniforms::viewport` w): far above the terrain, where the horizon's
+/// reach spread the slices tens of km apart at the ground and drew rings on the sea.
+pub const GROUND_FITTED_SLICES_FROM_KM: f64 = 40.0;
 
 /// The atmosphere's physical parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -193,7 +197,7 @@ pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView, sea: &SeaSetti
             view.size_px.0 as f32,
             view.size_px.1 as f32,
             aerial_perspective_depth_km(p, height_km) as f32,
-            if height_km >= p.thickness_km() { 1.0 } else { 0.0 },
+            if height_km >= GROUND_FITTED_SLICES_FROM_KM { 1.0 } else { 0.0 },
         ],
         sea: [if sea.enabled { 1.0 } else { 0.0 }, sea.time_s as f32, 0.0, 0.0],
         sea_origin_m: v4(view.sea_origin_m.to_array(), 0.0),
