@@ -11,8 +11,8 @@ mod golden;
 
 use bisector::globe::atmosphere::cpu::{self, Table2, Tables};
 use bisector::globe::atmosphere::{
-    uniforms, Atmosphere, AtmosphereParams, AtmosphereView, Table, AERIAL_PERSPECTIVE_SIZE, MULTIPLE_SCATTERING_SIZE, SKY_VIEW_SIZE,
-    TRANSMITTANCE_SIZE,
+    sky_scissor_px, uniforms, Atmosphere, AtmosphereParams, AtmosphereView, Table, AERIAL_PERSPECTIVE_SIZE, MULTIPLE_SCATTERING_SIZE,
+    SKY_VIEW_SIZE, TRANSMITTANCE_SIZE,
 };
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
 use bisector::globe::camera::GlobeCamera;
@@ -357,4 +357,43 @@ fn the_sea_from_space_has_no_rings() {
     let (falls, rises) = falls_and_rises(&image, 68..77, 124, 4);
     eprintln!("westwards from under the camera: luminance falls {falls:.5}, rises {rises:.5}");
     assert!(rises > 0.0 && falls < 0.1 * rises, "rings: the sea's luminance falls by {falls:.5} against a rise of {rises:.5}");
+}
+
+/// The sky pass's scissor (`sky_scissor_px`) holds every pixel whose ray misses the sphere of the
+/// ellipsoid's polar radius less 5 km (under every drawn surface: the only pixels the terrain can
+/// leave to the sky), by brute force over the pixels of 300 random cameras 1 m to 20,000 km up at
+/// 64 x 36; and 1 km up looking 10 degrees down it leaves out the lower half of the frame.
+#[test]
+fn the_sky_scissor_holds_every_pixel_that_can_show_sky() {
+    let mut rng = common::rng("the_sky_scissor_holds_every_pixel_that_can_show_sky");
+    let size = (64u32, 36u32);
+    let radius_m = bisector::globe::ellipsoid::WGS84_B_M - 5000.0;
+    let view_of = |camera: &GlobeCamera| AtmosphereView::of_camera(camera, clip_from_relative(camera, size), size, DVec3::Z, true);
+    for _ in 0..300 {
+        let camera = GlobeCamera::at_lon_lat(
+            rng.random_range(-180.0..180.0),
+            rng.random_range(-89.0..89.0),
+            10f64.powf(rng.random_range(0.0..7.3)),
+            rng.random_range(0.0..360.0),
+            rng.random_range(-90.0..30.0),
+            rng.random_range(30.0..90.0),
+        );
+        let view = view_of(&camera);
+        let (x0, y0, w, h) = sky_scissor_px(&view);
+        let relative_from_clip = glam::DMat4::from_cols_array_2d(&view.clip_from_relative.map(|c| c.map(f64::from))).inverse();
+        for y in 0..size.1 {
+            for x in 0..size.0 {
+                let ndc = (2.0 * (x as f64 + 0.5) / size.0 as f64 - 1.0, 1.0 - 2.0 * (y as f64 + 0.5) / size.1 as f64);
+                let p = relative_from_clip * glam::DVec4::new(ndc.0, ndc.1, 1.0, 1.0);
+                let dir = (p.truncate() / p.w).normalize();
+                let along = camera.position_m.dot(dir);
+                let misses = along >= 0.0 || camera.position_m.length_squared() - along * along > radius_m * radius_m;
+                let inside = x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
+                assert!(!misses || inside, "{camera:?}: pixel ({x}, {y}) can show sky but lies outside the scissor {:?}", (x0, y0, w, h));
+            }
+        }
+    }
+    let low = GlobeCamera::at_lon_lat(121.0, 23.5, 1000.0, 0.0, -10.0, 60.0);
+    let (_, y0, _, h) = sky_scissor_px(&view_of(&low));
+    assert!(y0 + h <= size.1 / 2, "1 km up looking down, the scissor reaches row {} of {}", y0 + h, size.1);
 }
