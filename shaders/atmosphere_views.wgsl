@@ -3,8 +3,9 @@
 // around the camera (longitude relative to the sun, latitude dense near the horizon); the
 // aerial-perspective volume holds, per froxel of the view, the light scattered towards the camera
 // (rgb) and the mean transmittance (a) from where the ray enters the atmosphere to the froxel's
-// distance: slices spread quadratically over the `viewport.z` km beyond that entry.
-// Mirrored (the sky-view texel) by src/globe/atmosphere/cpu.rs.
+// distance: slices spread quadratically over the `viewport.z` km beyond that entry, or from 40 km
+// up (`viewport.w` = 1) over each column's own reach to the ground, densest at the ground.
+// Mirrored (the sky-view texel and a froxel) by src/globe/atmosphere/cpu.rs.
 //!include shared/atmosphere.wgsl
 //!include shared/atmosphere_march.wgsl
 
@@ -76,7 +77,12 @@ fn aerial_perspective(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let slice = (f32(id.z) + 0.5) / f32(size.z);
-    let slice_km = atmosphere.viewport.z * slice * slice;
+    // The slice's distance beyond the entry, the inverse of atmosphere_aerial_depth
+    // (shared/atmosphere_apply.wgsl): from 40 km up, ending at the ground and densest there.
+    var slice_km = atmosphere.viewport.z * slice * slice;
+    if (atmosphere.viewport.w == 1.0) {
+        slice_km = atmosphere_aerial_column_km(dir, entry_km) * (1.0 - (1.0 - slice) * (1.0 - slice));
+    }
     var origin = atmosphere.camera_km.xyz + entry_km * dir;
     var height_km = camera_height_km();
     if (entry_km > 0.0) {

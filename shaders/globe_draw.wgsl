@@ -37,5 +37,6 @@ fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) sub: u32)
     out.map = vec2<f32>(map) / GLOBE_MAP_ONE_F;
     out.relative_m = relative;
     out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
+    globe_vertex_atmosphere(&out);
     return out;
 }

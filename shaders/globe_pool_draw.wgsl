@@ -34,5 +34,6 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     out.map = (vec2<f32>(v.yw) + vec2<f32>(v.xz) * (1.0 / 4294967296.0)) / GLOBE_MAP_ONE_F;
     out.relative_m = relative;
     out.barycentric = vec3<f32>(f32(vertex == 0u), f32(vertex == 1u), f32(vertex == 2u));
+    globe_vertex_atmosphere(&out);
     return out;
 }

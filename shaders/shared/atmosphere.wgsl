@@ -29,7 +29,8 @@ struct Atmosphere {
     sun_direction: vec4<f32>,
     // Camera-relative direction of a clip-space point: the inverse of the globe's clip_from_relative.
     relative_from_clip: mat4x4<f32>,
-    // x, y = the viewport in pixels, z = the aerial-perspective volume's depth (km), w unused.
+    // x, y = the viewport in pixels, z = the aerial-perspective volume's depth (km), w = 1 where
+    // its slices end at the ground in every column (from 40 km up; shared/atmosphere_apply.wgsl).
     viewport: vec4<f32>,
     // The sea (shared/globe_sea.wgsl): x = 1 on, 0 off (water is flat and plain), y = the waves'
     // time in seconds, zw unused.
@@ -241,6 +242,16 @@ fn atmosphere_entry_km(dir: vec3<f32>) -> f32 {
     }
     let mu = dot(normalize(atmosphere.camera_km.xyz), dir);
     return atmosphere_ray_sphere(h, mu, atmosphere.radii.y);
+}
+
+// Depth (km beyond the entry `entry_km`) of the aerial-perspective column of unit `dir` from high up:
+// to where its ray meets the bottom sphere, or passes closest to the planet's centre when it misses.
+fn atmosphere_aerial_column_km(dir: vec3<f32>, entry_km: f32) -> f32 {
+    let h = atmosphere.camera_km.w;
+    let mu = dot(normalize(atmosphere.camera_km.xyz), dir);
+    let ground_km = atmosphere_ray_sphere(h, mu, atmosphere.radii.x);
+    let closest_km = -mu * (atmosphere.radii.x + h);
+    return max(select(closest_km, ground_km, ground_km >= 0.0) - max(entry_km, 0.0), 1.0);
 }
 
 // Display colour of luminance `luminance`: exposure and an exponential curve (the target is sRGB).

@@ -65,8 +65,8 @@ fn sea_surface(relative_m: vec3<f32>, up: vec3<f32>) -> vec4<f32> {
 }
 
 // The display colour of the sea `depth_m` deep (over the floor the bathymetry gives) at
-// `relative_m` from the camera, unit vertical `up`, seen at framebuffer point `pixel`.
-fn sea_shade(depth_m: f32, up: vec3<f32>, relative_m: vec3<f32>, pixel: vec2<f32>) -> vec3<f32> {
+// `relative_m` from the camera, unit vertical `up`, under the atmosphere's interpolated `light`.
+fn sea_shade(depth_m: f32, up: vec3<f32>, relative_m: vec3<f32>, light: AtmosphereLight) -> vec3<f32> {
     let surface = sea_surface(relative_m, up);
     var normal = surface.xyz;
     let alpha = surface.w;
@@ -94,17 +94,17 @@ fn sea_shade(depth_m: f32, up: vec3<f32>, relative_m: vec3<f32>, pixel: vec2<f32
     }
     let height_km = max(atmosphere.camera_km.w, ATMOSPHERE_GROUND_OFFSET_KM);
     let mu_s = dot(up, sun);
-    let sunlight = atmosphere.sun_illuminance.rgb * atmosphere_transmittance(0.0, mu_s) * smoothstep(-0.01, 0.01, mu_s);
+    // The sun's and the sky's light at the surface, interpolated from the vertices.
+    let sunlight = atmosphere.sun_illuminance.rgb * light.sun;
     // The sky seen from the water: the sky-view table (the camera's sky, turned to the water's
     // vertical) while the camera is low, fading to a uniform sky of the column's light from high up,
     // where the table holds the sky seen from above the air.
     let table_sky = atmosphere_sky_view_luminance(atmosphere_sky_view_lut, height_km, up, reflected);
-    let column = (vec3<f32>(1.0) - atmosphere_transmittance(0.0, 1.0)) * smoothstep(-0.2, 0.3, mu_s) / ATMOSPHERE_PI;
+    let column = light.sky / ATMOSPHERE_PI;
     let sky = atmosphere.sun_illuminance.rgb * mix(table_sky, column, smoothstep(2.0, 20.0, height_km));
     // The water body: lit by the sun through the surface and by the sky (as the terrain is).
     let irradiance = sunlight * max(mu_s, 0.0) + atmosphere.sun_illuminance.rgb * (column * ATMOSPHERE_PI + ATMOSPHERE_NIGHT_LIGHT);
     let body = albedo / ATMOSPHERE_PI * irradiance;
     let radiance = fresnel * sky + (1.0 - fresnel) * body + glint * sunlight;
-    let ap = atmosphere_aerial(pixel, relative_m);
-    return atmosphere_tonemap(radiance * ap.a + atmosphere.sun_illuminance.rgb * ap.rgb);
+    return atmosphere_tonemap(radiance * light.aerial.a + atmosphere.sun_illuminance.rgb * light.aerial.rgb);
 }

@@ -13,6 +13,18 @@ struct VertexOut {
     // Camera-relative position in metres.
     @location(1) relative_m: vec3<f32>,
     @location(2) barycentric: vec3<f32>,
+    // The atmosphere's light at the vertex (shared/atmosphere_apply.wgsl, `AtmosphereLight`).
+    @location(3) sun_light: vec3<f32>,
+    @location(4) sky_light: vec3<f32>,
+    @location(5) aerial: vec4<f32>,
+}
+
+// Fills `out`'s atmosphere from its camera-relative position and clip position.
+fn globe_vertex_atmosphere(out: ptr<function, VertexOut>) {
+    let light = atmosphere_vertex((*out).relative_m, (*out).clip);
+    (*out).sun_light = light.sun;
+    (*out).sky_light = light.sky;
+    (*out).aerial = light.aerial;
 }
 
 struct MapFrame {
@@ -55,11 +67,12 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let found = tile_cache_find(map, globe_wanted_zoom(length(in.relative_m)));
     let height_m = tile_cache_height(found, map);
     let frame = globe_map_frame(clamp(in.map, vec2<f32>(0.0), vec2<f32>(1.0)));
+    let light = AtmosphereLight(in.sun_light, in.sky_light, in.aerial);
     var colour: vec3<f32>;
     if (height_m <= 0.0) {
         // The sea (shared/globe_sea.wgsl): its floor's relief does not shade its surface, so its
         // gradient is not read.
-        colour = sea_shade(-height_m, frame.up, in.relative_m, in.clip.xy);
+        colour = sea_shade(-height_m, frame.up, in.relative_m, light);
     } else {
         // No bands where the data's height steps show (shared/globe_materials.wgsl).
         let gradient = globe_shading_gradient(found, map, tile_cache_gradient(found, map));
@@ -72,8 +85,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
         let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
         let albedo = globe_terrain_albedo(height_m, slope, asin(clamp(frame.up.z, -1.0, 1.0)));
-        // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
-        colour = atmosphere_shade(albedo, normal, frame.up, in.relative_m, in.clip.xy);
+        // Sun, sky light and aerial perspective, interpolated from the vertices (shared/atmosphere_apply.wgsl).
+        colour = atmosphere_shade(albedo, normal, frame.up, light);
     }
     if (globe.wireframe == 1u) {
         colour = wireframe_overlay(colour, in.barycentric);

@@ -1,9 +1,11 @@
 //! The CPU twin (f64) of the atmosphere's tables: the transmittance table's texels and a sky-view
-//! texel (single scattering plus the multiple-scattering term read from a table), function by
+//! texel (single scattering plus the multiple-scattering term read from a table) and an
+//! aerial-perspective froxel, function by
 //! function as shaders/shared/atmosphere.wgsl, shared/atmosphere_march.wgsl,
 //! atmosphere_luts.wgsl and atmosphere_views.wgsl compute them.
 
-use super::{AtmosphereParams, SKY_VIEW_SIZE};
+use super::{AtmosphereParams, AtmosphereUniforms, SKY_VIEW_SIZE};
+use glam::{DMat4, DVec3, DVec4};
 use std::f64::consts::PI;
 
 type Rgb = [f64; 3];
@@ -174,19 +176,38 @@ pub struct Tables<'a> {
 /// atmosphere_march with the Rayleigh and Mie phases and no ground bounce: the light scattered
 /// towards `origin` (at `height_km`) along unit `dir`, sun `sun`, in `samples` quadratic steps.
 fn march(p: &AtmosphereParams, tables: &Tables, origin: Rgb, height_km: f64, dir: Rgb, sun: Rgb, samples: u32) -> Rgb {
+    march_to(p, tables, origin, height_km, dir, sun, 1e9, samples, true).0
+}
+
+/// atmosphere_march with the Rayleigh and Mie phases and no ground bounce, at most `max_km` long,
+/// in `samples` steps (`quadratic`, or even after a first of 0.3): the light scattered towards
+/// `origin` and the transmittance along the marched length.
+#[allow(clippy::too_many_arguments)]
+fn march_to(
+    p: &AtmosphereParams,
+    tables: &Tables,
+    origin: Rgb,
+    height_km: f64,
+    dir: Rgb,
+    sun: Rgb,
+    max_km: f64,
+    samples: u32,
+    quadratic: bool,
+) -> (Rgb, Rgb) {
     let mu = dot(origin, dir) / length(origin);
     let t_bottom = ray_sphere(p, height_km, mu, p.bottom_radius_km);
     let t_top = ray_sphere(p, height_km, mu, p.top_radius_km);
     let t_max = if t_bottom < 0.0 {
         if t_top < 0.0 {
-            return [0.0; 3];
+            return ([0.0; 3], [1.0; 3]);
         }
         t_top
     } else if t_top > 0.0 {
         t_top.min(t_bottom)
     } else {
         0.0
-    };
+    }
+    .min(max_km);
     let cos_theta = dot(sun, dir);
     let g = p.mie_phase_g;
     let k = 3.0 / (8.0 * PI) * (1.0 - g * g) / (2.0 + g * g);
@@ -195,11 +216,18 @@ fn march(p: &AtmosphereParams, tables: &Tables, origin: Rgb, height_km: f64, dir
     let (mut luminance, mut throughput) = ([0.0; 3], [1.0; 3]);
     let n = samples as f64;
     let ms_size = tables.multiple_scattering.width as f64;
+    let mut t = 0.0;
     for s in 0..samples {
         let s = s as f64;
-        let t0 = t_max * (s / n) * (s / n);
-        let t1 = t_max * ((s + 1.0) / n) * ((s + 1.0) / n);
-        let (t, dt) = (t0 + (t1 - t0) * 0.3, t1 - t0);
+        let dt;
+        if quadratic {
+            let t0 = t_max * (s / n) * (s / n);
+            let t1 = t_max * ((s + 1.0) / n) * ((s + 1.0) / n);
+            (t, dt) = (t0 + (t1 - t0) * 0.3, t1 - t0);
+        } else {
+            let new_t = t_max * (s + 0.3) / n;
+            (t, dt) = (new_t, new_t - t);
+        }
         let point = add(origin, scale(dir, t));
         let r = length(point);
         let h = r - p.bottom_radius_km;
@@ -219,7 +247,7 @@ fn march(p: &AtmosphereParams, tables: &Tables, origin: Rgb, height_km: f64, dir
             throughput[c] *= step[c];
         }
     }
-    luminance
+    (luminance, throughput)
 }
 
 /// Texel `(x, y)` of the sky-view table for a camera at `height_km` above the bottom and a sun of
@@ -245,6 +273,55 @@ pub fn sky_view_texel(p: &AtmosphereParams, tables: &Tables, height_km: f64, cos
         origin = scale(entry, (p.bottom_radius_km + height_km) / length(entry));
     }
     march(p, tables, origin, height_km, dir, sun, 30)
+}
+
+/// The camera-relative unit direction of the aerial-perspective volume's column `(x, y)` of
+/// `size` under the uniforms `u` (atmosphere_view_direction).
+pub fn froxel_direction(u: &AtmosphereUniforms, size: (u32, u32, u32), (x, y): (u32, u32)) -> DVec3 {
+    let uv = [(x as f64 + 0.5) / size.0 as f64, (y as f64 + 0.5) / size.1 as f64];
+    let clip = DMat4::from_cols_array_2d(&u.relative_from_clip.map(|c| c.map(f64::from)));
+    let q = clip * DVec4::new(uv[0] * 2.0 - 1.0, 1.0 - uv[1] * 2.0, 1.0, 1.0);
+    (q.truncate() / q.w).normalize()
+}
+
+/// Froxel `(x, y, z)` of the aerial-perspective volume of `size` under the uniforms `u` (the
+/// aerial_perspective kernel of atmosphere_views.wgsl, in f64 from the same f32 uniforms): the
+/// light scattered towards the camera (rgb) and the mean transmittance (a) from where the ray
+/// enters the atmosphere to the froxel's slice.
+pub fn aerial_perspective_froxel(
+    p: &AtmosphereParams,
+    tables: &Tables,
+    u: &AtmosphereUniforms,
+    size: (u32, u32, u32),
+    (x, y, z): (u32, u32, u32),
+) -> [f64; 4] {
+    let dir = froxel_direction(u, size, (x, y));
+    let camera = DVec4::from_array(u.camera_km.map(f64::from)).truncate();
+    let h = u.camera_km[3] as f64;
+    let mu = camera.normalize().dot(dir);
+    let entry_km = if h < p.thickness_km() { 0.0 } else { ray_sphere(p, h, mu, p.top_radius_km) };
+    if entry_km < 0.0 {
+        return [0.0, 0.0, 0.0, 1.0];
+    }
+    let slice = (z as f64 + 0.5) / size.2 as f64;
+    let slice_km = if u.viewport[3] == 1.0 {
+        // atmosphere_aerial_column_km: to the ground, or the ray's closest approach.
+        let ground_km = ray_sphere(p, h, mu, p.bottom_radius_km);
+        let reach_km = if ground_km >= 0.0 { ground_km } else { -mu * (p.bottom_radius_km + h) };
+        (reach_km - entry_km).max(1.0) * (1.0 - (1.0 - slice) * (1.0 - slice))
+    } else {
+        u.viewport[2] as f64 * slice * slice
+    };
+    let mut origin = camera + entry_km * dir;
+    let mut height_km = h.max(GROUND_OFFSET_KM);
+    if entry_km > 0.0 {
+        height_km = p.thickness_km() - GROUND_OFFSET_KM;
+        origin = origin.normalize() * (p.bottom_radius_km + height_km);
+    }
+    let sun = DVec4::from_array(u.sun_direction.map(f64::from)).truncate().to_array();
+    let samples = (z + 1) * 2;
+    let (luminance, transmittance) = march_to(p, tables, origin.to_array(), height_km, dir.to_array(), sun, slice_km, samples, false);
+    [luminance[0], luminance[1], luminance[2], transmittance.iter().sum::<f64>() / 3.0]
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! atmosphere.sky_view             192 x 108: the sky around the camera, by (sun-relative azimuth, latitude)
 //! atmosphere.aerial_perspective   32 x 32 x 32 froxels: light scattered towards the camera and the
 //!                                 transmittance, slices spread quadratically from where the ray
-//!                                 enters the atmosphere over `viewport.z` km (the horizon's reach)
+//!                                 enters the atmosphere over `viewport.z` km (the horizon's reach);
+//!                                 from 40 km up over each column's reach to the ground, densest there
 //! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
 //! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective;
 //!                                 the sea reflects the sky-view table (shaders/shared/globe_sea.wgsl)
@@ -41,6 +42,10 @@ pub const AERIAL_PERSPECTIVE_SIZE: (u32, u32, u32) = (32, 32, 32);
 const TABLE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 /// The highest terrain the aerial-perspective volume must reach beyond the horizon (km).
 const HIGHEST_TERRAIN_KM: f64 = 9.0;
+/// Camera height (km) from which every column of the aerial-perspective volume ends its slices at
+/// the ground (`AtmosphereUniforms::viewport` w): far above the terrain, where the horizon's
+/// reach spread the slices tens of km apart at the ground and drew rings on the sea.
+pub const GROUND_FITTED_SLICES_FROM_KM: f64 = 40.0;
 
 /// The atmosphere's physical parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -136,6 +141,9 @@ pub struct AtmosphereView {
     /// The true camera (earth-fixed metres, on the ellipsoid's terms) modulo the sea's wave
     /// period (src/globe/sea.rs).
     pub sea_origin_m: DVec3,
+    /// The true camera, earth-centred metres on the ellipsoid's terms (the origin of
+    /// `clip_from_relative`; the sky pass's scissor).
+    pub camera_true_m: DVec3,
 }
 
 impl AtmosphereView {
@@ -153,8 +161,46 @@ impl AtmosphereView {
             sun_direction: sun,
             enabled,
             sea_origin_m: crate::globe::sea::wave_origin_m(camera.position_m),
+            camera_true_m: camera.position_m,
         }
     }
+}
+
+/// Depth (m) below the ellipsoid's polar radius of the sphere no drawn surface reaches inside
+/// (heights are drawn at 0 m or above; the mesh's chords sag below the surface by metres).
+const SKY_SPHERE_MARGIN_M: f64 = 5000.0;
+/// Pixels the sky pass's scissor reaches beyond the pixels whose rays miss that sphere.
+const SKY_SCISSOR_PAD_PX: u32 = 2;
+
+/// The sky pass's scissor (x, y, width, height in pixels; width or height 0: no pixel) for
+/// `view`: the bounding box of the pixels whose rays miss the sphere under every drawn surface,
+/// the only pixels the terrain can leave to the sky. A row (or column) of pixel centres lies on
+/// a line of the image plane, which crosses the convex cone of rays that hit the sphere in one
+/// interval: it holds a missing pixel exactly when one of its two end pixels' rays misses.
+pub fn sky_scissor_px(view: &AtmosphereView) -> (u32, u32, u32, u32) {
+    let (width, height) = view.size_px;
+    let relative_from_clip = DMat4::from_cols_array_2d(&view.clip_from_relative.map(|c| c.map(f64::from))).inverse();
+    let camera = view.camera_true_m;
+    let radius_m = crate::globe::ellipsoid::WGS84_B_M - SKY_SPHERE_MARGIN_M;
+    if camera.length() <= radius_m {
+        return (0, 0, width, height);
+    }
+    // Whether the ray through pixel centre (x, y) misses the sphere (as atmosphere_view_direction).
+    let misses = |x: u32, y: u32| {
+        let ndc = (2.0 * (x as f64 + 0.5) / width as f64 - 1.0, 1.0 - 2.0 * (y as f64 + 0.5) / height as f64);
+        let p = relative_from_clip * glam::DVec4::new(ndc.0, ndc.1, 1.0, 1.0);
+        let dir = (p.truncate() / p.w).normalize();
+        let along = camera.dot(dir);
+        along >= 0.0 || camera.length_squared() - along * along > radius_m * radius_m
+    };
+    let rows: Vec<u32> = (0..height).filter(|&y| misses(0, y) || misses(width - 1, y)).collect();
+    let columns: Vec<u32> = (0..width).filter(|&x| misses(x, 0) || misses(x, height - 1)).collect();
+    let (Some(&top), Some(&bottom), Some(&left), Some(&right)) = (rows.first(), rows.last(), columns.first(), columns.last()) else {
+        return (0, 0, 0, 0);
+    };
+    let (x0, y0) = (left.saturating_sub(SKY_SCISSOR_PAD_PX), top.saturating_sub(SKY_SCISSOR_PAD_PX));
+    let (x1, y1) = ((right + 1 + SKY_SCISSOR_PAD_PX).min(width), (bottom + 1 + SKY_SCISSOR_PAD_PX).min(height));
+    (x0, y0, x1 - x0, y1 - y0)
 }
 
 /// The depth (km) the aerial-perspective volume spans beyond the ray's entry into the atmosphere:
@@ -188,7 +234,12 @@ pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView, sea: &SeaSetti
         camera_km: v4(camera_km.to_array(), height_km),
         sun_direction: v4(view.sun_direction.normalize().to_array(), if view.enabled { 1.0 } else { 0.0 }),
         relative_from_clip: clip.inverse().as_mat4().to_cols_array_2d(),
-        viewport: [view.size_px.0 as f32, view.size_px.1 as f32, aerial_perspective_depth_km(p, height_km) as f32, 0.0],
+        viewport: [
+            view.size_px.0 as f32,
+            view.size_px.1 as f32,
+            aerial_perspective_depth_km(p, height_km) as f32,
+            if height_km >= GROUND_FITTED_SLICES_FROM_KM { 1.0 } else { 0.0 },
+        ],
         sea: [if sea.enabled { 1.0 } else { 0.0 }, sea.time_s as f32, 0.0, 0.0],
         sea_origin_m: v4(view.sea_origin_m.to_array(), 0.0),
     }
@@ -218,6 +269,8 @@ pub struct Atmosphere {
     draw_group: wgpu::BindGroup,
     /// Whether the transmittance and multiple-scattering tables were built for `params`.
     tables_current: bool,
+    /// The last view's size and the sky pass's scissor for it (`sky_scissor_px`).
+    sky_scissor_px: ((u32, u32), (u32, u32, u32, u32)),
     built_for: Option<AtmosphereParams>,
 }
 
@@ -325,6 +378,7 @@ impl Atmosphere {
             draw_layout,
             draw_group,
             tables_current: false,
+            sky_scissor_px: ((0, 0), (0, 0, 0, 0)),
             built_for: None,
         }
     }
@@ -344,6 +398,7 @@ impl Atmosphere {
         let view = AtmosphereView { enabled: view.enabled && self.enabled, ..*view };
         let u = uniforms(&self.params, &view, &self.sea);
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        self.sky_scissor_px = (view.size_px, sky_scissor_px(&view));
         if self.built_for != Some(self.params) {
             self.tables_current = false;
         }
@@ -405,9 +460,15 @@ impl Atmosphere {
                 multiview_mask: None,
             });
             pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
-            pass.set_pipeline(&self.sky.0);
-            pass.set_bind_group(0, &self.sky.1, &[]);
-            pass.draw(0..3, 0..1);
+            // Only where the terrain can leave pixels to the sky (the H100 rasterises 1080p slowly).
+            let (size_px, (x, y, w, h)) = self.sky_scissor_px;
+            let scissor = if size_px == target.size_px { (x, y, w, h) } else { (0, 0, target.size_px.0, target.size_px.1) };
+            if scissor.2 > 0 && scissor.3 > 0 {
+                pass.set_scissor_rect(scissor.0, scissor.1, scissor.2, scissor.3);
+                pass.set_pipeline(&self.sky.0);
+                pass.set_bind_group(0, &self.sky.1, &[]);
+                pass.draw(0..3, 0..1);
+            }
         }
         profiler.end_query(encoder, query);
         true
