@@ -5,6 +5,8 @@
 //! tolerance that file states.
 mod common;
 
+use common::ProbeBinding;
+
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use bisector::globe::pool_lod;
@@ -13,7 +15,6 @@ use bisector::leb::node64::{twice_area_fixed, BaseMesh64, Node64, MAP_ONE_64};
 use bisector::leb::octahedral::from_unit_sphere;
 use glam::DVec3;
 use rand::Rng;
-use wgpu::util::DeviceExt;
 
 /// Metres per unit of the 64-bit map (2^-62 of the map, whose side spans about 1.8e7 m on the
 /// sphere), roughly.
@@ -33,41 +34,14 @@ fn frame(camera: &GlobeCamera) -> GlobeFrame {
 
 /// Runs entry `entry` of pool_globe_probe.wgsl on `points` at `heights_m`; `outputs` vec4s back.
 fn probe(gpu: &Gpu, frame: &GlobeFrame, entry: &str, points: &[[u64; 2]], heights_m: &[f32], outputs: usize) -> Vec<[f32; 4]> {
-    let device = &gpu.device;
     let words: Vec<u32> = points.iter().flat_map(|p| [p[0] as u32, (p[0] >> 32) as u32, p[1] as u32, (p[1] >> 32) as u32]).collect();
-    let init = |label: &str, contents: &[u8], usage| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
-    };
-    let input = init("points", bytemuck::cast_slice(&words), wgpu::BufferUsages::STORAGE);
-    let uniform = init("globe frame", bytemuck::bytes_of(frame), wgpu::BufferUsages::UNIFORM);
-    let heights = init("heights", bytemuck::cast_slice(heights_m), wgpu::BufferUsages::STORAGE);
-    let output_bytes = outputs as u64 * 16;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("out"),
-        size: output_bytes,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let pipeline = bisector::shaders::SHADERS.compute_pipeline(device, "pool globe probe", "pool_globe_probe.wgsl", entry, &[]);
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: heights.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 3, resource: output.as_entire_binding() },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups((outputs as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([encoder.finish()]);
-    bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes))
+    let bindings = [
+        ProbeBinding::Storage(bytemuck::cast_slice(&words)),
+        ProbeBinding::Uniform(bytemuck::bytes_of(frame)),
+        ProbeBinding::Storage(bytemuck::cast_slice(heights_m)),
+        ProbeBinding::Output(outputs as u64 * 16),
+    ];
+    bytemuck::pod_collect_to_vec(&common::run_probe(gpu, "pool_globe_probe.wgsl", entry, &bindings, outputs as u32))
 }
 
 /// The camera's 64-bit map point.

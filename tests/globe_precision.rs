@@ -3,6 +3,8 @@
 //! anywhere on Earth, and under 1 mm camera moves.
 mod common;
 
+use common::ProbeBinding;
+
 use bisector::globe::camera::GlobeCamera;
 use bisector::globe::ellipsoid;
 use bisector::globe::frame::{globe_frame, octahedron_fixed, FrameSettings, GlobeFrame};
@@ -10,7 +12,6 @@ use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{from_unit_sphere, to_fixed, MAP_ONE};
 use glam::DVec3;
 use rand::Rng;
-use wgpu::util::DeviceExt;
 
 /// A vertex: fixed-point map point and height above the WGS84 ellipsoid in metres.
 #[derive(Clone, Copy)]
@@ -41,45 +42,14 @@ fn frame(camera: &GlobeCamera) -> GlobeFrame {
 
 /// The shaders' camera-relative positions of `vertices` under `frame`.
 fn gpu_relative_m(gpu: &Gpu, frame: &GlobeFrame, vertices: &[Vertex]) -> Vec<DVec3> {
-    let device = &gpu.device;
     let points: Vec<[u32; 4]> = vertices.iter().map(|v| [v.map[0], v.map[1], v.height_m.to_bits(), 0]).collect();
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("points"),
-        contents: bytemuck::cast_slice(&points),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("globe frame"),
-        contents: bytemuck::bytes_of(frame),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let output_bytes = points.len() as u64 * 16;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("relative"),
-        size: output_bytes,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let pipeline = bisector::shaders::SHADERS.compute_pipeline(device, "relative probe", "globe_relative_probe.wgsl", "main", &[]);
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: output.as_entire_binding() },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups((points.len() as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([encoder.finish()]);
+    let bindings = [
+        ProbeBinding::Storage(bytemuck::cast_slice(&points)),
+        ProbeBinding::Uniform(bytemuck::bytes_of(frame)),
+        ProbeBinding::Output(points.len() as u64 * 16),
+    ];
     let out: Vec<[f32; 4]> =
-        bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes));
+        bytemuck::pod_collect_to_vec(&common::run_probe(gpu, "globe_relative_probe.wgsl", "main", &bindings, points.len() as u32));
     out.iter().map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)).collect()
 }
 

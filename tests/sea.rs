@@ -3,6 +3,8 @@
 //! check that needs no human: the glint's brightest pixels lie on the sun's reflection.
 
 mod common;
+
+use common::ProbeBinding;
 #[path = "support/golden.rs"]
 #[allow(dead_code)]
 mod golden;
@@ -20,7 +22,6 @@ use bisector::leb::lod::Criterion;
 use bisector::schedule::headless::HeadlessView;
 use glam::{DVec3, DVec4};
 use rand::Rng;
-use wgpu::util::DeviceExt;
 
 /// The wave normal of 4096 random points (within a period of the origin, a random vertical,
 /// time 0..100 s, 1 cm to 20 m per pixel) equals the f64 twin within 2e-4 per component and
@@ -43,38 +44,9 @@ fn the_wgsl_wave_normal_equals_the_cpu_twin() {
             [p[0], p[1], p[2], time_s, up.x as f32, up.y as f32, up.z as f32, pixel_m]
         })
         .collect();
-    let device = &gpu.device;
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("wave probes"),
-        contents: bytemuck::cast_slice(&probes),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let output_bytes = probes.len() as u64 * 16;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("wave normals"),
-        size: output_bytes,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let pipeline = bisector::shaders::SHADERS.compute_pipeline(device, "sea waves probe", "sea_waves_probe.wgsl", "main", &[]);
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: output.as_entire_binding() },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups((probes.len() as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([encoder.finish()]);
+    let bindings = [ProbeBinding::Storage(bytemuck::cast_slice(&probes)), ProbeBinding::Output(probes.len() as u64 * 16)];
     let normals: Vec<[f32; 4]> =
-        bytemuck::pod_collect_to_vec(&bisector::gpu::readback::read_buffer(device, &gpu.queue, &output, 0, output_bytes));
+        bytemuck::pod_collect_to_vec(&common::run_probe(&gpu, "sea_waves_probe.wgsl", "main", &bindings, probes.len() as u32));
     let mut worst = 0.0f64;
     let mut tilted = 0;
     for (p, g) in probes.iter().zip(&normals) {

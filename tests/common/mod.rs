@@ -15,6 +15,60 @@ pub fn gpu(max_depth: u32) -> Gpu {
         .unwrap_or_else(|e| panic!("{e}\n(the README's test command installs the software Vulkan driver lavapipe)"))
 }
 
+/// What binding i of a probe shader's group 0 holds (`run_probe`).
+pub enum ProbeBinding<'a> {
+    /// A read-only storage buffer with these bytes.
+    Storage(&'a [u8]),
+    /// A uniform buffer with these bytes.
+    Uniform(&'a [u8]),
+    /// The storage buffer of this many bytes the shader writes; `run_probe` returns it.
+    Output(u64),
+}
+
+/// Runs entry `entry` of the probe shader `shader` (workgroups of 64) over `threads` threads,
+/// group 0's bindings 0, 1, ... as `bindings` say; the bytes of the `Output` binding.
+pub fn run_probe(gpu: &Gpu, shader: &str, entry: &str, bindings: &[ProbeBinding], threads: u32) -> Vec<u8> {
+    use wgpu::util::DeviceExt;
+    let device = &gpu.device;
+    let buffers: Vec<wgpu::Buffer> = bindings
+        .iter()
+        .map(|b| match b {
+            ProbeBinding::Storage(contents) => device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(shader),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE,
+            }),
+            ProbeBinding::Uniform(contents) => device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(shader),
+                contents,
+                usage: wgpu::BufferUsages::UNIFORM,
+            }),
+            ProbeBinding::Output(size) => device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(shader),
+                size: *size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+        })
+        .collect();
+    let output = bindings.iter().position(|b| matches!(b, ProbeBinding::Output(_))).expect("an output binding");
+    let pipeline = bisector::shaders::SHADERS.compute_pipeline(device, shader, shader, entry, &[]);
+    let entries: Vec<wgpu::BindGroupEntry> =
+        buffers.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
+    let bind_group =
+        device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(threads.div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let out = &buffers[output];
+    bisector::gpu::readback::read_buffer(device, &gpu.queue, out, 0, out.size())
+}
+
 /// A fresh random generator; its seed is printed, and BISECTOR_TEST_SEED replays one.
 pub fn rng(test: &str) -> StdRng {
     let seed = std::env::var("BISECTOR_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random::<u64>);
