@@ -19,9 +19,8 @@ use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{self, MAP_ONE};
 use bisector::terrain::TerrainError;
-use cache_probe::cache_probe_pipeline;
+use cache_probe::{cache_probe_pipeline, query_buffers};
 use rand::Rng;
-use wgpu::util::DeviceExt;
 
 const SOURCE: u8 = 5;
 const MAX_ZOOM: u8 = 6;
@@ -53,30 +52,7 @@ impl TileProducer for QuantisedRamp {
 /// Runs the probe kernel over `queries` in the cache's frame; (narrow, shading) gradients.
 fn probe(gpu: &Gpu, cache: &mut TileCache, queries: &[[u32; 4]]) -> Vec<[f32; 4]> {
     let (pipeline, layout) = cache_probe_pipeline(gpu, cache, "globe_shading_probe.wgsl", "main", &[(0, true), (1, false), (2, false)]);
-    let device = &gpu.device;
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("probe.queries"),
-        contents: bytemuck::cast_slice(queries),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let make = |size: u64| {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("probe.out"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        })
-    };
-    let (results, slots) = (make(16 * queries.len() as u64), make(4 * queries.len() as u64));
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("probe"),
-        layout: &layout,
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: results.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: slots.as_entire_binding() },
-        ],
-    });
+    let (bind_group, results, _slots) = query_buffers(gpu, &layout, queries);
     let record = |encoder: &mut wgpu::CommandEncoder, cache: &TileCache| {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("probe"), timestamp_writes: None });
         pass.set_pipeline(&pipeline);
@@ -86,7 +62,7 @@ fn probe(gpu: &Gpu, cache: &mut TileCache, queries: &[[u32; 4]]) -> Vec<[f32; 4]
     };
     let frames = cache.settle(gpu, 400, record).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("settled in {frames} frames");
-    bytemuck::pod_collect_to_vec(&read_buffer(device, &gpu.queue, &results, 0, results.size()))
+    bytemuck::pod_collect_to_vec(&read_buffer(&gpu.device, &gpu.queue, &results, 0, results.size()))
 }
 
 /// The fixed-point map point of (u, v).

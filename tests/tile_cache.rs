@@ -24,9 +24,8 @@ use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::{self, MAP_ONE};
 use bisector::terrain::TerrainError;
-use cache_probe::cache_probe_pipeline;
+use cache_probe::{cache_probe_pipeline, query_buffers};
 use rand::Rng;
-use wgpu::util::DeviceExt;
 
 /// Heights an analytic function of the (folded) map point; fails on one chosen key; counts calls.
 struct Analytic {
@@ -95,30 +94,7 @@ impl Probe {
         cache: &TileCache,
         queries: &[[u32; 4]],
     ) -> (wgpu::Buffer, wgpu::Buffer) {
-        let device = &gpu.device;
-        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("probe.queries"),
-            contents: bytemuck::cast_slice(queries),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let make = |size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("probe.out"),
-                size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            })
-        };
-        let (results, slots) = (make(16 * queries.len() as u64), make(4 * queries.len() as u64));
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("probe"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: results.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: slots.as_entire_binding() },
-            ],
-        });
+        let (bind_group, results, slots) = query_buffers(gpu, &self.layout, queries);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("probe"), timestamp_writes: None });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &bind_group, &[]);

@@ -46,3 +46,35 @@ pub fn cache_probe_pipeline(
     });
     (pipeline, layout)
 }
+
+/// The buffers of a probe over `queries` (4 words each) bound at @group(0) of `layout`: binding 0
+/// the queries, 1 a vec4<f32> result each, 2 a u32 slot each; (bind group, results, slots).
+#[allow(dead_code)]
+pub fn query_buffers(gpu: &Gpu, layout: &wgpu::BindGroupLayout, queries: &[[u32; 4]]) -> (wgpu::BindGroup, wgpu::Buffer, wgpu::Buffer) {
+    use wgpu::util::DeviceExt;
+    let device = &gpu.device;
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("probe.queries"),
+        contents: bytemuck::cast_slice(queries),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let make = |size: u64| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("probe.out"),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    };
+    let (results, slots) = (make(16 * queries.len() as u64), make(4 * queries.len() as u64));
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: results.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 2, resource: slots.as_entire_binding() },
+        ],
+    });
+    (bind_group, results, slots)
+}
