@@ -407,26 +407,24 @@ fn the_globe_draws_from_a_pool_of_2_20_slots_by_default() {
     // least 2^20") under --lod error; --pool-slots 0 draws it from the heap.
     let dir = tempfile::tempdir().unwrap();
     let (png, json) = (dir.path().join("default.png"), dir.path().join("default.json"));
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-        .args(["shot", "--terrain", "planet", "--size", "64x36", "--out"])
-        .arg(&png)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let shot = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
+            .args(["shot", "--terrain", "planet", "--size", "64x36"])
+            .args(extra)
+            .arg("--out")
+            .arg(&png)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), figures)
+    };
+    let (stdout, figures) = shot(&[]);
     assert_eq!(figures["pool_slots"].as_u64(), Some(1 << 20), "{figures}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("bisector pool of 1048576 slots"));
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-        .args(["shot", "--terrain", "planet", "--pool-slots", "0", "--size", "64x36", "--out"])
-        .arg(&png)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(stdout.contains("bisector pool of 1048576 slots"), "{stdout}");
+    let (_, figures) = shot(&["--pool-slots", "0"]);
     assert!(figures["pool_slots"].is_null(), "{figures}");
 }
 
