@@ -272,9 +272,7 @@ fn earth_golden(camera: &GlobeCamera, sun: DVec3, max_depth: u32, name: &str) ->
     assert!(view.scene.cache.is_settled(), "{name}: the tile cache did not settle in {frames} frames");
     let image = view.image(&gpu);
     eprintln!("{name}: {frames} frames, {:.1} s", start.elapsed().as_secs_f64());
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let outcome = golden::compare_golden(&dir, name, &image, 0.01).unwrap_or_else(|e| panic!("{e}"));
-    assert!(outcome.passed, "{name}: mean FLIP {:.4} > 0.01; see tests/golden/{name}-actual.png", outcome.mean_flip);
+    golden::assert_golden(name, &image, 0.01);
     view.scene.settings.atmosphere = false;
     view.frame(&gpu, camera);
     (image, view.image(&gpu))

@@ -184,9 +184,7 @@ mod planet {
         let mut view = view(&gpu, 256, 256, false);
         let (_, last) = view.converge(&gpu, &GlobeCamera::default_orbit(), 120);
         assert!(last.stats.leaves > 200, "only {} leaves", last.stats.leaves);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-        let outcome = golden::compare_golden(&dir, "planet_orbit", &view.image(&gpu), 0.005).unwrap_or_else(|e| panic!("{e}"));
-        assert!(outcome.passed, "planet_orbit: mean FLIP {:.4} > 0.005; see tests/golden/planet_orbit-actual.png", outcome.mean_flip);
+        golden::assert_golden("planet_orbit", &view.image(&gpu), 0.005);
     }
 
     /// A file of the repository's elevation data (heightmaps/), named when absent.
@@ -233,9 +231,7 @@ mod planet {
             cache_stats.resident_tiles,
             start.elapsed().as_secs_f64()
         );
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-        let outcome = golden::compare_golden(&dir, name, &image, 0.01).unwrap_or_else(|e| panic!("{e}"));
-        assert!(outcome.passed, "{name}: mean FLIP {:.4} > 0.01; see tests/golden/{name}-actual.png", outcome.mean_flip);
+        golden::assert_golden(name, &image, 0.01);
         view.scene.settings.atmosphere = false;
         view.frame(&gpu, camera);
         (image, view.image(&gpu))

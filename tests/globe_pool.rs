@@ -141,13 +141,7 @@ fn the_pool_refines_the_bridge_view_past_the_heap() {
     assert!(bottom > w as usize * 9 / 10, "the bottom row is not sea: {bottom} of {w} blue pixels");
     let middle = (0..w).filter(|&x| !blue(view.image.get_pixel(x, h / 2 - 30)) && !is_space(view.image.get_pixel(x, h / 2 - 30))).count();
     assert!(middle > w as usize / 2, "no cliffs above the sea: {middle} of {w} pixels of land");
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let outcome = golden::compare_golden(&dir, "taiwan_bridge_pool", &view.image, 0.01).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        outcome.passed,
-        "taiwan_bridge_pool: mean FLIP {:.4} > 0.01; see tests/golden/taiwan_bridge_pool-actual.png",
-        outcome.mean_flip
-    );
+    golden::assert_golden("taiwan_bridge_pool", &view.image, 0.01);
 }
 
 /// A 2^12-slot pool on the same view wants more slots than it has: leaves are capped, the pool

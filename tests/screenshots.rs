@@ -12,7 +12,6 @@ mod common;
 #[allow(dead_code)]
 mod golden;
 
-use std::path::Path;
 use std::sync::OnceLock;
 
 use bisector::flat::camera::Camera;
@@ -28,13 +27,7 @@ fn check(name: &str, field: &HeightField, camera: &Camera, wireframe: bool) {
     let settings = RenderSettings { max_depth: 24, wireframe, ..Default::default() };
     let shot = render_shot(&gpu, field, settings, camera, (256, 256));
     assert!(shot.last.stats.leaves > 1000, "{name}: only {} leaves", shot.last.stats.leaves);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let outcome = golden::compare_golden(&dir, name, &shot.image, THRESHOLD_MEAN_FLIP).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        outcome.passed,
-        "{name}: mean FLIP {:.4} > {THRESHOLD_MEAN_FLIP} (max {:.3}); see tests/golden/{name}-actual.png and -diff.png",
-        outcome.mean_flip, outcome.max_flip
-    );
+    golden::assert_golden(name, &shot.image, THRESHOLD_MEAN_FLIP);
 }
 
 fn procedural_field() -> &'static HeightField {

@@ -129,10 +129,7 @@ fn the_sea_at_dawn_looking_at_a_coast_from_20_m() {
     let size = (256, 144);
     let (camera, sun) = dawn_camera_and_sun();
     let image = render(&camera, sun, size);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let name = "sea_dawn_coast";
-    let outcome = golden::compare_golden(&dir, name, &image, 0.01).unwrap_or_else(|e| panic!("{e}"));
-    assert!(outcome.passed, "{name}: mean FLIP {:.4} > 0.01; see tests/golden/{name}-actual.png", outcome.mean_flip);
+    golden::assert_golden("sea_dawn_coast", &image, 0.01);
     let up = camera.up();
     let mirror = sun - 2.0 * sun.dot(up) * up;
     let (mx, my) = project(&camera, mirror, size);

@@ -177,6 +177,19 @@ pub fn compare_golden(dir: &Path, name: &str, actual: &image::RgbaImage, thresho
     compare_golden_with_mode(dir, name, actual, threshold_mean_flip, UpdateMode::from_env())
 }
 
+/// Compares `actual` with the repository's golden `tests/golden/<name>.png` ([`compare_golden`])
+/// and panics, naming the mean and largest FLIP and the files written, when it does not pass.
+#[allow(dead_code)]
+pub fn assert_golden(name: &str, actual: &image::RgbaImage, threshold_mean_flip: f32) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let outcome = compare_golden(&dir, name, actual, threshold_mean_flip).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        outcome.passed,
+        "{name}: mean FLIP {:.4} > {threshold_mean_flip} (max {:.3}); see tests/golden/{name}-actual.png and -diff.png",
+        outcome.mean_flip, outcome.max_flip
+    );
+}
+
 /// Same as [`compare_golden`] with an explicit [`UpdateMode`] instead of the environment.
 ///
 /// # Errors
