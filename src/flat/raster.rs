@@ -26,7 +26,6 @@
 //! hardware path (`terrain_draw`) needs neither.
 
 use crate::cbt::gpu::GpuCbt;
-use crate::gpu::target::DEPTH_FORMAT;
 use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
 
@@ -176,13 +175,7 @@ impl VisRaster {
             // As render.draw: the triangles facing away are culled.
             primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
             // The depth attachment is only there to make a pass: the atomic max decides.
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::Always),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
+            depth_stencil: Some(crate::gpu::target::depth_state(false, wgpu::CompareFunction::Always)),
             multisample: Default::default(),
             fragment: Some(wgpu::FragmentState {
                 module: &large_module,

@@ -2,7 +2,6 @@
 //! (shaders/terrain_draw.wgsl). The draw is indirect: its vertex count comes from cbt.args.
 
 use crate::cbt::gpu::{GpuCbt, DRAW_ARGS_OFFSET};
-use crate::gpu::target::DEPTH_FORMAT;
 use crate::shaders::SHADERS;
 
 /// Uniforms of the draw. Keep in sync with DrawUniforms in shaders/terrain_draw.wgsl.
@@ -61,13 +60,7 @@ impl TerrainDraw {
             // even depths): the undersides of slopes, always hidden from a camera above the
             // terrain, are culled before rasterisation.
             primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Greater),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
+            depth_stencil: Some(crate::gpu::target::depth_state(true, wgpu::CompareFunction::Greater)),
             multisample: Default::default(),
             fragment: Some(wgpu::FragmentState {
                 module: &module,

@@ -9,7 +9,6 @@ use crate::globe::atmosphere::{Atmosphere, AtmosphereParams, AtmosphereView};
 use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
-use crate::gpu::target::DEPTH_FORMAT;
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::base_mesh::BaseMesh;
 use crate::leb::cpu::UpdateKind;
@@ -463,13 +462,7 @@ pub(crate) fn draw_pipeline(
         // Every triangle faces out (the shader reverses odd levels): the far side of the globe
         // and the backs of slopes are culled before rasterisation.
         primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(true),
-            depth_compare: Some(wgpu::CompareFunction::Greater),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
+        depth_stencil: Some(crate::gpu::target::depth_state(true, wgpu::CompareFunction::Greater)),
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module: &module,

@@ -7,6 +7,18 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 /// Depth format (reverse Z: cleared to 0, nearer is greater).
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
+/// A pipeline's test against the `DEPTH_FORMAT` buffer: `compare` (reverse Z: `Greater` keeps
+/// the nearer), writing the depth or not.
+pub fn depth_state(write: bool, compare: wgpu::CompareFunction) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(write),
+        depth_compare: Some(compare),
+        stencil: Default::default(),
+        bias: Default::default(),
+    }
+}
+
 /// Format of an `OffscreenTarget`'s colour texture: the bytes of `COLOR_FORMAT` (sRGB-encoded),
 /// stored as `Rgba8Unorm` so that compute passes can write it as a storage texture (an sRGB
 /// format cannot be one); render passes draw into it through a `COLOR_FORMAT` view.

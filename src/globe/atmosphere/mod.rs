@@ -541,13 +541,7 @@ fn sky_pipeline(
         layout: None,
         vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
         primitive: Default::default(),
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: crate::gpu::target::DEPTH_FORMAT,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::Equal),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
+        depth_stencil: Some(crate::gpu::target::depth_state(false, wgpu::CompareFunction::Equal)),
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module: &module,
