@@ -160,16 +160,21 @@ fn atmosphere_multiple_scattering_uv(height_km: f32, mu_s: f32, size: vec2<f32>)
     return atmosphere_unit_to_sub_uv(u, size);
 }
 
+// The angle between straight down and the horizon for a camera `height_km` above the bottom
+// sphere (beta in Hillaire's sky-view parametrisation: the horizon's zenith angle is pi - beta).
+fn atmosphere_horizon_nadir_angle(height_km: f32) -> f32 {
+    let bottom = atmosphere.radii.x;
+    let h = max(height_km, 0.0);
+    let horizon = sqrt(h * (2.0 * bottom + h));
+    return acos(clamp(horizon / (bottom + h), -1.0, 1.0));
+}
+
 // The sky-view table's texel -> (cosine of the view's zenith angle, cosine of the angle between
 // the view and the sun around the vertical), for a camera at `height_km` (Hillaire's non-linear
 // latitude: dense near the horizon).
 fn atmosphere_sky_view_params(height_km: f32, uv_in: vec2<f32>) -> vec2<f32> {
     let uv = atmosphere_sub_uv_to_unit(uv_in, ATMOSPHERE_SKY_VIEW_SIZE);
-    let bottom = atmosphere.radii.x;
-    let h = max(height_km, 0.0);
-    let r = bottom + h;
-    let horizon = sqrt(h * (2.0 * bottom + h));
-    let beta = acos(clamp(horizon / r, -1.0, 1.0));
+    let beta = atmosphere_horizon_nadir_angle(height_km);
     let zenith_horizon = ATMOSPHERE_PI - beta;
     var cos_view: f32;
     if (uv.y < 0.5) {
@@ -187,11 +192,7 @@ fn atmosphere_sky_view_params(height_km: f32, uv_in: vec2<f32>) -> vec2<f32> {
 
 // The inverse of atmosphere_sky_view_params; `ground`: the view ray meets the bottom sphere.
 fn atmosphere_sky_view_uv(height_km: f32, ground: bool, cos_view: f32, cos_light: f32) -> vec2<f32> {
-    let bottom = atmosphere.radii.x;
-    let h = max(height_km, 0.0);
-    let r = bottom + h;
-    let horizon = sqrt(h * (2.0 * bottom + h));
-    let beta = acos(clamp(horizon / r, -1.0, 1.0));
+    let beta = atmosphere_horizon_nadir_angle(height_km);
     let zenith_horizon = ATMOSPHERE_PI - beta;
     var v: f32;
     let angle = acos(clamp(cos_view, -1.0, 1.0));
