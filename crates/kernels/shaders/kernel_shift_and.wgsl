@@ -91,12 +91,34 @@ fn text_byte(i: u32) -> u32 {
 }
 
 fn word_step(w: u32, old: u32, carry: u32, b: u32) -> u32 {
-    let word = words[w];
-    let m = ch[w * 256u + b];
+    return word_apply(words[w], ch[w * 256u + b], old, carry);
+}
+
+// `word_step` on a word and character mask already loaded (the one-module loops keep them).
+fn word_apply(word: Word, m: u32, old: u32, carry: u32) -> u32 {
     var x = (((old << 1u) | carry | word.first) & m) | (old & word.rep & m);
     let df = x | word.eend;
     x |= word.eblk & ((~(df - word.ebeg)) ^ df);
     return x;
+}
+
+// Advances the states `s` and `z` of the words base..=base+last by byte `b`; whether they are
+// equal afterwards.
+fn step_pair(s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<u32, MAX_WORDS>>, base: u32, last: u32, b: u32) -> bool {
+    var carry_s = 0u;
+    var carry_z = 0u;
+    var same = true;
+    for (var w = 0u; w <= last; w += 1u) {
+        let old_s = (*s)[w];
+        let old_z = (*z)[w];
+        let top = words[base + w].len - 1u;
+        (*s)[w] = word_step(base + w, old_s, carry_s, b);
+        (*z)[w] = word_step(base + w, old_z, carry_z, b);
+        carry_s = (old_s >> top) & 1u;
+        carry_z = (old_z >> top) & 1u;
+        same = same && (*s)[w] == (*z)[w];
+    }
+    return same;
 }
 
 // Keeps (p, position) while there is room (counts are kept by the callers, so a full list
@@ -135,9 +157,7 @@ fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             let stop = min(end, (i & ~3u) + 4u);
             for (; i < stop; i += 1u) {
                 let m = ch[row + ((packed >> ((i & 3u) * 8u)) & 0xffu)];
-                d = (((d << 1u) | word.first) & m) | (d & word.rep & m);
-                let df = d | word.eend;
-                d |= word.eblk & ((~(df - word.ebeg)) ^ df);
+                d = word_apply(word, m, d, 0u);
                 if ((d & info.z) != 0u) {
                     found += 1u;
                     emit(p, i);
@@ -183,12 +203,8 @@ fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
             var zd = 0u;
             for (var i = start; i < end && !same; i += 1u) {
                 let m = ch[row + text_byte(i)];
-                sd = (((sd << 1u) | word.first) & m) | (sd & word.rep & m);
-                zd = (((zd << 1u) | word.first) & m) | (zd & word.rep & m);
-                let sf = sd | word.eend;
-                let zf = zd | word.eend;
-                sd |= word.eblk & ((~(sf - word.ebeg)) ^ sf);
-                zd |= word.eblk & ((~(zf - word.ebeg)) ^ zf);
+                sd = word_apply(word, m, sd, 0u);
+                zd = word_apply(word, m, zd, 0u);
                 same = sd == zd;
                 if ((sd & info.z) != 0u && (zd & info.z) == 0u) {
                     found += 1u;
@@ -198,20 +214,7 @@ fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
             s[0] = sd;
         } else {
             for (var i = start; i < end && !same; i += 1u) {
-                let b = text_byte(i);
-                var carry_s = 0u;
-                var carry_z = 0u;
-                same = true;
-                for (var w = 0u; w <= last; w += 1u) {
-                    let old_s = s[w];
-                    let old_z = z[w];
-                    let top = words[base + w].len - 1u;
-                    s[w] = word_step(base + w, old_s, carry_s, b);
-                    z[w] = word_step(base + w, old_z, carry_z, b);
-                    carry_s = (old_s >> top) & 1u;
-                    carry_z = (old_z >> top) & 1u;
-                    same = same && s[w] == z[w];
-                }
+                same = step_pair(&s, &z, base, last, text_byte(i));
                 if ((s[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
                     found += 1u;
                     emit(p, i);
@@ -245,20 +248,7 @@ fn rerun(p: u32, chunk: u32, s: ptr<function, array<u32, MAX_WORDS>>, emit_match
         same = same && (*s)[w] == 0u;
     }
     for (var i = start; i < end && !same; i += 1u) {
-        let b = text_byte(i);
-        var carry_s = 0u;
-        var carry_z = 0u;
-        same = true;
-        for (var w = 0u; w <= last; w += 1u) {
-            let old_s = (*s)[w];
-            let old_z = z[w];
-            let top = words[base + w].len - 1u;
-            (*s)[w] = word_step(base + w, old_s, carry_s, b);
-            z[w] = word_step(base + w, old_z, carry_z, b);
-            carry_s = (old_s >> top) & 1u;
-            carry_z = (old_z >> top) & 1u;
-            same = same && (*s)[w] == z[w];
-        }
+        same = step_pair(s, &z, base, last, text_byte(i));
         if (emit_matches && ((*s)[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
             *found += 1u;
             emit(p, i);
@@ -320,9 +310,7 @@ fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
             carry = tops[local - 1u];
         }
         let m = ch[row + text_byte(i)];
-        d = (((d << 1u) | carry | word.first) & m) | (d & word.rep & m);
-        let df = d | word.eend;
-        d |= word.eblk & ((~(df - word.ebeg)) ^ df);
+        d = word_apply(word, m, d, carry);
         if (is_last && (d & info.z) != 0u) {
             found += 1u;
             emit(p, i);
@@ -383,12 +371,8 @@ fn transfer(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
         var zd = 0u;
         for (var i = start; i < end && sd != zd; i += 1u) {
             let m = ch[ch_row + text_byte(i)];
-            sd = (((sd << 1u) | word.first) & m) | (sd & word.rep & m);
-            zd = (((zd << 1u) | word.first) & m) | (zd & word.rep & m);
-            let sf = sd | word.eend;
-            let zf = zd | word.eend;
-            sd |= word.eblk & ((~(sf - word.ebeg)) ^ sf);
-            zd |= word.eblk & ((~(zf - word.ebeg)) ^ zf);
+            sd = word_apply(word, m, sd, 0u);
+            zd = word_apply(word, m, zd, 0u);
         }
         functions[row] = sd & ~zd;
         return;
@@ -398,20 +382,7 @@ fn transfer(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
     s[start_word] = 1u << bit;
     var same = false;
     for (var i = start; i < end && !same; i += 1u) {
-        let b = text_byte(i);
-        var carry_s = 0u;
-        var carry_z = 0u;
-        same = true;
-        for (var w = 0u; w <= last; w += 1u) {
-            let old_s = s[w];
-            let old_z = z[w];
-            let top = words[base + w].len - 1u;
-            s[w] = word_step(base + w, old_s, carry_s, b);
-            z[w] = word_step(base + w, old_z, carry_z, b);
-            carry_s = (old_s >> top) & 1u;
-            carry_z = (old_z >> top) & 1u;
-            same = same && s[w] == z[w];
-        }
+        same = step_pair(&s, &z, base, last, text_byte(i));
     }
     for (var w = 0u; w <= last; w += 1u) {
         functions[row + w] = s[w] & ~z[w];
