@@ -16,7 +16,6 @@ use bisector::globe::atmosphere::{
 };
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
 use bisector::globe::camera::GlobeCamera;
-use bisector::globe::frame::{globe_frame, FrameSettings};
 use bisector::globe::ground::Ground;
 use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::sea::SeaSettings;
@@ -24,30 +23,17 @@ use bisector::globe::spec::GlobeSpec;
 use bisector::globe::sun;
 use bisector::gpu::target::{OffscreenTarget, COLOR_FORMAT};
 use bisector::gpu::Gpu;
-use bisector::leb::lod::Criterion;
 use bisector::schedule::headless::HeadlessView;
 use bisector::schedule::FrameTarget;
 use glam::DVec3;
 use rand::Rng;
 
-/// The globe frame's projection of `camera` on `size_px`.
-fn clip_from_relative(camera: &GlobeCamera, size_px: (u32, u32)) -> [[f32; 4]; 4] {
-    let settings = FrameSettings {
-        split_threshold_px: 1.0,
-        merge_threshold_px: 0.5,
-        wireframe: false,
-        sun_direction: DVec3::Z,
-        criterion: Criterion::EdgeLength,
-        detail: false,
-    };
-    globe_frame(camera, size_px, &settings).clip_from_relative
-}
-
 /// The atmosphere with its tables built for `camera` on `size_px` under `sun` (and, with
 /// `target`, its sky drawn there).
 fn atmosphere_for(gpu: &Gpu, camera: &GlobeCamera, sun: DVec3, size_px: (u32, u32), target: Option<&OffscreenTarget>) -> Atmosphere {
     let mut atmosphere = Atmosphere::new(&gpu.device, AtmosphereParams::earth(), COLOR_FORMAT);
-    atmosphere.set_view(&gpu.queue, &AtmosphereView::of_camera(camera, clip_from_relative(camera, size_px), size_px, sun, true));
+    atmosphere
+        .set_view(&gpu.queue, &AtmosphereView::of_camera(camera, common::globe_clip_from_relative(camera, size_px), size_px, sun, true));
     let mut profiler = bisector::gpu::create_profiler(&gpu.device);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     atmosphere.record_tables(&mut encoder, &profiler);
@@ -170,7 +156,7 @@ fn aerial_perspective_froxels_equal_the_cpu_twin() {
             GlobeCamera::at_lon_lat(rng.random_range(-180.0..180.0), rng.random_range(-80.0..80.0), altitude_m, 0.0, pitch_deg, 60.0);
         let sun = sun::sun_from_angles(camera.up(), rng.random_range(0.0..360.0), rng.random_range(-5.0..90.0));
         let atmosphere = atmosphere_for(&gpu, &camera, sun, size, None);
-        let view = AtmosphereView::of_camera(&camera, clip_from_relative(&camera, size), size, sun, true);
+        let view = AtmosphereView::of_camera(&camera, common::globe_clip_from_relative(&camera, size), size, sun, true);
         let u = uniforms(&params, &view, &SeaSettings::default());
         assert_eq!(u.viewport[3], if round == 0 { 0.0 } else { 1.0 }, "the slices end at the ground from 40 km up only");
         let transmittance = table2(&atmosphere, &gpu, Table::Transmittance, TRANSMITTANCE_SIZE);
@@ -366,7 +352,8 @@ fn the_sky_scissor_holds_every_pixel_that_can_show_sky() {
     let mut rng = common::rng("the_sky_scissor_holds_every_pixel_that_can_show_sky");
     let size = (64u32, 36u32);
     let radius_m = bisector::globe::ellipsoid::WGS84_B_M - 5000.0;
-    let view_of = |camera: &GlobeCamera| AtmosphereView::of_camera(camera, clip_from_relative(camera, size), size, DVec3::Z, true);
+    let view_of =
+        |camera: &GlobeCamera| AtmosphereView::of_camera(camera, common::globe_clip_from_relative(camera, size), size, DVec3::Z, true);
     for _ in 0..300 {
         let camera = GlobeCamera::at_lon_lat(
             rng.random_range(-180.0..180.0),

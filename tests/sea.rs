@@ -11,14 +11,12 @@ mod golden;
 
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
 use bisector::globe::camera::GlobeCamera;
-use bisector::globe::frame::{globe_frame, FrameSettings};
 use bisector::globe::ground::Ground;
 use bisector::globe::renderer::{GlobeRenderer, GlobeSettings};
 use bisector::globe::sea;
 use bisector::globe::spec::GlobeSpec;
 use bisector::globe::sun;
 use bisector::gpu::target::COLOR_FORMAT;
-use bisector::leb::lod::Criterion;
 use bisector::schedule::headless::HeadlessView;
 use glam::{DVec3, DVec4};
 use rand::Rng;
@@ -97,16 +95,7 @@ fn dawn_camera_and_sun() -> (GlobeCamera, DVec3) {
 /// Where unit direction `dir` (earth-fixed) from `camera` lands on an image of `size_px`
 /// (pixels, y down), by the globe frame's projection.
 fn project(camera: &GlobeCamera, dir: DVec3, size_px: (u32, u32)) -> (f64, f64) {
-    let settings = FrameSettings {
-        split_threshold_px: 1.0,
-        merge_threshold_px: 0.5,
-        wireframe: false,
-        sun_direction: DVec3::Z,
-        criterion: Criterion::EdgeLength,
-        detail: false,
-    };
-    let clip_from_relative =
-        glam::DMat4::from_cols_array_2d(&globe_frame(camera, size_px, &settings).clip_from_relative.map(|c| c.map(f64::from)));
+    let clip_from_relative = glam::DMat4::from_cols_array_2d(&common::globe_clip_from_relative(camera, size_px).map(|c| c.map(f64::from)));
     // A direction: the point at infinity along it (x, y and w do not depend on the distance).
     let clip = clip_from_relative * DVec4::new(dir.x, dir.y, dir.z, 0.0);
     let (x, y) = (clip.x / clip.w, clip.y / clip.w);

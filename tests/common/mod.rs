@@ -15,6 +15,20 @@ pub fn gpu(max_depth: u32) -> Gpu {
         .unwrap_or_else(|e| panic!("{e}\n(the README's test command installs the software Vulkan driver lavapipe)"))
 }
 
+/// The globe frame's projection of `camera` on `size_px` (camera-relative metres -> clip space;
+/// the LOD settings do not change it).
+pub fn globe_clip_from_relative(camera: &bisector::globe::camera::GlobeCamera, size_px: (u32, u32)) -> [[f32; 4]; 4] {
+    let settings = bisector::globe::frame::FrameSettings {
+        split_threshold_px: 1.0,
+        merge_threshold_px: 0.5,
+        wireframe: false,
+        sun_direction: glam::DVec3::Z,
+        criterion: bisector::leb::lod::Criterion::EdgeLength,
+        detail: false,
+    };
+    bisector::globe::frame::globe_frame(camera, size_px, &settings).clip_from_relative
+}
+
 /// What binding i of a probe shader's group 0 holds (`run_probe`).
 pub enum ProbeBinding<'a> {
     /// A read-only storage buffer with these bytes.
