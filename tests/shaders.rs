@@ -20,6 +20,7 @@ use bisector::globe::atmosphere::AtmosphereUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
 use bisector::globe::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::globe::frame::GlobeFrame;
+use bisector::globe::occlusion::OcclusionFrame;
 use bisector::globe::near_edges::GpuNearEdges;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::leb::decode::LodStats;
@@ -106,6 +107,16 @@ fn mirrors() -> Vec<Mirror> {
             "globe_pool_decode.wgsl",
             Wgsl::Struct("LodStats"),
             LodStats { max_size_px: "max_size_px_bits", visible_leaves: "visible_leaves", capped_leaves: "capped_leaves", _pad: _ }
+        ),
+        mirror!(
+            "globe_occlusion_probe.wgsl",
+            Wgsl::Struct("Occlusion"),
+            OcclusionFrame {
+                view_from_relative: "view_from_relative",
+                camera_shift_m: "camera_shift_m",
+                projection: "projection",
+                viewport: "viewport",
+            }
         ),
         mirror!(
             "globe_pool_decode.wgsl",

@@ -96,8 +96,7 @@ pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSe
     let aspect = size_px.0 as f32 / size_px.1 as f32;
     let (up, camera_height_m) = ellipsoid::normal_and_height_m(camera.position_m);
     let camera_height_m = camera_height_m as f32;
-    let up_hint = if camera.forward.cross(up).length_squared() < 1e-12 { DVec3::Z.cross(up).normalize_or(DVec3::Y).cross(up) } else { up };
-    let view = Mat4::look_to_rh(glam::Vec3::ZERO, camera.forward.as_vec3(), up_hint.as_vec3());
+    let view = view_from_relative(camera);
     let clip_from_relative = Mat4::perspective_infinite_reverse_rh(camera.fov_y_rad(), aspect, NEAR_M) * view;
     let anchor_fixed = octahedron_fixed(to_fixed(from_unit_sphere(up)));
     let anchor = DVec3::new(anchor_fixed[0] as f64, anchor_fixed[1] as f64, anchor_fixed[2] as f64);
@@ -123,6 +122,13 @@ pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSe
         },
         detail: settings.detail as u32,
     }
+}
+
+/// The rotation from camera-relative metres to view space (looking down -z, the local up above).
+pub fn view_from_relative(camera: &GlobeCamera) -> Mat4 {
+    let up = ellipsoid::normal_and_height_m(camera.position_m).0;
+    let up_hint = if camera.forward.cross(up).length_squared() < 1e-12 { DVec3::Z.cross(up).normalize_or(DVec3::Y).cross(up) } else { up };
+    Mat4::look_to_rh(glam::Vec3::ZERO, camera.forward.as_vec3(), up_hint.as_vec3())
 }
 
 /// The planes of a reverse-Z infinite frustum (left, right, bottom, top, near, and near again

@@ -12,6 +12,7 @@ pub mod frame;
 pub mod ground;
 pub mod materials;
 pub mod near_edges;
+pub mod occlusion;
 pub mod pool_lod;
 pub mod pool_scene;
 pub mod renderer;

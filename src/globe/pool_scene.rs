@@ -22,6 +22,7 @@ use crate::globe::cache::tile_cache::TileCache;
 use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use crate::globe::near_edges::{GpuNearEdges, NearEdgeHistogram};
+use crate::globe::occlusion::{DrawnView, GpuOcclusion};
 use crate::globe::renderer::{compute_pipeline, draw_pipeline, layout, Binding, GlobeSettings, SPACE_COLOR};
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::cpu::UpdateKind;
@@ -60,6 +61,9 @@ pub struct GlobePoolRenderer {
     /// The sky, and the light and aerial perspective of the draw (bound at @group(1)).
     pub atmosphere: Atmosphere,
     pub pool: GpuPool,
+    /// The depth pyramid of the last drawn frame and the criterion's test against it
+    /// (`settings.occlusion`).
+    pub occlusion: GpuOcclusion,
     frame: wgpu::Buffer,
     /// globe.pool_decode without and with the near-edge histogram (its NEAR_EDGES override).
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
@@ -95,9 +99,11 @@ impl GlobePoolRenderer {
         let frame =
             buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         let cache_constants = cache.pipeline_constants();
+        let occlusion = GpuOcclusion::new(device);
         let criterion = SceneCriterion {
             shader: "shared/pool_criterion_globe.wgsl",
             uniform: &frame,
+            group1_layout: Some(occlusion.layout()),
             group2_layout: cache.bind_group_layout(),
             constants: cache_constants.to_vec(),
         };
@@ -178,6 +184,7 @@ impl GlobePoolRenderer {
             cache,
             atmosphere,
             pool,
+            occlusion,
             frame,
             decode: (decode_pipeline, decode_group),
             decode_near_edges,
@@ -246,6 +253,17 @@ impl LebScene for GlobePoolRenderer {
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
         let frame = self.frame_uniforms(camera, size_px);
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
+        let drawn = DrawnView {
+            view_from_relative: crate::globe::frame::view_from_relative(camera),
+            camera_m: camera.position_m,
+            scale: {
+                let scale_y = 1.0 / (0.5 * camera.fov_y_rad()).tan();
+                [scale_y * size_px.1 as f32 / size_px.0 as f32, scale_y]
+            },
+            near_m: crate::globe::frame::NEAR_M,
+            viewport_px: size_px,
+        };
+        self.occlusion.set_view(queue, drawn, self.settings.occlusion);
         let s = &self.settings;
         let view = AtmosphereView::of_camera(camera, frame.clip_from_relative, size_px, s.sun_direction, s.atmosphere);
         self.atmosphere.sea = s.sea;
@@ -271,7 +289,8 @@ impl LebScene for GlobePoolRenderer {
 
     /// Records the pool's split or merge frame (its passes, reduction and list).
     fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
-        self.pool.record_scene_frame(encoder, &self.tree.profiler, kind == UpdateKind::Split, self.cache.bind_group());
+        let split = kind == UpdateKind::Split;
+        self.pool.record_scene_frame(encoder, &self.tree.profiler, split, Some(self.occlusion.bind_group()), self.cache.bind_group());
     }
 
     /// The pool's frame reduced and listed its slots: only the decode is left.
@@ -307,6 +326,13 @@ impl LebScene for GlobePoolRenderer {
 
     fn draw_label(&self) -> &'static str {
         "globe.pool_draw"
+    }
+
+    /// globe.hzb: the depth pyramid the next frame's occlusion test reads.
+    fn record_after_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        if self.settings.occlusion {
+            self.occlusion.record_build(encoder, &self.tree.profiler, target.depth);
+        }
     }
 
     fn clear_color(&self) -> wgpu::Color {

@@ -59,6 +59,9 @@ pub struct GlobeSettings {
     /// The sea's waves, sky reflection and glint, and the waves' time (src/globe/sea.rs; `--sea`,
     /// `--sea-time-s`).
     pub sea: crate::globe::sea::SeaSettings,
+    /// Occlusion culling (the globe over the pool): terrain hidden behind nearer terrain in the
+    /// last drawn frame does not refine (src/globe/occlusion.rs; `--occlusion`).
+    pub occlusion: bool,
 }
 
 impl GlobeSettings {
@@ -88,6 +91,7 @@ impl Default for GlobeSettings {
             sun_time_unix_s: None,
             atmosphere: true,
             sea: Default::default(),
+            occlusion: true,
         }
     }
 }

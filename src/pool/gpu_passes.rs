@@ -54,12 +54,15 @@ type Profiler = wgpu_profiler::GpuProfiler;
 
 /// A criterion of a scene instead of the test criterion: its WGSL file replaces
 /// shared/pool_criterion.wgsl and defines `pool_error_sq_px2(id, vertices)`; its uniform is bound
-/// at binding 8, and the bind group of `group2_layout` at @group(2) (recorded with every frame).
+/// at binding 8, and the bind groups of `group1_layout` (when given) and `group2_layout` at
+/// @group(1) and @group(2) (recorded with every frame).
 pub struct SceneCriterion<'a> {
     /// The WGSL file (in `SHADERS`) defining the criterion.
     pub shader: &'static str,
     /// The uniform at @group(0) @binding(8).
     pub uniform: &'a wgpu::Buffer,
+    /// The layout of what the criterion reads at @group(1), if anything (the globe: occlusion).
+    pub group1_layout: Option<&'a wgpu::BindGroupLayout>,
     /// The layout of what the criterion reads at @group(2).
     pub group2_layout: &'a wgpu::BindGroupLayout,
     /// Its override constants.
@@ -97,7 +100,7 @@ impl PoolPasses {
         let group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("pool"), entries: &entries });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("pool"),
-            bind_group_layouts: &[Some(&group_layout), None, scene.map(|s| s.group2_layout)],
+            bind_group_layouts: &[Some(&group_layout), scene.and_then(|s| s.group1_layout), scene.map(|s| s.group2_layout)],
             immediate_size: 0,
         });
         let mut constants = cbt.pipeline_constants().to_vec();
@@ -199,6 +202,9 @@ impl PoolPasses {
             frame.group2.is_some(),
             "the scene's @group(2) must be given exactly when the passes have a scene criterion"
         );
+        if let Some(group1) = frame.group1 {
+            pass.set_bind_group(1, group1, &[]);
+        }
         if let Some(group2) = frame.group2 {
             pass.set_bind_group(2, group2, &[]);
         }
@@ -242,34 +248,36 @@ impl PoolPasses {
     }
 }
 
-/// What a frame's passes are recorded with: the profiler, and the scene's @group(2) when the
-/// passes evaluate a `SceneCriterion`.
+/// What a frame's passes are recorded with: the profiler, and the scene's @group(1) (when its
+/// criterion has one) and @group(2) when the passes evaluate a `SceneCriterion`.
 pub(crate) struct FrameContext<'a> {
     pub(crate) profiler: &'a Profiler,
+    pub(crate) group1: Option<&'a wgpu::BindGroup>,
     pub(crate) group2: Option<&'a wgpu::BindGroup>,
 }
 
 impl GpuPool {
     /// Records one split frame (the criterion set last) into `encoder`, each pass profiled.
     pub fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
-        self.passes.record_split_frame(encoder, &FrameContext { profiler, group2: None });
+        self.passes.record_split_frame(encoder, &FrameContext { profiler, group1: None, group2: None });
     }
 
     /// Records one merge frame into `encoder`, each pass profiled.
     pub fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
-        self.passes.record_merge_frame(encoder, &FrameContext { profiler, group2: None });
+        self.passes.record_merge_frame(encoder, &FrameContext { profiler, group1: None, group2: None });
     }
 
     /// Records one split (`split`) or merge frame of a pool built with a `SceneCriterion`, whose
-    /// passes bind `group2` at @group(2).
+    /// passes bind `group1` (when its criterion has a @group(1)) and `group2`.
     pub fn record_scene_frame(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &wgpu_profiler::GpuProfiler,
         split: bool,
+        group1: Option<&wgpu::BindGroup>,
         group2: &wgpu::BindGroup,
     ) {
-        let frame = FrameContext { profiler, group2: Some(group2) };
+        let frame = FrameContext { profiler, group1, group2: Some(group2) };
         if split {
             self.passes.record_split_frame(encoder, &frame);
         } else {
@@ -280,14 +288,14 @@ impl GpuPool {
     /// Runs one split frame now (submitted, not waited for).
     pub fn split_frame(&self, gpu: &Gpu) {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.split_frame") });
-        self.passes.record_split_frame(&mut encoder, &FrameContext { profiler: &self.passes.quiet, group2: None });
+        self.passes.record_split_frame(&mut encoder, &FrameContext { profiler: &self.passes.quiet, group1: None, group2: None });
         gpu.queue.submit([encoder.finish()]);
     }
 
     /// Runs one merge frame now (submitted, not waited for).
     pub fn merge_frame(&self, gpu: &Gpu) {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.merge_frame") });
-        self.passes.record_merge_frame(&mut encoder, &FrameContext { profiler: &self.passes.quiet, group2: None });
+        self.passes.record_merge_frame(&mut encoder, &FrameContext { profiler: &self.passes.quiet, group1: None, group2: None });
         gpu.queue.submit([encoder.finish()]);
     }
 }

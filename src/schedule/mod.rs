@@ -150,6 +150,9 @@ pub trait LebScene {
     /// after the terrain rather than under it, the sky's fragments behind the terrain fail the
     /// depth test early: on a GPU with few ROPs (the H100: 8) a full-screen pass costs 0.67 ms.
     fn record_sky(&self, _encoder: &mut wgpu::CommandEncoder, _target: &FrameTarget) {}
+    /// Records what reads the draw's depth before the sky (whose pass discards it): the globe
+    /// over the pool builds its depth pyramid for the next frame's occlusion culling.
+    fn record_after_draw(&self, _encoder: &mut wgpu::CommandEncoder, _target: &FrameTarget) {}
     /// Records what the scene does after the frame's passes (the globe: its cache's read-backs).
     fn record_end(&mut self, _encoder: &mut wgpu::CommandEncoder) {}
     /// After the frame's encoder was submitted (the globe: its cache maps its read-back).
@@ -231,7 +234,8 @@ pub trait LebScene {
 }
 
 /// `LebScene::record_draw`'s default: the draw pass (clears `target` to `clear_color` and the far
-/// depth, draws every leaf with `LebScene::draw`), then `LebScene::record_sky`.
+/// depth, draws every leaf with `LebScene::draw`), then `LebScene::record_after_draw` and
+/// `LebScene::record_sky`.
 pub fn record_hardware_draw<S: LebScene + ?Sized>(scene: &S, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
     let load = wgpu::LoadOp::Clear(scene.clear_color());
     let profiler = &scene.tree().profiler;
@@ -249,5 +253,6 @@ pub fn record_hardware_draw<S: LebScene + ?Sized>(scene: &S, encoder: &mut wgpu:
         scene.draw(&mut pass);
     }
     profiler.end_query(encoder, query);
+    scene.record_after_draw(encoder, target);
     scene.record_sky(encoder, target);
 }

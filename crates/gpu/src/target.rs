@@ -81,7 +81,8 @@ pub fn depth_view(device: &wgpu::Device, width_px: u32, height_px: u32) -> wgpu:
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            // Read after the draw: the globe's depth pyramid for occlusion culling.
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         })
         .create_view(&Default::default())

@@ -88,6 +88,10 @@ pub(crate) struct RenderArgs {
     /// water; for timing the frame without the waves).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub(crate) sea: OnOff,
+    /// The globe's occlusion culling (drawn from the bisector pool): terrain hidden behind nearer
+    /// terrain in the last frame is not refined (off: for comparing leaves and timings without it).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) occlusion: OnOff,
     /// The time of the sea's waves in seconds, in `shot` and the viewer's first frame (the viewer
     /// then runs the clock): the same time gives the same picture.
     #[arg(long, default_value_t = 0.0)]

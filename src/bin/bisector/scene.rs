@@ -99,6 +99,7 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
         atmosphere: args.atmosphere == OnOff::On,
         sea: bisector::globe::sea::SeaSettings { enabled: args.sea == OnOff::On, time_s: args.sea_time_s },
         wireframe: args.wireframe,
+        occlusion: args.occlusion == OnOff::On,
         ..Default::default()
     })
 }

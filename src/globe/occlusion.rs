@@ -1,0 +1,381 @@
+//! Occlusion culling for the globe over the bisector pool: terrain hidden behind nearer terrain
+//! in the last drawn frame neither splits nor stays split, as terrain outside the frustum.
+//!
+//! ```text
+//! globe.hzb      after the draw: the hierarchical depth buffer (HZB) of the frame, level 0 at
+//!                half the viewport (2 x 2 pixels per texel, a power of two on each side), each
+//!                texel the farthest depth (reverse Z: the minimum) of its pixels, each level the
+//!                minimum of 2 x 2 of the one below (shaders/globe_hzb.wgsl; twin `hzb_levels`)
+//! the criterion  the pool's classify passes (shaders/shared/pool_criterion_globe.wgsl): a ball
+//!                seen by the HZB's camera (this frame's ball shifted by the camera's move) whose
+//!                nearest point, less a margin, lies behind the farthest depth of every texel
+//!                its bounding rectangle touches is occluded: error 0 (twin `is_occluded`)
+//! ```
+//! Why it is safe: a ball holds its patch of terrain, and the last frame drew that patch
+//! (at its own or a neighbouring level, or morphing) within `MARGIN_HYPOTENUSES` hypotenuses
+//! plus the data's error bound of it, so a visible patch always finds its own drawn pixels no
+//! farther than its nearest point less the margin, and is never occluded by itself. What is
+//! outside the HZB frame's viewport is unknown: a ball reaching it is never occluded. A patch
+//! that comes into view from behind a ridge is coarse for the frames its refinement takes (one
+//! level per split frame), as one that comes into view at the frustum's edge.
+//! The view from a ship's bridge at a mountainous coast is mostly hidden terrain: 1080p at 1 px
+//! error wanted more than the pool's 2^20 slots without it (docs/BENCHMARKS.md).
+
+use crate::gpu::profiled_compute_pass;
+use crate::shaders::SHADERS;
+use glam::{DVec3, Mat4, Vec3};
+
+/// The margin in hypotenuses of the ball's triangle that the drawn surface may stray from the
+/// ball (a neighbour one level coarser, a morphing vertex, rounding), plus the data's error bound.
+pub const MARGIN_HYPOTENUSES: f32 = 8.0;
+
+/// Keep in sync with Occlusion in shaders/shared/globe_occlusion.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct OcclusionFrame {
+    pub view_from_relative: [[f32; 4]; 4],
+    pub camera_shift_m: [f32; 4],
+    pub projection: [f32; 4],
+    pub viewport: [u32; 4],
+}
+const _: () = assert!(std::mem::size_of::<OcclusionFrame>() == 112);
+
+/// The view of a drawn frame, as the HZB built from its depth needs it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawnView {
+    /// The rotation from camera-relative metres to view space (looking down -z).
+    pub view_from_relative: Mat4,
+    /// The camera's earth-centred position in metres.
+    pub camera_m: DVec3,
+    /// The projection's x and y scales (1 / (aspect tan(fov_y / 2)), 1 / tan(fov_y / 2)).
+    pub scale: [f32; 2],
+    /// The near plane in metres (reverse Z: depth = near / distance along the view).
+    pub near_m: f32,
+    pub viewport_px: (u32, u32),
+}
+
+impl OcclusionFrame {
+    /// Nothing occluded (no frame drawn yet, or culling off).
+    pub fn off() -> OcclusionFrame {
+        bytemuck::Zeroable::zeroed()
+    }
+
+    /// The uniforms that test this frame's balls (seen from `camera_m`) against the HZB of the
+    /// frame `drawn`, whose HZB has `levels` mip levels.
+    pub fn of(drawn: &DrawnView, camera_m: DVec3, levels: u32) -> OcclusionFrame {
+        let shift = (camera_m - drawn.camera_m).as_vec3();
+        OcclusionFrame {
+            view_from_relative: drawn.view_from_relative.to_cols_array_2d(),
+            camera_shift_m: shift.extend(0.0).to_array(),
+            projection: [drawn.scale[0], drawn.scale[1], drawn.near_m, MARGIN_HYPOTENUSES],
+            viewport: [drawn.viewport_px.0, drawn.viewport_px.1, levels, 1],
+        }
+    }
+}
+
+/// One level of the HZB: `size` texels, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HzbLevel {
+    pub size: (u32, u32),
+    pub texels: Vec<f32>,
+}
+
+/// The HZB's level-0 size for a viewport: half of each side rounded up to a power of two.
+pub fn hzb_size(viewport_px: (u32, u32)) -> (u32, u32) {
+    let half = |n: u32| (n.max(1).next_power_of_two() / 2).max(1);
+    (half(viewport_px.0), half(viewport_px.1))
+}
+
+/// The number of mip levels down to 1 x 1.
+pub fn hzb_level_count(size: (u32, u32)) -> u32 {
+    32 - size.0.max(size.1).leading_zeros()
+}
+
+/// The CPU twin of globe.hzb: the levels built from `depth` (row-major, `depth_width` pixels a
+/// row) of which the first `viewport_px` pixels are the frame's.
+pub fn hzb_levels(depth: &[f32], depth_width: usize, viewport_px: (u32, u32)) -> Vec<HzbLevel> {
+    let size = hzb_size(viewport_px);
+    let base = HzbLevel {
+        size,
+        texels: (0..size.0 * size.1)
+            .map(|i| {
+                let (x, y) = (i % size.0, i / size.0);
+                let mut farthest = 1.0f32;
+                for k in 0..4 {
+                    let (px, py) = (2 * x + (k & 1), 2 * y + (k >> 1));
+                    let d = if px < viewport_px.0 && py < viewport_px.1 { depth[py as usize * depth_width + px as usize] } else { 0.0 };
+                    farthest = farthest.min(d);
+                }
+                farthest
+            })
+            .collect(),
+    };
+    let mut levels = vec![base];
+    for level in 1..hzb_level_count(size) {
+        let source = &levels[level as usize - 1];
+        let size = ((size.0 >> level).max(1), (size.1 >> level).max(1));
+        let texels = (0..size.0 * size.1)
+            .map(|i| {
+                let (x, y) = (i % size.0, i / size.0);
+                (0..4)
+                    .map(|k| {
+                        let (sx, sy) = ((2 * x + (k & 1)).min(source.size.0 - 1), (2 * y + (k >> 1)).min(source.size.1 - 1));
+                        source.texels[(sy * source.size.0 + sx) as usize]
+                    })
+                    .fold(1.0f32, f32::min)
+            })
+            .collect();
+        levels.push(HzbLevel { size, texels });
+    }
+    levels
+}
+
+/// The tangents bounding a circle of radius `r` around (c, z) seen from the origin (z > r).
+fn tangent_range(c: f64, z: f64, r: f64) -> (f64, f64) {
+    let t = (c * c + z * z - r * r).max(0.0).sqrt();
+    let (lo_den, hi_den) = (z * t + c * r, z * t - c * r);
+    let lo = if lo_den > 0.0 { (c * t - r * z) / lo_den } else { f64::NEG_INFINITY };
+    let hi = if hi_den > 0.0 { (c * t + r * z) / hi_den } else { f64::INFINITY };
+    (lo, hi)
+}
+
+/// The CPU twin (f64) of `globe_is_occluded`: whether the ball at `centre` (this frame's
+/// camera-relative metres) of `radius_m`, with `margin_m`, lay behind what the HZB's frame drew.
+/// `widen_px` widens its rectangle (the GPU: 1 px) and `depth_scale` scales the farthest depth it
+/// is compared with (1: the GPU's test); tests move both to find decisions that rounding may flip.
+pub fn is_occluded(
+    levels: &[HzbLevel],
+    frame: &OcclusionFrame,
+    centre: Vec3,
+    radius_m: f32,
+    margin_m: f32,
+    widen_px: f64,
+    depth_scale: f64,
+) -> bool {
+    if frame.viewport[3] == 0 {
+        return false;
+    }
+    let view = Mat4::from_cols_array_2d(&frame.view_from_relative).as_dmat4();
+    let shift = DVec3::new(frame.camera_shift_m[0].into(), frame.camera_shift_m[1].into(), frame.camera_shift_m[2].into());
+    let c = view.transform_point3(centre.as_dvec3() + shift);
+    let (z, r) = (-c.z, f64::from(radius_m));
+    let near = f64::from(frame.projection[2]);
+    let nearest = z - r - f64::from(margin_m);
+    if nearest <= near {
+        return false;
+    }
+    let (x0, x1) = tangent_range(c.x, z, r);
+    let (y0, y1) = tangent_range(c.y, z, r);
+    let (x0, x1) = (x0 * f64::from(frame.projection[0]), x1 * f64::from(frame.projection[0]));
+    let (y0, y1) = (y0 * f64::from(frame.projection[1]), y1 * f64::from(frame.projection[1]));
+    if x0 < -1.0 || x1 > 1.0 || y0 < -1.0 || y1 > 1.0 {
+        return false;
+    }
+    let size = (f64::from(frame.viewport[0]), f64::from(frame.viewport[1]));
+    let pixel = |v: f64, last: u32| (v.max(0.0) as u32).min(last);
+    let last = (frame.viewport[0] - 1, frame.viewport[1] - 1);
+    let lo = (pixel((x0 * 0.5 + 0.5) * size.0 - widen_px, last.0), pixel((0.5 - 0.5 * y1) * size.1 - widen_px, last.1));
+    let hi = (pixel((x1 * 0.5 + 0.5) * size.0 + widen_px, last.0), pixel((0.5 - 0.5 * y0) * size.1 + widen_px, last.1));
+    // The finest level whose texels cover the rectangle with at most 2 x 2 (a level-l texel
+    // covers 2^(l+1) pixels on a side), as the GPU chooses it.
+    let mut level = 0;
+    while level + 1 < frame.viewport[2]
+        && ((hi.0 >> (level + 1)) - (lo.0 >> (level + 1)) > 1 || (hi.1 >> (level + 1)) - (lo.1 >> (level + 1)) > 1)
+    {
+        level += 1;
+    }
+    let texels = &levels[level as usize];
+    let at = |v: u32, side: u32| (v >> (level + 1)).min(side - 1);
+    let mut farthest = 1.0f32;
+    for y in [at(lo.1, texels.size.1), at(hi.1, texels.size.1)] {
+        for x in [at(lo.0, texels.size.0), at(hi.0, texels.size.0)] {
+            farthest = farthest.min(texels.texels[(y * texels.size.0 + x) as usize]);
+        }
+    }
+    near / nearest < f64::from(farthest) * depth_scale
+}
+
+/// The HZB on the GPU, its build pass and what the pool's passes bind at @group(1) to test it.
+pub struct GpuOcclusion {
+    device: wgpu::Device,
+    from_depth: wgpu::ComputePipeline,
+    from_level: wgpu::ComputePipeline,
+    viewport: wgpu::Buffer,
+    frame: wgpu::Buffer,
+    layout: wgpu::BindGroupLayout,
+    sized: Option<SizedHzb>,
+    /// The view of the frame whose depth the HZB holds, once one was built.
+    drawn: std::cell::Cell<Option<DrawnView>>,
+    /// The view of the frame being recorded (its draw builds the next HZB).
+    recording: Option<DrawnView>,
+}
+
+/// The HZB's texture for one viewport size, and the bind groups over it.
+struct SizedHzb {
+    viewport_px: (u32, u32),
+    texture: wgpu::Texture,
+    /// from_level's bind group of each level from 1.
+    level_groups: Vec<wgpu::BindGroup>,
+    /// The pool passes' @group(1).
+    group: wgpu::BindGroup,
+}
+
+impl GpuOcclusion {
+    /// The build pipelines and the @group(1) layout; the texture comes with the first viewport.
+    pub fn new(device: &wgpu::Device) -> GpuOcclusion {
+        let uniform = |label: &str, size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("globe.occlusion"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        GpuOcclusion {
+            device: device.clone(),
+            from_depth: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_depth", &[]),
+            from_level: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_level", &[]),
+            viewport: uniform("globe.hzb_viewport", 16),
+            frame: uniform("globe.occlusion", std::mem::size_of::<OcclusionFrame>() as u64),
+            layout,
+            sized: None,
+            drawn: std::cell::Cell::new(None),
+            recording: None,
+        }
+    }
+
+    /// The layout of what the pool's passes bind at @group(1).
+    pub fn layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// The pool passes' @group(1) (after `set_view`).
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.sized.as_ref().expect("set_view sizes the HZB").group
+    }
+
+    /// The HZB's texture (after `set_view`), R32Float with mips: tests read it back.
+    pub fn texture(&self) -> Option<&wgpu::Texture> {
+        self.sized.as_ref().map(|s| &s.texture)
+    }
+
+    /// Writes the uniforms that test this frame's balls, seen by `view` (culling when `enabled`)
+    /// against the HZB of the last drawn frame, and sizes the HZB for `view`'s viewport (a new size
+    /// starts an empty HZB: nothing occluded until a frame is drawn).
+    pub fn set_view(&mut self, queue: &wgpu::Queue, view: DrawnView, enabled: bool) {
+        if self.sized.as_ref().map(|s| s.viewport_px) != Some(view.viewport_px) {
+            self.sized = Some(self.sized_for(view.viewport_px));
+            self.drawn.set(None);
+            let size = [view.viewport_px.0, view.viewport_px.1, 0, 0];
+            queue.write_buffer(&self.viewport, 0, bytemuck::bytes_of(&size));
+        }
+        let levels = hzb_level_count(hzb_size(view.viewport_px));
+        let frame = match self.drawn.get() {
+            Some(drawn) if enabled => OcclusionFrame::of(&drawn, view.camera_m, levels),
+            _ => OcclusionFrame::off(),
+        };
+        queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
+        if std::env::var("OCC_DEBUG").is_ok() {
+            eprintln!("occ frame {frame:?}");
+        }
+        self.recording = Some(view);
+    }
+
+    fn sized_for(&self, viewport_px: (u32, u32)) -> SizedHzb {
+        let device = &self.device;
+        let size = hzb_size(viewport_px);
+        let levels = hzb_level_count(size);
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("globe.hzb"),
+            size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
+            mip_level_count: levels,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let mip = |level: u32| {
+            texture.create_view(&wgpu::TextureViewDescriptor { base_mip_level: level, mip_level_count: Some(1), ..Default::default() })
+        };
+        let level_groups = (1..levels)
+            .map(|level| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("globe.hzb"),
+                    layout: &self.from_level.get_bind_group_layout(0),
+                    entries: &[
+                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&mip(level - 1)) },
+                        wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&mip(level)) },
+                    ],
+                })
+            })
+            .collect();
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("globe.occlusion"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&texture.create_view(&Default::default())),
+                },
+                wgpu::BindGroupEntry { binding: 1, resource: self.frame.as_entire_binding() },
+            ],
+        });
+        SizedHzb { viewport_px, texture, level_groups, group }
+    }
+
+    /// Records globe.hzb from `depth` (the draw's depth attachment, TEXTURE_BINDING, at least the
+    /// viewport's size): the frame `set_view` last saw becomes the one the next frame tests against.
+    pub fn record_build(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, depth: &wgpu::TextureView) {
+        let (Some(sized), Some(view)) = (&self.sized, self.recording) else { return };
+        let base =
+            sized.texture.create_view(&wgpu::TextureViewDescriptor { base_mip_level: 0, mip_level_count: Some(1), ..Default::default() });
+        let depth_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("globe.hzb"),
+            layout: &self.from_depth.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(depth) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&base) },
+                wgpu::BindGroupEntry { binding: 3, resource: self.viewport.as_entire_binding() },
+            ],
+        });
+        let size = hzb_size(sized.viewport_px);
+        profiled_compute_pass(profiler, encoder, "globe.hzb", |pass| {
+            pass.set_pipeline(&self.from_depth);
+            pass.set_bind_group(0, &depth_group, &[]);
+            pass.dispatch_workgroups(size.0.div_ceil(8), size.1.div_ceil(8), 1);
+            pass.set_pipeline(&self.from_level);
+            for (i, group) in sized.level_groups.iter().enumerate() {
+                let level = i as u32 + 1;
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups((size.0 >> level).max(1).div_ceil(8), (size.1 >> level).max(1).div_ceil(8), 1);
+            }
+        });
+        self.drawn.set(Some(view));
+    }
+}
