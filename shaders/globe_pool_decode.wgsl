@@ -2,7 +2,8 @@
 // per used slot of pool.list (the pool's leaves, listed by the frame's pool.list): tells the tile
 // cache which tiles the visible leaves use and miss (as globe.decode does), measures visible
 // leaves, their largest projected hypotenuse and those that still want to split (capped: by the
-// pool or its max depth, once the pool has converged), the deepest leaf; thread 0 writes the
+// pool or its max depth, once the pool has converged; not those the last frame hid,
+// shared/pool_occlusion.wgsl at @group(1)), the deepest leaf; thread 0 writes the
 // draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats. Beside
 // them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges`, in
 // the pipeline built with NEAR_EDGES (the frames someone reads them: GlobePoolRenderer::
@@ -18,6 +19,7 @@
 //!include shared/pool_globe.wgsl
 //!include shared/globe_tile_requests.wgsl
 //!include shared/near_edges.wgsl
+//!include shared/pool_occlusion.wgsl
 
 @group(0) @binding(0) var<storage, read> pool_list: array<u32>;
 @group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
@@ -67,7 +69,7 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             }
             atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
             atomicAdd(&wg_visible, 1u);
-            if (globe_criterion_px(b) > globe.split_threshold_px) {
+            if (globe_criterion_px(b) > globe.split_threshold_px && !pool_globe_is_occluded(b)) {
                 atomicAdd(&wg_capped, 1u);
             }
         }

@@ -60,6 +60,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/globe_leb.wgsl", include_str!("../shaders/shared/globe_leb.wgsl")),
         ("shared/globe_lod.wgsl", include_str!("../shaders/shared/globe_lod.wgsl")),
         ("shared/globe_occlusion.wgsl", include_str!("../shaders/shared/globe_occlusion.wgsl")),
+        ("shared/pool_occlusion.wgsl", include_str!("../shaders/shared/pool_occlusion.wgsl")),
         ("shared/globe_shade.wgsl", include_str!("../shaders/shared/globe_shade.wgsl")),
         ("shared/globe_sea.wgsl", include_str!("../shaders/shared/globe_sea.wgsl")),
         ("shared/globe_materials.wgsl", include_str!("../shaders/shared/globe_materials.wgsl")),

@@ -131,7 +131,7 @@ fn the_depth_pyramid_matches_its_cpu_twin_exactly() {
         gpu.queue.submit([encoder.finish()]);
         let twin = hzb_levels(&depth, attachment.0 as usize, viewport);
         assert_eq!(twin.len() as u32, hzb_level_count(hzb_size(viewport)));
-        let texture = occlusion.texture().expect("sized");
+        let texture = occlusion.texture();
         for (level, HzbLevel { size, texels }) in twin.iter().enumerate() {
             let gpu_texels = read_f32_mip(&gpu, texture, level as u32, *size);
             assert_eq!(&gpu_texels, texels, "viewport {viewport:?} in {attachment:?}, level {level} of {size:?}");
@@ -304,7 +304,7 @@ fn occlusion_culls_the_hidden_land_behind_the_coast_without_changing_the_picture
     let (leaves_on, image_on, view, gpu) = bridge_view(true);
     // The pyramid holds the drawn land (depths above 0) and the sky (0).
     let size = hzb_size((320, 180));
-    let base = read_f32_mip(&gpu, view.scene.occlusion.texture().expect("sized"), 0, size);
+    let base = read_f32_mip(&gpu, view.scene.occlusion.texture(), 0, size);
     assert!(base.iter().any(|&d| d > 0.0) && base.contains(&0.0), "the depth pyramid of the bridge view");
     let (leaves_off, image_off, _, _) = bridge_view(false);
     let differing = image_on.pixels().zip(image_off.pixels()).filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 16)).count();

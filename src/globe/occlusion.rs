@@ -256,17 +256,28 @@ impl GpuOcclusion {
                 },
             ],
         });
-        GpuOcclusion {
+        let mut occlusion = GpuOcclusion {
             device: device.clone(),
             from_depth: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_depth", &[]),
             from_level: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_level", &[]),
-            viewport: uniform("globe.hzb_viewport", 16),
+            viewport: wgpu::util::DeviceExt::create_buffer_init(
+                device,
+                &wgpu::util::BufferInitDescriptor {
+                    label: Some("globe.hzb_viewport"),
+                    contents: bytemuck::cast_slice(&[1u32, 1, 0, 0]),
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                },
+            ),
             frame: uniform("globe.occlusion", std::mem::size_of::<OcclusionFrame>() as u64),
             layout,
             sized: None,
             drawn: std::cell::Cell::new(None),
             recording: None,
-        }
+        };
+        // A 1 x 1 pyramid until the first view, so that passes recorded before it can bind it
+        // (the uniforms are zero: nothing occluded).
+        occlusion.sized = Some(occlusion.sized_for((1, 1)));
+        occlusion
     }
 
     /// The layout of what the pool's passes bind at @group(1).
@@ -274,14 +285,18 @@ impl GpuOcclusion {
         &self.layout
     }
 
-    /// The pool passes' @group(1) (after `set_view`).
+    /// The pool passes' @group(1).
     pub fn bind_group(&self) -> &wgpu::BindGroup {
-        &self.sized.as_ref().expect("set_view sizes the HZB").group
+        &self.sized().group
     }
 
-    /// The HZB's texture (after `set_view`), R32Float with mips: tests read it back.
-    pub fn texture(&self) -> Option<&wgpu::Texture> {
-        self.sized.as_ref().map(|s| &s.texture)
+    /// The HZB's texture, R32Float with mips (sized for the last `set_view`): tests read it back.
+    pub fn texture(&self) -> &wgpu::Texture {
+        &self.sized().texture
+    }
+
+    fn sized(&self) -> &SizedHzb {
+        self.sized.as_ref().expect("GpuOcclusion::new sizes the pyramid")
     }
 
     /// Writes the uniforms that test this frame's balls, seen by `view` (culling when `enabled`)
@@ -352,7 +367,8 @@ impl GpuOcclusion {
     /// Records globe.hzb from `depth` (the draw's depth attachment, TEXTURE_BINDING, at least the
     /// viewport's size): the frame `set_view` last saw becomes the one the next frame tests against.
     pub fn record_build(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, depth: &wgpu::TextureView) {
-        let (Some(sized), Some(view)) = (&self.sized, self.recording) else { return };
+        let Some(view) = self.recording else { return };
+        let sized = self.sized();
         let base =
             sized.texture.create_view(&wgpu::TextureViewDescriptor { base_mip_level: 0, mip_level_count: Some(1), ..Default::default() });
         let depth_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -142,7 +142,13 @@ impl GlobePoolRenderer {
         let decode_variant = |near_edges: bool| {
             let mut constants = cache_constants.to_vec();
             constants.push(("NEAR_EDGES", f64::from(u8::from(near_edges))));
-            compute_pipeline(device, "globe.pool_decode", "globe_pool_decode.wgsl", "decode", &constants, &decode_layout, cache_layout)
+            compute_pipeline(
+                device,
+                "globe.pool_decode",
+                ("globe_pool_decode.wgsl", "decode"),
+                &constants,
+                [Some(&decode_layout), Some(occlusion.layout()), Some(cache_layout)],
+            )
         };
         let (decode_pipeline, decode_near_edges) = (decode_variant(false), decode_variant(true));
         let control_params = wgpu::BufferBinding { buffer: &pool.control, offset: 0, size: std::num::NonZeroU64::new(32) };
@@ -311,6 +317,7 @@ impl LebScene for GlobePoolRenderer {
         profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(1, self.occlusion.bind_group(), &[]);
             pass.set_bind_group(2, self.cache.bind_group(), &[]);
             pass.dispatch_workgroups_indirect(&self.pool.args, 0);
         });

@@ -186,7 +186,13 @@ fn build(
         wgpu::ShaderStages::COMPUTE,
     );
     let update = |label: &str, entry: &str| {
-        let pipeline = compute_pipeline(device, label, "globe_update.wgsl", entry, &update_constants, &update_layout, cache_layout);
+        let pipeline = compute_pipeline(
+            device,
+            label,
+            ("globe_update.wgsl", entry),
+            &update_constants,
+            [Some(&update_layout), None, Some(cache_layout)],
+        );
         let bind_group = group(label, &update_layout, &[(0, &cbt.heap), (1, &frame), (2, &leaf_ids), (3, &cbt.stats), (7, &cbt.changed)]);
         (pipeline, bind_group)
     };
@@ -204,7 +210,13 @@ fn build(
         ],
         wgpu::ShaderStages::COMPUTE,
     );
-    let decode_pipeline = compute_pipeline(device, "globe.decode", "globe_decode.wgsl", "decode", &constants, &decode_layout, cache_layout);
+    let decode_pipeline = compute_pipeline(
+        device,
+        "globe.decode",
+        ("globe_decode.wgsl", "decode"),
+        &constants,
+        [Some(&decode_layout), None, Some(cache_layout)],
+    );
     let decode_group =
         group("globe.decode", &decode_layout, &[(0, &cbt.heap), (1, &leaf_ids), (2, &cbt.stats), (3, &frame), (4, &lod_stats)]);
     let draw_layout =
@@ -420,19 +432,19 @@ fn pipeline_layout(
     })
 }
 
+/// The compute pipeline of `entry` in `shader_name` over bind groups `[group0, group1, the tile
+/// cache's]` (group1: the pool's occlusion test, or none).
 pub(crate) fn compute_pipeline(
     device: &wgpu::Device,
     label: &str,
-    shader_name: &str,
-    entry: &str,
+    (shader_name, entry): (&str, &str),
     constants: &[(&str, f64)],
-    group0: &wgpu::BindGroupLayout,
-    cache: &wgpu::BindGroupLayout,
+    [group0, group1, cache]: [Option<&wgpu::BindGroupLayout>; 3],
 ) -> wgpu::ComputePipeline {
     let module = SHADERS.create_module(device, shader_name);
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
-        layout: Some(&pipeline_layout(device, group0, None, cache)),
+        layout: Some(&pipeline_layout(device, group0.expect("group 0"), group1, cache.expect("the tile cache's group"))),
         module: &module,
         entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
