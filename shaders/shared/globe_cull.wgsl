@@ -54,9 +54,13 @@ fn globe_nearest_m(b: GlobeBound) -> f32 {
 
 // What the criterion compares with the pixel target: the projected hypotenuse (edge), or the
 // projected error of the triangle drawn flat (error): the data's bound plus the sphere's bulge
-// under the chord (hypotenuse² / 8R), seen from the ball's nearest point.
+// under the chord (hypotenuse² / 8R), seen from the ball's nearest point; 0 for a triangle whose
+// hypotenuse projects under GLOBE_MIN_SPLIT_PX (src/globe/frame.rs MIN_SPLIT_PX says why).
 fn globe_criterion_px(b: GlobeBound) -> f32 {
     if (globe.criterion == GLOBE_CRITERION_ERROR) {
+        if (globe_projected_px(b) < GLOBE_MIN_SPLIT_PX) {
+            return 0.0;
+        }
         let bulge_m = b.hypotenuse_m * b.hypotenuse_m / (8.0 * globe.radius_m);
         return (b.error_m + bulge_m) * globe.projection_scale_px / globe_nearest_m(b);
     }

@@ -91,6 +91,13 @@ pub struct FrameSettings {
 /// GlobeFrame::criterion of the data's screen-space error (GLOBE_CRITERION_ERROR in WGSL).
 pub const CRITERION_ERROR: u32 = 2;
 
+/// Under the data's error criterion, a triangle whose hypotenuse projects to less than this many
+/// pixels does not split, whatever its error: it covers about a pixel, so finer triangles could
+/// not show their error, and at 1 px error rough land (cliffs, 20 m data with detail below it)
+/// otherwise refines into several triangles per pixel. On the bridge view at 1080p that filled
+/// the 2^20-slot pool with sub-pixel triangles (docs/BENCHMARKS.md, sixth session).
+pub const MIN_SPLIT_PX: f32 = 2.0;
+
 /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
 pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSettings) -> GlobeFrame {
     let aspect = size_px.0 as f32 / size_px.1 as f32;

@@ -41,6 +41,9 @@ pub fn constants_wgsl() -> String {
         const_i32("PLANET_MAP_ONE", crate::leb::octahedral::MAP_ONE as i32),
         // 1.0 on the octahedron in fixed point.
         const_i32("GLOBE_FIXED_ONE", frame::FIXED_ONE),
+        // Under the data's error criterion, a triangle whose hypotenuse projects under this many
+        // pixels does not split (frame::MIN_SPLIT_PX).
+        const_f32("GLOBE_MIN_SPLIT_PX", frame::MIN_SPLIT_PX),
         ellipsoid::constants_wgsl(),
     ]
     .concat()
