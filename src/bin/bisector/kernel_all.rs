@@ -313,6 +313,7 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
         feedback_capacity: (1u32 << 16) >> (24 - capacity_log2).min(15),
         iterations: sizes.iterations(10),
         seed: 1,
+        variant: tt::TableVariant::Both,
     };
     let report = tt::run(&tile_table_gpu(options.capacity_log2)?, &options);
     for l in &report.loads {
@@ -326,6 +327,12 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
             };
             let name = format!("tile-table 2^{capacity_log2} load {} ({})", l.load, q.queries);
             say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", q.gpu.median_ms, q.lookups_per_s / 1e9, q.verified);
+        }
+    }
+    for l in &report.bucketed {
+        for q in &l.lookups {
+            let name = format!("tile-table bucketed 2^{capacity_log2} load {} ({})", l.load, q.queries);
+            say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  -{note}", q.gpu.median_ms, q.lookups_per_s / 1e9, q.verified);
         }
     }
     let f = &report.feedback_inserts;
