@@ -124,9 +124,13 @@ fn check_gpu_equals_twin(
 ) {
     let bytes = read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size());
     assert!(bytes == GpuBucketedTileTable::bytes(table), "{context}: the GPU buffer differs from the twin's");
-    let answers = kernel.run_bucketed(gpu, profiler, "kernel.tile_table_bucketed.lookup", Pass::Lookup, gpu_table, feedback, queries, 1);
-    for (key, &slot) in queries.iter().zip(&answers.slots) {
-        assert_eq!(slot, table.lookup(*key).unwrap_or(TILE_MISS), "{context}: lookup {key:?}");
+    for (label, pass) in
+        [("kernel.tile_table_bucketed.lookup", Pass::Lookup), ("kernel.tile_table_bucketed.lookup_whole", Pass::LookupWholeBucket)]
+    {
+        let answers = kernel.run_bucketed(gpu, profiler, label, pass, gpu_table, feedback, queries, 1);
+        for (key, &slot) in queries.iter().zip(&answers.slots) {
+            assert_eq!(slot, table.lookup(*key).unwrap_or(TILE_MISS), "{context}: {label} {key:?}");
+        }
     }
     let label = "kernel.tile_table_bucketed.lookup_ancestor";
     let answers = kernel.run_bucketed(gpu, profiler, label, Pass::LookupAncestor, gpu_table, feedback, queries, 1);
@@ -207,11 +211,14 @@ fn kernel_reports_both_layouts_side_by_side() {
         assert_eq!(report.bucketed.iter().map(|l| l.load).collect::<Vec<_>>(), [0.5, 0.9]);
         for l in &report.bucketed {
             assert!(l.contents_verified && l.churn.verified && l.build_error.is_none());
-            assert_eq!(l.lookups.iter().map(|q| q.queries).collect::<Vec<_>>(), ["hits", "misses", "ancestor + feedback"]);
+            assert_eq!(
+                l.lookups.iter().map(|q| q.queries).collect::<Vec<_>>(),
+                ["hits", "misses", "hits, whole buckets", "misses, whole buckets", "ancestor + feedback"]
+            );
         }
         assert_eq!(report.side_by_side.len(), 4);
         for row in &report.side_by_side {
-            assert!(row.bucketed_lookups_per_s.unwrap() > 0.0);
+            assert!(row.bucketed_lookups_per_s.unwrap() > 0.0 && row.bucketed_whole_lookups_per_s.unwrap() > 0.0);
             assert_eq!(row.linear_lookups_per_s.is_some(), variant == TableVariant::Both);
         }
         assert!(report.summary().contains("side by side"), "{}", report.summary());
@@ -236,6 +243,7 @@ fn kernel_tile_table_variant_from_the_cli() {
     assert_eq!(report["loads"].as_array().unwrap().len(), 0);
     assert_eq!(report["bucketed"].as_array().unwrap().len(), 2);
     assert!(report["side_by_side"][3]["bucketed_lookups_per_s"].as_f64().unwrap() > 0.0);
+    assert!(report["side_by_side"][3]["bucketed_whole_lookups_per_s"].as_f64().unwrap() > 0.0);
     assert!(report["side_by_side"][3]["linear_lookups_per_s"].is_null());
 
     let out = std::process::Command::new(bin).args(["kernel", "tile-table", "--variant", "cuckoo"]).output().unwrap();

@@ -14,8 +14,9 @@ const TILE_BUCKET_SALT: u32 = 0x9e3779b9u;
 struct TileBucket {
     // Key lo words of the 8 slots, 0 when empty: one 32-byte sector, read as two 16-byte loads.
     lo: array<vec4<u32>, 2>,
-    // (key hi, atlas slot) of each slot, read only where lo matched.
-    hi_value: array<vec2<u32>, 8>,
+    // (key hi, atlas slot) of each slot, two slots per vec4 (hi, value, hi, value): read only
+    // where lo matched.
+    hi_value: array<vec4<u32>, 4>,
 }
 
 // Keep in sync with BucketedTableHeader in src/kernels/tile_table_bucketed.rs: the header takes
@@ -58,7 +59,9 @@ fn tile_bucket_probe(b: u32, key: vec2<u32>) -> TileBucketProbe {
     let k = vec4<u32>(key.x);
     var matches = tile_bucket_bits(lo0 == k) | (tile_bucket_bits(lo1 == k) << 4u);
     while (matches != 0u) {
-        let entry = tile_buckets.buckets[b].hi_value[firstTrailingBit(matches)];
+        let i = firstTrailingBit(matches);
+        let pair = tile_buckets.buckets[b].hi_value[i >> 1u];
+        let entry = select(pair.xy, pair.zw, (i & 1u) == 1u);
         if (entry.x == key.y) {
             return TileBucketProbe(entry.y, false);
         }

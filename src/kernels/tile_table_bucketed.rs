@@ -519,13 +519,19 @@ pub fn run_load(
     let query_sets = [
         ("hits", Pass::Lookup, &work.hits),
         ("misses", Pass::Lookup, &work.misses),
+        ("hits, whole buckets", Pass::LookupWholeBucket, &work.hits),
+        ("misses, whole buckets", Pass::LookupWholeBucket, &work.misses),
         ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
     ];
     for (name, pass, queries) in query_sets.into_iter().filter(|_| build_error.is_none()) {
-        let entry = if pass == Pass::Lookup { "lookup" } else { "lookup_ancestor" };
+        let entry = match pass {
+            Pass::LookupWholeBucket => "lookup_whole",
+            Pass::LookupAncestor => "lookup_ancestor",
+            _ => "lookup",
+        };
         let label = format!("kernel.tile_table_bucketed.{entry} (load {load}, {name})");
         let answers = kernel.run_bucketed(gpu, profiler, &label, pass, &gpu_table, feedback, queries, options.iterations);
-        let verified = if pass == Pass::Lookup {
+        let verified = if pass.is_lookup() {
             queries.iter().zip(&answers.slots).all(|(k, &s)| table.lookup(*k).unwrap_or(TILE_MISS) == s)
         } else {
             let (twin, missed) = expected_feedback_of(|k| table.lookup(k).is_some(), queries, options.feedback_capacity);
