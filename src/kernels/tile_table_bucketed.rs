@@ -34,10 +34,10 @@ use wgpu::util::DeviceExt;
 use crate::globe::cache::tile_feedback::GpuTileFeedback;
 use crate::globe::cache::tile_key::{tile_hash, TileKey, EMPTY};
 use crate::globe::cache::tile_table::{InvariantViolation, TileTableError, TILE_MISS};
+use crate::gpu::hash::fmix32;
 use crate::gpu::readback::read_buffer;
 use crate::gpu::timings::TimingMs;
 use crate::gpu::Gpu;
-use crate::hash::fmix32;
 use crate::kernels::tile_table::{
     expected_feedback_of, random_key, FeedbackReport, Pass, Rng, TileLookupReport, TileTableKernel, TileTableOptions, Workload,
 };
