@@ -110,6 +110,44 @@ fn a_full_table_refuses_an_insert_and_two_buckets_fill_completely() {
     }
 }
 
+#[test]
+fn an_eviction_and_an_insert_rewrite_few_buckets_at_load_nine_tenths() {
+    // The cache's steady state: evict a key, insert a new one. A removal rewrites its bucket and
+    // one per key pulled back home; an insert its bucket and those along its chain.
+    let mut rng = common::rng("an_eviction_and_an_insert_rewrite_few_buckets_at_load_nine_tenths");
+    let mut table = BucketedTileTable::new(14);
+    let mut keys: Vec<TileKey> = Vec::new();
+    while (keys.len() as f64) < 0.9 * table.capacity() as f64 {
+        let key = random_key(&mut rng, 6..=24);
+        if table.insert(key, keys.len() as u32).unwrap().is_none() {
+            keys.push(key);
+        }
+    }
+    table.take_dirty(0);
+    let (mut rewritten, mut worst) = (0u32, 0u32);
+    let edits = 2000;
+    for i in 0..edits {
+        let old = keys.swap_remove(rng.random_range(0..keys.len()));
+        table.remove(old).unwrap();
+        let new = loop {
+            let key = random_key(&mut rng, 6..=24);
+            if table.lookup(key).is_none() {
+                break key;
+            }
+        };
+        table.insert(new, i).unwrap();
+        keys.push(new);
+        let buckets = table.dirty_buckets();
+        table.take_dirty(0);
+        rewritten += buckets;
+        worst = worst.max(buckets);
+    }
+    table.check_invariants().unwrap();
+    let mean = rewritten as f64 / edits as f64;
+    eprintln!("load 0.9: an eviction + an insert rewrote {mean:.2} buckets on average, {worst} at most");
+    assert!(mean <= 4.0, "an eviction + an insert rewrote {mean:.2} buckets on average");
+}
+
 /// The uploaded buffer, lookups, ancestor walks and the walk's feedback all equal the twin's.
 #[allow(clippy::too_many_arguments)]
 fn check_gpu_equals_twin(
