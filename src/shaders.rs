@@ -20,6 +20,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("globe_relative_probe.wgsl", include_str!("../shaders/globe_relative_probe.wgsl")),
         ("kernel_tile_table.wgsl", include_str!("../shaders/kernel_tile_table.wgsl")),
         ("kernel_tile_table_bucketed.wgsl", include_str!("../shaders/kernel_tile_table_bucketed.wgsl")),
+        ("kernel_tile_table_bucketed_subgroup.wgsl", include_str!("../shaders/kernel_tile_table_bucketed_subgroup.wgsl")),
         ("leb_decode.wgsl", include_str!("../shaders/leb_decode.wgsl")),
         ("leb_split_nodes.wgsl", include_str!("../shaders/leb_split_nodes.wgsl")),
         ("leb_update.wgsl", include_str!("../shaders/leb_update.wgsl")),

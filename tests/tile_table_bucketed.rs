@@ -18,9 +18,11 @@ use bisector::kernels::tile_table_bucketed::{BucketedTileTable, GpuBucketedTileT
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::Rng;
 
+/// A device with subgroups where the adapter has them (lavapipe does: 8 lanes).
 fn kernel_gpu() -> Gpu {
-    Gpu::headless(&Requirements::kernel(64 << 20, "tests".into()))
-        .unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
+    let mut requirements = Requirements::kernel(64 << 20, "tests".into());
+    requirements.optional_features |= wgpu::Features::SUBGROUP;
+    Gpu::headless(&requirements).unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
 }
 
 fn random_key(rng: &mut impl Rng, zooms: std::ops::RangeInclusive<u8>) -> TileKey {
@@ -162,9 +164,14 @@ fn check_gpu_equals_twin(
 ) {
     let bytes = read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size());
     assert!(bytes == GpuBucketedTileTable::bytes(table), "{context}: the GPU buffer differs from the twin's");
-    for (label, pass) in
-        [("kernel.tile_table_bucketed.lookup", Pass::Lookup), ("kernel.tile_table_bucketed.lookup_whole", Pass::LookupWholeBucket)]
-    {
+    let mut lookups =
+        vec![("kernel.tile_table_bucketed.lookup", Pass::Lookup), ("kernel.tile_table_bucketed.lookup_whole", Pass::LookupWholeBucket)];
+    match kernel.subgroup_lookup(gpu) {
+        Ok(()) => lookups.push(("kernel.tile_table_bucketed.lookup_subgroup", Pass::LookupSubgroup)),
+        // Lavapipe has subgroups of 8 lanes: the subgroup lookup must run there.
+        Err(why) => assert!(!gpu.describe().contains("llvmpipe"), "{why}"),
+    }
+    for (label, pass) in lookups {
         let answers = kernel.run_bucketed(gpu, profiler, label, pass, gpu_table, feedback, queries, 1);
         for (key, &slot) in queries.iter().zip(&answers.slots) {
             assert_eq!(slot, table.lookup(*key).unwrap_or(TILE_MISS), "{context}: {label} {key:?}");
@@ -249,10 +256,14 @@ fn kernel_reports_both_layouts_side_by_side() {
         assert_eq!(report.bucketed.iter().map(|l| l.load).collect::<Vec<_>>(), [0.5, 0.9]);
         for l in &report.bucketed {
             assert!(l.contents_verified && l.churn.verified && l.build_error.is_none());
-            assert_eq!(
-                l.lookups.iter().map(|q| q.queries).collect::<Vec<_>>(),
-                ["hits", "misses", "hits, whole buckets", "misses, whole buckets", "ancestor + feedback"]
-            );
+            // Lavapipe has subgroups of 8 lanes: the subgroup lookup must run there.
+            assert!(l.subgroup_skipped.is_none() || !report.adapter.contains("llvmpipe"), "{:?}", l.subgroup_skipped);
+            let mut expected = vec!["hits", "misses", "hits, whole buckets", "misses, whole buckets"];
+            if l.subgroup_skipped.is_none() {
+                expected.extend(["hits, subgroup", "misses, subgroup"]);
+            }
+            expected.push("ancestor + feedback");
+            assert_eq!(l.lookups.iter().map(|q| q.queries).collect::<Vec<_>>(), expected);
         }
         assert_eq!(report.side_by_side.len(), 4);
         for row in &report.side_by_side {

@@ -147,6 +147,8 @@ pub struct SideBySide {
     pub bucketed_lookups_per_s: Option<f64>,
     /// The bucketed table read a whole bucket at a time (`lookup_whole`).
     pub bucketed_whole_lookups_per_s: Option<f64>,
+    /// The bucketed table read by 8 lanes of a subgroup per query (`lookup_subgroup`).
+    pub bucketed_subgroup_lookups_per_s: Option<f64>,
 }
 
 /// The whole run.
@@ -274,6 +276,8 @@ pub struct TileTableKernel {
     bucketed_lookup: wgpu::ComputePipeline,
     bucketed_lookup_whole: wgpu::ComputePipeline,
     bucketed_lookup_ancestor: wgpu::ComputePipeline,
+    /// Present when the device has subgroups.
+    bucketed_lookup_subgroup: Option<wgpu::ComputePipeline>,
 }
 
 /// GPU answers of one query set.
@@ -290,6 +294,9 @@ pub enum Pass {
     Lookup,
     /// The bucketed table's lookup reading each bucket whole (the linear table runs `Lookup`).
     LookupWholeBucket,
+    /// The bucketed table's lookup by 8 lanes of a subgroup per query (needs
+    /// `TileTableKernel::subgroup_lookup`; the linear table runs `Lookup`).
+    LookupSubgroup,
     LookupAncestor,
     FeedbackInsert,
 }
@@ -297,7 +304,7 @@ pub enum Pass {
 impl Pass {
     /// Writes one atlas slot per query (`GpuAnswers::slots`).
     pub fn is_lookup(self) -> bool {
-        matches!(self, Pass::Lookup | Pass::LookupWholeBucket)
+        matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup)
     }
 }
 
@@ -315,6 +322,24 @@ impl TileTableKernel {
             bucketed_lookup: bucketed("lookup"),
             bucketed_lookup_whole: bucketed("lookup_whole"),
             bucketed_lookup_ancestor: bucketed("lookup_ancestor"),
+            bucketed_lookup_subgroup: device.features().contains(wgpu::Features::SUBGROUP).then(|| {
+                let (file, entry) = ("kernel_tile_table_bucketed_subgroup.wgsl", "lookup_subgroup");
+                SHADERS.compute_pipeline(device, "kernel.tile_table_bucketed.lookup_subgroup", file, entry, &[])
+            }),
+        }
+    }
+
+    /// Whether `Pass::LookupSubgroup` can run on `gpu`, or why not: subgroups of a multiple of
+    /// 8 lanes that divide a workgroup.
+    pub fn subgroup_lookup(&self, gpu: &Gpu) -> Result<(), String> {
+        let info = gpu.adapter.get_info();
+        let (min, max) = (info.subgroup_min_size, info.subgroup_max_size);
+        if self.bucketed_lookup_subgroup.is_none() {
+            Err("the device has no subgroups".into())
+        } else if min < 8 || max > WORKGROUP_SIZE || !min.is_power_of_two() || !max.is_power_of_two() {
+            Err(format!("subgroups of {min} to {max} lanes; the subgroup lookup needs 8 to {WORKGROUP_SIZE}, powers of two"))
+        } else {
+            Ok(())
         }
     }
 
@@ -334,6 +359,7 @@ impl TileTableKernel {
         let pipeline = match pass {
             Pass::Lookup => &self.bucketed_lookup,
             Pass::LookupWholeBucket => &self.bucketed_lookup_whole,
+            Pass::LookupSubgroup => self.bucketed_lookup_subgroup.as_ref().expect("checked by subgroup_lookup"),
             Pass::LookupAncestor => &self.bucketed_lookup_ancestor,
             Pass::FeedbackInsert => &self.feedback_insert,
         };
@@ -355,7 +381,7 @@ impl TileTableKernel {
         iterations: u32,
     ) -> GpuAnswers {
         let pipeline = match pass {
-            Pass::Lookup | Pass::LookupWholeBucket => &self.lookup,
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.lookup,
             Pass::LookupAncestor => &self.lookup_ancestor,
             Pass::FeedbackInsert => &self.feedback_insert,
         };
@@ -389,7 +415,7 @@ impl TileTableKernel {
             entries.push(wgpu::BindGroupEntry { binding: 0, resource: table_buffer.as_entire_binding() });
         }
         match pass {
-            Pass::Lookup | Pass::LookupWholeBucket => {
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => {
                 entries.push(wgpu::BindGroupEntry { binding: 3, resource: slots_found.as_entire_binding() })
             }
             Pass::LookupAncestor => entries.push(wgpu::BindGroupEntry { binding: 4, resource: ancestors_found.as_entire_binding() }),
@@ -412,7 +438,9 @@ impl TileTableKernel {
                 p.set_pipeline(pipeline);
                 p.set_bind_group(0, &bind_group, &[]);
                 if !queries.is_empty() {
-                    let (x, y) = groups_2d((queries.len() as u32).div_ceil(WORKGROUP_SIZE));
+                    // The subgroup lookup takes 8 threads per query.
+                    let threads = queries.len() as u32 * if pass == Pass::LookupSubgroup { 8 } else { 1 };
+                    let (x, y) = groups_2d(threads.div_ceil(WORKGROUP_SIZE));
                     p.dispatch_workgroups(x, y, 1);
                 }
             });
@@ -568,6 +596,10 @@ fn side_by_side(linear: &[LoadReport], bucketed: &[BucketedLoadReport]) -> Vec<S
                     .iter()
                     .find(|l| l.load == load)
                     .and_then(|l| rate(&l.lookups, &format!("{queries}, whole buckets"))),
+                bucketed_subgroup_lookups_per_s: bucketed
+                    .iter()
+                    .find(|l| l.load == load)
+                    .and_then(|l| rate(&l.lookups, &format!("{queries}, subgroup"))),
             });
         }
     }
@@ -717,23 +749,27 @@ impl TileTableReport {
             f.verified
         );
         out += &format!(
-            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8}  (whole = bucketed, each bucket read whole; ratio = best bucketed / linear)",
-            "linear", "bucketed", "whole", "ratio"
+            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8} {:>8}  (bucketed: lo words first; whole: each bucket read whole; subgroup: 8 lanes per query; ratio: best bucketed / linear)",
+            "linear", "bucketed", "whole", "subgroup", "ratio"
         );
         let giga = |rate: Option<f64>| rate.map_or("-".to_string(), |r| format!("{:.3}", r / 1e9));
         for row in &self.side_by_side {
-            let best = [row.bucketed_lookups_per_s, row.bucketed_whole_lookups_per_s].into_iter().flatten().reduce(f64::max);
+            let best = [row.bucketed_lookups_per_s, row.bucketed_whole_lookups_per_s, row.bucketed_subgroup_lookups_per_s]
+                .into_iter()
+                .flatten()
+                .reduce(f64::max);
             let ratio = match (row.linear_lookups_per_s, best) {
                 (Some(l), Some(b)) => format!("{:.2}x", b / l),
                 _ => "-".to_string(),
             };
             out += &format!(
-                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8}",
+                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8} {:>8}",
                 row.load,
                 row.queries,
                 giga(row.linear_lookups_per_s),
                 giga(row.bucketed_lookups_per_s),
                 giga(row.bucketed_whole_lookups_per_s),
+                giga(row.bucketed_subgroup_lookups_per_s),
                 ratio
             );
         }

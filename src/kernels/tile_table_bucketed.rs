@@ -485,6 +485,8 @@ pub struct BucketedLoadReport {
     pub cpu_inserts_per_s: f64,
     /// An insert the CPU could not place (the table reported full); nothing else ran then.
     pub build_error: Option<String>,
+    /// Why the subgroup lookup did not run (no subgroups, or of unsuitable sizes).
+    pub subgroup_skipped: Option<String>,
     /// The uploaded buffer equals the twin byte for byte.
     pub contents_verified: bool,
     pub lookups: Vec<TileLookupReport>,
@@ -521,11 +523,16 @@ pub fn run_load(
         ("misses", Pass::Lookup, &work.misses),
         ("hits, whole buckets", Pass::LookupWholeBucket, &work.hits),
         ("misses, whole buckets", Pass::LookupWholeBucket, &work.misses),
+        ("hits, subgroup", Pass::LookupSubgroup, &work.hits),
+        ("misses, subgroup", Pass::LookupSubgroup, &work.misses),
         ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
     ];
-    for (name, pass, queries) in query_sets.into_iter().filter(|_| build_error.is_none()) {
+    let subgroup_skipped = kernel.subgroup_lookup(gpu).err();
+    let runs = |pass: &Pass| build_error.is_none() && (*pass != Pass::LookupSubgroup || subgroup_skipped.is_none());
+    for (name, pass, queries) in query_sets.into_iter().filter(|(_, pass, _)| runs(pass)) {
         let entry = match pass {
             Pass::LookupWholeBucket => "lookup_whole",
+            Pass::LookupSubgroup => "lookup_subgroup",
             Pass::LookupAncestor => "lookup_ancestor",
             _ => "lookup",
         };
@@ -564,6 +571,7 @@ pub fn run_load(
         cpu_build_ms,
         cpu_inserts_per_s: work.keys.len() as f64 / (cpu_build_ms * 1e-3),
         build_error,
+        subgroup_skipped,
         contents_verified,
         lookups,
         feedback: feedback_report,
@@ -644,6 +652,9 @@ impl BucketedLoadReport {
         );
         if let Some(e) = &self.build_error {
             out += &format!("    build failed: {e}\n");
+        }
+        if let Some(why) = &self.subgroup_skipped {
+            out += &format!("    subgroup lookup skipped: {why}\n");
         }
         for q in &self.lookups {
             out += &format!(

@@ -248,7 +248,10 @@ fn kernel_compact_hash(options: &CompactHashOptions, json: Option<&std::path::Pa
 
 pub(crate) fn tile_table_gpu(capacity_log2: u32) -> anyhow::Result<Gpu> {
     let bytes = bisector::kernels::tile_table::largest_buffer_bytes(capacity_log2);
-    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for a tile table of 2^{capacity_log2} slots; lower --capacity-log2")))?)
+    let mut requirements = Requirements::kernel(bytes, format!("for a tile table of 2^{capacity_log2} slots; lower --capacity-log2"));
+    // The bucketed table's subgroup lookup runs where the adapter has subgroups.
+    requirements.optional_features |= wgpu::Features::SUBGROUP;
+    Ok(Gpu::headless(&requirements)?)
 }
 
 fn kernel_tile_table(
