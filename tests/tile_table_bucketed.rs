@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 
 use bisector::globe::cache::tile_feedback::GpuTileFeedback;
-use bisector::globe::cache::tile_key::{TileKey, MAX_ZOOM};
+use bisector::globe::cache::tile_key::{TileKey, MAX_SOURCE, MAX_ZOOM};
 use bisector::globe::cache::tile_table::{TileTableError, TILE_MISS};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::{Gpu, Requirements};
@@ -194,13 +194,20 @@ fn gpu_bucketed_table_equals_cpu_twin_at_load_half_and_nine_tenths() {
     let kernel = TileTableKernel::new(&gpu.device);
     let mut profiler = bisector::gpu::create_profiler(&gpu.device);
     let feedback = GpuTileFeedback::new(&gpu.device, &gpu.queue, 1 << 12);
-    for capacity_log2 in [3, 4, 8, 12] {
+    // Keys of one lo word (zoom and x) fill buckets whose 8 lo words all match: only the hi
+    // word tells them apart.
+    let cases = [(3, false), (4, false), (8, false), (12, false), (3, true), (6, true)];
+    for (capacity_log2, same_lo) in cases {
         for load in [0.5, 0.9] {
             let mut table = BucketedTileTable::new(capacity_log2);
             let target = (load * table.capacity() as f64).round() as usize;
             let mut keys = BTreeSet::new();
             while keys.len() < target {
-                keys.insert(random_key(&mut rng, 0..=MAX_ZOOM));
+                keys.insert(if same_lo {
+                    TileKey::new(rng.random_range(0..=MAX_SOURCE), 20, 777, rng.random_range(0..1 << 20)).unwrap()
+                } else {
+                    random_key(&mut rng, 0..=MAX_ZOOM)
+                });
             }
             let mut keys: Vec<TileKey> = keys.into_iter().collect();
             keys.shuffle(&mut rng);
@@ -219,7 +226,7 @@ fn gpu_bucketed_table_equals_cpu_twin_at_load_half_and_nine_tenths() {
                 key
             }));
             queries.shuffle(&mut rng);
-            let context = format!("2^{capacity_log2} slots at load {load}");
+            let context = format!("2^{capacity_log2} slots at load {load}{}", if same_lo { ", one lo word" } else { "" });
             check_gpu_equals_twin(&gpu, &mut profiler, &kernel, &table, &gpu_table, &feedback, &queries, &context);
 
             // Evict a third, insert as many new keys, upload the dirty buckets.
