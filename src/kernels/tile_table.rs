@@ -280,6 +280,15 @@ pub struct TileTableKernel {
     bucketed_lookup_subgroup: Option<wgpu::ComputePipeline>,
 }
 
+/// Why `Pass::LookupSubgroup` cannot run on a device.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SubgroupLookupError {
+    #[error("the device has no subgroups")]
+    NoSubgroups,
+    #[error("subgroups of {min} to {max} lanes; the subgroup lookup needs 8 to {WORKGROUP_SIZE} lanes, powers of two")]
+    Size { min: u32, max: u32 },
+}
+
 /// GPU answers of one query set.
 pub struct GpuAnswers {
     pub slots: Vec<u32>,
@@ -331,13 +340,13 @@ impl TileTableKernel {
 
     /// Whether `Pass::LookupSubgroup` can run on `gpu`, or why not: subgroups of a multiple of
     /// 8 lanes that divide a workgroup.
-    pub fn subgroup_lookup(&self, gpu: &Gpu) -> Result<(), String> {
+    pub fn subgroup_lookup(&self, gpu: &Gpu) -> Result<(), SubgroupLookupError> {
         let info = gpu.adapter.get_info();
         let (min, max) = (info.subgroup_min_size, info.subgroup_max_size);
         if self.bucketed_lookup_subgroup.is_none() {
-            Err("the device has no subgroups".into())
+            Err(SubgroupLookupError::NoSubgroups)
         } else if min < 8 || max > WORKGROUP_SIZE || !min.is_power_of_two() || !max.is_power_of_two() {
-            Err(format!("subgroups of {min} to {max} lanes; the subgroup lookup needs 8 to {WORKGROUP_SIZE}, powers of two"))
+            Err(SubgroupLookupError::Size { min, max })
         } else {
             Ok(())
         }

@@ -527,7 +527,7 @@ pub fn run_load(
         ("misses, subgroup", Pass::LookupSubgroup, &work.misses),
         ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
     ];
-    let subgroup_skipped = kernel.subgroup_lookup(gpu).err();
+    let subgroup_skipped = kernel.subgroup_lookup(gpu).err().map(|e| e.to_string());
     let runs = |pass: &Pass| build_error.is_none() && (*pass != Pass::LookupSubgroup || subgroup_skipped.is_none());
     for (name, pass, queries) in query_sets.into_iter().filter(|(_, pass, _)| runs(pass)) {
         let entry = match pass {
