@@ -23,6 +23,7 @@ use bisector::globe::frame::GlobeFrame;
 use bisector::globe::near_edges::GpuNearEdges;
 use bisector::globe::occlusion::OcclusionFrame;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
+use bisector::kernels::tile_table_bucketed::{BucketedTableHeader, TileBucket};
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
 use bisector::pool::criterion::GpuCriterion;
@@ -232,6 +233,12 @@ fn mirrors() -> Vec<Mirror> {
         ),
         mirror!("tile_cache_probe.wgsl", Wgsl::Elements("TileTable.slots"), TileSlot { key: ["x", "y"], value: "z", displacement: "w" }),
         mirror!("tile_generate.wgsl", Wgsl::Elements("tile_jobs"), TileJob { key: ["x", "y"], layer: "z", seed: "w" }),
+        mirror!(
+            "kernel_tile_table_bucketed.wgsl",
+            Wgsl::Struct("TileBuckets"),
+            BucketedTableHeader { bucket_mask: "bucket_mask", len: "len", _pad: _ }
+        ),
+        mirror!("kernel_tile_table_bucketed.wgsl", Wgsl::Elements("TileBuckets.buckets"), TileBucket { lo: "lo", hi_value: "hi_value" }),
     ]
 }
 
@@ -267,6 +274,7 @@ fn constants_shared_with_rust_agree() {
         ("terrain_shade.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::flat::raster::HISTOGRAM_BINS as u32)),
         ("terrain_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::flat::raster::SHADE_TILE_PX)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
+        ("kernel_tile_table_bucketed.wgsl", "TILE_BUCKET_SALT", Value::U32(bisector::kernels::tile_table_bucketed::SECONDARY_SALT)),
     ];
     wgsl::constants_agree(&SHADERS, &expected);
 }

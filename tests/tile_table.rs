@@ -146,6 +146,8 @@ fn gpu_tile_table_equals_cpu_twin_at_load_half_and_nine_tenths() {
             feedback_capacity: 1 << 10,
             iterations: 1,
             seed: rng.random(),
+            // The bucketed table: tests/tile_table_bucketed.rs.
+            variant: bisector::kernels::tile_table::TableVariant::Linear,
         };
         let report = bisector::kernels::tile_table::run(&gpu, &options);
         assert!(report.verified, "seed {}: {}", options.seed, report.summary());

@@ -5,3 +5,4 @@
 pub mod cbt;
 pub mod pool;
 pub mod tile_table;
+pub mod tile_table_bucketed;

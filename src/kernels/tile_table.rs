@@ -20,10 +20,37 @@ use crate::gpu::readback::read_buffer;
 use crate::gpu::timings::percentile;
 use crate::gpu::timings::{submit_and_time, TimingMs};
 use crate::gpu::{profiled_compute_pass, Gpu};
+pub use crate::kernels::tile_table_bucketed::BucketedLoadReport;
+use crate::kernels::tile_table_bucketed::GpuBucketedTileTable;
 use crate::shaders::SHADERS;
 
 /// The load factors every run measures.
 pub const LOADS: [f64; 2] = [0.5, 0.9];
+
+/// Which table layouts a run measures, on the same keys and queries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TableVariant {
+    /// The renderer's table: linear probing in Robin Hood order (`globe::cache::tile_table`).
+    Linear,
+    /// Bucketed cuckoo hashing, buckets of 8 (`kernels::tile_table_bucketed`).
+    Bucketed,
+    /// Both, reported side by side.
+    #[default]
+    Both,
+}
+
+impl TableVariant {
+    /// Runs the linear table.
+    pub fn linear(self) -> bool {
+        self != TableVariant::Bucketed
+    }
+
+    /// Runs the bucketed table.
+    pub fn bucketed(self) -> bool {
+        self != TableVariant::Linear
+    }
+}
 
 /// What to run (also a possible panel's persisted parameters).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,11 +62,13 @@ pub struct TileTableOptions {
     pub feedback_capacity: u32,
     pub iterations: u32,
     pub seed: u64,
+    /// The layouts to measure.
+    pub variant: TableVariant,
 }
 
 impl Default for TileTableOptions {
     fn default() -> Self {
-        TileTableOptions { capacity_log2: 16, feedback_capacity: 4096, iterations: 10, seed: 1 }
+        TileTableOptions { capacity_log2: 16, feedback_capacity: 4096, iterations: 10, seed: 1, variant: TableVariant::Both }
     }
 }
 
@@ -108,16 +137,38 @@ pub struct ChurnReport {
     pub verified: bool,
 }
 
+/// One row of the side-by-side table: a query set at a load, in both layouts.
+#[derive(Clone, Debug, Serialize)]
+pub struct SideBySide {
+    pub load: f64,
+    pub queries: &'static str,
+    /// Queries per second (median time) of each layout that ran.
+    pub linear_lookups_per_s: Option<f64>,
+    pub bucketed_lookups_per_s: Option<f64>,
+    /// The bucketed table read a whole bucket at a time (`lookup_whole`).
+    pub bucketed_whole_lookups_per_s: Option<f64>,
+    /// The bucketed table read by 8 lanes of a subgroup per query (`lookup_subgroup`).
+    pub bucketed_subgroup_lookups_per_s: Option<f64>,
+}
+
 /// The whole run.
 #[derive(Clone, Debug, Serialize)]
 pub struct TileTableReport {
     pub kernel: &'static str,
     pub adapter: String,
+    pub variant: TableVariant,
     pub capacity: u32,
+    /// Bytes of the linear table and of the bucketed one.
     pub table_bytes: u64,
+    pub bucketed_table_bytes: u64,
     pub seed: u64,
     pub verified: bool,
+    /// The linear table's loads (empty when it did not run).
     pub loads: Vec<LoadReport>,
+    /// The bucketed table's loads on the same keys and queries (empty when it did not run).
+    pub bucketed: Vec<BucketedLoadReport>,
+    /// Hits and misses of both layouts at each load.
+    pub side_by_side: Vec<SideBySide>,
     /// GPU threads inserting keys into the feedback set, each key many times (the frame's misses
     /// are mostly the same few tiles): capacity / 2 distinct keys over 2^N inserts.
     pub feedback_inserts: TileLookupReport,
@@ -129,7 +180,7 @@ pub fn largest_buffer_bytes(capacity_log2: u32) -> u64 {
 }
 
 /// xorshift64*, the run's only randomness (reproducible from the seed).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -139,13 +190,13 @@ impl Rng {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// A random key of 4 sources at zoom `zoom_low..=zoom_high`.
-fn random_key(rng: &mut Rng, zoom_low: u8, zoom_high: u8) -> TileKey {
+pub(crate) fn random_key(rng: &mut Rng, zoom_low: u8, zoom_high: u8) -> TileKey {
     let zoom = zoom_low + rng.below((zoom_high - zoom_low) as u64 + 1) as u8;
     let side = 1u64 << zoom;
     TileKey::new(rng.below(4) as u8, zoom, rng.below(side) as u32, rng.below(side) as u32).expect("in range")
@@ -222,6 +273,20 @@ pub struct TileTableKernel {
     lookup: wgpu::ComputePipeline,
     lookup_ancestor: wgpu::ComputePipeline,
     feedback_insert: wgpu::ComputePipeline,
+    bucketed_lookup: wgpu::ComputePipeline,
+    bucketed_lookup_whole: wgpu::ComputePipeline,
+    bucketed_lookup_ancestor: wgpu::ComputePipeline,
+    /// Present when the device has subgroups.
+    bucketed_lookup_subgroup: Option<wgpu::ComputePipeline>,
+}
+
+/// Why `Pass::LookupSubgroup` cannot run on a device.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SubgroupLookupError {
+    #[error("the device has no subgroups")]
+    NoSubgroups,
+    #[error("subgroups of {min} to {max} lanes; the subgroup lookup needs 8 to {WORKGROUP_SIZE} lanes, powers of two")]
+    Size { min: u32, max: u32 },
 }
 
 /// GPU answers of one query set.
@@ -236,19 +301,78 @@ pub struct GpuAnswers {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
     Lookup,
+    /// The bucketed table's lookup reading each bucket whole (the linear table runs `Lookup`).
+    LookupWholeBucket,
+    /// The bucketed table's lookup by 8 lanes of a subgroup per query (needs
+    /// `TileTableKernel::subgroup_lookup`; the linear table runs `Lookup`).
+    LookupSubgroup,
     LookupAncestor,
     FeedbackInsert,
+}
+
+impl Pass {
+    /// Writes one atlas slot per query (`GpuAnswers::slots`).
+    pub fn is_lookup(self) -> bool {
+        matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup)
+    }
 }
 
 impl TileTableKernel {
     pub fn new(device: &wgpu::Device) -> TileTableKernel {
         let pipeline =
             |entry: &str| SHADERS.compute_pipeline(device, &format!("kernel.tile_table.{entry}"), "kernel_tile_table.wgsl", entry, &[]);
+        let bucketed = |entry: &str| {
+            SHADERS.compute_pipeline(device, &format!("kernel.tile_table_bucketed.{entry}"), "kernel_tile_table_bucketed.wgsl", entry, &[])
+        };
         TileTableKernel {
             lookup: pipeline("lookup"),
             lookup_ancestor: pipeline("lookup_ancestor"),
             feedback_insert: pipeline("feedback_insert"),
+            bucketed_lookup: bucketed("lookup"),
+            bucketed_lookup_whole: bucketed("lookup_whole"),
+            bucketed_lookup_ancestor: bucketed("lookup_ancestor"),
+            bucketed_lookup_subgroup: device.features().contains(wgpu::Features::SUBGROUP).then(|| {
+                let (file, entry) = ("kernel_tile_table_bucketed_subgroup.wgsl", "lookup_subgroup");
+                SHADERS.compute_pipeline(device, "kernel.tile_table_bucketed.lookup_subgroup", file, entry, &[])
+            }),
         }
+    }
+
+    /// Whether `Pass::LookupSubgroup` can run on `gpu`, or why not: subgroups of a multiple of
+    /// 8 lanes that divide a workgroup.
+    pub fn subgroup_lookup(&self, gpu: &Gpu) -> Result<(), SubgroupLookupError> {
+        let info = gpu.adapter.get_info();
+        let (min, max) = (info.subgroup_min_size, info.subgroup_max_size);
+        if self.bucketed_lookup_subgroup.is_none() {
+            Err(SubgroupLookupError::NoSubgroups)
+        } else if min < 8 || max > WORKGROUP_SIZE || !min.is_power_of_two() || !max.is_power_of_two() {
+            Err(SubgroupLookupError::Size { min, max })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `run` over the bucketed table (its own entry points, the same bindings).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_bucketed(
+        &self,
+        gpu: &Gpu,
+        profiler: &mut wgpu_profiler::GpuProfiler,
+        label: &str,
+        pass: Pass,
+        table: &GpuBucketedTileTable,
+        feedback: &GpuTileFeedback,
+        queries: &[TileKey],
+        iterations: u32,
+    ) -> GpuAnswers {
+        let pipeline = match pass {
+            Pass::Lookup => &self.bucketed_lookup,
+            Pass::LookupWholeBucket => &self.bucketed_lookup_whole,
+            Pass::LookupSubgroup => self.bucketed_lookup_subgroup.as_ref().expect("checked by subgroup_lookup"),
+            Pass::LookupAncestor => &self.bucketed_lookup_ancestor,
+            Pass::FeedbackInsert => &self.feedback_insert,
+        };
+        self.run_pipeline(gpu, profiler, label, pass, pipeline, &table.buffer, feedback, queries, iterations)
     }
 
     /// Runs `pass` over `queries` `iterations` times after one untimed run (the feedback set
@@ -265,6 +389,28 @@ impl TileTableKernel {
         queries: &[TileKey],
         iterations: u32,
     ) -> GpuAnswers {
+        let pipeline = match pass {
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.lookup,
+            Pass::LookupAncestor => &self.lookup_ancestor,
+            Pass::FeedbackInsert => &self.feedback_insert,
+        };
+        self.run_pipeline(gpu, profiler, label, pass, pipeline, &table.buffer, feedback, queries, iterations)
+    }
+
+    /// Runs `pipeline` (an entry point of `pass`) with the table in `table_buffer`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_pipeline(
+        &self,
+        gpu: &Gpu,
+        profiler: &mut wgpu_profiler::GpuProfiler,
+        label: &str,
+        pass: Pass,
+        pipeline: &wgpu::ComputePipeline,
+        table_buffer: &wgpu::Buffer,
+        feedback: &GpuTileFeedback,
+        queries: &[TileKey],
+        iterations: u32,
+    ) -> GpuAnswers {
         let device = &gpu.device;
         let n = queries.len().max(1) as u64;
         // Zero-length bindings are invalid: a lone empty query past the end stands in.
@@ -272,22 +418,19 @@ impl TileTableKernel {
         let query_buffer = storage(device, "kernel.tile_table.queries", bytemuck::cast_slice(&words));
         let slots_found = storage(device, "kernel.tile_table.slots_found", &vec![0u8; 4 * n as usize]);
         let ancestors_found = storage(device, "kernel.tile_table.ancestors_found", &vec![0u8; 8 * n as usize]);
-        let pipeline = match pass {
-            Pass::Lookup => &self.lookup,
-            Pass::LookupAncestor => &self.lookup_ancestor,
-            Pass::FeedbackInsert => &self.feedback_insert,
-        };
         // The layouts come from the shader, which binds only what each entry point uses.
         let mut entries = vec![wgpu::BindGroupEntry { binding: 2, resource: query_buffer.as_entire_binding() }];
         if pass != Pass::FeedbackInsert {
-            entries.push(wgpu::BindGroupEntry { binding: 0, resource: table.buffer.as_entire_binding() });
+            entries.push(wgpu::BindGroupEntry { binding: 0, resource: table_buffer.as_entire_binding() });
         }
         match pass {
-            Pass::Lookup => entries.push(wgpu::BindGroupEntry { binding: 3, resource: slots_found.as_entire_binding() }),
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => {
+                entries.push(wgpu::BindGroupEntry { binding: 3, resource: slots_found.as_entire_binding() })
+            }
             Pass::LookupAncestor => entries.push(wgpu::BindGroupEntry { binding: 4, resource: ancestors_found.as_entire_binding() }),
             Pass::FeedbackInsert => {}
         }
-        if pass != Pass::Lookup {
+        if !pass.is_lookup() {
             entries.push(wgpu::BindGroupEntry { binding: 1, resource: feedback.buffer.as_entire_binding() });
         }
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -304,7 +447,9 @@ impl TileTableKernel {
                 p.set_pipeline(pipeline);
                 p.set_bind_group(0, &bind_group, &[]);
                 if !queries.is_empty() {
-                    let (x, y) = groups_2d((queries.len() as u32).div_ceil(WORKGROUP_SIZE));
+                    // The subgroup lookup takes 8 threads per query.
+                    let threads = queries.len() as u32 * if pass == Pass::LookupSubgroup { 8 } else { 1 };
+                    let (x, y) = groups_2d(threads.div_ceil(WORKGROUP_SIZE));
                     p.dispatch_workgroups(x, y, 1);
                 }
             });
@@ -328,10 +473,19 @@ pub fn expected_ancestor(table: &TileTable, key: TileKey) -> [u32; 2] {
 /// The feedback set the CPU twin builds from the ancestor walk over `queries`: every key whose
 /// own tile is not resident.
 pub fn expected_feedback(table: &TileTable, queries: &[TileKey], capacity: u32) -> (TileFeedbackSet, BTreeSet<TileKey>) {
+    expected_feedback_of(|key| table.lookup(key).is_some(), queries, capacity)
+}
+
+/// `expected_feedback` for any table, given whether a key is resident.
+pub fn expected_feedback_of(
+    resident: impl Fn(TileKey) -> bool,
+    queries: &[TileKey],
+    capacity: u32,
+) -> (TileFeedbackSet, BTreeSet<TileKey>) {
     let mut set = TileFeedbackSet::new(capacity);
     let mut missed = BTreeSet::new();
     for &key in queries {
-        if table.lookup(key).is_none() {
+        if !resident(key) {
             set.insert(key);
             missed.insert(key);
         }
@@ -345,10 +499,18 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
     let mut profiler = crate::gpu::create_profiler(&gpu.device);
     let feedback = GpuTileFeedback::new(&gpu.device, &gpu.queue, options.feedback_capacity);
     let mut loads = Vec::new();
+    let mut bucketed = Vec::new();
     for (index, load) in LOADS.into_iter().enumerate() {
         let cpu_start = Instant::now();
         let mut work = make_workload(options.capacity_log2, load, options.seed.wrapping_add(index as u64));
         let cpu_build_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+        // The bucketed table first: the linear table's churn below changes the workload.
+        if options.variant.bucketed() {
+            bucketed.push(crate::kernels::tile_table_bucketed::run_load(gpu, &mut profiler, &kernel, &work, &feedback, options, load));
+        }
+        if !options.variant.linear() {
+            continue;
+        }
         let table = GpuTileTable::new(&gpu.device, &mut work.table);
         let probe_stats = |keys: &[TileKey]| {
             let mut probes: Vec<f64> = keys.iter().map(|&k| work.table.probes(k) as f64).collect();
@@ -411,16 +573,46 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
         });
     }
     let feedback_inserts = feedback_inserts(gpu, &mut profiler, &kernel, &feedback, options);
+    let side_by_side = side_by_side(&loads, &bucketed);
     TileTableReport {
         kernel: "tile-table",
         adapter: gpu.describe(),
+        variant: options.variant,
         capacity: 1 << options.capacity_log2,
         table_bytes: GpuTileTable::buffer_bytes(1 << options.capacity_log2),
+        bucketed_table_bytes: GpuBucketedTileTable::buffer_bytes(options.capacity_log2),
         seed: options.seed,
-        verified: loads.iter().all(|l| l.verified) && feedback_inserts.verified,
+        verified: loads.iter().all(|l| l.verified) && bucketed.iter().all(|l| l.verified) && feedback_inserts.verified,
         loads,
+        bucketed,
+        side_by_side,
         feedback_inserts,
     }
+}
+
+/// Hits and misses at each load, in both layouts where they ran.
+fn side_by_side(linear: &[LoadReport], bucketed: &[BucketedLoadReport]) -> Vec<SideBySide> {
+    let rate = |lookups: &[TileLookupReport], queries: &str| lookups.iter().find(|q| q.queries == queries).map(|q| q.lookups_per_s);
+    let mut rows = Vec::new();
+    for load in LOADS {
+        for queries in ["hits", "misses"] {
+            rows.push(SideBySide {
+                load,
+                queries,
+                linear_lookups_per_s: linear.iter().find(|l| l.load == load).and_then(|l| rate(&l.lookups, queries)),
+                bucketed_lookups_per_s: bucketed.iter().find(|l| l.load == load).and_then(|l| rate(&l.lookups, queries)),
+                bucketed_whole_lookups_per_s: bucketed
+                    .iter()
+                    .find(|l| l.load == load)
+                    .and_then(|l| rate(&l.lookups, &format!("{queries}, whole buckets"))),
+                bucketed_subgroup_lookups_per_s: bucketed
+                    .iter()
+                    .find(|l| l.load == load)
+                    .and_then(|l| rate(&l.lookups, &format!("{queries}, subgroup"))),
+            });
+        }
+    }
+    rows
 }
 
 /// Evicts a quarter of the keys (at most 1024), inserts as many new ones, syncs and checks.
@@ -516,12 +708,16 @@ impl TileTableReport {
     /// A readable summary.
     pub fn summary(&self) -> String {
         let mut out = format!(
-            "tile-table on {}: 2^{} slots ({} KiB), verified: {}\n",
+            "tile-table on {}: 2^{} slots (linear {} KiB, bucketed {} KiB), verified: {}\n",
             self.adapter,
             self.capacity.trailing_zeros(),
             self.table_bytes >> 10,
+            self.bucketed_table_bytes >> 10,
             self.verified
         );
+        if !self.loads.is_empty() {
+            out += "  linear probing, Robin Hood order (the renderer's table):\n";
+        }
         for l in &self.loads {
             out += &format!(
                 "  load {:.2}: {} keys, max probe {}, slots examined by a hit: mean {:.2} p99 {:.0}, by a miss: mean {:.2} p99 {:.0}; CPU build {:.1} ms\n",
@@ -548,16 +744,44 @@ impl TileTableReport {
                 l.cpu_inserts_per_s / 1e6, c.evictions, c.evictions, c.dirty_slots, c.edit_ms, c.writes, c.sync_ms, c.verified
             );
         }
+        for l in &self.bucketed {
+            out += &l.summary();
+        }
         let f = &self.feedback_inserts;
         out += &format!(
             "  {} ({} over {} slots): median {:.4} ms, {:.3} G inserts/s, verified: {}",
             f.queries,
             f.count,
-            self.loads.first().map_or(0, |l| l.feedback.capacity),
+            self.loads.first().map(|l| l.feedback.capacity).or(self.bucketed.first().map(|l| l.feedback.capacity)).unwrap_or(0),
             f.gpu.median_ms,
             f.lookups_per_s / 1e9,
             f.verified
         );
+        out += &format!(
+            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8} {:>8}  (bucketed: lo words first; whole: each bucket read whole; subgroup: 8 lanes per query; ratio: best bucketed / linear)",
+            "linear", "bucketed", "whole", "subgroup", "ratio"
+        );
+        let giga = |rate: Option<f64>| rate.map_or("-".to_string(), |r| format!("{:.3}", r / 1e9));
+        for row in &self.side_by_side {
+            let best = [row.bucketed_lookups_per_s, row.bucketed_whole_lookups_per_s, row.bucketed_subgroup_lookups_per_s]
+                .into_iter()
+                .flatten()
+                .reduce(f64::max);
+            let ratio = match (row.linear_lookups_per_s, best) {
+                (Some(l), Some(b)) => format!("{:.2}x", b / l),
+                _ => "-".to_string(),
+            };
+            out += &format!(
+                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8} {:>8}",
+                row.load,
+                row.queries,
+                giga(row.linear_lookups_per_s),
+                giga(row.bucketed_lookups_per_s),
+                giga(row.bucketed_whole_lookups_per_s),
+                giga(row.bucketed_subgroup_lookups_per_s),
+                ratio
+            );
+        }
         out
     }
 }

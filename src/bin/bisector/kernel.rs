@@ -167,6 +167,10 @@ pub(crate) enum KernelCommand {
         /// Seed of the random keys (default: from the clock, printed).
         #[arg(long)]
         seed: Option<u64>,
+        /// The table layouts to measure on the same keys: the renderer's linear probing, bucketed
+        /// cuckoo hashing (buckets of 8), or both side by side.
+        #[arg(long, value_enum, default_value_t = bisector::kernels::tile_table::TableVariant::Both)]
+        variant: bisector::kernels::tile_table::TableVariant,
         /// Write the report as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -244,7 +248,10 @@ fn kernel_compact_hash(options: &CompactHashOptions, json: Option<&std::path::Pa
 
 pub(crate) fn tile_table_gpu(capacity_log2: u32) -> anyhow::Result<Gpu> {
     let bytes = bisector::kernels::tile_table::largest_buffer_bytes(capacity_log2);
-    Ok(Gpu::headless(&Requirements::kernel(bytes, format!("for a tile table of 2^{capacity_log2} slots; lower --capacity-log2")))?)
+    let mut requirements = Requirements::kernel(bytes, format!("for a tile table of 2^{capacity_log2} slots; lower --capacity-log2"));
+    // The bucketed table's subgroup lookup runs where the adapter has subgroups.
+    requirements.optional_features |= wgpu::Features::SUBGROUP;
+    Ok(Gpu::headless(&requirements)?)
 }
 
 fn kernel_tile_table(
@@ -252,6 +259,7 @@ fn kernel_tile_table(
     feedback_capacity: u32,
     iterations: u32,
     seed: Option<u64>,
+    variant: bisector::kernels::tile_table::TableVariant,
     json: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     use bisector::kernels::tile_table as tt;
@@ -264,7 +272,7 @@ fn kernel_tile_table(
     check_iterations(iterations)?;
     check_files(&[], &[("--json", json)])?;
     let seed = seed.unwrap_or_else(clock_seed);
-    let options = tt::TileTableOptions { capacity_log2, feedback_capacity, iterations, seed };
+    let options = tt::TileTableOptions { capacity_log2, feedback_capacity, iterations, seed, variant };
     let report = tt::run(&tile_table_gpu(capacity_log2)?, &options);
     say!("{} (seed {seed})", report.summary());
     write_json(json, &report)?;
@@ -428,8 +436,8 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
 pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
     match kernel {
         KernelCommand::All { shrink_log2 } => kernel_all(*shrink_log2),
-        KernelCommand::TileTable { capacity_log2, feedback_capacity, iterations, seed, json } => {
-            kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, json.as_deref())
+        KernelCommand::TileTable { capacity_log2, feedback_capacity, iterations, seed, variant, json } => {
+            kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, *variant, json.as_deref())
         }
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
         KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {

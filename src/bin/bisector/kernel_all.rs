@@ -313,20 +313,23 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
         feedback_capacity: (1u32 << 16) >> (24 - capacity_log2).min(15),
         iterations: sizes.iterations(10),
         seed: 1,
+        variant: tt::TableVariant::Both,
     };
     let report = tt::run(&tile_table_gpu(options.capacity_log2)?, &options);
-    for l in &report.loads {
-        for q in &l.lookups {
-            let paper = match (q.queries, l.load == 0.9) {
-                ("hits", true) => {
-                    "Awad et al. 2023: bucketed cuckoo ~7 G finds/s at load 0.9 (A100); cuco::static_map 11.9 G/s (H100, 32-bit keys)"
-                }
-                ("hits", false) => "cuco::static_map 21.9 G finds/s at load 0.5 (H100, 32-bit keys)",
-                _ => "-",
-            };
-            let name = format!("tile-table 2^{capacity_log2} load {} ({})", l.load, q.queries);
-            say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", q.gpu.median_ms, q.lookups_per_s / 1e9, q.verified);
+    let paper = |queries: &str, load: f64| match (queries, load == 0.9) {
+        ("hits", true) => {
+            "Awad et al. 2023: bucketed cuckoo ~7 G finds/s at load 0.9 (A100); cuco::static_map 11.9 G/s (H100, 32-bit keys)"
         }
+        ("hits", false) => "cuco::static_map 21.9 G finds/s at load 0.5 (H100, 32-bit keys)",
+        _ => "-",
+    };
+    // The linear table's rows, then the bucketed table's on the same keys and queries.
+    let rows = report.loads.iter().flat_map(|l| l.lookups.iter().map(move |q| ("", l.load, q)));
+    let rows = rows.chain(report.bucketed.iter().flat_map(|l| l.lookups.iter().map(move |q| ("bucketed ", l.load, q))));
+    for (layout, load, q) in rows {
+        let name = format!("tile-table {layout}2^{capacity_log2} load {load} ({})", q.queries);
+        let paper = paper(q.queries, load);
+        say!("{name:<34} {:>12.4} {:>10.3} G/s {:>9}  {paper}{note}", q.gpu.median_ms, q.lookups_per_s / 1e9, q.verified);
     }
     let f = &report.feedback_inserts;
     say!(
