@@ -352,12 +352,12 @@ fn kernel_all_cbt(sizes: &AllSizes) -> anyhow::Result<()> {
         let Some((max_depth, note)) = sizes.fit_log2(paper_depth, MIN_MAX_DEPTH, |d| heap_size_bytes(d).max(4 * leaves(d))) else {
             anyhow::bail!("even the smallest tree does not fit the adapter's largest buffer");
         };
-        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50) };
+        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50), path: None };
         let gpu = Gpu::headless(&bisector::cbt::requirements(max_depth, leaves(max_depth)).with_timestamps())?;
         let report = bisector::kernels::cbt::run(&gpu, &options);
         say!(
             "{:<34} {:>12.4} {:>14} {:>9}  {paper}{note}",
-            format!("cbt D={max_depth} fill {fill} reduce"),
+            format!("cbt D={max_depth} fill {fill} reduce ({})", report.reduce_path),
             report.reduce.median_ms,
             "",
             report.verified
