@@ -70,6 +70,9 @@ pub(crate) enum KernelCommand {
         /// Seed of the random vectors (default: from the clock, printed).
         #[arg(long)]
         seed: Option<u64>,
+        /// Also run the compressed table with each bucket read by a whole subgroup (needs subgroups).
+        #[arg(long)]
+        subgroup: bool,
         /// Write the report as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -445,7 +448,7 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, json.as_deref())
         }
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
-        KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {
+        KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, subgroup, json } => {
             let options = CompactHashOptions {
                 length: *length,
                 bucket_size: *bucket_size,
@@ -455,6 +458,7 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
                 distribution: *distribution,
                 iterations: *iterations,
                 seed: seed.unwrap_or_else(clock_seed),
+                subgroup: *subgroup,
             };
             kernel_compact_hash(&options, json.as_deref())
         }
