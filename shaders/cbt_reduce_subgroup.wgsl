@@ -7,9 +7,9 @@
 //   - the bitfield stage reads its words with coalesced loads (thread l reads word j * 256 + l of
 //     its block, j < 2^items_log2). The SWAR popcount steps of a word are the counts of depths
 //     D-1..D-5: D-1 is stored as it is; the 24- and 16-bit packed fields of D-2 and D-3 go out
-//     as whole words assembled from the neighbouring lanes (subgroupShuffleDown within a quad);
+//     as whole words assembled from the neighbouring lanes (a shuffle within a quad);
 //   - the counts above (D-5 and up, or the inputs of a count stage) are summed with a butterfly
-//     of subgroupShuffleXor, log2(subgroup size) levels without a barrier, the subgroups' sums
+//     of shuffles, log2(subgroup size) levels without a barrier, the subgroups' sums
 //     then again in rounds of one barrier each (one round for subgroups of 32 and up);
 //   - every level summed (and D-4 from its 10-bit pairs) waits in workgroup memory as one value
 //     per field; after the last barrier each thread assembles whole heap words from them, stored
@@ -17,8 +17,11 @@
 //     workgroup, go through cbt_heap's masked atomics.
 // The last stage (a single workgroup) runs chained: the last workgroup of the stage before it to
 // finish (a counter in reduce_sync, reset by that workgroup) carries on with it, so no dispatch
-// waits for one workgroup. Correct for any subgroup size 4..=128 (a power of two) as long as the
-// subgroups of a 256-thread workgroup are full: thread l = subgroup_id * subgroup_size + lane.
+// waits for one workgroup. Correct for any subgroup of 4..=128 active lanes, a power of two, in any
+// layout: the lanes are ranked among the subgroup's active ones (subgroupExclusiveAdd), each
+// subgroup takes the next thread numbers, and shuffles address lanes by rank. (subgroup_size is
+// not the active count: lavapipe at 1024-bit vectors runs 256-thread workgroups as 16 subgroups
+// of 16 active lanes of a subgroup_size of 32.)
 // With changed_only = 1 the bitfield stage runs one workgroup per block listed in cbt_changed, as
 // cbt_reduce.wgsl does. Needs D >= 13 (full bitfield workgroups, word-aligned levels D-2, D-3).
 // Mirrors Cbt::reduce in src/cbt/cpu.rs. (No `enable subgroups;`: naga 30 rejects the directive and
@@ -77,6 +80,8 @@ var<workgroup> wg_total_words: u32;
 var<workgroup> wg_block: u32;
 // 1 in the workgroup that runs the tail.
 var<workgroup> wg_last: u32;
+// Thread numbers handed out to subgroups so far.
+var<workgroup> wg_next_thread: atomic<u32>;
 
 fn sg_add_area(start_bit: u32, len_bits: u32, chunk_bits: u32, src: u32) {
     let a = wg_area_count;
@@ -134,17 +139,51 @@ fn sg_pack_word(area: PackArea, i: u32) {
     }
 }
 
-// One stage for workgroup `wid`: thread `l` (its index by subgroup), lane `lane` of a subgroup of
-// `sg_size`. Inputs are bitfield words (`bitfield`, D-5 = in_depth) or counts at in_depth.
-fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: u32, lane: u32, sg_size: u32) {
+// The active lanes of a thread's subgroup.
+struct SgLanes {
+    // Which lanes are active.
+    ballot: vec4<u32>,
+    // This lane's rank among them.
+    rank: u32,
+    // How many (a power of two, 4..=128).
+    count: u32,
+    // The active lanes are 0..count-1 (rank = lane): the usual case, no look-up.
+    dense: bool,
+}
+
+fn sg_lanes(lane: u32) -> SgLanes {
+    let rank = subgroupExclusiveAdd(1u);
+    return SgLanes(subgroupBallot(true), rank, subgroupAdd(1u), subgroupAll(rank == lane));
+}
+
+// The lane of rank `rank` (< count).
+fn sg_lane_of(g: SgLanes, rank: u32) -> u32 {
+    if (g.dense) {
+        return rank;
+    }
+    var r = rank;
+    for (var i = 0u; i < 4u; i += 1u) {
+        let n = countOneBits(g.ballot[i]);
+        if (r < n) {
+            return 32u * i + cbt_select_bit(g.ballot[i], r);
+        }
+        r -= n;
+    }
+    return 0u;
+}
+
+// One stage for workgroup `wid`: thread `l` (numbered by subgroup), in a subgroup of active
+// lanes `g`. Inputs are bitfield words (`bitfield`, D-5 = in_depth) or counts at in_depth.
+fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: u32, g: SgLanes) {
     let d = CBT_MAX_DEPTH;
     let n0_log2 = min(in_depth, 8u + items_log2);
     let n0 = 1u << n0_log2;
     // Inputs per pass (one per thread) and passes.
     let block = min(n0, WORKGROUP_SIZE);
     let block_log2 = firstTrailingBit(block);
-    let sg_log2 = firstTrailingBit(sg_size);
-    let sg_first = l - lane;
+    let sg_log2 = firstTrailingBit(g.count);
+    let sg_first = l - g.rank;
+    let next_lane = sg_lane_of(g, min(g.rank + 1u, g.count - 1u));
     if (l == 0u) {
         sg_build_areas(bitfield, in_depth, n0_log2, wid);
     }
@@ -170,7 +209,7 @@ fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: 
             for (var i = 0u; i < 8u; i += 1u) {
                 p2 |= ((x2 >> (4u * i)) & 0xfu) << (3u * i);
             }
-            let next2 = subgroupShuffleDown(p2, 1u);
+            let next2 = subgroupShuffle(p2, next_lane);
             let r = p & 3u;
             if (r < 3u) {
                 heap_words[(cbt_level_bit_offset(d - 2u) >> 5u) + 3u * (input >> 2u) + r] = (p2 >> (8u * r)) | (next2 << (24u - 8u * r));
@@ -180,7 +219,7 @@ fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: 
             for (var i = 0u; i < 4u; i += 1u) {
                 p3 |= ((x3 >> (8u * i)) & 0xffu) << (4u * i);
             }
-            let next3 = subgroupShuffleDown(p3, 1u);
+            let next3 = subgroupShuffle(p3, next_lane);
             if ((p & 1u) == 0u) {
                 heap_words[(cbt_level_bit_offset(d - 3u) >> 5u) + (input >> 1u)] = p3 | (next3 << 16u);
             }
@@ -192,7 +231,7 @@ fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: 
         }
         if (sg_first < block) {
             for (var s = 0u; s < first_steps; s += 1u) {
-                c += subgroupShuffleXor(c, 1u << s);
+                c += subgroupShuffle(c, sg_lane_of(g, g.rank ^ (1u << s)));
                 if (in_block && (p & ((2u << s) - 1u)) == 0u) {
                     wg_values[sg_level_index(s + 1u, p >> (s + 1u))] = c;
                 }
@@ -215,7 +254,7 @@ fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: 
         let steps = min(sg_log2, n0_log2 - m);
         if (sg_first < n) {
             for (var s = 0u; s < steps; s += 1u) {
-                c += subgroupShuffleXor(c, 1u << s);
+                c += subgroupShuffle(c, sg_lane_of(g, g.rank ^ (1u << s)));
                 if (l < n && (l & ((2u << s) - 1u)) == 0u) {
                     wg_values[sg_level_index(m + s + 1u, l >> (s + 1u))] = c;
                 }
@@ -241,11 +280,16 @@ fn reduce(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) t: u32,
-    @builtin(subgroup_id) subgroup: u32,
     @builtin(subgroup_invocation_id) lane: u32,
-    @builtin(subgroup_size) sg_size: u32,
 ) {
-    let l = subgroup * sg_size + lane;
+    // Each subgroup takes the next g.count thread numbers, whatever the driver's layout of
+    // subgroups in the workgroup: thread l is the lane of rank l % g.count.
+    let g = sg_lanes(lane);
+    var first = 0u;
+    if (lane == subgroupBroadcastFirst(lane)) {
+        first = atomicAdd(&wg_next_thread, g.count);
+    }
+    let l = subgroupBroadcastFirst(first) + g.rank;
     var wid = dispatch_group_index(group);
     if (params.changed_only == 1u) {
         if (t == 0u) {
@@ -263,7 +307,7 @@ fn reduce(
     if (wid >= group_count) {
         return;
     }
-    sg_reduce_stage(params.bitfield == 1u, params.in_depth, params.items_log2, wid, l, lane, sg_size);
+    sg_reduce_stage(params.bitfield == 1u, params.in_depth, params.items_log2, wid, l, g);
     if (params.tail == 0u) {
         return;
     }
@@ -282,5 +326,5 @@ fn reduce(
     }
     // Acquire every other workgroup's stores; the tail reads its inputs with atomic loads.
     storageBarrier();
-    sg_reduce_stage(false, params.tail_in_depth, params.tail_items_log2, 0u, l, lane, sg_size);
+    sg_reduce_stage(false, params.tail_in_depth, params.tail_items_log2, 0u, l, g);
 }

@@ -111,6 +111,28 @@ fn cbt_kernel_reports_its_reduce_path() {
     assert!(!out.status.success() && stderr.contains("--reduce-path subgroup") && stderr.lines().count() == 1, "{stderr}");
 }
 
+/// The subgroup reduction is exact whatever the subgroups: lavapipe's vector width sets them
+/// (128 bits: 4 lanes, 512: 16, 1024: 16 active lanes of a subgroup_size of 32); other drivers
+/// ignore the variable.
+#[test]
+fn cbt_subgroup_reduction_is_exact_for_several_subgroup_sizes() {
+    for width in ["128", "512", "1024"] {
+        for max_depth in ["14", "17"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+                .args(["kernel", "cbt", "--max-depth", max_depth, "--fill", "0.5", "--iterations", "1", "--reduce-path", "subgroup"])
+                .env("LP_NATIVE_VECTOR_WIDTH", width)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("verified: true"),
+                "{width} bits, D={max_depth}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
 #[test]
 fn closest_pairs_cli_reads_armies_and_writes_pairs() {
     let dir = tempfile::tempdir().unwrap();

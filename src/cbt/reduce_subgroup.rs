@@ -31,11 +31,12 @@ const _: () = assert!(std::mem::size_of::<SubgroupReduceParams>() == 32);
 /// Shallowest tree the subgroup path reduces: every bitfield workgroup is full (256 words) and
 /// depths D-2 and D-3 start on word boundaries. Smaller trees take the fallback (one dispatch).
 pub const MIN_DEPTH: u32 = 13;
-/// Subgroup sizes the shader is written for (powers of two).
+/// Subgroup sizes the shader is written for (powers of two; the active lanes of a subgroup, which
+/// the shader counts itself, must be a power of two in this range too).
 pub const SUBGROUP_SIZES: std::ops::RangeInclusive<u32> = 4..=128;
-/// Workgroup memory of the subgroup path, in bytes (values, 16 areas of 20 bytes, 4 words;
+/// Workgroup memory of the subgroup path, in bytes (values, 16 areas of 20 bytes, 5 words;
 /// tests/shaders.rs checks it against the shader).
-pub const WORKGROUP_STORAGE_BYTES: u64 = 3072 * 4 + 16 * 20 + 4 * 4;
+pub const WORKGROUP_STORAGE_BYTES: u64 = 3072 * 4 + 16 * 20 + 5 * 4;
 
 /// One stage: a workgroup reduces min(2^in_depth, 256 << items_log2) inputs to their sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
