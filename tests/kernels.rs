@@ -133,6 +133,29 @@ fn cbt_subgroup_reduction_is_exact_for_several_subgroup_sizes() {
     }
 }
 
+/// compact-hash's subgroup variant (a bucket read by a subgroup) is exact with subgroups of 4
+/// and of 16 active lanes of 32 (lavapipe's vector width; other drivers ignore the variable),
+/// for buckets smaller and larger than the subgroup.
+#[test]
+fn compact_hash_subgroup_variant_is_exact_for_several_subgroup_sizes() {
+    for width in ["128", "1024"] {
+        for bucket_size in ["2", "8", "32"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+                .args(["kernel", "compact-hash", "--bucket-size", bucket_size, "--table-log2", "12", "--distribution", "duplicates"])
+                .args(["--iterations", "1", "--seed", "3", "--subgroup"])
+                .env("LP_NATIVE_VECTOR_WIDTH", width)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("compressed-subgroup") && stdout.contains("verified: true"),
+                "{width} bits, bucket {bucket_size}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
 #[test]
 fn closest_pairs_cli_reads_armies_and_writes_pairs() {
     let dir = tempfile::tempdir().unwrap();
