@@ -9,7 +9,7 @@ use bisector::cbt::args::CbtArgs;
 use bisector::cbt::cpu::{Cbt, Node};
 use bisector::cbt::gpu::GpuCbt;
 use bisector::cbt::ops::{CbtOp, CbtOps};
-use bisector::cbt::reduce::CbtReduce;
+use bisector::cbt::reduce::{CbtReduce, ReducePath};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::{create_profiler, Gpu};
 use bisector::leb::bounds::NodeBounds;
@@ -58,14 +58,24 @@ enum Reduction {
     ChangedBlocks,
 }
 
+/// Random split/merge rounds at `max_depth`, each reduced on `path` (`None`: the path
+/// `CbtReduce::new` picks, the subgroup path on lavapipe from D = 13 on) and checked against the twin.
 fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, rng: &mut impl Rng) {
+    check_depth_on(gpu, max_depth, rounds, reduction, None, rng)
+}
+
+fn check_depth_on(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, path: Option<ReducePath>, rng: &mut impl Rng) {
     let init_depth = rng.random_range(1..=max_depth.min(14));
     let mut cpu = Cbt::new(max_depth, init_depth);
     let capacity = 1u32 << max_depth.min(18);
     let tree = GpuCbt::new(&gpu.device, &cpu, capacity).with_change_tracking(matches!(reduction, Reduction::ChangedBlocks));
     let ops = CbtOps::new(&gpu.device, &tree);
-    let reduce = CbtReduce::new(&gpu.device, &tree);
+    let reduce = match path {
+        Some(path) => CbtReduce::with_path(&gpu.device, &tree, path),
+        None => CbtReduce::new(&gpu.device, &tree),
+    };
     assert!(reduce.dispatch_count() <= 3);
+    let path = reduce.path();
     let args = CbtArgs::new(&gpu.device, &tree);
     let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
     let mut profiler = create_profiler(&gpu.device);
@@ -87,7 +97,7 @@ fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, r
         if gpu_tree != cpu {
             let first = gpu_tree.heap().iter().zip(cpu.heap()).position(|(a, b)| a != b).unwrap();
             panic!(
-                "D={max_depth} {reduction:?} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}",
+                "D={max_depth} {reduction:?} {path:?} round {round}: heaps differ first at word {first}: gpu {:#010x} cpu {:#010x}",
                 gpu_tree.heap()[first],
                 cpu.heap()[first]
             );
@@ -111,6 +121,98 @@ fn gpu_heap_equals_cpu_heap() {
     for max_depth in [5, 8, 12, 16, 20] {
         check_depth(&gpu, max_depth, 6, Reduction::Whole, &mut rng);
         check_depth(&gpu, max_depth, 6, Reduction::ChangedBlocks, &mut rng);
+    }
+}
+
+/// The shared-memory fallback (devices without subgroups, and every tree below D = 13) on the
+/// trees the subgroup path takes on lavapipe.
+#[test]
+fn shared_memory_fallback_equals_cpu_heap() {
+    let mut rng = common::rng("shared_memory_fallback_equals_cpu_heap");
+    let gpu = common::gpu(23);
+    for max_depth in [13, 16, 23] {
+        check_depth_on(&gpu, max_depth, 3, Reduction::Whole, Some(ReducePath::Shared), &mut rng);
+        check_depth_on(&gpu, max_depth, 3, Reduction::ChangedBlocks, Some(ReducePath::Shared), &mut rng);
+    }
+}
+
+/// A heap of max depth `max_depth` whose bitfield is random (drawn from one of several
+/// distributions) and whose counts are garbage, and the twin's reduction of it.
+fn random_bitfield(max_depth: u32, rng: &mut impl Rng) -> (Cbt, Cbt) {
+    let words = bisector::cbt::cpu::heap_word_count(max_depth);
+    let bitfield_start = 3 << (max_depth - 5);
+    let mut heap: Vec<u32> = (0..words).map(|_| rng.random()).collect();
+    heap[0] = (1 << max_depth) | (rng.random::<u32>() & !((8u32 << max_depth) - 1));
+    let kind = rng.random_range(0..5);
+    let density = rng.random_range(0.0..1.0);
+    let mut run_bit = false;
+    for w in heap[bitfield_start..].iter_mut() {
+        *w = match kind {
+            // Uniform bits (the garbage already drawn), every bit, none, sparse words, long runs.
+            0 => *w,
+            1 => u32::MAX,
+            2 => 0,
+            3 => (0..32).filter(|_| rng.random_bool(density * 0.1)).fold(0, |acc, b| acc | (1 << b)),
+            _ => {
+                if rng.random_bool(0.01) {
+                    run_bit = !run_bit;
+                }
+                if run_bit {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
+        };
+    }
+    let garbage = Cbt::from_heap(heap);
+    let mut reduced = garbage.clone();
+    reduced.reduce();
+    (garbage, reduced)
+}
+
+/// The subgroup path (which lavapipe runs, with its own subgroup size) rebuilds every count of
+/// fresh random bitfields exactly as the twin does, at depths with 1, 2 and 4 words per thread,
+/// a chained last stage or none, and two dispatches.
+#[test]
+fn subgroup_reduction_equals_cpu_heap_on_random_bitfields() {
+    let mut rng = common::rng("subgroup_reduction_equals_cpu_heap_on_random_bitfields");
+    let gpu = common::gpu(26);
+    let info = gpu.device.adapter_info();
+    assert!(
+        ReducePath::subgroup_runs(&gpu.device, 13),
+        "the test device ({}, subgroups of {}..={} lanes) must run the subgroup reduction",
+        info.name,
+        info.subgroup_min_size,
+        info.subgroup_max_size
+    );
+    let mut profiler = create_profiler(&gpu.device);
+    for max_depth in [13, 14, 15, 17, 21, 22, 23, 24, 25, 26] {
+        for _ in 0..2 {
+            let (garbage, expected) = random_bitfield(max_depth, &mut rng);
+            let tree = GpuCbt::new(&gpu.device, &garbage, 1 << 10);
+            let reduce = CbtReduce::with_path(&gpu.device, &tree, ReducePath::Subgroup);
+            assert_eq!(reduce.dispatch_count(), if max_depth <= 25 { 1 } else { 2 }, "D={max_depth}");
+            // Twice: the second run starts from the chained stage's counter the first left behind.
+            for run in 0..2 {
+                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                reduce.record(&mut encoder, &profiler);
+                profiler.resolve_queries(&mut encoder);
+                gpu.queue.submit([encoder.finish()]);
+                let got = tree.read_heap(&gpu.device, &gpu.queue);
+                if got != expected {
+                    let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
+                    panic!(
+                        "D={max_depth} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
+                        got.heap().len(),
+                        got.heap()[first],
+                        expected.heap()[first]
+                    );
+                }
+                tree.upload(&gpu.queue, &garbage);
+            }
+            profiler.end_frame().expect("profiler frame");
+        }
     }
 }
 

@@ -83,6 +83,79 @@ fn kernels_run_from_the_cli_and_write_json() {
     }
 }
 
+/// `kernel cbt` names the reduction's path that ran, and runs either on request (lavapipe has
+/// subgroups); a tree too small for the subgroup path is one clear error line.
+#[test]
+fn cbt_kernel_reports_its_reduce_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in ["subgroup", "shared", "auto"] {
+        let json = dir.path().join(format!("cbt-{path}.json"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+            .args(["kernel", "cbt", "--max-depth", "16", "--iterations", "2", "--reduce-path", path, "--json"])
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{path}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["verified"], true, "{report}");
+        let expected = if path == "shared" { "shared" } else { "subgroup" };
+        assert_eq!(report["reduce_path"], expected, "{report}");
+        assert_eq!(report["reduce_dispatches"], if expected == "shared" { 2 } else { 1 }, "{report}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{expected} path")), "{path}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["kernel", "cbt", "--max-depth", "12", "--iterations", "1", "--reduce-path", "subgroup"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("--reduce-path subgroup") && stderr.lines().count() == 1, "{stderr}");
+}
+
+/// The subgroup reduction is exact whatever the subgroups: lavapipe's vector width sets them
+/// (128 bits: 4 lanes, 512: 16, 1024: 16 active lanes of a subgroup_size of 32); other drivers
+/// ignore the variable.
+#[test]
+fn cbt_subgroup_reduction_is_exact_for_several_subgroup_sizes() {
+    for width in ["128", "512", "1024"] {
+        for max_depth in ["14", "17"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+                .args(["kernel", "cbt", "--max-depth", max_depth, "--fill", "0.5", "--iterations", "1", "--reduce-path", "subgroup"])
+                .env("LP_NATIVE_VECTOR_WIDTH", width)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("verified: true"),
+                "{width} bits, D={max_depth}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+/// compact-hash's subgroup variant (a bucket read by a subgroup) is exact with subgroups of 4
+/// and of 16 active lanes of 32 (lavapipe's vector width; other drivers ignore the variable),
+/// for buckets smaller and larger than the subgroup.
+#[test]
+fn compact_hash_subgroup_variant_is_exact_for_several_subgroup_sizes() {
+    for width in ["128", "1024"] {
+        for bucket_size in ["2", "8", "32"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+                .args(["kernel", "compact-hash", "--bucket-size", bucket_size, "--table-log2", "12", "--distribution", "duplicates"])
+                .args(["--iterations", "1", "--seed", "3", "--subgroup"])
+                .env("LP_NATIVE_VECTOR_WIDTH", width)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("compressed-subgroup") && stdout.contains("verified: true"),
+                "{width} bits, bucket {bucket_size}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
 #[test]
 fn closest_pairs_cli_reads_armies_and_writes_pairs() {
     let dir = tempfile::tempdir().unwrap();

@@ -14,6 +14,7 @@ use std::path::Path;
 use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
+use bisector::cbt::reduce_subgroup::SubgroupReduceParams;
 use bisector::flat::raster::RasterUniforms;
 use bisector::flat::terrain_draw::DrawUniforms;
 use bisector::globe::atmosphere::AtmosphereUniforms;
@@ -80,6 +81,20 @@ fn mirrors() -> Vec<Mirror> {
                 bitfield: "bitfield",
                 items_log2: "items_log2",
                 changed_only: "changed_only",
+                _pad: _,
+            }
+        ),
+        mirror!(
+            "cbt_reduce_subgroup.wgsl",
+            Wgsl::Struct("SubgroupReduceParams"),
+            SubgroupReduceParams {
+                in_depth: "in_depth",
+                items_log2: "items_log2",
+                bitfield: "bitfield",
+                changed_only: "changed_only",
+                tail: "tail",
+                tail_in_depth: "tail_in_depth",
+                tail_items_log2: "tail_items_log2",
                 _pad: _,
             }
         ),
@@ -279,19 +294,24 @@ fn constants_shared_with_rust_agree() {
     wgsl::constants_agree(&SHADERS, &expected);
 }
 
-/// The CBT reduction's workgroup memory, as the device limit check counts it.
+/// The CBT reduction's workgroup memory (both paths), as the device limit check counts it.
 #[test]
 fn cbt_reduce_workgroup_memory_matches_rust() {
-    let module = wgsl::parse(&SHADERS, "cbt_reduce.wgsl");
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).unwrap();
-    let bytes: u64 = module
-        .global_variables
-        .iter()
-        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
-        .map(|(_, g)| layouter[g.ty].size as u64)
-        .sum();
-    assert_eq!(bytes, bisector::cbt::reduce::WORKGROUP_STORAGE_BYTES, "cbt_reduce.wgsl's workgroup variables");
+    for (file, expected) in [
+        ("cbt_reduce.wgsl", bisector::cbt::reduce::WORKGROUP_STORAGE_BYTES),
+        ("cbt_reduce_subgroup.wgsl", bisector::cbt::reduce_subgroup::WORKGROUP_STORAGE_BYTES),
+    ] {
+        let module = wgsl::parse(&SHADERS, file);
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).unwrap();
+        let bytes: u64 = module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+            .map(|(_, g)| layouter[g.ty].size as u64)
+            .sum();
+        assert_eq!(bytes, expected, "{file}'s workgroup variables");
+    }
 }
 
 /// Buffers that Rust lays out as words, not as a struct: the tile feedback's header (its slots

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod ops;
 pub mod reduce;
+pub mod reduce_subgroup;
 
 use crate::gpu::{Limit, Requirements};
 
@@ -21,7 +22,8 @@ pub fn requirements(max_depth: u32, leaf_capacity: u64) -> Requirements {
     Requirements {
         wanted_limits: Vec::new(),
         features: Vec::new(),
-        optional_features: wgpu::Features::TIMESTAMP_QUERY,
+        // Subgroups where present: cbt.reduce's faster path (cbt::reduce_subgroup).
+        optional_features: wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP,
         limits: vec![
             (Limit::MaxStorageBufferBindingSize, storage, why_heap.clone()),
             (Limit::MaxBufferSize, storage, why_heap),
@@ -31,7 +33,11 @@ pub fn requirements(max_depth: u32, leaf_capacity: u64) -> Requirements {
                 "for 2-D dispatches over every leaf".into(),
             ),
             (Limit::MaxComputeInvocationsPerWorkgroup, 256, "for the 256-thread CBT passes".into()),
-            (Limit::MaxComputeWorkgroupStorageSize, reduce::WORKGROUP_STORAGE_BYTES, "for the shared-memory CBT reduction".into()),
+            (
+                Limit::MaxComputeWorkgroupStorageSize,
+                reduce::WORKGROUP_STORAGE_BYTES.max(reduce_subgroup::WORKGROUP_STORAGE_BYTES),
+                "for the shared-memory CBT reduction".into(),
+            ),
         ],
     }
 }

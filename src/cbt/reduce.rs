@@ -1,10 +1,13 @@
-//! cbt.reduce: the sum reduction of the heap in at most 3 dispatches (shaders/cbt_reduce.wgsl),
-//! over the whole bitfield (`record`) or over the blocks changed since the last reduction
-//! (`record_changed`, see cbt::changed).
+//! cbt.reduce: the sum reduction of the heap, over the whole bitfield (`record`) or over the
+//! blocks changed since the last reduction (`record_changed`, see cbt::changed). Two paths that
+//! leave the same heap: subgroup shuffles in 1 dispatch up to D = 25 and 2 up to 29
+//! (shaders/cbt_reduce_subgroup.wgsl, cbt::reduce_subgroup), and the fallback for devices without
+//! subgroups and trees below D = 13, shared memory in at most 3 dispatches (shaders/cbt_reduce.wgsl).
 
 use wgpu::util::DeviceExt;
 
 use crate::cbt::gpu::GpuCbt;
+use crate::cbt::reduce_subgroup;
 use crate::gpu::dispatch::groups_2d;
 use crate::gpu::profiled_compute_pass;
 use crate::shaders::SHADERS;
@@ -78,8 +81,42 @@ pub fn reduce_plan(max_depth: u32) -> Vec<ReduceParams> {
     plan
 }
 
+/// Which shader reduces the heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReducePath {
+    /// shaders/cbt_reduce.wgsl: shared memory and atomics, any device and depth.
+    Shared,
+    /// shaders/cbt_reduce_subgroup.wgsl: subgroup shuffles (Features::SUBGROUP, D >= 13).
+    Subgroup,
+}
+
+impl ReducePath {
+    /// The subgroup path where `device` runs it and the tree is deep enough, else the fallback.
+    pub fn choose(device: &wgpu::Device, max_depth: u32) -> ReducePath {
+        if ReducePath::subgroup_runs(device, max_depth) {
+            ReducePath::Subgroup
+        } else {
+            ReducePath::Shared
+        }
+    }
+
+    /// Whether the subgroup path can reduce a tree of max depth `max_depth` on `device`.
+    pub fn subgroup_runs(device: &wgpu::Device, max_depth: u32) -> bool {
+        max_depth >= reduce_subgroup::MIN_DEPTH && reduce_subgroup::device_supports(device)
+    }
+
+    /// The path's name in reports ("subgroup" or "shared").
+    pub fn name(self) -> &'static str {
+        match self {
+            ReducePath::Shared => "shared",
+            ReducePath::Subgroup => "subgroup",
+        }
+    }
+}
+
 /// The reduction pipeline with one bind group per dispatch.
 pub struct CbtReduce {
+    path: ReducePath,
     pipeline: wgpu::ComputePipeline,
     dispatches: Vec<(wgpu::BindGroup, (u32, u32))>,
     /// The bind group of the changed-only bitfield dispatch.
@@ -89,42 +126,80 @@ pub struct CbtReduce {
 }
 
 impl CbtReduce {
-    /// Builds the pipeline and bind groups for `cbt`.
+    /// Builds the pipeline and bind groups for `cbt`, on the path `ReducePath::choose` picks.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
-        let pipeline = SHADERS.compute_pipeline(device, "cbt.reduce", "cbt_reduce.wgsl", "reduce", &cbt.writer_constants());
+        CbtReduce::with_path(device, cbt, ReducePath::choose(device, cbt.max_depth))
+    }
+
+    /// Builds the reduction of `cbt` on `path` (Subgroup only where `ReducePath::subgroup_runs`).
+    pub fn with_path(device: &wgpu::Device, cbt: &GpuCbt, path: ReducePath) -> CbtReduce {
+        assert!(
+            path == ReducePath::Shared || ReducePath::subgroup_runs(device, cbt.max_depth),
+            "the subgroup reduction needs Features::SUBGROUP, subgroups of 4..=128 lanes and D >= {}",
+            reduce_subgroup::MIN_DEPTH
+        );
+        let shader = match path {
+            ReducePath::Shared => "cbt_reduce.wgsl",
+            ReducePath::Subgroup => "cbt_reduce_subgroup.wgsl",
+        };
+        let pipeline = SHADERS.compute_pipeline(device, "cbt.reduce", shader, "reduce", &cbt.writer_constants());
         let layout = pipeline.get_bind_group_layout(0);
-        let bind_group = |params: &ReduceParams| {
+        // The subgroup path's count of finished workgroups (zero between reductions).
+        let sync = (path == ReducePath::Subgroup).then(|| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cbt.reduce.sync"),
+                contents: bytemuck::bytes_of(&[0u32; 4]),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        });
+        let bind_group = |params: &[u8]| {
             let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("cbt.reduce.params"),
-                contents: bytemuck::bytes_of(params),
+                contents: params,
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("cbt.reduce"),
-                layout: &layout,
-                entries: &[
-                    wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 2, resource: cbt.heap.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 7, resource: cbt.changed.as_entire_binding() },
-                ],
-            })
+            let mut entries = vec![
+                wgpu::BindGroupEntry { binding: 0, resource: cbt.heap.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: cbt.heap.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 7, resource: cbt.changed.as_entire_binding() },
+            ];
+            if let Some(sync) = &sync {
+                entries.push(wgpu::BindGroupEntry { binding: 3, resource: sync.as_entire_binding() });
+            }
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("cbt.reduce"), layout: &layout, entries: &entries })
         };
-        let plan = reduce_plan(cbt.max_depth);
-        let changed_dispatch = bind_group(&ReduceParams { changed_only: 1, ..plan[0] });
-        let dispatches = plan
-            .iter()
-            .map(|params| {
-                let groups = ((1u32 << params.in_depth) / crate::gpu::dispatch::WORKGROUP_SIZE).max(1);
-                (bind_group(params), groups_2d(groups))
-            })
-            .collect();
+        let (changed_dispatch, dispatches) = match path {
+            ReducePath::Shared => {
+                let plan = reduce_plan(cbt.max_depth);
+                let changed = bind_group(bytemuck::bytes_of(&ReduceParams { changed_only: 1, ..plan[0] }));
+                let dispatches = plan
+                    .iter()
+                    .map(|params| {
+                        let groups = ((1u32 << params.in_depth) / crate::gpu::dispatch::WORKGROUP_SIZE).max(1);
+                        (bind_group(bytemuck::bytes_of(params)), groups_2d(groups))
+                    })
+                    .collect();
+                (changed, dispatches)
+            }
+            ReducePath::Subgroup => {
+                let plan = reduce_subgroup::plan(cbt.max_depth);
+                let changed = bind_group(bytemuck::bytes_of(&reduce_subgroup::SubgroupReduceParams { changed_only: 1, ..plan[0].0 }));
+                let dispatches = plan.iter().map(|(params, groups)| (bind_group(bytemuck::bytes_of(params)), groups_2d(*groups))).collect();
+                (changed, dispatches)
+            }
+        };
         let changed_args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("cbt.reduce.changed_args"),
             contents: bytemuck::cast_slice(&[0u32, 1, 1]),
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
         });
-        CbtReduce { pipeline, dispatches, changed_dispatch, changed_args }
+        CbtReduce { path, pipeline, dispatches, changed_dispatch, changed_args }
+    }
+
+    /// The path this reduction runs.
+    pub fn path(&self) -> ReducePath {
+        self.path
     }
 
     /// Number of dispatches one reduction takes.

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::{heap_word_count, Cbt};
 use crate::cbt::gpu::GpuCbt;
-use crate::cbt::reduce::CbtReduce;
+use crate::cbt::reduce::{CbtReduce, ReducePath};
 use crate::gpu::readback::read_buffer;
 use crate::gpu::timings::{submit_and_time, TimingMs};
 use crate::gpu::Gpu;
@@ -20,6 +20,8 @@ pub struct CbtKernelOptions {
     /// Leaves as a fraction of 2^D: 1 (full), 0.5, 0.25, ... (a power of two).
     pub fill: f64,
     pub iterations: u32,
+    /// The reduction's path; `None`: the one `ReducePath::choose` picks (subgroups where present).
+    pub path: Option<ReducePath>,
 }
 
 /// The outcome.
@@ -32,6 +34,10 @@ pub struct CbtKernelReport {
     pub leaves: u32,
     pub heap_bytes: u64,
     pub reduce_dispatches: usize,
+    /// The reduction's path that ran: "subgroup" (shaders/cbt_reduce_subgroup.wgsl) or "shared".
+    pub reduce_path: &'static str,
+    /// The adapter's subgroup sizes (min, max), where it has Features::SUBGROUP.
+    pub subgroup_sizes: Option<(u32, u32)>,
     pub iterations: u32,
     /// GPU heap equals the CPU heap bit for bit and every decoded leaf matches.
     pub verified: bool,
@@ -61,7 +67,13 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
     bitfield_only[1..bitfield_start].iter_mut().for_each(|w| *w = 0);
     bitfield_only[0] = 1 << options.max_depth;
     tree.upload(&gpu.queue, &Cbt::from_heap(bitfield_only));
-    let reduce = CbtReduce::new(&gpu.device, &tree);
+    let reduce = match options.path {
+        Some(path) => CbtReduce::with_path(&gpu.device, &tree, path),
+        None => CbtReduce::new(&gpu.device, &tree),
+    };
+    let info = gpu.device.adapter_info();
+    let subgroup_sizes =
+        gpu.device.features().contains(wgpu::Features::SUBGROUP).then_some((info.subgroup_min_size, info.subgroup_max_size));
     let args = CbtArgs::new(&gpu.device, &tree);
     let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
     let mut profiler = crate::gpu::create_profiler(&gpu.device);
@@ -112,6 +124,8 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         leaves,
         heap_bytes: crate::cbt::cpu::heap_size_bytes(options.max_depth),
         reduce_dispatches: reduce.dispatch_count(),
+        reduce_path: reduce.path().name(),
+        subgroup_sizes,
         iterations: options.iterations,
         verified,
         reduce: TimingMs::of(reduce_ms),
@@ -131,13 +145,15 @@ impl CbtKernelReport {
     /// One summary line per pass.
     pub fn summary(&self) -> String {
         format!(
-            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms (each dispatch alone: {:?} ms)\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
+            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} path{}, {} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms (each dispatch alone: {:?} ms)\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
             self.adapter,
             self.max_depth,
             self.fill,
             self.leaves,
             self.heap_bytes >> 10,
             self.verified,
+            self.reduce_path,
+            self.subgroup_sizes.map_or_else(String::new, |(min, max)| format!(", subgroups of {min}..={max} lanes")),
             self.reduce_dispatches,
             self.reduce.median_ms,
             self.reduce.p95_ms,

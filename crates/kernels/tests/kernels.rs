@@ -63,11 +63,16 @@ fn compact_hash_gpu_equals_cpu() {
                 distribution,
                 iterations: 1,
                 seed: rng.random(),
+                subgroup: true,
             };
             let report = CompactHash::run(&gpu, &options).unwrap();
             assert!(report.verified && !report.overflow, "{options:?}: {}", report.summary());
-            // Exactly one findOrPut reported each distinct vector new, in both tables.
+            // Exactly one findOrPut reported each distinct vector new, in every table (the
+            // compressed one also with a subgroup per bucket).
             assert_eq!(report.compressed.new_vectors, report.distinct_vectors, "{options:?}");
+            let by_subgroup = report.compressed_subgroup.as_ref().expect("the subgroup variant ran");
+            assert!(by_subgroup.verified, "{options:?}: {}", report.summary());
+            assert_eq!(by_subgroup.new_vectors, report.distinct_vectors, "{options:?}");
             assert_eq!(report.uncompressed.new_vectors, report.distinct_vectors, "{options:?}");
         }
     }
@@ -88,6 +93,7 @@ fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
         distribution: VectorDistribution::Uniform,
         iterations: 1,
         seed: 1,
+        subgroup: true,
     };
     let s = options.geometry().probe(ch::hash_node(5, 6)).next().unwrap();
     let cpu = ch::CompactTable::new(options.geometry());
@@ -99,6 +105,7 @@ fn compact_hash_root_equal_to_a_word_pair_is_a_new_vector() {
     let report = ch::run_on_vectors(&gpu, &options, &words);
     assert!(report.verified && !report.overflow, "{}", report.summary());
     assert_eq!((report.distinct_vectors, report.compressed.new_vectors), (3, 3), "{}", report.summary());
+    assert_eq!(report.compressed_subgroup.as_ref().map(|t| t.new_vectors), Some(3), "{}", report.summary());
 }
 
 #[test]
@@ -114,12 +121,16 @@ fn compact_hash_reports_a_full_table() {
         distribution: VectorDistribution::Uniform,
         iterations: 1,
         seed: 5,
+        subgroup: true,
     };
     let report = CompactHash::run(&gpu, &options).unwrap();
     assert!(report.overflow && report.compressed.failed > 0 && report.uncompressed.failed == 0, "{}", report.summary());
     // What was stored is consistent: the vectors that found room decode, none is new twice.
     assert!(report.compressed.verified, "{}", report.summary());
     assert!(report.compressed.new_vectors + report.compressed.failed <= 1000);
+    let by_subgroup = report.compressed_subgroup.as_ref().expect("the subgroup variant ran");
+    assert!(by_subgroup.failed > 0 && by_subgroup.verified, "{}", report.summary());
+    assert!(by_subgroup.new_vectors + by_subgroup.failed <= 1000);
     assert!(report.overflow_message().unwrap().contains("compressed table (2^8 slots) found no free slot"));
 }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 
+use bisector::cbt::reduce::ReducePath;
 use bisector::cli::write_bytes_atomic;
 use bisector::gpu::{Gpu, Requirements};
 use bisector::input::{read_limited, read_limited_text, ARMY_BYTES, PATTERNS_BYTES, TEXT_BYTES};
@@ -69,6 +70,9 @@ pub(crate) enum KernelCommand {
         /// Seed of the random vectors (default: from the clock, printed).
         #[arg(long)]
         seed: Option<u64>,
+        /// Also run the compressed table with each bucket read by a whole subgroup (needs subgroups).
+        #[arg(long)]
+        subgroup: bool,
         /// Write the report as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -194,6 +198,10 @@ pub(crate) enum KernelCommand {
         /// Timed repetitions.
         #[arg(long, default_value_t = 50)]
         iterations: u32,
+        /// The reduction's path: auto (subgroups where the device has them and D >= 13), subgroup
+        /// or shared (the fallback).
+        #[arg(long, value_enum, default_value_t = ReducePathArg::Auto)]
+        reduce_path: ReducePathArg,
         /// Write the report as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -223,6 +231,14 @@ pub(crate) enum KernelCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+}
+
+/// `kernel cbt --reduce-path`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReducePathArg {
+    Auto,
+    Subgroup,
+    Shared,
 }
 
 /// Runs kernel `K` with `options` on a headless device that meets its requirements.
@@ -440,7 +456,7 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             kernel_tile_table(*capacity_log2, *feedback_capacity, *iterations, *seed, *variant, json.as_deref())
         }
         KernelCommand::ShiftAnd { .. } => kernel_shift_and(kernel),
-        KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, json } => {
+        KernelCommand::CompactHash { length, bucket_size, table_log2, vectors, fill, distribution, iterations, seed, subgroup, json } => {
             let options = CompactHashOptions {
                 length: *length,
                 bucket_size: *bucket_size,
@@ -450,6 +466,7 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
                 distribution: *distribution,
                 iterations: *iterations,
                 seed: seed.unwrap_or_else(clock_seed),
+                subgroup: *subgroup,
             };
             kernel_compact_hash(&options, json.as_deref())
         }
@@ -513,7 +530,7 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        KernelCommand::Cbt { max_depth, fill, iterations, json } => {
+        KernelCommand::Cbt { max_depth, fill, iterations, reduce_path, json } => {
             bisector::cbt::gpu::check_max_depth(*max_depth).context("--max-depth")?;
             if bisector::kernels::cbt::fill_depth(*max_depth, *fill).is_none() {
                 anyhow::bail!("--fill {fill}: must be 1, 0.5, 0.25, ... (a power of two no smaller than 2^-D)");
@@ -522,7 +539,25 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             check_files(&[], &[("--json", json.as_deref())])?;
             let leaves = 1u64 << bisector::kernels::cbt::fill_depth(*max_depth, *fill).unwrap_or(0);
             let gpu = Gpu::headless(&bisector::cbt::requirements(*max_depth, leaves).with_timestamps())?;
-            let options = bisector::kernels::cbt::CbtKernelOptions { max_depth: *max_depth, fill: *fill, iterations: *iterations };
+            let path = match reduce_path {
+                ReducePathArg::Auto => None,
+                ReducePathArg::Shared => Some(ReducePath::Shared),
+                ReducePathArg::Subgroup => {
+                    if !ReducePath::subgroup_runs(&gpu.device, *max_depth) {
+                        let info = gpu.device.adapter_info();
+                        anyhow::bail!(
+                            "--reduce-path subgroup: '{}' cannot run it at D = {max_depth} (needs Features::SUBGROUP: {}, subgroups of 4..=128 lanes: {}..={}, and --max-depth of at least {})",
+                            info.name,
+                            gpu.device.features().contains(wgpu::Features::SUBGROUP),
+                            info.subgroup_min_size,
+                            info.subgroup_max_size,
+                            bisector::cbt::reduce_subgroup::MIN_DEPTH
+                        );
+                    }
+                    Some(ReducePath::Subgroup)
+                }
+            };
+            let options = bisector::kernels::cbt::CbtKernelOptions { max_depth: *max_depth, fill: *fill, iterations: *iterations, path };
             let report = bisector::kernels::cbt::run(&gpu, &options);
             say!("{}", report.summary());
             write_json(json.as_deref(), &report)?;

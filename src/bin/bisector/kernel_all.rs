@@ -46,6 +46,7 @@ fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
             distribution: VectorDistribution::Uniform,
             iterations: sizes.iterations(5),
             seed: 1,
+            subgroup: sizes.features.contains(wgpu::Features::SUBGROUP),
         };
         let name = format!("compact-hash n={length} b={bucket_size}");
         let Some((table_log2, note)) =
@@ -93,6 +94,16 @@ fn kernel_all_compact_hash(sizes: &AllSizes) -> anyhow::Result<()> {
             report.cpu_threads,
             report.gpu_over_cpu
         );
+        if let Some(t) = &report.compressed_subgroup {
+            say!(
+                "{:<34} {:>12.4} {:>10.3} G/s {:>9}  (compressed, a bucket read by a subgroup: {:.2}x one thread per bucket)",
+                "",
+                t.insert.median_ms,
+                t.insert_per_s / 1e9,
+                t.verified,
+                t.insert_per_s / report.compressed.insert_per_s
+            );
+        }
         let rate = |b: u32| per_s.iter().find(|(run, _)| *run == (length, b, 24)).map_or(f64::NAN, |(_, r)| *r);
         if bucket_size == 32 {
             say!(
@@ -355,12 +366,12 @@ fn kernel_all_cbt(sizes: &AllSizes) -> anyhow::Result<()> {
         let Some((max_depth, note)) = sizes.fit_log2(paper_depth, MIN_MAX_DEPTH, |d| heap_size_bytes(d).max(4 * leaves(d))) else {
             anyhow::bail!("even the smallest tree does not fit the adapter's largest buffer");
         };
-        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50) };
+        let options = bisector::kernels::cbt::CbtKernelOptions { max_depth, fill, iterations: sizes.iterations(50), path: None };
         let gpu = Gpu::headless(&bisector::cbt::requirements(max_depth, leaves(max_depth)).with_timestamps())?;
         let report = bisector::kernels::cbt::run(&gpu, &options);
         say!(
             "{:<34} {:>12.4} {:>14} {:>9}  {paper}{note}",
-            format!("cbt D={max_depth} fill {fill} reduce"),
+            format!("cbt D={max_depth} fill {fill} reduce ({})", report.reduce_path),
             report.reduce.median_ms,
             "",
             report.verified

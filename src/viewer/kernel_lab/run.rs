@@ -131,7 +131,8 @@ pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, RunError>
     let mut result = match request {
         KernelRequest::Cbt(s) => {
             check_device(gpu.device.features(), &gpu.device.limits(), &cbt_requirements(s))?;
-            let options = crate::kernels::cbt::CbtKernelOptions { max_depth: s.max_depth, fill: s.fill(), iterations: s.iterations };
+            let options =
+                crate::kernels::cbt::CbtKernelOptions { max_depth: s.max_depth, fill: s.fill(), iterations: s.iterations, path: None };
             cbt_result(&caught(gpu, || crate::kernels::cbt::run(gpu, &options))?)
         }
         KernelRequest::ChainedHash(s) => chained_hash_result(&run_kernel::<ChainedHash>(gpu, s)?),
@@ -191,12 +192,13 @@ fn cbt_result(report: &crate::kernels::cbt::CbtKernelReport) -> KernelResult {
         unit: "leaves/s",
         wall_ms: 0.0,
         detail: format!(
-            "D={} fill {}: {} leaves, {} KiB heap, {} reduce dispatches; medians of {} iterations",
+            "D={} fill {}: {} leaves, {} KiB heap, {} reduce dispatches ({} path); medians of {} iterations",
             report.max_depth,
             report.fill,
             report.leaves,
             report.heap_bytes >> 10,
             report.reduce_dispatches,
+            report.reduce_path,
             report.iterations
         ),
     }

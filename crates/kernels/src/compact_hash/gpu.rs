@@ -143,31 +143,36 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
         CompactHashParams { vectors: count, length: options.length, slot_log2: geometry.slot_log2, bucket_log2: geometry.bucket_log2 };
     let uncompressed_params = CompactHashParams { slot_log2: uncompressed_geometry.slot_log2, ..params };
     let uncompressed_bytes = uncompressed_geometry.slots() as u64 * (length as u64 + 1) * 4;
-    let tables = [
+    let compressed_table = |name: &'static str, file: &str, entry: &str| {
         GpuTable::new(
             device,
-            "compressed",
-            "kernel_compact_hash.wgsl",
-            "find_or_put",
+            name,
+            file,
+            entry,
             &params,
             8 << geometry.slot_log2,
             Some(4 * root_bitmap_words(geometry.slot_log2) as u64),
             &words_buffer,
-        ),
-        GpuTable::new(
-            device,
-            "uncompressed",
-            "kernel_compact_hash_uncompressed.wgsl",
-            "find_or_put_uncompressed",
-            &uncompressed_params,
-            uncompressed_bytes,
-            None,
-            &words_buffer,
-        ),
-    ];
+        )
+    };
+    // The compressed table, its subgroup variant where asked for, the uncompressed table (last).
+    let mut tables = vec![compressed_table("compressed", "kernel_compact_hash.wgsl", "find_or_put")];
+    if options.subgroup {
+        tables.push(compressed_table("compressed-subgroup", "kernel_compact_hash_subgroup.wgsl", "find_or_put_subgroup"));
+    }
+    tables.push(GpuTable::new(
+        device,
+        "uncompressed",
+        "kernel_compact_hash_uncompressed.wgsl",
+        "find_or_put_uncompressed",
+        &uncompressed_params,
+        uncompressed_bytes,
+        None,
+        &words_buffer,
+    ));
     let labels: Vec<[String; 2]> =
         tables.iter().map(|t| ["insert", "again"].map(|pass| format!("kernel.compact_hash.{}.{pass}", t.name))).collect();
-    let mut samples = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
+    let mut samples = vec![[Vec::new(), Vec::new()]; tables.len()];
     let mut profiler = bisector_gpu::create_profiler(device);
     let (x, y) = groups_2d(count.div_ceil(WORKGROUP_SIZE));
     for _ in 0..options.iterations {
@@ -208,28 +213,32 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
         .collect();
     let readback_ms = read_start.elapsed().as_secs_f64() * 1e3;
 
-    // The compressed table: its references decode, and it holds exactly the trees of the vectors.
-    let compressed = &outcomes[0];
-    let gpu_copy = TableCopy {
-        nodes: bytemuck::pod_collect_to_vec(&compressed.table),
-        zero: compressed.status[0] != 0,
-        root_bits: bytemuck::pod_collect_to_vec(&read_buffer(
-            device,
-            &gpu.queue,
-            tables[0].root_bits.as_ref().expect("the compressed table's root bitmap"),
-            0,
-            4 * root_bitmap_words(geometry.slot_log2) as u64,
-        )),
-        zero_root: compressed.status[2] != 0,
+    // The compressed tables: their references decode, and they hold exactly the trees of the vectors.
+    let check_compressed = |t: usize| {
+        let outcome = &outcomes[t];
+        let copy = TableCopy {
+            nodes: bytemuck::pod_collect_to_vec(&outcome.table),
+            zero: outcome.status[0] != 0,
+            root_bits: bytemuck::pod_collect_to_vec(&read_buffer(
+                device,
+                &gpu.queue,
+                tables[t].root_bits.as_ref().expect("the compressed table's root bitmap"),
+                0,
+                4 * root_bitmap_words(geometry.slot_log2) as u64,
+            )),
+            zero_root: outcome.status[2] != 0,
+        };
+        let nodes = copy.nodes.iter().filter(|&&n| n != 0).count() as u64;
+        let check = check_compact_table(&copy, &vectors, &outcome.insert, Some(&outcome.again), distinct, outcome.status[1]);
+        (nodes, copy.zero, check)
     };
-    let gpu_nodes = gpu_copy.nodes.iter().filter(|&&n| n != 0).count() as u64;
-    let gpu_zero = gpu_copy.zero;
-    let compressed_check =
-        check_compact_table(&gpu_copy, &vectors, &compressed.insert, Some(&compressed.again), distinct, compressed.status[1]);
+    let (gpu_nodes, gpu_zero, compressed_check) = check_compressed(0);
+    let subgroup_check = options.subgroup.then(|| check_compressed(1));
     let nodes = gpu_nodes + gpu_zero as u64;
 
     // The uncompressed table: every slot in use holds a distinct vector under its hash.
-    let plain = &outcomes[1];
+    let plain_index = tables.len() - 1;
+    let plain = &outcomes[plain_index];
     let cells: Vec<u32> = bytemuck::pod_collect_to_vec(&plain.table);
     let stride = length + 1;
     let contents = uncompressed_contents(&cells, length);
@@ -268,8 +277,16 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
         }
     };
     let compressed = table_report("compressed", 0, geometry.slots() as u64, 8 << geometry.slot_log2, gpu_nodes, compressed_check);
-    let uncompressed =
-        table_report("uncompressed", 1, uncompressed_geometry.slots() as u64, uncompressed_bytes, stored_vectors, uncompressed_check);
+    let compressed_subgroup = subgroup_check
+        .map(|(nodes, _, check)| table_report("compressed-subgroup", 1, geometry.slots() as u64, 8 << geometry.slot_log2, nodes, check));
+    let uncompressed = table_report(
+        "uncompressed",
+        plain_index,
+        uncompressed_geometry.slots() as u64,
+        uncompressed_bytes,
+        stored_vectors,
+        uncompressed_check,
+    );
     let stored = if compressed.failed == 0 { distinct as u64 } else { compressed.new_vectors };
     let cpu_per_s = count as f64 / (cpu_parallel_ms * 1e-3);
     CompactHashReport {
@@ -281,15 +298,19 @@ pub fn run_on_vectors(gpu: &Gpu, options: &CompactHashOptions, words: &[u32]) ->
         distribution: options.distribution,
         seed: options.seed,
         iterations: options.iterations,
-        verified: parallel_check.is_ok() && compressed.verified && uncompressed.verified,
+        verified: parallel_check.is_ok()
+            && compressed.verified
+            && compressed_subgroup.as_ref().is_none_or(|t| t.verified)
+            && uncompressed.verified,
         cpu_problem: parallel_check.err().map(|e| e.to_string()),
         cpu_nodes,
-        overflow: compressed.failed > 0 || uncompressed.failed > 0,
+        overflow: compressed.failed > 0 || compressed_subgroup.as_ref().is_some_and(|t| t.failed > 0) || uncompressed.failed > 0,
         distinct_vectors: distinct as u64,
         nodes,
         compression_ratio: (stored * length as u64 * 4) as f64 / (nodes.max(1) * 8) as f64,
         gpu_over_cpu: compressed.insert_per_s / cpu_per_s,
         compressed,
+        compressed_subgroup,
         uncompressed,
         upload_ms,
         readback_ms,

@@ -251,6 +251,9 @@ pub struct CompactHashOptions {
     pub distribution: VectorDistribution,
     pub iterations: u32,
     pub seed: u64,
+    /// Also run the subgroup variant of the compressed table (a bucket read by a whole subgroup,
+    /// shaders/kernel_compact_hash_subgroup.wgsl; needs Features::SUBGROUP).
+    pub subgroup: bool,
 }
 
 impl Default for CompactHashOptions {
@@ -265,6 +268,7 @@ impl Default for CompactHashOptions {
             distribution: VectorDistribution::Uniform,
             iterations: 5,
             seed: 1,
+            subgroup: false,
         }
     }
 }
@@ -343,12 +347,18 @@ impl Kernel for CompactHash {
     }
 
     fn requirements(options: &CompactHashOptions) -> Requirements {
-        Requirements::kernel(
+        let requirements = Requirements::kernel(
             largest_buffer_bytes(options),
             format!("for the tables of {} vectors of {} words; lower --table-log2 or --vectors", options.vector_count(), options.length),
         )
         .with_feature(wgpu::Features::SHADER_INT64, "the compressed table's nodes are 64-bit integers")
-        .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap")
+        .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "nodes are stored with a 64-bit compare-and-swap");
+        if options.subgroup {
+            requirements
+                .with_feature(wgpu::Features::SUBGROUP, "the subgroup variant reads a bucket with a whole subgroup; leave out --subgroup")
+        } else {
+            requirements
+        }
     }
 
     /// findOrPut of every vector into the empty compressed table and again (all seen), the same
@@ -452,6 +462,8 @@ pub struct CompactHashReport {
     /// Bytes of the distinct vectors (4 per word) / bytes of their nodes (8 per node).
     pub compression_ratio: f64,
     pub compressed: TableReport,
+    /// The compressed table again, each bucket read by a whole subgroup (with `subgroup`).
+    pub compressed_subgroup: Option<TableReport>,
     pub uncompressed: TableReport,
     pub upload_ms: f64,
     pub readback_ms: f64,
@@ -472,9 +484,9 @@ impl CompactHashReport {
             "compact-hash on {}: {} vectors of {} words ({:?}), bucket size {}, verified: {}\n",
             self.adapter, self.vectors, self.length, self.distribution, self.bucket_size, self.verified
         );
-        for t in [&self.compressed, &self.uncompressed] {
+        for t in self.tables() {
             out += &format!(
-                "  {:12} 2^{} slots ({:.1} MiB): insert {:.4} ms {:.3} G findOrPut/s, again {:.4} ms {:.3} G/s; fill {:.3}; {} new; verified: {}{}\n",
+                "  {:19} 2^{} slots ({:.1} MiB): insert {:.4} ms {:.3} G findOrPut/s, again {:.4} ms {:.3} G/s; fill {:.3}; {} new; verified: {}{}\n",
                 t.table,
                 t.slots.ilog2(),
                 t.table_bytes as f64 / (1 << 20) as f64,
@@ -501,10 +513,16 @@ impl CompactHashReport {
         out
     }
 
+    /// Every table run: compressed, its subgroup variant where run, uncompressed.
+    pub fn tables(&self) -> Vec<&TableReport> {
+        std::iter::once(&self.compressed).chain(self.compressed_subgroup.as_ref()).chain([&self.uncompressed]).collect()
+    }
+
     /// One line saying which table overflowed and what to do, or None.
     pub fn overflow_message(&self) -> Option<String> {
-        let full: Vec<String> = [&self.compressed, &self.uncompressed]
-            .iter()
+        let full: Vec<String> = self
+            .tables()
+            .into_iter()
             .filter(|t| t.failed > 0)
             .map(|t| format!("{} of {} findOrPuts into the {} table (2^{} slots) found no free slot (probing up to {MAX_PROBED_BUCKETS} buckets for each of {MAX_HASHES} hash functions)", t.failed, self.vectors, t.table, t.slots.ilog2()))
             .collect();

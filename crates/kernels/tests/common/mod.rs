@@ -10,12 +10,14 @@ pub fn kernel_gpu() -> Gpu {
         .unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
 }
 
-/// A headless device for compact-hash (64-bit integers and atomics).
+/// A headless device for compact-hash (64-bit integers and atomics; subgroups for the variant
+/// that reads a bucket with a subgroup).
 pub fn compact_hash_gpu() -> Gpu {
     Gpu::headless(
         &Requirements::kernel(64 << 20, "tests".into())
             .with_feature(wgpu::Features::SHADER_INT64, "64-bit nodes")
-            .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "64-bit compare-and-swap"),
+            .with_feature(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS, "64-bit compare-and-swap")
+            .with_feature(wgpu::Features::SUBGROUP, "the subgroup variant"),
     )
     .unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
 }
