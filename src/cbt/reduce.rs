@@ -90,10 +90,16 @@ pub enum ReducePath {
     Subgroup,
 }
 
+/// The deepest tree `ReducePath::choose` gives the subgroup path: on the H100 it is faster at
+/// D = 17 and 20 (12.6 against 16.7 µs, 13.4 against 18.1 µs) and slower at D = 25 (55 against
+/// 50 µs; docs/BENCHMARKS.md, sixth session, run 16); `kernel cbt --reduce-path` forces either.
+pub const SUBGROUP_CHOSEN_MAX_DEPTH: u32 = 22;
+
 impl ReducePath {
-    /// The subgroup path where `device` runs it and the tree is deep enough, else the fallback.
+    /// The subgroup path where `device` runs it and it measured faster (D from 13 to
+    /// `SUBGROUP_CHOSEN_MAX_DEPTH`), else the fallback.
     pub fn choose(device: &wgpu::Device, max_depth: u32) -> ReducePath {
-        if ReducePath::subgroup_runs(device, max_depth) {
+        if ReducePath::subgroup_runs(device, max_depth) && max_depth <= SUBGROUP_CHOSEN_MAX_DEPTH {
             ReducePath::Subgroup
         } else {
             ReducePath::Shared
