@@ -185,6 +185,7 @@ pub fn sun_ui(ui: &mut Ui, lod: &mut LodSettings) {
 pub fn pool_lod_ui(ui: &mut Ui, state: &mut UiState) {
     criterion_ui(ui, &mut state.lod);
     update_passes_ui(ui, &mut state.lod);
+    ui.checkbox(&mut state.lod.occlusion, "Occlusion culling: land hidden last frame stays coarse");
     ui.label("when the pool is full, splits back off, largest error first");
     sun_ui(ui, &mut state.lod);
 }
@@ -317,6 +318,13 @@ mod tests {
         let settings = GlobeSettings { pixel_target_px: 8.0, wireframe: true, max_depth: 20, ..Default::default() };
         let lod = LodSettings::from_globe(&settings);
         assert_eq!((lod.max_depth, lod.pixel_target_px, lod.wireframe), (20, 8.0, true));
+        // The occlusion checkbox starts as the renderer does and reaches it.
+        let mut settings = GlobeSettings { occlusion: false, ..Default::default() };
+        let mut lod = LodSettings::from_globe(&settings);
+        assert!(!lod.occlusion);
+        lod.occlusion = true;
+        lod.apply_to_globe(&mut settings);
+        assert!(settings.occlusion);
         assert_eq!(altitude_text(2.0), "2.0 m");
         assert_eq!(altitude_text(25_484_000.0), "25484.0 km");
     }

@@ -42,6 +42,8 @@ pub struct LodSettings {
     pub split: bool,
     pub merge: bool,
     pub wireframe: bool,
+    /// The globe over the pool: terrain hidden in the last frame does not refine (`--occlusion`).
+    pub occlusion: bool,
 }
 
 impl LodSettings {
@@ -58,6 +60,7 @@ impl LodSettings {
             split: true,
             merge: true,
             wireframe: settings.wireframe,
+            occlusion: true,
         }
     }
 
@@ -74,6 +77,7 @@ impl LodSettings {
             split: true,
             merge: true,
             wireframe: settings.wireframe,
+            occlusion: settings.occlusion,
         }
     }
 
@@ -88,6 +92,7 @@ impl LodSettings {
         }
         settings.pixel_target_px = self.pixel_target_px;
         settings.wireframe = self.wireframe;
+        settings.occlusion = self.occlusion;
     }
 
     /// Whether leb.split and leb.merge run (freeze stops both).
