@@ -1,7 +1,9 @@
 // globe.pool_draw: the globe drawn from the bisector pool, one triangle per used slot of
-// pool.list. The vertex shader reads the slot's 64-bit fixed-point map vertex, lifts it to its
-// height and places it relative to the camera (shared/pool_globe.wgsl: exact to the id limit);
-// the fragment shader is the heap's (shared/globe_shade.wgsl).
+// pool.list. The vertex shader reads the vertex globe.pool_decode placed relative to the camera
+// from the slot's 64-bit fixed-point map vertex at its height (shared/pool_globe.wgsl: exact to
+// the id limit; one tile-cache lookup per vertex per frame, in the decode, rather than one per
+// drawn corner), and the map point from the slot; the fragment shader is the heap's
+// (shared/globe_shade.wgsl).
 //!include shared/pool_types.wgsl
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl
@@ -15,20 +17,16 @@
 @group(0) @binding(1) var<uniform> globe: GlobeFrame;
 @group(0) @binding(2) var<storage, read> pool_ids: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> pool_vertices: array<vec4<u32>>;
-
-// Depth of the octahedron's base triangles, counter-clockwise seen from outside.
-const BASE_DEPTH: u32 = 3u;
+// Each listed leaf's three vertices, camera-relative, in drawing order: globe.pool_decode placed
+// them (with their heights from the tile cache) this frame.
+@group(0) @binding(4) var<storage, read> draw_positions: array<vec4<f32>>;
 
 @vertex
 fn vs_main(@builtin(vertex_index) index: u32) -> VertexOut {
     let slot = pool_list[index / 3u];
-    let depth = id_depth(pool_ids[slot]);
-    // Bisection flips the winding at every level: odd levels below the base are drawn in
-    // reverse, so that every triangle faces out (as globe_draw.wgsl does).
-    let corner = index % 3u;
-    let vertex = select(corner, 2u - corner, ((depth - BASE_DEPTH) & 1u) == 1u);
+    let vertex = pool_draw_vertex(id_depth(pool_ids[slot]), index % 3u);
     let v = pool_vertices[3u * slot + vertex];
-    let relative = pool_relative_position_m(v, pool_vertex_height_m(v));
+    let relative = draw_positions[index].xyz;
     var out: VertexOut;
     out.clip = globe.clip_from_relative * vec4<f32>(relative, 1.0);
     out.map = (vec2<f32>(v.yw) + vec2<f32>(v.xz) * (1.0 / 4294967296.0)) / GLOBE_MAP_ONE_F;

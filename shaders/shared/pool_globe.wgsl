@@ -69,28 +69,61 @@ fn pool_relative_position_m(v: vec4<u32>, height_m: f32) -> vec3<f32> {
     return globe_lift_relative_m(q, d, height_m);
 }
 
-// A ball around the patch of triangle `v` whose vertices lie at `heights_m` (as globe_bound does
-// for the heap's nodes). The CPU twin is globe::pool_lod (src/globe/pool_lod.rs).
-fn pool_globe_bound_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> GlobeBound {
-    let p0 = pool_relative_position_m(v[0], heights_m.x);
-    let p1 = pool_relative_position_m(v[1], heights_m.y);
-    let p2 = pool_relative_position_m(v[2], heights_m.z);
-    let centre = (p0 + p1 + p2) / 3.0;
-    let hypotenuse = length(p2 - p0);
+// The vertices of triangle `v` at `heights_m`, relative to the camera (as globe.pool_draw
+// places them).
+fn pool_relative_positions_m(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> array<vec3<f32>, 3> {
+    return array<vec3<f32>, 3>(
+        pool_relative_position_m(v[0], heights_m.x),
+        pool_relative_position_m(v[1], heights_m.y),
+        pool_relative_position_m(v[2], heights_m.z),
+    );
+}
+
+// Depth of the octahedron's base triangles, counter-clockwise seen from outside.
+const POOL_GLOBE_BASE_DEPTH: u32 = 3u;
+
+// The vertex (0..3) of a triangle of depth `depth` drawn as its `corner`-th: bisection flips the
+// winding at every level, so odd levels below the base are drawn in reverse and every triangle
+// faces out (as globe_draw.wgsl does).
+fn pool_draw_vertex(depth: u32, corner: u32) -> u32 {
+    return select(corner, 2u - corner, ((depth - POOL_GLOBE_BASE_DEPTH) & 1u) == 1u);
+}
+
+// The heights of triangle `v`'s vertices from the tile cache.
+fn pool_vertex_heights_m(v: array<vec4<u32>, 3>) -> vec3<f32> {
+    return vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2]));
+}
+
+// A ball around the patch of a triangle whose vertices lie at `p` (camera-relative), as
+// globe_bound does for the heap's nodes. The CPU twin is globe::pool_lod (src/globe/pool_lod.rs).
+fn pool_globe_bound_of(p: array<vec3<f32>, 3>) -> GlobeBound {
+    let centre = (p[0] + p[1] + p[2]) / 3.0;
+    let hypotenuse = length(p[2] - p[0]);
     let angle = hypotenuse / globe.radius_m;
     let slack = globe.radius_m * angle * angle / 8.0 + 0.25 * hypotenuse;
-    let radius = max(max(length(p0 - centre), length(p1 - centre)), length(p2 - centre)) + slack;
+    let radius = max(max(length(p[0] - centre), length(p[1] - centre)), length(p[2] - centre)) + slack;
     return GlobeBound(centre, radius, hypotenuse, 0.0);
 }
 
-// The ball around triangle `v` at its vertices' heights from the tile cache, with the data's
-// error bound under --lod error (shared/tile_error.wgsl).
-fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
-    var b = pool_globe_bound_at(v, vec3<f32>(pool_vertex_height_m(v[0]), pool_vertex_height_m(v[1]), pool_vertex_height_m(v[2])));
+// A ball around the patch of triangle `v` whose vertices lie at `heights_m`.
+fn pool_globe_bound_at(v: array<vec4<u32>, 3>, heights_m: vec3<f32>) -> GlobeBound {
+    return pool_globe_bound_of(pool_relative_positions_m(v, heights_m));
+}
+
+// The ball of a triangle `v` at `p` (its vertices at their heights from the tile cache), with
+// the data's error bound under --lod error (shared/tile_error.wgsl).
+fn pool_globe_bound_with_error(v: array<vec4<u32>, 3>, p: array<vec3<f32>, 3>) -> GlobeBound {
+    var b = pool_globe_bound_of(p);
     if (globe.criterion == GLOBE_CRITERION_ERROR) {
         b.error_m = globe_data_error_m(array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2])), globe_nearest_m(b));
     }
     return b;
+}
+
+// The ball around triangle `v` at its vertices' heights from the tile cache, with the data's
+// error bound under --lod error.
+fn pool_globe_bound(v: array<vec4<u32>, 3>) -> GlobeBound {
+    return pool_globe_bound_with_error(v, pool_relative_positions_m(v, pool_vertex_heights_m(v)));
 }
 
 // The globe's criterion on the ball `b`: 0 when hidden (outside the frustum or behind the

@@ -34,12 +34,12 @@ use crate::schedule::{FrameTarget, LebScene, LebTree};
 // globe_pool_decode.wgsl reads the leaf count as word 5 of pool.control (its PoolParams).
 const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
 
-/// Storage buffers of the pool's passes under the globe's criterion: the pool's 8 and the tile
-/// cache's 3 (globe.pool_decode has as many: its 8, the near edges' among them, and the cache's).
-const POOL_PASS_STORAGE_BUFFERS: u64 = 11;
+/// Storage buffers of a compute pass under the globe's criterion: globe.pool_decode's 9 (the near
+/// edges' and the draw's positions among them) and the tile cache's 3 (the pool's passes have 8).
+const POOL_PASS_STORAGE_BUFFERS: u64 = 12;
 
 /// What the globe over the pool needs from the device: the pool's buffers, the tile cache's
-/// texture array of `cache_tiles` layers and 11 storage buffers per compute pass.
+/// texture array of `cache_tiles` layers and 12 storage buffers per compute pass.
 pub fn requirements(pool: &PoolSettings, cache_tiles: u32) -> Requirements {
     pool.requirements().with_cache_tiles(cache_tiles).with_limit(
         crate::gpu::Limit::MaxStorageBuffersPerShaderStage,
@@ -112,6 +112,8 @@ impl GlobePoolRenderer {
         let draw_args = buffer("globe.pool_draw_args", 16, storage_usage | wgpu::BufferUsages::INDIRECT);
         let lod_stats = buffer("globe.lod_stats", 16, storage_usage);
         let near_edges = buffer("globe.near_edges", std::mem::size_of::<GpuNearEdges>() as u64, storage_usage);
+        // Three camera-relative vertices (vec4<f32>) per slot: as large as pool.vertices.
+        let draw_positions = buffer("globe.pool_draw_positions", 48 * u64::from(pool_settings.pool_slots), wgpu::BufferUsages::STORAGE);
         let tree = LebTree::new(device, pool.cbt.clone(), 1);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             let entries: Vec<wgpu::BindGroupEntry> = buffers
@@ -135,6 +137,7 @@ impl GlobePoolRenderer {
                 (6, StorageWrite),
                 (7, StorageRead),
                 (8, StorageWrite),
+                (9, StorageWrite),
             ],
             wgpu::ShaderStages::COMPUTE,
         );
@@ -165,12 +168,13 @@ impl GlobePoolRenderer {
                 wgpu::BindGroupEntry { binding: 6, resource: tree.cbt.stats.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::Buffer(control_params) },
                 wgpu::BindGroupEntry { binding: 8, resource: near_edges.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 9, resource: draw_positions.as_entire_binding() },
             ],
         });
         let draw_layout = layout(
             device,
             "globe.pool_draw",
-            &[(0, StorageRead), (1, Uniform), (2, StorageRead), (3, StorageRead)],
+            &[(0, StorageRead), (1, Uniform), (2, StorageRead), (3, StorageRead), (4, StorageRead)],
             wgpu::ShaderStages::VERTEX_FRAGMENT,
         );
         let atmosphere = Atmosphere::new(device, AtmosphereParams::earth(), color_format);
@@ -182,7 +186,7 @@ impl GlobePoolRenderer {
             &cache_constants,
             [&draw_layout, atmosphere.draw_layout(), cache_layout],
         );
-        let draw_group = group("globe.pool_draw", &draw_layout, &[&pool.list, &frame, &pool.ids, &pool.vertices]);
+        let draw_group = group("globe.pool_draw", &draw_layout, &[&pool.list, &frame, &pool.ids, &pool.vertices, &draw_positions]);
         let mut renderer = GlobePoolRenderer {
             settings,
             pool_settings,
