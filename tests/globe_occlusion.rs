@@ -2,6 +2,8 @@
 //! exactly, the GPU's ball test against its twin (f64) where rounding cannot flip it, and the
 //! bridge view: far fewer leaves with it, the same picture.
 
+#[path = "support/cache_probe.rs"]
+mod cache_probe;
 mod common;
 
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
@@ -15,6 +17,7 @@ use bisector::leb::lod::Criterion;
 use bisector::pool::PoolSettings;
 use bisector::schedule::headless::HeadlessView;
 use bisector::schedule::LebScene;
+use cache_probe::probe_pipeline;
 use glam::{DMat3, DVec3, Mat4, Vec3};
 use rand::Rng;
 
@@ -164,32 +167,8 @@ fn probe_occluded(gpu: &Gpu, occlusion: &GpuOcclusion, balls: &[(Vec3, f32, f32)
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let group0 =
-        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &[storage(0, true), storage(1, false)] });
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: None,
-        bind_group_layouts: &[Some(&group0), Some(occlusion.layout())],
-        immediate_size: 0,
-    });
-    let module = bisector::shaders::SHADERS.create_module(device, "globe_occlusion_probe.wgsl");
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: Some(&layout),
-        module: &module,
-        entry_point: Some("probe"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let (pipeline, group0) =
+        probe_pipeline(gpu, ("globe_occlusion_probe.wgsl", "probe"), &[(0, true), (1, false)], [Some(occlusion.layout()), None], &[]);
     let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &group0,

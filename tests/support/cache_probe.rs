@@ -1,18 +1,32 @@
 //! A test kernel's pipeline beside the globe's tile cache: storage buffers at @group(0) and the
 //! cache's bind group layout at @group(2), with the cache's pipeline constants (tests/tile_cache.rs,
-//! tests/globe_data_error.rs).
+//! tests/globe_data_error.rs); or beside other groups (tests/globe_occlusion.rs).
 
 use bisector::globe::cache::tile_cache::TileCache;
 use bisector::gpu::Gpu;
 
 /// The pipeline of `entry` in `shader`, whose @group(0) holds storage buffers (binding, read
 /// only), and its @group(0) layout.
+#[allow(dead_code)]
 pub fn cache_probe_pipeline(
     gpu: &Gpu,
     cache: &TileCache,
     shader: &str,
     entry: &str,
     buffers: &[(u32, bool)],
+) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    probe_pipeline(gpu, (shader, entry), buffers, [None, Some(cache.bind_group_layout())], &cache.pipeline_constants())
+}
+
+/// The pipeline of `entry` in `shader` whose @group(0) holds storage buffers (binding, read only)
+/// and whose @group(1) and @group(2) have the layouts given, with override `constants`; and its
+/// @group(0) layout.
+pub fn probe_pipeline(
+    gpu: &Gpu,
+    (shader, entry): (&str, &str),
+    buffers: &[(u32, bool)],
+    [group1, group2]: [Option<&wgpu::BindGroupLayout>; 2],
+    constants: &[(&str, f64)],
 ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
     let device = &gpu.device;
     let entries: Vec<wgpu::BindGroupLayoutEntry> = buffers
@@ -31,17 +45,16 @@ pub fn cache_probe_pipeline(
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("probe"), entries: &entries });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("probe"),
-        bind_group_layouts: &[Some(&layout), None, Some(cache.bind_group_layout())],
+        bind_group_layouts: &[Some(&layout), group1, group2],
         immediate_size: 0,
     });
     let module = bisector::shaders::SHADERS.create_module(device, shader);
-    let constants = cache.pipeline_constants();
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(shader),
         layout: Some(&pipeline_layout),
         module: &module,
         entry_point: Some(entry),
-        compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+        compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
         cache: None,
     });
     (pipeline, layout)
