@@ -21,6 +21,7 @@ use bisector::globe::cache::tile_generate::TileJob;
 use bisector::globe::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::globe::frame::GlobeFrame;
 use bisector::globe::near_edges::GpuNearEdges;
+use bisector::globe::sea::SeaUniforms;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
@@ -146,9 +147,9 @@ fn mirrors() -> Vec<Mirror> {
                 relative_from_clip: "relative_from_clip",
                 viewport: "viewport",
                 sea: "sea",
-                sea_origin_m: "sea_origin_m",
             }
         ),
+        mirror!("sea_tiles.wgsl", Wgsl::Struct("SeaUniforms"), SeaUniforms { east: "east", north: "north", tiles: "tiles" }),
         mirror!(
             "globe_draw.wgsl",
             Wgsl::Struct("GlobeFrame"),
