@@ -14,6 +14,8 @@
 @group(1) @binding(6) var sea_tiles: texture_2d_array<f32>;
 @group(1) @binding(7) var sea_sampler: sampler;
 
+// Most trilinear taps along a footprint's long axis (beyond, the mips blur it).
+const SEA_TAPS: u32 = 4u;
 // Reflectance of water at normal incidence (index of refraction 1.33).
 const SEA_F0: f32 = 0.02;
 // The glint's roughness (GGX alpha) from the ripples below the smallest wave.
@@ -76,13 +78,24 @@ fn sea_surface(relative_m: vec3<f32>, up: vec3<f32>) -> vec4<f32> {
     let at_m = vec2<f32>(dot(relative_m, east), dot(relative_m, north));
     let along_m = vec2<f32>(dot(foot_along, east), dot(foot_along, north));
     let across_m = vec2<f32>(dot(foot_across, east), dot(foot_across, north));
+    // Anisotropic by hand: up to SEA_TAPS trilinear taps spread along the footprint's long axis
+    // (lavapipe filters a sampler's anisotropy over the whole ellipse, far too slowly).
+    let taps = u32(clamp(ceil(length(along_m) / max(length(across_m), 1e-6)), 1.0, f32(SEA_TAPS)));
+    let step_m = along_m / f32(taps);
     var slope = vec2<f32>(0.0);
     var variance = 0.0;
     for (var layer = 0u; layer < SEA_LAYERS; layer += 1u) {
         let tile = sea.tiles[layer];
-        let t = textureSampleGrad(sea_tiles, sea_sampler, tile.xy + at_m / tile.z, layer, along_m / tile.z, across_m / tile.z);
-        slope += t.xy;
-        variance += max(t.z - dot(t.xy, t.xy), 0.0);
+        var mean = vec3<f32>(0.0);
+        for (var tap = 0u; tap < taps; tap += 1u) {
+            let tap_m = at_m + step_m * (f32(tap) + 0.5 - 0.5 * f32(taps));
+            mean += textureSampleGrad(sea_tiles, sea_sampler, tile.xy + tap_m / tile.z, layer, step_m / tile.z, across_m / tile.z).xyz;
+        }
+        mean /= f32(taps);
+        // The tiles are independent: their slopes add, and so do their variances (the footprint's
+        // mean |slope|^2 less its mean slope's).
+        slope += mean.xy;
+        variance += max(mean.z - dot(mean.xy, mean.xy), 0.0);
     }
     let tangent = slope.x * east + slope.y * north;
     let normal = normalize(up - (tangent - up * dot(tangent, up)));

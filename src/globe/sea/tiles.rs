@@ -77,7 +77,9 @@ impl SeaTiles {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        // Repeating, trilinear and anisotropic: distant water averages its slopes.
+        // Repeating and trilinear: distant water averages its slopes (the draw spreads taps along
+        // a footprint's long axis itself: lavapipe filters anisotropy over the whole ellipse, far
+        // too slowly).
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("sea.tiles"),
             address_mode_u: wgpu::AddressMode::Repeat,
@@ -85,7 +87,6 @@ impl SeaTiles {
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,
             mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            anisotropy_clamp: 16,
             ..Default::default()
         });
         let pipeline = |label: &str, entry: &str| {
