@@ -364,8 +364,11 @@ impl Atmosphere {
             wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&views[2]) },
         ];
         entries.extend(sea_tiles.draw_group_entries());
-        let draw_group =
-            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("atmosphere.draw"), layout: &draw_layout, entries: &entries });
+        let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("atmosphere.draw"),
+            layout: &draw_layout,
+            entries: &entries,
+        });
         Atmosphere {
             params,
             enabled: true,

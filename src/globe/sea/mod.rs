@@ -196,7 +196,8 @@ pub fn next_mip(texels: &[[f64; 4]], side: u32) -> Vec<[f64; 4]> {
     for layer in 0..layers {
         for j in 0..half {
             for i in 0..half {
-                let at = |di: usize, dj: usize| texels[layer * side * side + (2 * j + dj).min(side - 1) * side + (2 * i + di).min(side - 1)];
+                let at =
+                    |di: usize, dj: usize| texels[layer * side * side + (2 * j + dj).min(side - 1) * side + (2 * i + di).min(side - 1)];
                 let quad = [at(0, 0), at(1, 0), at(0, 1), at(1, 1)];
                 out.push(std::array::from_fn(|c| quad.iter().map(|t| t[c]).sum::<f64>() / 4.0));
             }
