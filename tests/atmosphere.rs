@@ -331,7 +331,7 @@ fn falls_and_rises(image: &image::RgbaImage, rows: std::ops::Range<u32>, from: u
 /// from the sun, the sea's luminance rises from under the camera towards the limb (more air, more
 /// Fresnel) without the rings the aerial-perspective volume's depth slices drew from space: along
 /// the middle rows westwards, the luminance's falls add up to under 10 % of its rise (measured
-/// 3.6 %, the glint's halo near the centre; the rings of slices spread over the longest chord,
+/// 3.8 % with the sea's wave tiles, 3.6 % before, the glint's halo near the centre; the rings of slices spread over the longest chord,
 /// 30 km apart at the sea, made 44 %).
 #[test]
 fn the_sea_from_space_has_no_rings() {

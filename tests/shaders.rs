@@ -23,6 +23,7 @@ use bisector::globe::cache::tile_table::{TileSlot, TileTableHeader};
 use bisector::globe::frame::GlobeFrame;
 use bisector::globe::near_edges::GpuNearEdges;
 use bisector::globe::occlusion::OcclusionFrame;
+use bisector::globe::sea::SeaUniforms;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::kernels::tile_table_bucketed::{BucketedTableHeader, TileBucket};
 use bisector::leb::decode::LodStats;
@@ -173,9 +174,9 @@ fn mirrors() -> Vec<Mirror> {
                 relative_from_clip: "relative_from_clip",
                 viewport: "viewport",
                 sea: "sea",
-                sea_origin_m: "sea_origin_m",
             }
         ),
+        mirror!("sea_tiles.wgsl", Wgsl::Struct("SeaUniforms"), SeaUniforms { east: "east", north: "north", tiles: "tiles" }),
         mirror!(
             "globe_draw.wgsl",
             Wgsl::Struct("GlobeFrame"),

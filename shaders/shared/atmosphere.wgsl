@@ -35,8 +35,6 @@ struct Atmosphere {
     // The sea (shared/globe_sea.wgsl): x = 1 on, 0 off (water is flat and plain), y = the waves'
     // time in seconds, zw unused.
     sea: vec4<f32>,
-    // xyz = the camera's earth-fixed position modulo SEA_WAVE_PERIOD_M (metres, from f64), w unused.
-    sea_origin_m: vec4<f32>,
 }
 
 const ATMOSPHERE_PI: f32 = 3.14159265358979;

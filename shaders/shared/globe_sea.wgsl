@@ -2,12 +2,20 @@
 // reflection of the sky (the sky-view table in the reflected direction), the sun's glint (GGX on
 // the wave normal, through the sunlight's transmittance), the water's own colour tinted by the
 // depth from the bathymetry (shallow water shows its floor), and the atmosphere's aerial
-// perspective over it. Needs shared/globe_frame.wgsl (`globe`), shared/atmosphere_apply.wgsl and
-// binds the sky-view table at @group(1) @binding(4).
-//!include shared/sea_waves.wgsl
+// perspective over it. The wave normal is the sum of the slopes of the sea's wave tiles
+// (src/globe/sea), sampled mip-mapped and anisotropically over the pixel's footprint on the
+// water; the slope variance a texel averages away widens the glint (LEAN mapping). Needs
+// shared/globe_frame.wgsl (`globe`), shared/atmosphere_apply.wgsl and binds the sky-view table at
+// @group(1) @binding(4) and the wave tiles at bindings 5-7 (src/globe/sea/tiles.rs).
+//!include shared/sea_tiles.wgsl
 
 @group(1) @binding(4) var atmosphere_sky_view_lut: texture_2d<f32>;
+@group(1) @binding(5) var<uniform> sea: SeaUniforms;
+@group(1) @binding(6) var sea_tiles: texture_2d_array<f32>;
+@group(1) @binding(7) var sea_sampler: sampler;
 
+// Most trilinear taps along a footprint's long axis (beyond, the mips blur it).
+const SEA_TAPS: u32 = 4u;
 // Reflectance of water at normal incidence (index of refraction 1.33).
 const SEA_F0: f32 = 0.02;
 // The glint's roughness (GGX alpha) from the ripples below the smallest wave.
@@ -56,12 +64,42 @@ fn sea_surface(relative_m: vec3<f32>, up: vec3<f32>) -> vec4<f32> {
     if (atmosphere.sea.x == 0.0) {
         return vec4<f32>(up, SEA_BASE_ROUGHNESS);
     }
-    let distance_m = length(relative_m);
-    // A pixel's footprint on the water, stretched along the view at grazing angles.
-    let cos_view = max(abs(dot(relative_m, up)) / max(distance_m, 1e-6), 0.1);
-    let pixel_m = max(distance_m, 0.1) / globe.projection_scale_px / cos_view;
-    let wave = sea_wave_normal(atmosphere.sea_origin_m.xyz + relative_m, up, atmosphere.sea.y, pixel_m);
-    return vec4<f32>(wave.xyz, sqrt(SEA_BASE_ROUGHNESS * SEA_BASE_ROUGHNESS + wave.w));
+    let distance_m = max(length(relative_m), 1e-3);
+    let view = relative_m / distance_m;
+    // The pixel's footprint on the water (m): across the view, and along it, stretched at grazing angles.
+    let cos_view = max(abs(dot(view, up)), 0.02);
+    let pixel_m = distance_m / globe.projection_scale_px;
+    let level = view - up * dot(view, up);
+    let along = select(sea.north.xyz, level / max(length(level), 1e-6), length(level) > 1e-4);
+    let foot_along = along * (pixel_m / cos_view);
+    let foot_across = cross(up, along) * pixel_m;
+    let east = sea.east.xyz;
+    let north = sea.north.xyz;
+    let at_m = vec2<f32>(dot(relative_m, east), dot(relative_m, north));
+    let along_m = vec2<f32>(dot(foot_along, east), dot(foot_along, north));
+    let across_m = vec2<f32>(dot(foot_across, east), dot(foot_across, north));
+    // Anisotropic by hand: up to SEA_TAPS trilinear taps spread along the footprint's long axis
+    // (lavapipe filters a sampler's anisotropy over the whole ellipse, far too slowly).
+    let taps = u32(clamp(ceil(length(along_m) / max(length(across_m), 1e-6)), 1.0, f32(SEA_TAPS)));
+    let step_m = along_m / f32(taps);
+    var slope = vec2<f32>(0.0);
+    var variance = 0.0;
+    for (var layer = 0u; layer < SEA_LAYERS; layer += 1u) {
+        let tile = sea.tiles[layer];
+        var mean = vec3<f32>(0.0);
+        for (var tap = 0u; tap < taps; tap += 1u) {
+            let tap_m = at_m + step_m * (f32(tap) + 0.5 - 0.5 * f32(taps));
+            mean += textureSampleGrad(sea_tiles, sea_sampler, tile.xy + tap_m / tile.z, layer, step_m / tile.z, across_m / tile.z).xyz;
+        }
+        mean /= f32(taps);
+        // The tiles are independent: their slopes add, and so do their variances (the footprint's
+        // mean |slope|^2 less its mean slope's).
+        slope += mean.xy;
+        variance += max(mean.z - dot(mean.xy, mean.xy), 0.0);
+    }
+    let tangent = slope.x * east + slope.y * north;
+    let normal = normalize(up - (tangent - up * dot(tangent, up)));
+    return vec4<f32>(normal, sqrt(SEA_BASE_ROUGHNESS * SEA_BASE_ROUGHNESS + variance));
 }
 
 // The display colour of the sea `depth_m` deep (over the floor the bathymetry gives) at

@@ -13,6 +13,8 @@
 //! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
 //! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective;
 //!                                 the sea reflects the sky-view table (shaders/shared/globe_sea.wgsl)
+//! sea.waves, sea.mips             the sea's wave tiles when the waves' time changes (src/globe/sea/tiles.rs,
+//!                                 recorded before the tables, bound at the draw's bindings 5-7)
 //! ```
 //! Distances are in km, planet-centred; the atmosphere is a sphere whose bottom is the globe's
 //! (`EARTH_RADIUS_M`). The camera's height is sent separately (from f64), and ray-sphere distances
@@ -23,6 +25,7 @@
 pub mod cpu;
 
 use crate::globe::camera::GlobeCamera;
+use crate::globe::sea::tiles::SeaTiles;
 use crate::globe::sea::SeaSettings;
 use crate::globe::EARTH_RADIUS_M;
 use crate::gpu::profiled_compute_pass;
@@ -123,9 +126,8 @@ pub struct AtmosphereUniforms {
     pub relative_from_clip: [[f32; 4]; 4],
     pub viewport: [f32; 4],
     pub sea: [f32; 4],
-    pub sea_origin_m: [f32; 4],
 }
-const _: () = assert!(std::mem::size_of::<AtmosphereUniforms>() == 272);
+const _: () = assert!(std::mem::size_of::<AtmosphereUniforms>() == 256);
 
 /// What the view-dependent uniforms are made of.
 #[derive(Clone, Copy, Debug)]
@@ -138,9 +140,6 @@ pub struct AtmosphereView {
     /// Unit vector towards the sun.
     pub sun_direction: DVec3,
     pub enabled: bool,
-    /// The true camera (earth-fixed metres, on the ellipsoid's terms) modulo the sea's wave
-    /// period (src/globe/sea.rs).
-    pub sea_origin_m: DVec3,
     /// The true camera, earth-centred metres on the ellipsoid's terms (the origin of
     /// `clip_from_relative`; the sky pass's scissor).
     pub camera_true_m: DVec3,
@@ -160,7 +159,6 @@ impl AtmosphereView {
             size_px,
             sun_direction: sun,
             enabled,
-            sea_origin_m: crate::globe::sea::wave_origin_m(camera.position_m),
             camera_true_m: camera.position_m,
         }
     }
@@ -241,7 +239,6 @@ pub fn uniforms(params: &AtmosphereParams, view: &AtmosphereView, sea: &SeaSetti
             if height_km >= GROUND_FITTED_SLICES_FROM_KM { 1.0 } else { 0.0 },
         ],
         sea: [if sea.enabled { 1.0 } else { 0.0 }, sea.time_s as f32, 0.0, 0.0],
-        sea_origin_m: v4(view.sea_origin_m.to_array(), 0.0),
     }
 }
 
@@ -261,6 +258,8 @@ pub struct Atmosphere {
     pub enabled: bool,
     /// The sea's waves and their time (src/globe/sea.rs).
     pub sea: SeaSettings,
+    /// The sea's wave tiles (bound in the draw's @group(1)).
+    pub sea_tiles: SeaTiles,
     uniforms: wgpu::Buffer,
     tables: [wgpu::Texture; 4],
     passes: [(wgpu::ComputePipeline, wgpu::BindGroup); 4],
@@ -356,21 +355,25 @@ impl Atmosphere {
         ];
         let sky = sky_pipeline(device, color_format, &uniforms, &views, &sampler);
         let draw_layout = draw_layout(device);
+        let sea_tiles = SeaTiles::new(device);
+        let mut entries = vec![
+            wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&views[0]) },
+            wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[3]) },
+            wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },
+            wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&views[2]) },
+        ];
+        entries.extend(sea_tiles.draw_group_entries());
         let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("atmosphere.draw"),
             layout: &draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&views[0]) },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[3]) },
-                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },
-                wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&views[2]) },
-            ],
+            entries: &entries,
         });
         Atmosphere {
             params,
             enabled: true,
             sea: SeaSettings::default(),
+            sea_tiles,
             uniforms,
             tables,
             passes,
@@ -398,6 +401,7 @@ impl Atmosphere {
         let view = AtmosphereView { enabled: view.enabled && self.enabled, ..*view };
         let u = uniforms(&self.params, &view, &self.sea);
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        self.sea_tiles.set_view(queue, view.camera_true_m, &self.sea);
         self.sky_scissor_px = (view.size_px, sky_scissor_px(&view));
         if self.built_for != Some(self.params) {
             self.tables_current = false;
@@ -405,9 +409,11 @@ impl Atmosphere {
         u
     }
 
-    /// Records the table passes: transmittance and multiple scattering when the parameters changed
-    /// since they were built, then the sky view and the aerial perspective.
+    /// Records the sea's wave tiles when their time changed (with the atmosphere on or off), then
+    /// the table passes: transmittance and multiple scattering when the parameters changed since
+    /// they were built, then the sky view and the aerial perspective.
     pub fn record_tables(&mut self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler) {
+        self.sea_tiles.record(encoder, profiler);
         if !self.enabled {
             return;
         }
@@ -491,7 +497,7 @@ impl Atmosphere {
 }
 
 /// The explicit layout of the globe draws' @group(1): uniforms, transmittance, aerial perspective,
-/// sampler, sky view (the sea's reflection).
+/// sampler, sky view (the sea's reflection), the sea's wave tiles (SeaTiles::draw_layout_entries).
 fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
     let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
@@ -522,7 +528,10 @@ fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
                 count: None,
             },
             texture(4, wgpu::TextureViewDimension::D2),
-        ],
+        ]
+        .into_iter()
+        .chain(SeaTiles::draw_layout_entries(visibility))
+        .collect::<Vec<_>>(),
     })
 }
 
