@@ -15,6 +15,7 @@
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
+//!include shared/cbt_reduce_block.wgsl
 //!include shared/cbt_reduce_constants.wgsl
 
 // Keep in sync with ReduceParams in src/cbt/gpu.rs.
@@ -84,8 +85,6 @@ fn area_nodes(a: u32, wid: u32, active_count: u32) -> vec3<u32> {
 // The workgroup's area table, in shared memory rather than per thread: a per-thread table costs
 // registers, and register pressure limited the first dispatch to one workgroup per SM.
 var<workgroup> areas: array<Area, 16>;
-// The block this workgroup reduces, in a changed-only dispatch.
-var<workgroup> wg_block: u32;
 
 // Fills `areas` for workgroup `wid` (one thread; the caller synchronises).
 fn build_areas(area_count: u32, wid: u32, active_count: u32) {
@@ -112,19 +111,7 @@ fn emit(area: Area, bit: u32, width: u32, value: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let d = CBT_MAX_DEPTH;
-    var wid = dispatch_group_index(group);
-    if (params.changed_only == 1u) {
-        if (t == 0u) {
-            let block = atomicLoad(&cbt_changed[1u + cbt_changed_bitmap_words() + group.x]);
-            atomicAnd(&cbt_changed[1u + (block >> 5u)], ~(1u << (block & 31u)));
-            if (group.x == 0u) {
-                // The dispatch's size was copied out before it began: the list can start over.
-                atomicStore(&cbt_changed[0], 0u);
-            }
-            wg_block = block;
-        }
-        wid = workgroupUniformLoad(&wg_block);
-    }
+    let wid = cbt_reduce_block(group, t);
     // Threads of this dispatch: one per node of in_depth; each reads the 2^items_log2 items below
     // it (bitfield words at depth D-5 in dispatch 0, counts at in_depth + items_log2 after).
     let total_threads = 1u << params.in_depth;

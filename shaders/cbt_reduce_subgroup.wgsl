@@ -29,6 +29,7 @@
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
+//!include shared/cbt_reduce_block.wgsl
 
 // Keep in sync with SubgroupReduceParams in src/cbt/reduce_subgroup.rs.
 struct SubgroupReduceParams {
@@ -76,8 +77,6 @@ struct PackArea {
 var<workgroup> wg_areas: array<PackArea, 16>;
 var<workgroup> wg_area_count: u32;
 var<workgroup> wg_total_words: u32;
-// The block this workgroup reduces, in a changed-only dispatch.
-var<workgroup> wg_block: u32;
 // 1 in the workgroup that runs the tail.
 var<workgroup> wg_last: u32;
 // Thread numbers handed out to subgroups so far.
@@ -290,19 +289,7 @@ fn reduce(
         first = atomicAdd(&wg_next_thread, g.count);
     }
     let l = subgroupBroadcastFirst(first) + g.rank;
-    var wid = dispatch_group_index(group);
-    if (params.changed_only == 1u) {
-        if (t == 0u) {
-            let block = atomicLoad(&cbt_changed[1u + cbt_changed_bitmap_words() + group.x]);
-            atomicAnd(&cbt_changed[1u + (block >> 5u)], ~(1u << (block & 31u)));
-            if (group.x == 0u) {
-                // The dispatch's size was copied out before it began: the list can start over.
-                atomicStore(&cbt_changed[0], 0u);
-            }
-            wg_block = block;
-        }
-        wid = workgroupUniformLoad(&wg_block);
-    }
+    let wid = cbt_reduce_block(group, t);
     let group_count = 1u << (params.in_depth - min(params.in_depth, 8u + params.items_log2));
     if (wid >= group_count) {
         return;

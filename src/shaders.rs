@@ -55,6 +55,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/cbt.wgsl", include_str!("../shaders/shared/cbt.wgsl")),
         ("shared/cbt_heap_atomic.wgsl", include_str!("../shaders/shared/cbt_heap_atomic.wgsl")),
         ("shared/cbt_heap_read.wgsl", include_str!("../shaders/shared/cbt_heap_read.wgsl")),
+        ("shared/cbt_reduce_block.wgsl", include_str!("../shaders/shared/cbt_reduce_block.wgsl")),
         ("shared/globe_base_mesh.wgsl", include_str!("../shaders/shared/globe_base_mesh.wgsl")),
         ("shared/globe_frame.wgsl", include_str!("../shaders/shared/globe_frame.wgsl")),
         ("shared/globe_detail.wgsl", include_str!("../shaders/shared/globe_detail.wgsl")),
