@@ -214,6 +214,8 @@ pub struct GpuOcclusion {
 struct SizedHzb {
     viewport_px: (u32, u32),
     texture: wgpu::Texture,
+    /// Level 0 alone: what from_depth writes.
+    base: wgpu::TextureView,
     /// from_level's bind group of each level from 1.
     level_groups: Vec<wgpu::BindGroup>,
     /// The pool passes' @group(1).
@@ -361,7 +363,7 @@ impl GpuOcclusion {
                 wgpu::BindGroupEntry { binding: 1, resource: self.frame.as_entire_binding() },
             ],
         });
-        SizedHzb { viewport_px, texture, level_groups, group }
+        SizedHzb { viewport_px, base: mip(0), texture, level_groups, group }
     }
 
     /// Records globe.hzb from `depth` (the draw's depth attachment, TEXTURE_BINDING, at least the
@@ -369,14 +371,12 @@ impl GpuOcclusion {
     pub fn record_build(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, depth: &wgpu::TextureView) {
         let Some(view) = self.recording else { return };
         let sized = self.sized();
-        let base =
-            sized.texture.create_view(&wgpu::TextureViewDescriptor { base_mip_level: 0, mip_level_count: Some(1), ..Default::default() });
         let depth_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globe.hzb"),
             layout: &self.from_depth.get_bind_group_layout(0),
             entries: &[
                 wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(depth) },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&base) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&sized.base) },
                 wgpu::BindGroupEntry { binding: 3, resource: self.viewport.as_entire_binding() },
             ],
         });
