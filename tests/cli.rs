@@ -10,6 +10,16 @@ fn bisector(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bisector")).args(args).output().expect("run bisector")
 }
 
+/// Runs `shot ARGS --out DIR/NAME.png --json DIR/NAME.json`, which must succeed: its stdout and
+/// the figures it wrote.
+fn shot_figures(dir: &Path, name: &str, args: &[&str]) -> (String, serde_json::Value) {
+    let (png, json) = (dir.join(format!("{name}.png")), dir.join(format!("{name}.json")));
+    let out = bisector(&[&["shot"], args, &["--out", png.to_str().unwrap(), "--json", json.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let figures = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), figures)
+}
+
 /// The stderr lines of `out` that come from bisector (drivers may print their own noise).
 fn own_error_lines(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stderr)
@@ -377,19 +387,8 @@ fn shot_json_writes_the_view_figures() {
     // names them, consistent with the line `shot` prints.
     let dir = tempfile::tempdir().unwrap();
     for (terrain, depth, base, heap) in [("procedural", "16", 1, &[][..]), ("planet", "18", 3, &["--pool-slots", "0"][..])] {
-        let (png, json) = (dir.path().join(format!("{terrain}.png")), dir.path().join(format!("{terrain}.json")));
-        let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-            .args(["shot", "--terrain", terrain, "--max-depth", depth, "--size", "96x64"])
-            .args(heap)
-            .arg("--out")
-            .arg(&png)
-            .arg("--json")
-            .arg(&json)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{terrain}: {}", String::from_utf8_lossy(&out.stderr));
-        let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let args = [&["--terrain", terrain, "--max-depth", depth, "--size", "96x64"][..], heap].concat();
+        let (stdout, figures) = shot_figures(dir.path(), terrain, &args);
         let number = |key: &str| figures[key].as_u64().unwrap_or_else(|| panic!("{terrain}: no {key} in {figures}"));
         assert!(
             stdout.contains(&format!(" {} leaves, max depth {} ", number("leaves"), number("max_depth_reached") + base)),
@@ -406,21 +405,7 @@ fn the_globe_draws_from_a_pool_of_2_20_slots_by_default() {
     // Without --pool-slots the globe is drawn from the bisector pool (issue 15: "default: at
     // least 2^20") under --lod error; --pool-slots 0 draws it from the heap.
     let dir = tempfile::tempdir().unwrap();
-    let (png, json) = (dir.path().join("default.png"), dir.path().join("default.json"));
-    let shot = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-            .args(["shot", "--terrain", "planet", "--size", "64x36"])
-            .args(extra)
-            .arg("--out")
-            .arg(&png)
-            .arg("--json")
-            .arg(&json)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        (String::from_utf8_lossy(&out.stdout).into_owned(), figures)
-    };
+    let shot = |extra: &[&str]| shot_figures(dir.path(), "default", &[&["--terrain", "planet", "--size", "64x36"], extra].concat());
     let (stdout, figures) = shot(&[]);
     assert_eq!(figures["pool_slots"].as_u64(), Some(1 << 20), "{figures}");
     assert!(stdout.contains("bisector pool of 1048576 slots"), "{stdout}");
@@ -434,20 +419,10 @@ fn shot_json_with_a_tiny_pool_reports_the_pool() {
     // above the sea): a 4096-slot pool goes deeper than the heap's 29 levels near the camera and
     // is too small for the view, so leaves are capped; the figures name the pool.
     let dir = tempfile::tempdir().unwrap();
-    let (png, json) = (dir.path().join("pool.png"), dir.path().join("pool.json"));
     let earth = format!("planet:{},{}", data("etopo20_global.tif"), data("taiwan-terrain-rgb"));
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bisector"))
-        .args(["shot", "--terrain", &earth, "--pool-slots", "4096", "--size", "160x90", "--camera"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&png)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let args = ["--terrain", &earth, "--pool-slots", "4096", "--size", "160x90", "--camera", path.to_str().unwrap()];
+    let (_, figures) = shot_figures(dir.path(), "pool", &args);
     let number = |key: &str| figures[key].as_u64().unwrap_or_else(|| panic!("no {key} in {figures}"));
     assert_eq!(number("pool_slots"), 4096, "{figures}");
     assert!(number("pool_used") == number("leaves") && number("leaves") <= 4096, "{figures}");
