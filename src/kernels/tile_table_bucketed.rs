@@ -332,26 +332,13 @@ impl BucketedTileTable {
 
     /// Distinct buckets changed since the last `take_dirty`.
     pub fn dirty_buckets(&self) -> u32 {
-        let mut dirty = self.dirty.clone();
-        dirty.sort_unstable();
-        dirty.dedup();
-        dirty.len() as u32
+        crate::gpu::upload::distinct_count(&self.dirty)
     }
 
     /// The bucket ranges [start, end) changed since the last call, sorted and merged (runs
     /// closer than `merge_gap` buckets are joined).
     pub fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
-        let mut dirty = std::mem::take(&mut self.dirty);
-        dirty.sort_unstable();
-        dirty.dedup();
-        let mut runs: Vec<(u32, u32)> = Vec::new();
-        for i in dirty {
-            match runs.last_mut() {
-                Some((_, end)) if i <= *end + merge_gap => *end = i + 1,
-                _ => runs.push((i, i + 1)),
-            }
-        }
-        runs
+        crate::gpu::upload::changed_runs(std::mem::take(&mut self.dirty), merge_gap)
     }
 
     /// Checks the invariants (tests): keys valid and distinct, each in one of its two buckets,
@@ -440,11 +427,7 @@ impl GpuBucketedTileTable {
         assert_eq!(table.buckets().len() as u32, self.buckets, "a table of another capacity");
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(&table.header()));
         let runs = table.take_dirty(MERGE_GAP_BUCKETS);
-        let header = std::mem::size_of::<BucketedTableHeader>() as u64;
-        for &(start, end) in &runs {
-            let offset = header + start as u64 * std::mem::size_of::<TileBucket>() as u64;
-            queue.write_buffer(&self.buffer, offset, bytemuck::cast_slice(&table.buckets()[start as usize..end as usize]));
-        }
+        crate::gpu::upload::write_runs(queue, &self.buffer, std::mem::size_of::<BucketedTableHeader>() as u64, table.buckets(), &runs);
         runs.len()
     }
 }

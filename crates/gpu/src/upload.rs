@@ -57,3 +57,35 @@ pub fn storage_buffer_from_vec<T: bytemuck::Pod>(
     }
     buffer
 }
+
+/// The number of distinct indices in `changed` (unsorted, may repeat).
+pub fn distinct_count(changed: &[u32]) -> u32 {
+    let mut changed = changed.to_vec();
+    changed.sort_unstable();
+    changed.dedup();
+    changed.len() as u32
+}
+
+/// The elements whose indices are in `changed` (unsorted, may repeat) as sorted ranges
+/// [start, end), runs closer than `merge_gap` joined: one larger write beats many tiny ones.
+pub fn changed_runs(mut changed: Vec<u32>, merge_gap: u32) -> Vec<(u32, u32)> {
+    changed.sort_unstable();
+    changed.dedup();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for i in changed {
+        match runs.last_mut() {
+            Some((_, end)) if i <= *end + merge_gap => *end = i + 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    runs
+}
+
+/// Writes `elements[start..end]` of each run into `buffer`, whose elements begin after a header of
+/// `header_bytes`.
+pub fn write_runs<T: bytemuck::Pod>(queue: &wgpu::Queue, buffer: &wgpu::Buffer, header_bytes: u64, elements: &[T], runs: &[(u32, u32)]) {
+    for &(start, end) in runs {
+        let offset = header_bytes + u64::from(start) * std::mem::size_of::<T>() as u64;
+        queue.write_buffer(buffer, offset, bytemuck::cast_slice(&elements[start as usize..end as usize]));
+    }
+}

@@ -292,26 +292,13 @@ impl TileTable {
 
     /// Distinct slots changed since the last `take_dirty`.
     pub fn dirty_slots(&self) -> u32 {
-        let mut dirty = self.dirty.clone();
-        dirty.sort_unstable();
-        dirty.dedup();
-        dirty.len() as u32
+        crate::gpu::upload::distinct_count(&self.dirty)
     }
 
     /// The slot ranges [start, end) changed since the last call, sorted and merged (runs closer
     /// than `merge_gap` slots are joined: one larger write beats many tiny ones).
     pub fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
-        let mut dirty = std::mem::take(&mut self.dirty);
-        dirty.sort_unstable();
-        dirty.dedup();
-        let mut runs: Vec<(u32, u32)> = Vec::new();
-        for i in dirty {
-            match runs.last_mut() {
-                Some((_, end)) if i <= *end + merge_gap => *end = i + 1,
-                _ => runs.push((i, i + 1)),
-            }
-        }
-        runs
+        crate::gpu::upload::changed_runs(std::mem::take(&mut self.dirty), merge_gap)
     }
 
     /// Checks the invariants (tests): keys are distinct, stored displacements are exact, every
@@ -389,11 +376,7 @@ impl GpuTileTable {
         assert_eq!(table.capacity(), self.capacity, "a table of another capacity");
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(&table.header()));
         let runs = table.take_dirty(MERGE_GAP_SLOTS);
-        let header = std::mem::size_of::<TileTableHeader>() as u64;
-        for &(start, end) in &runs {
-            let offset = header + start as u64 * std::mem::size_of::<TileSlot>() as u64;
-            queue.write_buffer(&self.buffer, offset, bytemuck::cast_slice(&table.slots()[start as usize..end as usize]));
-        }
+        crate::gpu::upload::write_runs(queue, &self.buffer, std::mem::size_of::<TileTableHeader>() as u64, table.slots(), &runs);
         runs.len()
     }
 }
