@@ -96,6 +96,25 @@ pub struct FeedbackReport {
     pub verified: bool,
 }
 
+/// The summary's lines of each lookup and of the feedback set (one per line, indented).
+pub(crate) fn lookup_lines(lookups: &[TileLookupReport], f: &FeedbackReport) -> String {
+    let mut out = String::new();
+    for q in lookups {
+        out += &format!(
+            "    {:20} median {:.4} ms, min {:.4} ms, {:.3} G lookups/s, verified: {}\n",
+            q.queries,
+            q.gpu.median_ms,
+            q.gpu.min_ms,
+            q.lookups_per_s / 1e9,
+            q.verified
+        );
+    }
+    out + &format!(
+        "    feedback: {} distinct missed, {} stored of {}, overflow {}, verified: {}\n",
+        f.distinct_missed, f.stored, f.capacity, f.overflow, f.verified
+    )
+}
+
 /// One load factor's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct LoadReport {
@@ -723,21 +742,7 @@ impl TileTableReport {
                 "  load {:.2}: {} keys, max probe {}, slots examined by a hit: mean {:.2} p99 {:.0}, by a miss: mean {:.2} p99 {:.0}; CPU build {:.1} ms\n",
                 l.load, l.keys, l.max_probe, l.mean_hit_probes, l.p99_hit_probes, l.mean_miss_probes, l.p99_miss_probes, l.cpu_build_ms
             );
-            for q in &l.lookups {
-                out += &format!(
-                    "    {:20} median {:.4} ms, min {:.4} ms, {:.3} G lookups/s, verified: {}\n",
-                    q.queries,
-                    q.gpu.median_ms,
-                    q.gpu.min_ms,
-                    q.lookups_per_s / 1e9,
-                    q.verified
-                );
-            }
-            let f = &l.feedback;
-            out += &format!(
-                "    feedback: {} distinct missed, {} stored of {}, overflow {}, verified: {}\n",
-                f.distinct_missed, f.stored, f.capacity, f.overflow, f.verified
-            );
+            out += &lookup_lines(&l.lookups, &l.feedback);
             let c = &l.churn;
             out += &format!(
                 "    CPU twin: {:.1} M inserts/s; churn: {} evictions + {} inserts changed {} slots in {:.2} ms, synced in {} writes in {:.2} ms, verified: {}\n",

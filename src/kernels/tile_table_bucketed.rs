@@ -639,21 +639,7 @@ impl BucketedLoadReport {
         if let Some(why) = &self.subgroup_skipped {
             out += &format!("    subgroup lookup skipped: {why}\n");
         }
-        for q in &self.lookups {
-            out += &format!(
-                "    {:20} median {:.4} ms, min {:.4} ms, {:.3} G lookups/s, verified: {}\n",
-                q.queries,
-                q.gpu.median_ms,
-                q.gpu.min_ms,
-                q.lookups_per_s / 1e9,
-                q.verified
-            );
-        }
-        let f = &self.feedback;
-        out += &format!(
-            "    feedback: {} distinct missed, {} stored of {}, overflow {}, verified: {}\n",
-            f.distinct_missed, f.stored, f.capacity, f.overflow, f.verified
-        );
+        out += &crate::kernels::tile_table::lookup_lines(&self.lookups, &self.feedback);
         let c = &self.churn;
         out += &format!(
             "    churn: {} evictions + {} inserts changed {} buckets in {:.2} ms, synced in {} writes in {:.2} ms, verified: {}\n",
