@@ -318,15 +318,7 @@ impl Atmosphere {
         // Every pass binds what it uses of: 0 uniforms, 1 transmittance, 2 multiple scattering
         // (the sky's: sky view), 3 sampler, 4-7 the table it writes (derived layouts).
         let pass = |label: &str, shader: &str, entry: &str, reads: &[usize], writes: usize| {
-            let module = SHADERS.create_module(device, shader);
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+            let pipeline = SHADERS.compute_pipeline(device, label, shader, entry, &[]);
             let mut entries = vec![
                 wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&sampler) },

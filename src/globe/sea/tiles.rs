@@ -89,17 +89,7 @@ impl SeaTiles {
             mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
-        let pipeline = |label: &str, entry: &str| {
-            let module = SHADERS.create_module(device, "sea_tiles.wgsl");
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        let pipeline = |label: &str, entry: &str| SHADERS.compute_pipeline(device, label, "sea_tiles.wgsl", entry, &[]);
         let waves_pipeline = pipeline(PASS_LABELS[0], "waves");
         let waves_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(PASS_LABELS[0]),
