@@ -58,7 +58,9 @@ pub struct FrameRecord {
     pub max_error_px: f64,
     /// Deepest subdivision level this frame.
     pub max_depth: u32,
-    /// Visible leaves that wanted to split and could not (at the max depth).
+    /// Visible leaves that wanted to split and could not: at the max depth (the flat terrain and
+    /// the heap), or, over the bisector pool, refused by depth or by the pool in the last split
+    /// frame (`PoolFrameRecord` has the two parts and the leaves still waiting for a split frame).
     pub capped_leaves: u32,
     /// Cache hits this frame.
     pub cache_hits: u64,
@@ -86,6 +88,13 @@ pub struct PoolFrameRecord {
     /// Slots of the pool, and those in use (the leaves).
     pub pool_slots: u32,
     pub pool_used: u32,
+    /// Leaves the last split frame refused: at the max depth, and for want of free slots.
+    pub capped_by_depth: u32,
+    pub capped_by_pool: u32,
+    /// Visible leaves that want a split after this frame (globe.pool_decode's count): those
+    /// capped, and those the next split frame will split (the camera moved, or a leaf refines
+    /// one level per split frame). Not a shortage: a measure of how far the pool lags the view.
+    pub pending_split_leaves: u32,
     /// Edges of the drawn leaves over land within 3 km of the camera, from the GPU's histogram
     /// (globe::near_edges: the median to half a 1/16-octave bin), on every 8th frame
     /// (bench::run::BENCH_NEAR_EDGE_INTERVAL_FRAMES); absent on the others and when there are none.

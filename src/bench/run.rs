@@ -80,7 +80,7 @@ fn fly<S: LebScene>(
             visible_leaves: outcome.lod.visible_leaves,
             max_error_px: outcome.lod.max_size_px as f64,
             max_depth: outcome.stats.max_depth,
-            capped_leaves: outcome.lod.capped_leaves,
+            capped_leaves: pool.as_ref().map_or(outcome.lod.capped_leaves, |p| p.capped_by_depth + p.capped_by_pool),
             cache_hits: globe.as_ref().map_or(0, |g| u64::from(g.cache.hits)),
             cache_misses: globe.as_ref().map_or(0, |g| u64::from(g.cache.misses)),
             pass_gpu_ms: outcome.timings.passes.iter().map(|p| (p.label.clone(), p.gpu_ms)).collect(),
@@ -175,8 +175,9 @@ pub const BENCH_NEAR_EDGE_INTERVAL_FRAMES: u32 = 8;
 /// Benchmarks the globe drawn from the bisector pool along `path` (`bench --pool-slots`): the
 /// same records as `run_globe_bench`, and the pool's figures (`PoolFrameRecord`: the near edges
 /// read from the decode's histogram every `BENCH_NEAR_EDGE_INTERVAL_FRAMES`-th frame, as the
-/// viewer does, so the timings are those of a frame nobody measures 7 times in 8); max depth is the pool's, the criterion the same
-/// edge length on the leaves themselves.
+/// viewer does, so the timings are those of a frame nobody measures 7 times in 8), and the capped
+/// leaves of the last split frame (read after each split frame); max depth is the pool's, the
+/// criterion the same edge length on the leaves themselves.
 pub fn run_globe_pool_bench(
     gpu: &Gpu,
     view: &mut HeadlessView<GlobePoolRenderer>,
@@ -184,7 +185,13 @@ pub fn run_globe_pool_bench(
     options: &BenchOptions,
 ) -> BenchReport {
     view.scene.near_edge_interval_frames = BENCH_NEAR_EDGE_INTERVAL_FRAMES;
+    // The counters of the last split frame (a merge frame leaves its capped counts at 0).
+    let last_split = std::cell::Cell::new(crate::pool::gpu::GpuPoolCounters::default());
     let globe = |time_s: f64, outcome: &FrameOutcome, scene: &GlobePoolRenderer| {
+        if scene.tree.update_kind() == Some(crate::leb::cpu::UpdateKind::Merge) {
+            last_split.set(scene.read_pool_counters(gpu));
+        }
+        let counters = last_split.get();
         let pose = path.sample(time_s);
         let record = GlobeFrameRecord {
             lon_deg: pose.lon_deg,
@@ -197,6 +204,9 @@ pub fn run_globe_pool_bench(
             max_depth_reached: outcome.stats.max_depth.saturating_sub(crate::leb::base_mesh::BaseMesh::octahedron().depth),
             pool_slots: scene.pool_settings.pool_slots,
             pool_used: outcome.stats.leaves,
+            capped_by_depth: counters.capped_by_depth,
+            capped_by_pool: counters.capped_by_pool,
+            pending_split_leaves: outcome.lod.capped_leaves,
             near_edge_m: if scene.near_edges_fresh() { scene.read_near_edges(gpu).stats() } else { None },
         };
         (Some(record), Some(pool))

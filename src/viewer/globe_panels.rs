@@ -54,11 +54,19 @@ impl PoolData {
         if let Some(stats) = stats {
             let used = stats.stats.leaves;
             rows.push(("pool_used", format!("{used} ({:.1}%)", 100.0 * f64::from(used) / f64::from(self.pool_slots.max(1)))));
-            let capped = stats.lod.map_or(0, |l| l.capped_leaves);
-            let by = self.latest.as_ref().map_or(String::new(), |p| {
-                format!(" (last split frame: {} by depth, {} by the pool)", p.counters.capped_by_depth, p.counters.capped_by_pool)
+            // Capped: refused by depth or by the pool in the last split frame read back;
+            // pending: visible leaves still wanting a split after this frame (the decode's count).
+            let pending = stats.lod.map_or(0, |l| l.capped_leaves);
+            let capped = self.latest.as_ref().map_or("-".to_string(), |p| {
+                format!(
+                    "{} ({} by depth, {} by the pool)",
+                    p.counters.capped_leaves(),
+                    p.counters.capped_by_depth,
+                    p.counters.capped_by_pool
+                )
             });
-            rows.push(("capped_leaves", format!("{capped}{by}")));
+            rows.push(("capped_leaves", capped));
+            rows.push(("pending_split_leaves", pending.to_string()));
             rows.push((
                 "max_depth_reached",
                 format!("{} of {} levels below the base", stats.stats.max_depth.saturating_sub(base), self.max_depth - base),
@@ -302,11 +310,12 @@ mod tests {
         let mut stats = LeafStats::default();
         stats.stats.leaves = 1024;
         stats.stats.max_depth = 43;
-        stats.lod = Some(crate::leb::decode::LodStats { capped_leaves: 7, ..Default::default() });
+        stats.lod = Some(crate::leb::decode::LodStats { capped_leaves: 9, ..Default::default() });
         let rows: std::collections::HashMap<_, _> = pool.rows(Some(&stats)).into_iter().collect();
         assert_eq!(rows["pool_slots"], "4096");
         assert_eq!(rows["pool_used"], "1024 (25.0%)");
-        assert_eq!(rows["capped_leaves"], "7 (last split frame: 2 by depth, 5 by the pool)");
+        assert_eq!(rows["capped_leaves"], "7 (2 by depth, 5 by the pool)");
+        assert_eq!(rows["pending_split_leaves"], "9");
         assert_eq!(rows["max_depth_reached"], "40 of 60 levels below the base");
         assert!(rows["near_edge_m"].starts_with("min 1.990 m, median 2.0") && rows["near_edge_m"].ends_with(", 3 edges"), "{rows:?}");
         let ctx = egui::Context::default();

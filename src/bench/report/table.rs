@@ -180,8 +180,15 @@ mod tests {
         for (i, frame) in frames.iter_mut().enumerate() {
             let near_edge_m = (i % 3 != 0).then(|| EdgeStats { min: rng.range(0.1, 1.0), median: rng.range(1.0, 20.0), count: 30 });
             medians.extend(near_edge_m.map(|e| e.median));
-            frame.pool =
-                Some(PoolFrameRecord { max_depth_reached: 40 + i as u32, pool_slots: 1 << 20, pool_used: frame.leaves, near_edge_m });
+            frame.pool = Some(PoolFrameRecord {
+                max_depth_reached: 40 + i as u32,
+                pool_slots: 1 << 20,
+                pool_used: frame.leaves,
+                capped_by_depth: 0,
+                capped_by_pool: 0,
+                pending_split_leaves: 0,
+                near_edge_m,
+            });
         }
         medians.sort_by(f64::total_cmp);
         let report = BenchReport::from_frames(meta(), frames);
@@ -190,7 +197,7 @@ mod tests {
         assert!(table.contains(&expected) && table.contains("max depth reached 48 levels"), "{table}");
         let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
         let frame = &json["frames"][1];
-        for key in ["leaves", "max_depth_reached", "pool_slots", "pool_used", "capped_leaves"] {
+        for key in ["leaves", "max_depth_reached", "pool_slots", "pool_used", "capped_leaves", "pending_split_leaves"] {
             assert!(frame[key].is_u64(), "{key} missing from {frame}");
         }
         assert!(frame["near_edge_m"]["median"].is_f64() && frame["near_edge_m"]["count"] == 30, "{frame}");
