@@ -2,9 +2,10 @@
 // per used slot of pool.list (the pool's leaves, listed by the frame's pool.list): tells the tile
 // cache which tiles the visible leaves use and miss (as globe.decode does), places its three
 // vertices relative to the camera for the draw (`draw_positions`), measures visible
-// leaves, their largest projected hypotenuse and those that still want to split (capped: by the
-// pool or its max depth, once the pool has converged; not those the last frame hid,
-// shared/pool_occlusion.wgsl at @group(1)), the deepest leaf; thread 0 writes the
+// leaves, their largest projected hypotenuse and those that still want to split (LodStats'
+// capped_leaves, reported as pending_split_leaves: those the pool or its max depth refused, and
+// those the next split frame will split; not those the last frame hid, shared/pool_occlusion.wgsl
+// at @group(1)), the deepest leaf; thread 0 writes the
 // draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats. Beside
 // them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges`, in
 // the pipeline built with NEAR_EDGES (the frames someone reads them: GlobePoolRenderer::
@@ -34,7 +35,8 @@
 @group(0) @binding(7) var<storage, read> pool_params: array<u32, 8>;
 // The near edges' histogram, count and minimum (src/globe/near_edges.rs).
 @group(0) @binding(8) var<storage, read_write> near_edges: NearEdges;
-// Each listed leaf's three vertices, camera-relative, in drawing order (globe.pool_draw's).
+// Each listed leaf's three vertices, camera-relative, in drawing order (globe.pool_draw's; the
+// pool's criterion reads them next frame, the data's error bound in the first one's w).
 @group(0) @binding(9) var<storage, read_write> draw_positions: array<vec4<f32>>;
 
 // Whether this pipeline fills `near_edges` (GlobePoolRenderer builds one of each).
@@ -64,10 +66,12 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         let v = array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]);
         let p = pool_relative_positions_m(v, pool_vertex_heights_m(v));
         let depth = id_depth(pool_ids[slot]);
-        for (var corner = 0u; corner < 3u; corner += 1u) {
-            draw_positions[3u * i + corner] = vec4<f32>(p[pool_draw_vertex(depth, corner)], 1.0);
-        }
         let b = pool_globe_bound_with_error(v, p);
+        // The first corner's w holds the data's error bound, for the next frame's pool criterion
+        // (shared/pool_criterion_globe.wgsl); the draw reads xyz.
+        for (var corner = 0u; corner < 3u; corner += 1u) {
+            draw_positions[3u * i + corner] = vec4<f32>(p[pool_draw_vertex(depth, corner)], select(1.0, b.error_m, corner == 0u));
+        }
         if (!globe_is_hidden(b)) {
             let projected_px = globe_projected_px(b);
             let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));

@@ -25,7 +25,7 @@ fn classify_merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
     if (id_depth(id) <= pool.params.base_depth) {
         return;
     }
-    if (pool_error_sq_px2(id_parent(id), parent_vertices(id, load_vertices(slot))) <= pool.params.merge_target_sq_px2) {
+    if (pool_parent_error_sq_px2(i, slot) <= pool.params.merge_target_sq_px2) {
         update_store(slot, UPDATE_FLAGS, FLAG_MERGE);
     }
 }

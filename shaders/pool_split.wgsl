@@ -43,7 +43,7 @@ fn classify_split(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
     let slot = pool_list[i];
     reset_update(slot);
     let id = pool_ids[slot];
-    let error_sq = pool_error_sq_px2(id, load_vertices(slot));
+    let error_sq = pool_leaf_error_sq_px2(i, slot);
     let target_sq = pool.params.target_sq_px2;
     // A NaN error never wants a split.
     if (!(error_sq > target_sq)) {

@@ -223,3 +223,60 @@ fn the_data_error_keeps_the_sea_coarse_and_refines_the_cliffs() {
     assert!(error.max_depth_below_base > 29, "max depth {} levels below the base", error.max_depth_below_base);
     assert_eq!(error.capped_leaves, 0, "the pool of 65536 slots is enough at 2 px");
 }
+
+/// The pool's criterion on the last decode's vertices (moved by the camera's motion) agrees with
+/// placing them from the tile cache again: a pool converged with one keeps every leaf under the
+/// other at the same camera (no split wanted, no diamond merged), both ways round. A wrong list
+/// index, drawing-order permutation or error bound in shared/pool_criterion_globe.wgsl would split
+/// or merge leaves here. The motion itself: `camera_moved_m` below.
+#[test]
+fn the_criterion_on_the_decoded_vertices_agrees_with_placing_them_again() {
+    let ground = taiwan();
+    let pool_settings = PoolSettings { pool_slots: 1 << 16, ..Default::default() };
+    let (width_px, height_px, tiles) = (240, 135, 512);
+    let gpu = Gpu::headless(&requirements(&pool_settings, tiles).with_image_size((width_px, height_px)))
+        .unwrap_or_else(|e| panic!("{e}\n(the README's test command installs the software Vulkan driver lavapipe)"));
+    let camera = bridge_camera();
+    for reuse_first in [false, true] {
+        let cache =
+            TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
+        // The data's error criterion (the command line's default): the decoded error bound counts.
+        let settings = GlobeSettings { criterion: Criterion::ScreenSpaceError, pixel_error_px: 1.0, ..Default::default() };
+        let mut scene = GlobePoolRenderer::new(&gpu, settings, pool_settings, bisector::gpu::target::COLOR_FORMAT, cache)
+            .unwrap_or_else(|e| panic!("{e}"));
+        scene.reuse_decoded_vertices = reuse_first;
+        let mut view = HeadlessView::new(&gpu, scene, width_px, height_px);
+        let (frames, last) = view.converge(&gpu, &camera, 600);
+        assert!(view.scene.is_settled() && frames < 600, "no convergence in {frames} frames");
+        let before = view.scene.pool.read_state(&gpu);
+        view.scene.reuse_decoded_vertices = !reuse_first;
+        for _ in 0..2 {
+            view.frame(&gpu, &camera);
+            let counters = view.scene.read_pool_counters(&gpu);
+            assert_eq!(
+                (counters.wanted_split, counters.diamonds_merged),
+                (0, 0),
+                "reuse {} after converging with reuse {reuse_first}: {counters:?}",
+                !reuse_first
+            );
+        }
+        let after = view.scene.pool.read_state(&gpu);
+        let ids = |s: &PoolState| {
+            let mut ids: Vec<u64> = s.list.iter().map(|&slot| s.ids[slot as usize]).collect();
+            ids.sort_unstable();
+            ids
+        };
+        assert_eq!(ids(&before), ids(&after));
+        eprintln!("converged with reuse {reuse_first} in {frames} frames: {} leaves, kept under the other", last.stats.leaves);
+    }
+}
+
+#[test]
+fn camera_moved_m_is_the_motion_up_to_a_kilometre() {
+    use bisector::globe::pool_scene::{camera_moved_m, MAX_REUSED_MOTION_M};
+    use glam::DVec3;
+    let decoded = DVec3::new(-3.0e6, 4.9e6, 2.6e6);
+    assert_eq!(camera_moved_m(decoded + DVec3::new(1.5, -0.25, 2.0), Some(decoded)), [1.5, -0.25, 2.0, 1.0]);
+    assert_eq!(camera_moved_m(decoded + DVec3::new(MAX_REUSED_MOTION_M + 1.0, 0.0, 0.0), Some(decoded)), [0.0; 4]);
+    assert_eq!(camera_moved_m(decoded, None), [0.0; 4]);
+}

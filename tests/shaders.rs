@@ -188,6 +188,7 @@ fn mirrors() -> Vec<Mirror> {
                 centre_from_camera_m: "centre_from_camera_m",
                 frustum: "frustum",
                 sun_direction: "sun_direction",
+                camera_moved_m: "camera_moved_m",
                 radius_m: "radius_m",
                 occluder_radius_m: "occluder_radius_m",
                 projection_scale_px: "projection_scale_px",

@@ -19,6 +19,9 @@ struct GlobeFrame {
     frustum: array<vec4<f32>, 6>,
     // xyz = unit vector towards the sun (earth-fixed axes), w unused.
     sun_direction: vec4<f32>,
+    // xyz = this frame's camera - the last globe.pool_decode's camera in metres (earth-fixed);
+    // w = 1: the pool's criterion may move that decode's vertices by xyz (shared/pool_criterion_globe.wgsl).
+    camera_moved_m: vec4<f32>,
     // The ellipsoid's prime vertical radius at the anchor, N(a_z), in metres (a nominal radius
     // for the bulge of a patch and the shading's tangents).
     radius_m: f32,

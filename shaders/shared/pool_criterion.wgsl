@@ -22,6 +22,18 @@ fn pool_hash(id: vec2<u32>) -> u32 {
     return fmix32(fmix32(id.x ^ criterion.salt) ^ id.y);
 }
 
+// The error of listed leaf `i` in `slot` (the pool's passes call these two; a scene's criterion
+// replaces them, src/pool/gpu_passes.rs SceneCriterion).
+fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
+    return pool_error_sq_px2(pool_ids[slot], load_vertices(slot));
+}
+
+// The error of the parent of listed leaf `i` in `slot`.
+fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
+    let id = pool_ids[slot];
+    return pool_error_sq_px2(id_parent(id), parent_vertices(id, load_vertices(slot)));
+}
+
 // The error of node `id` whose triangle is `v` (unused here: the test criterion needs the id alone).
 fn pool_error_sq_px2(id: vec2<u32>, v: array<vec4<u32>, 3>) -> f32 {
     let depth = id_depth(id);

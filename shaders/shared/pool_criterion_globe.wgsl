@@ -1,9 +1,18 @@
 // The pool's criterion on the globe (replaces shared/pool_criterion.wgsl in the pool's passes
-// when a globe scene draws from the pool, src/globe/pool_scene.rs): the heap's projected-edge
-// criterion (shared/globe_lod.wgsl) on the slot's 64-bit vertices, camera-relative
-// (shared/pool_globe.wgsl), 0 where the last drawn frame hid the triangle's ball
-// (shared/pool_occlusion.wgsl, at @group(1)). Binds the globe's frame at @group(0) @binding(8)
-// and the tile cache at @group(2); the pool's target T is the split threshold in px.
+// when a globe scene draws from the pool, src/globe/pool_scene.rs): the heap's projected-edge or
+// data-error criterion (shared/globe_lod.wgsl) on a ball around the slot's triangle,
+// camera-relative, 0 where the last drawn frame hid the ball (shared/pool_occlusion.wgsl, at
+// @group(1)). Binds the globe's frame at @group(0) @binding(8), the last decode's vertices at
+// @binding(9) and the tile cache at @group(2); the pool's target T is the split threshold in px.
+//
+// Where the ball's vertices come from: globe.pool_decode placed every listed leaf's vertices
+// relative to its camera last frame (3 per leaf in drawing order, the data's error bound in the
+// first one's w), and the passes of this frame run over the same list. When the frame says so
+// (globe.camera_moved_m.w = 1: the camera moved less than a kilometre since), the criterion moves
+// those vertices by the camera's motion (exact in f64 on the CPU, then f32: an error of 1e-7 of
+// the motion) instead of reading three heights from the tile cache and placing them again; the
+// heights and the error are then one frame old, as tiles stream in. Otherwise (the first frame, a
+// jump) it places them from the tile cache.
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl
 //!include shared/globe_cull.wgsl
@@ -11,14 +20,65 @@
 //!include shared/pool_occlusion.wgsl
 
 @group(0) @binding(8) var<uniform> globe: GlobeFrame;
+// globe.pool_decode's camera-relative vertices of the listed leaves (its draw_positions).
+@group(0) @binding(9) var<storage, read> pool_decoded: array<vec4<f32>>;
 
-fn pool_error_sq_px2(id: vec2<u32>, v: array<vec4<u32>, 3>) -> f32 {
-    let b = pool_globe_bound(v);
+// Whether the last decode's vertices may stand in for placing them again.
+fn pool_decoded_usable() -> bool {
+    return globe.camera_moved_m.w != 0.0;
+}
+
+// The position of vertex `vertex` (0..3) of listed leaf `i` at depth `depth`, as the last decode
+// placed it, moved to this frame's camera.
+fn pool_decoded_vertex(i: u32, depth: u32, vertex: u32) -> vec3<f32> {
+    // pool_draw_vertex is its own inverse: vertex k is drawn as corner pool_draw_vertex(depth, k).
+    return pool_decoded[3u * i + pool_draw_vertex(depth, vertex)].xyz - globe.camera_moved_m.xyz;
+}
+
+// The criterion on ball `b`: 0 when hidden, or when occluded and above the merge threshold (only
+// a triangle that would stay split or split is worth the occlusion test).
+fn pool_globe_criterion_sq_px2(b: GlobeBound) -> f32 {
     let e = pool_globe_error_sq_px2_of(b);
-    // Only a triangle that would stay split or split is worth the test.
     let merge = globe.merge_threshold_px * globe.merge_threshold_px;
     if (e > merge && pool_globe_is_occluded(b)) {
         return 0.0;
     }
     return e;
+}
+
+// The squared error of listed leaf `i`, in `slot`.
+fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
+    if (!pool_decoded_usable()) {
+        return pool_globe_criterion_sq_px2(pool_globe_bound(load_vertices(slot)));
+    }
+    let depth = id_depth(pool_ids[slot]);
+    var b = pool_globe_bound_of(
+        array<vec3<f32>, 3>(pool_decoded_vertex(i, depth, 0u), pool_decoded_vertex(i, depth, 1u), pool_decoded_vertex(i, depth, 2u)),
+    );
+    // The data's error bound as the decode found it (0 under the edge criterion).
+    b.error_m = pool_decoded[3u * i].w;
+    return pool_globe_criterion_sq_px2(b);
+}
+
+// The squared error of the parent of listed leaf `i`, in `slot`. Its vertices are the leaf's
+// first and last and one more (shared/pool_types.wgsl parent_vertices): that one is placed from
+// the tile cache, and the parent's error bound is found afresh.
+fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
+    let id = pool_ids[slot];
+    let parent = parent_vertices(id, load_vertices(slot));
+    if (!pool_decoded_usable()) {
+        return pool_globe_criterion_sq_px2(pool_globe_bound(parent));
+    }
+    let depth = id_depth(id);
+    let first = pool_decoded_vertex(i, depth, 0u);
+    let last = pool_decoded_vertex(i, depth, 2u);
+    var p: array<vec3<f32>, 3>;
+    if ((id.x & 1u) == 0u) {
+        // Child 0 (a, m, b) of (a, b, 2m - a).
+        p = array<vec3<f32>, 3>(first, last, pool_relative_position_m(parent[2], pool_vertex_height_m(parent[2])));
+    } else {
+        // Child 1 (a, m, b) of (2m - b, a, b).
+        p = array<vec3<f32>, 3>(pool_relative_position_m(parent[0], pool_vertex_height_m(parent[0])), first, last);
+    }
+    return pool_globe_criterion_sq_px2(pool_globe_bound_with_error(parent, p));
 }

@@ -48,6 +48,11 @@ pub struct GlobeFrame {
     pub centre_from_camera_m: [f32; 4],
     pub frustum: [[f32; 4]; 6],
     pub sun_direction: [f32; 4],
+    /// xyz = this frame's camera minus the camera of the last globe.pool_decode, in metres
+    /// (earth-fixed axes, computed in f64); w = 1 when the pool's criterion may take that decode's
+    /// camera-relative vertices moved by xyz instead of placing them again, else 0 (the heap, the
+    /// first frame, a jump). Set by `globe::pool_scene`.
+    pub camera_moved_m: [f32; 4],
     pub radius_m: f32,
     pub occluder_radius_m: f32,
     pub projection_scale_px: f32,
@@ -60,7 +65,7 @@ pub struct GlobeFrame {
     /// 1 = the detail below the data (src/globe/detail.rs), 0 = off.
     pub detail: u32,
 }
-const _: () = assert!(std::mem::size_of::<GlobeFrame>() == 272);
+const _: () = assert!(std::mem::size_of::<GlobeFrame>() == 288);
 
 /// The octahedron point (units of 2^-29) of fixed-point map point `map` (MAP_ONE = 2^30), as the
 /// shaders compute it: exact.
@@ -117,6 +122,7 @@ pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSe
         centre_from_camera_m: (-camera.position_m).as_vec3().extend(camera.position_m.length() as f32).to_array(),
         frustum: frustum_planes(clip_from_relative),
         sun_direction: settings.sun_direction.normalize().as_vec3().extend(0.0).to_array(),
+        camera_moved_m: [0.0; 4],
         radius_m: ellipsoid::prime_vertical_radius_m(anchor_unit.z) as f32,
         occluder_radius_m: OCCLUDER_RADIUS_M as f32,
         projection_scale_px: size_px.1 as f32 / (2.0 * (camera.fov_y_rad() * 0.5).tan()),

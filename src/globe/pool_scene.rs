@@ -30,12 +30,14 @@ use crate::leb::lod::MERGE_HYSTERESIS;
 use crate::pool::gpu::GpuPoolParams;
 use crate::pool::{GpuPool, PoolSettings, SceneCriterion};
 use crate::schedule::{FrameTarget, LebScene, LebTree};
+use glam::DVec3;
 
 // globe_pool_decode.wgsl reads the leaf count as word 5 of pool.control (its PoolParams).
 const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
 
 /// Storage buffers of a compute pass under the globe's criterion: globe.pool_decode's 9 (the near
-/// edges' and the draw's positions among them) and the tile cache's 3 (the pool's passes have 8).
+/// edges' and the draw's positions among them) and the tile cache's 3 (the pool's passes have 9: their
+/// 8 and the decode's positions).
 const POOL_PASS_STORAGE_BUFFERS: u64 = 12;
 
 /// What the globe over the pool needs from the device: the pool's buffers, the tile cache's
@@ -79,6 +81,25 @@ pub struct GlobePoolRenderer {
     lod_stats: wgpu::Buffer,
     /// `GpuNearEdges`: the near edges' histogram, count and minimum of the last decode.
     near_edges: wgpu::Buffer,
+    /// Whether the pool's criterion moves the last decode's vertices rather than placing them from
+    /// the tile cache again (`camera_moved_m`; on by default, off to compare).
+    pub reuse_decoded_vertices: bool,
+    /// The camera of the last `set_view`, and of the view the last recorded decode placed the
+    /// vertices for (None: none yet), for `GlobeFrame::camera_moved_m`.
+    view_camera_m: Option<DVec3>,
+    decoded_camera_m: std::cell::Cell<Option<DVec3>>,
+}
+
+/// The pool's criterion moves the last decode's vertices by the camera's motion when it is at
+/// most this (shared/pool_criterion_globe.wgsl): the motion in f32 errs by 1e-7 of itself, 0.1 mm.
+pub const MAX_REUSED_MOTION_M: f64 = 1000.0;
+
+/// `GlobeFrame::camera_moved_m` for a camera at `camera_m` whose last decode saw `decoded_m`.
+pub fn camera_moved_m(camera_m: DVec3, decoded_m: Option<DVec3>) -> [f32; 4] {
+    match decoded_m.map(|d| camera_m - d) {
+        Some(moved) if moved.length() <= MAX_REUSED_MOTION_M => moved.as_vec3().extend(1.0).to_array(),
+        _ => [0.0; 4],
+    }
 }
 
 impl GlobePoolRenderer {
@@ -96,6 +117,9 @@ impl GlobePoolRenderer {
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
         };
+        // Three camera-relative vertices (vec4<f32>) per slot: as large as pool.vertices. The
+        // draw reads them, and the next frame's pool criterion.
+        let draw_positions = buffer("globe.pool_draw_positions", 48 * u64::from(pool_settings.pool_slots), wgpu::BufferUsages::STORAGE);
         let frame =
             buffer("globe.frame", std::mem::size_of::<GlobeFrame>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         let cache_constants = cache.pipeline_constants();
@@ -103,6 +127,7 @@ impl GlobePoolRenderer {
         let criterion = SceneCriterion {
             shader: "shared/pool_criterion_globe.wgsl",
             uniform: &frame,
+            leaf_data: Some(&draw_positions),
             group1_layout: Some(occlusion.layout()),
             group2_layout: cache.bind_group_layout(),
             constants: cache_constants.to_vec(),
@@ -112,8 +137,6 @@ impl GlobePoolRenderer {
         let draw_args = buffer("globe.pool_draw_args", 16, storage_usage | wgpu::BufferUsages::INDIRECT);
         let lod_stats = buffer("globe.lod_stats", 16, storage_usage);
         let near_edges = buffer("globe.near_edges", std::mem::size_of::<GpuNearEdges>() as u64, storage_usage);
-        // Three camera-relative vertices (vec4<f32>) per slot: as large as pool.vertices.
-        let draw_positions = buffer("globe.pool_draw_positions", 48 * u64::from(pool_settings.pool_slots), wgpu::BufferUsages::STORAGE);
         let tree = LebTree::new(device, pool.cbt.clone(), 1);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             let entries: Vec<wgpu::BindGroupEntry> = buffers
@@ -204,6 +227,9 @@ impl GlobePoolRenderer {
             draw_args,
             lod_stats,
             near_edges,
+            reuse_decoded_vertices: true,
+            view_camera_m: None,
+            decoded_camera_m: std::cell::Cell::new(None),
         };
         renderer.record_init(gpu);
         Ok(renderer)
@@ -261,7 +287,11 @@ impl LebScene for GlobePoolRenderer {
     /// Writes the frame's uniforms and the pool's target T² (`settings.target_px()`, so a
     /// changed target applies from the next frame; pool.threshold derives T_eff² from it).
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
-        let frame = self.frame_uniforms(camera, size_px);
+        let mut frame = self.frame_uniforms(camera, size_px);
+        if self.reuse_decoded_vertices {
+            frame.camera_moved_m = camera_moved_m(camera.position_m, self.decoded_camera_m.get());
+        }
+        self.view_camera_m = Some(camera.position_m);
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
         let drawn = DrawnView {
             view_from_relative: crate::globe::frame::view_from_relative(camera),
@@ -317,6 +347,7 @@ impl LebScene for GlobePoolRenderer {
             encoder.clear_buffer(&self.near_edges, 0, None);
         }
         encoder.clear_buffer(&self.tree.cbt.stats, 0, Some(16));
+        self.decoded_camera_m.set(self.view_camera_m);
         let (pipeline, bind_group) = (if near_edges { &self.decode_near_edges } else { &self.decode.0 }, &self.decode.1);
         profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {
             pass.set_pipeline(pipeline);

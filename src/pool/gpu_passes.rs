@@ -53,14 +53,19 @@ pub(crate) struct PoolPasses {
 type Profiler = wgpu_profiler::GpuProfiler;
 
 /// A criterion of a scene instead of the test criterion: its WGSL file replaces
-/// shared/pool_criterion.wgsl and defines `pool_error_sq_px2(id, vertices)`; its uniform is bound
-/// at binding 8, and the bind groups of `group1_layout` (when given) and `group2_layout` at
-/// @group(1) and @group(2) (recorded with every frame).
+/// shared/pool_criterion.wgsl and defines `pool_leaf_error_sq_px2(i, slot)` and
+/// `pool_parent_error_sq_px2(i, slot)` (the squared error of listed leaf i in `slot`, and of its
+/// parent); its uniform is bound at binding 8, its per-leaf data (when given) at binding 9, and the
+/// bind groups of `group1_layout` (when given) and `group2_layout` at @group(1) and @group(2)
+/// (recorded with every frame).
 pub struct SceneCriterion<'a> {
     /// The WGSL file (in `SHADERS`) defining the criterion.
     pub shader: &'static str,
     /// The uniform at @group(0) @binding(8).
     pub uniform: &'a wgpu::Buffer,
+    /// What the scene keeps per listed leaf, read-only at @group(0) @binding(9), if anything (the
+    /// globe: the vertices its last decode placed).
+    pub leaf_data: Option<&'a wgpu::Buffer>,
     /// The layout of what the criterion reads at @group(1), if anything (the globe: occlusion).
     pub group1_layout: Option<&'a wgpu::BindGroupLayout>,
     /// The layout of what the criterion reads at @group(2).
@@ -85,12 +90,17 @@ impl PoolPasses {
         args: &wgpu::Buffer,
         scene: Option<&SceneCriterion>,
     ) -> PoolPasses {
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..9u32)
+        let leaf_data = scene.and_then(|s| s.leaf_data);
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..9u32 + u32::from(leaf_data.is_some()))
             .map(|binding| wgpu::BindGroupLayoutEntry {
                 binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {
-                    ty: if binding == 8 { wgpu::BufferBindingType::Uniform } else { wgpu::BufferBindingType::Storage { read_only: false } },
+                    ty: match binding {
+                        8 => wgpu::BufferBindingType::Uniform,
+                        9 => wgpu::BufferBindingType::Storage { read_only: true },
+                        _ => wgpu::BufferBindingType::Storage { read_only: false },
+                    },
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
@@ -125,6 +135,8 @@ impl PoolPasses {
             layout: &group_layout,
             entries: &bindings
                 .iter()
+                .copied()
+                .chain(leaf_data)
                 .enumerate()
                 .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
                 .collect::<Vec<_>>(),
