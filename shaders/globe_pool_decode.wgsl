@@ -64,9 +64,17 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         let slot = pool_list[i];
         atomicMax(&wg_max_depth, id_depth(pool_ids[slot]));
         let v = array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]);
-        let p = pool_relative_positions_m(v, pool_vertex_heights_m(v));
+        let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
+        // The heights, and the tiles they sampled (recorded below without a second lookup).
+        let s = array<VertexSample, 3>(globe_vertex_sample(m[0]), globe_vertex_sample(m[1]), globe_vertex_sample(m[2]));
+        let p = pool_relative_positions_m(v, vec3<f32>(s[0].height_m, s[1].height_m, s[2].height_m));
         let depth = id_depth(pool_ids[slot]);
-        let b = pool_globe_bound_with_error(v, p);
+        var b = pool_globe_bound_of(p);
+        var error_tile = DataError(0.0, vec2<u32>(0u), 0u, TileFound(TILE_MISS, 0u));
+        if (globe.criterion == GLOBE_CRITERION_ERROR) {
+            error_tile = globe_data_error_sample(m, globe_nearest_m(b));
+            b.error_m = error_tile.error_m;
+        }
         // The first corner's w holds the data's error bound, for the next frame's pool criterion
         // (shared/pool_criterion_globe.wgsl); the draw reads xyz.
         for (var corner = 0u; corner < 3u; corner += 1u) {
@@ -74,10 +82,18 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
         if (!globe_is_hidden(b)) {
             let projected_px = globe_projected_px(b);
-            let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
-            globe_request_leaf_tiles(m, projected_px > LARGE_LEAF_PX);
+            if (projected_px > LARGE_LEAF_PX) {
+                globe_request_leaf_tiles(m, true);
+            } else {
+                // globe_request_leaf_tiles' small case: the vertices' tiles as sampled, the centre's.
+                for (var k = 0u; k < 3u; k += 1u) {
+                    tile_cache_record(m[k], s[k].wanted_zoom, s[k].found);
+                }
+                globe_request_tile(globe_leaf_centre(m));
+            }
             if (globe.criterion == GLOBE_CRITERION_ERROR) {
-                globe_request_error_tile(m, globe_nearest_m(b));
+                // globe_request_error_tile, as sampled.
+                tile_cache_record(error_tile.lo, error_tile.wanted_zoom, error_tile.found);
             }
             atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
             atomicAdd(&wg_visible, 1u);

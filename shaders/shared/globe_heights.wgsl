@@ -25,8 +25,28 @@ fn globe_vertex_zoom(map: vec2<u32>) -> u32 {
 // With globe.detail, the detail below the data is added (shared/globe_detail.wgsl), faded by the
 // vertex's pixel size at its distance.
 fn globe_vertex_height_m(map: vec2<u32>) -> f32 {
+    return globe_vertex_sample(map).height_m;
+}
+
+// A vertex's height and the tile it sampled: the tile it wanted (`wanted_zoom`) or the nearest
+// resident ancestor (`found`), for a decode to record (shared/tile_cache_record.wgsl) without
+// looking the tile up again.
+struct VertexSample {
+    height_m: f32,
+    wanted_zoom: u32,
+    found: TileFound,
+}
+
+// `globe_vertex_height_m` with the tile it sampled.
+fn globe_vertex_sample(map: vec2<u32>) -> VertexSample {
     let distance_m = length(globe_relative_position_m(map, 0.0));
-    let found = tile_cache_find(map, globe_wanted_zoom(distance_m));
+    let wanted_zoom = globe_wanted_zoom(distance_m);
+    let found = tile_cache_find(map, wanted_zoom);
+    return VertexSample(globe_found_height_m(map, distance_m, found), wanted_zoom, found);
+}
+
+// The height at vertex `map`, `distance_m` from the camera at sea level, from tile `found`.
+fn globe_found_height_m(map: vec2<u32>, distance_m: f32, found: TileFound) -> f32 {
     if (globe.detail == 0u || found.slot == TILE_MISS) {
         return max(tile_cache_height(found, map), 0.0);
     }
@@ -48,6 +68,23 @@ fn globe_detail_zoom() -> u32 {
 // tiles a triangle seen from `distance_m` samples (--lod error; shared/tile_error.wgsl).
 fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {
     return tile_error_box_m(min(min(m[0], m[1]), m[2]), max(max(m[0], m[1]), m[2]), globe_wanted_zoom(distance_m), globe_detail_zoom());
+}
+
+// `globe_data_error_m` with the tile whose summary it read: the box's lower corner, the zoom it
+// wanted there and the tile found (for a decode to record).
+struct DataError {
+    error_m: f32,
+    lo: vec2<u32>,
+    wanted_zoom: u32,
+    found: TileFound,
+}
+
+fn globe_data_error_sample(m: array<vec2<u32>, 3>, distance_m: f32) -> DataError {
+    let lo = min(min(m[0], m[1]), m[2]);
+    let hi = max(max(m[0], m[1]), m[2]);
+    let wanted_zoom = tile_error_zoom(lo, hi, globe_wanted_zoom(distance_m));
+    let found = tile_cache_find(lo, wanted_zoom);
+    return DataError(tile_error_found_box_m(found, lo, hi, globe_detail_zoom()), lo, wanted_zoom, found);
 }
 
 // The fixed-point map point of `map_f` ([0, 1]^2, floats).

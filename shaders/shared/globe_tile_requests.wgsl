@@ -30,8 +30,13 @@ fn globe_request_leaf_tiles(m: array<vec2<u32>, 3>, large: bool) {
         globe_request_tile(m[0]);
         globe_request_tile(m[1]);
         globe_request_tile(m[2]);
-        globe_request_tile(m[0] / 4u + m[2] / 4u + m[1] / 2u);
+        globe_request_tile(globe_leaf_centre(m));
     }
+}
+
+// The point a small leaf's centre request samples: the midpoint of its apex and hypotenuse.
+fn globe_leaf_centre(m: array<vec2<u32>, 3>) -> vec2<u32> {
+    return m[0] / 4u + m[2] / 4u + m[1] / 2u;
 }
 
 // Records the tile whose summary bounds the triangle with map vertices `m` seen from

@@ -104,7 +104,11 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
 // the resident tile nearest to `tile_error_zoom` (its ancestors bound coarser, and their blocks
 // are as good a bound as the cache has).
 fn tile_error_box_m(lo: vec2<u32>, hi: vec2<u32>, wanted_zoom: u32, detail_zoom: u32) -> f32 {
-    let found = tile_cache_find(lo, tile_error_zoom(lo, hi, wanted_zoom));
+    return tile_error_found_box_m(tile_cache_find(lo, tile_error_zoom(lo, hi, wanted_zoom)), lo, hi, detail_zoom);
+}
+
+// `tile_error_box_m` from the tile `found` there (tile_cache_find at lo and tile_error_zoom).
+fn tile_error_found_box_m(found: TileFound, lo: vec2<u32>, hi: vec2<u32>, detail_zoom: u32) -> f32 {
     if (found.slot == TILE_MISS) {
         return 0.0;
     }
