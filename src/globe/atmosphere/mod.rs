@@ -489,9 +489,10 @@ impl Atmosphere {
 }
 
 /// The explicit layout of the globe draws' @group(1): uniforms, transmittance, aerial perspective,
-/// sampler, sky view (the sea's reflection), the sea's wave tiles (SeaTiles::draw_layout_entries).
+/// sampler, sky view (the sea's reflection), the sea's wave tiles (SeaTiles::draw_layout_entries);
+/// visible to compute too, for the compute rasteriser's shade (globe::pool_raster).
 fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
+    let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE;
     let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
