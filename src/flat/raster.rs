@@ -30,8 +30,8 @@ use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
 
 pub use crate::schedule::raster::{
-    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS, MAX_LARGE_PX,
-    SHADE_TILE_PX,
+    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS,
+    MAX_LARGE_PX, SHADE_TILE_PX,
 };
 
 /// What the raster passes read from the flat renderer.

@@ -95,7 +95,8 @@ pub fn with_raster(mut requirements: crate::gpu::Requirements, path: RasterPath)
     requirements.optional_features |= COMPUTE_FEATURES;
     if path == RasterPath::Compute {
         for feature in COMPUTE_FEATURES.iter() {
-            requirements = requirements.with_feature(feature, "--raster compute needs 64-bit storage-buffer atomics; use --raster hardware");
+            requirements =
+                requirements.with_feature(feature, "--raster compute needs 64-bit storage-buffer atomics; use --raster hardware");
         }
     }
     requirements
