@@ -157,7 +157,11 @@ fn mirrors() -> Vec<Mirror> {
             }
         ),
         mirror!("terrain_shade.wgsl", Wgsl::Struct("RasterUniforms"), RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }),
-        mirror!("globe_shade_compute.wgsl", Wgsl::Struct("RasterUniforms"), RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }),
+        mirror!(
+            "globe_shade_compute.wgsl",
+            Wgsl::Struct("RasterUniforms"),
+            RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }
+        ),
         mirror!(
             "atmosphere_views.wgsl",
             Wgsl::Struct("Atmosphere"),
