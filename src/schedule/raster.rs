@@ -118,6 +118,28 @@ mod tests {
         assert!(!RasterPath::Auto.uses_compute(none, gpu));
     }
 
+    fn none() -> crate::gpu::Requirements {
+        crate::gpu::Requirements {
+            features: Vec::new(),
+            optional_features: wgpu::Features::empty(),
+            limits: Vec::new(),
+            wanted_limits: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn with_raster_requires_the_features_only_under_compute() {
+        let limits = wgpu::Limits::default();
+        let adapter = wgpu::Features::TIMESTAMP_QUERY;
+        for path in [RasterPath::Hardware, RasterPath::Auto] {
+            let requirements = with_raster(none(), path);
+            assert!(requirements.check("old GPU", adapter, &limits).is_ok(), "{path:?} runs without 64-bit atomics");
+            assert!(requirements.optional_features.contains(COMPUTE_FEATURES), "{path:?} asks for them where present");
+        }
+        let error = with_raster(none(), RasterPath::Compute).check("old GPU", adapter, &limits).unwrap_err().to_string();
+        assert!(error.contains("SHADER_INT64") && error.contains("--raster compute") && !error.contains('\n'), "{error}");
+    }
+
     #[test]
     fn histogram_bins_start_at_powers_of_two() {
         assert_eq!((0..5).map(histogram_bin_floor_px).collect::<Vec<_>>(), [0, 1, 2, 4, 8]);
