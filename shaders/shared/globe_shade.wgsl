@@ -1,8 +1,10 @@
-// The globe's shading (`globe_shaded`), its fragment shader and what its vertex shaders hand it, shared by the heap's draw
-// (globe_draw.wgsl) and the bisector pool's (globe_pool_draw.wgsl): normals from the height data
-// (not the mesh), materials (shared/globe_materials.wgsl), the atmosphere's light and aerial
-// perspective, and the wireframe overlay; the sea in shared/globe_sea.wgsl. Needs shared/globe_frame.wgsl (with `globe`
-// bound), shared/globe_heights.wgsl, shared/shading.wgsl and shared/atmosphere_apply.wgsl.
+// The globe's shading (`globe_shaded`), its fragment shader and what its vertex shaders hand it,
+// shared by the heap's draw (globe_draw.wgsl), the bisector pool's (globe_pool_draw.wgsl) and the
+// compute rasteriser's shade (globe_shade_compute.wgsl): normals from the height data (not the
+// mesh), materials (shared/globe_materials.wgsl), the atmosphere's light and aerial perspective,
+// and the wireframe overlay; the sea in shared/globe_sea.wgsl. Needs shared/globe_frame.wgsl
+// (with `globe` bound), shared/globe_heights.wgsl, shared/shading.wgsl and
+// shared/atmosphere_apply.wgsl.
 //!include shared/globe_sea.wgsl
 //!include shared/globe_materials.wgsl
 
