@@ -79,14 +79,20 @@ fn vis_colour(position_px: vec2<f32>) -> vec3<f32> {
     let n2 = cross(c0, c1);
     let q = vec3<f32>(position_px.x / size.x * 2.0 - 1.0, 1.0 - position_px.y / size.y * 2.0, 1.0);
     let b = homogeneous_barycentric(n0, n1, n2, q);
-    // The change per pixel from the neighbouring pixel centres, in the same plane (fwidth's).
-    let bx = homogeneous_barycentric(n0, n1, n2, q + vec3<f32>(2.0 / size.x, 0.0, 0.0));
-    let by = homogeneous_barycentric(n0, n1, n2, q - vec3<f32>(0.0, 2.0 / size.y, 0.0));
+    // The change per pixel from the neighbouring pixel centres, in the same plane (fwidth's);
+    // only the wireframe reads it.
+    var width = vec3<f32>(0.0);
+    if (globe.wireframe == 1u) {
+        let bx = homogeneous_barycentric(n0, n1, n2, q + vec3<f32>(2.0 / size.x, 0.0, 0.0));
+        let by = homogeneous_barycentric(n0, n1, n2, q - vec3<f32>(0.0, 2.0 / size.y, 0.0));
+        width = abs(bx - b) + abs(by - b);
+    }
     let relative_m = b.x * p0 + b.y * p1 + b.z * p2;
     let map = b.x * m0 + b.y * m1 + b.z * m2;
-    // The atmosphere's light at the pixel itself (the draw interpolates it from its vertices).
-    let light = atmosphere_vertex(relative_m, globe.clip_from_relative * vec4<f32>(relative_m, 1.0));
-    return globe_shaded(map, relative_m, light, b, abs(bx - b) + abs(by - b));
+    // The atmosphere's light at the pixel itself (the draw interpolates it from its vertices),
+    // seen at the pixel centre (clip (ndc, 0, 1)).
+    let light = atmosphere_vertex(relative_m, vec4<f32>(q.xy, 0.0, 1.0));
+    return globe_shaded(map, relative_m, light, b, width);
 }
 
 @compute @workgroup_size(SHADE_TILE_PX, SHADE_TILE_PX)
