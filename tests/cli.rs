@@ -130,11 +130,36 @@ fn raster_compute_bench_reports_its_passes_and_the_histogram() {
 
     let out_png = dir.path().join("x.png");
     let out_png = out_png.to_str().unwrap();
-    assert_clean_failure(&bisector(&["shot", "--terrain", "planet", "--raster", "compute", "--out", out_png]), "--raster compute");
+    let heap_globe = ["shot", "--terrain", "planet", "--pool-slots", "0", "--raster", "compute", "--out", out_png];
+    assert_clean_failure(&bisector(&heap_globe), "--raster compute");
     assert_clean_failure(&bisector(&["shot", "--raster-large-px", "65", "--out", out_png]), "--raster-large-px 65");
     assert_clean_failure(&bisector(&["shot", "--raster", "gpu", "--out", out_png]), "--raster");
     let info = bisector(&["info"]);
     assert!(String::from_utf8_lossy(&info.stdout).contains("compute:  yes"), "lavapipe has 64-bit storage-buffer atomics");
+}
+
+/// `--raster compute` on the globe over the bisector pool: the bench times raster.small,
+/// raster.large and shade instead of globe.pool_draw, and writes the path and the histogram.
+#[test]
+fn raster_compute_globe_bench_reports_its_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("globe.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/globe-taiwan-descent.json");
+    let args = ["bench", "--terrain", "planet", "--path", path, "--size", "96x64", "--frames", "4", "--warmup", "30"];
+    let out =
+        bisector(&[&args[..], &["--pool-slots", "65536", "--raster", "compute", "--fps", "0", "--json", json.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("raster: compute"), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for pass in ["globe.pool_decode", "raster.small", "raster.large", "shade", "globe.hzb"] {
+        assert!(names.contains(&pass), "pass {pass} missing from {names:?}");
+    }
+    assert!(!names.contains(&"globe.pool_draw") && !names.contains(&"atmosphere.sky"), "{names:?}");
+    let raster = &report["raster"];
+    assert_eq!((raster["requested"].as_str(), raster["used"].as_str()), (Some("compute"), Some("compute")), "{raster}");
+    let per_frame: f64 = raster["size_histogram"].as_array().unwrap().iter().map(|b| b["triangles_per_frame"].as_f64().unwrap()).sum();
+    assert!(per_frame > 10.0, "{per_frame} triangles per frame in the histogram");
 }
 
 /// The globe's bench flies the shipped descent (lon/lat keyframes) and reports per-pass GPU times

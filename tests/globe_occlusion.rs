@@ -1,5 +1,5 @@
 //! The globe's occlusion culling (src/globe/occlusion.rs): the depth pyramid against its CPU twin
-//! exactly, the GPU's ball test against its twin (f64) where rounding cannot flip it, and the
+//! exactly, from a depth texture and from the compute rasteriser's visibility buffer, the GPU's ball test against its twin (f64) where rounding cannot flip it, and the
 //! bridge view: far fewer leaves with it, the same picture.
 
 #[path = "support/cache_probe.rs"]
@@ -8,7 +8,9 @@ mod common;
 
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
 use bisector::globe::ground::Ground;
-use bisector::globe::occlusion::{hzb_level_count, hzb_levels, hzb_size, is_occluded, DrawnView, GpuOcclusion, HzbLevel, OcclusionFrame};
+use bisector::globe::occlusion::{
+    hzb_level_count, hzb_levels, hzb_size, is_occluded, vis_depths, DrawnView, GpuOcclusion, HzbLevel, OcclusionFrame,
+};
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::GlobeSettings;
 use bisector::globe::spec::GlobeSpec;
@@ -70,7 +72,12 @@ fn random_depth(gpu: &Gpu, size: (u32, u32), seed: u32, block_px: u32) -> (wgpu:
              h = (h ^ (h >> 16u)) * 2246822519u;
              h = (h ^ (h >> 13u)) * 3266489917u;
              h ^= h >> 16u;
-             // One pixel in eight at the far plane; the rest spread over [0, 1).
+             // The first pixel at the far plane and the one below it at 0.75, so that every
+             // attachment has both; of the rest one in eight at the far plane, the others spread
+             // over [0, 1).
+             if (u32(p.x) == 0u && u32(p.y) <= 1u) {{
+                 return Out(0.75 * f32(u32(p.y)));
+             }}
              return Out(select(f32(h >> 8u) / 16777216.0, 0.0, (h & 7u) == 0u));
          }}"
     );
@@ -148,6 +155,47 @@ fn the_depth_pyramid_matches_its_cpu_twin_exactly() {
         let base = hzb_size(viewport);
         let past = 2 * base.0 > viewport.0 || 2 * base.1 > viewport.1;
         assert_eq!(twin.last().unwrap().texels, vec![if past { 0.0 } else { viewport_min }]);
+    }
+}
+
+/// The compute rasteriser's path (`--raster compute`): level 0 from a visibility buffer's depth
+/// bits (random reverse-Z depths and leaf ids, about one pixel in eight empty) matches the twin over
+/// `vis_depths` exactly, at every level.
+#[test]
+fn the_depth_pyramid_from_the_visibility_buffer_matches_its_cpu_twin_exactly() {
+    let gpu = common::gpu(16);
+    let mut rng = common::rng("the_depth_pyramid_from_the_visibility_buffer_matches_its_cpu_twin_exactly");
+    let mut occlusion = GpuOcclusion::new(&gpu.device);
+    for viewport in [(37, 23), (64, 32), (1, 9), (rng.random_range(2..90), rng.random_range(2..70))] {
+        let mut words: Vec<u64> = (0..viewport.0 * viewport.1)
+            .map(|_| match rng.random_range(0..8) {
+                0 => 0,
+                _ => bisector::flat::raster::vis_pack(rng.random_range(1e-6f32..1.0), rng.random()),
+            })
+            .collect();
+        // At least one empty pixel and one near one, whatever the draw.
+        words[0] = 0;
+        *words.last_mut().unwrap() = bisector::flat::raster::vis_pack(0.75, 1);
+        let vis = wgpu::util::DeviceExt::create_buffer_init(
+            &gpu.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("test.vis"),
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::STORAGE,
+            },
+        );
+        occlusion.set_view(&gpu.queue, test_view(viewport), true);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let profiler = wgpu_profiler::GpuProfiler::new(&gpu.device, Default::default()).expect("profiler");
+        occlusion.record_build_from_vis(&mut encoder, &profiler, &vis);
+        gpu.queue.submit([encoder.finish()]);
+        let depth = vis_depths(&words);
+        assert!(depth.contains(&0.0) && depth.iter().any(|&d| d > 0.5), "random depths");
+        let twin = hzb_levels(&depth, viewport.0 as usize, viewport);
+        for (level, HzbLevel { size, texels }) in twin.iter().enumerate() {
+            let gpu_texels = read_f32_mip(&gpu, occlusion.texture(), level as u32, *size);
+            assert_eq!(&gpu_texels, texels, "viewport {viewport:?}, level {level} of {size:?}");
+        }
     }
 }
 

@@ -158,6 +158,11 @@ fn mirrors() -> Vec<Mirror> {
         ),
         mirror!("terrain_shade.wgsl", Wgsl::Struct("RasterUniforms"), RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }),
         mirror!(
+            "globe_shade_compute.wgsl",
+            Wgsl::Struct("RasterUniforms"),
+            RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }
+        ),
+        mirror!(
             "atmosphere_views.wgsl",
             Wgsl::Struct("Atmosphere"),
             AtmosphereUniforms {
@@ -290,6 +295,8 @@ fn constants_shared_with_rust_agree() {
         ("terrain_draw.wgsl", "MORPH_END", Value::F32(bisector::flat::morph::MORPH_END)),
         ("terrain_shade.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::flat::raster::HISTOGRAM_BINS as u32)),
         ("terrain_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::flat::raster::SHADE_TILE_PX)),
+        ("globe_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::schedule::raster::SHADE_TILE_PX)),
+        ("globe_raster_small.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::schedule::raster::HISTOGRAM_BINS as u32)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
         ("kernel_tile_table_bucketed.wgsl", "TILE_BUCKET_SALT", Value::U32(bisector::kernels::tile_table_bucketed::SECONDARY_SALT)),
     ];

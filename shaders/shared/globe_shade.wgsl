@@ -1,8 +1,10 @@
-// The globe's fragment shader and what its vertex shaders hand it, shared by the heap's draw
-// (globe_draw.wgsl) and the bisector pool's (globe_pool_draw.wgsl): normals from the height data
-// (not the mesh), materials (shared/globe_materials.wgsl), the atmosphere's light and aerial
-// perspective, and the wireframe overlay; the sea in shared/globe_sea.wgsl. Needs shared/globe_frame.wgsl (with `globe`
-// bound), shared/globe_heights.wgsl, shared/shading.wgsl and shared/atmosphere_apply.wgsl.
+// The globe's shading (`globe_shaded`), its fragment shader and what its vertex shaders hand it,
+// shared by the heap's draw (globe_draw.wgsl), the bisector pool's (globe_pool_draw.wgsl) and the
+// compute rasteriser's shade (globe_shade_compute.wgsl): normals from the height data (not the
+// mesh), materials (shared/globe_materials.wgsl), the atmosphere's light and aerial perspective,
+// and the wireframe overlay; the sea in shared/globe_sea.wgsl. Needs shared/globe_frame.wgsl
+// (with `globe` bound), shared/globe_heights.wgsl, shared/shading.wgsl and
+// shared/atmosphere_apply.wgsl.
 //!include shared/globe_sea.wgsl
 //!include shared/globe_materials.wgsl
 
@@ -59,20 +61,22 @@ fn globe_map_frame(p: vec2<f32>) -> MapFrame {
     return MapFrame(n, (o_du - n * dot(n, o_du)) / len, (o_dv - n * dot(n, o_dv)) / len);
 }
 
-@fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    let map = globe_map_fixed(in.map);
+// The display colour of the globe's surface at map point `map_uv` ([0, 1]^2), `relative_m` from
+// the camera, under the atmosphere's `light` there; the wireframe from the triangle's
+// `barycentric` coordinates and their change per pixel `barycentric_width`. The draws' fragment
+// shader (`fs_main`) and the compute rasteriser's shade (shared/globe_vis_shade.wgsl) both call it.
+fn globe_shaded(map_uv: vec2<f32>, relative_m: vec3<f32>, light: AtmosphereLight, barycentric: vec3<f32>, barycentric_width: vec3<f32>) -> vec3<f32> {
+    let map = globe_map_fixed(map_uv);
     // The tiles fragments want are asked for by globe.decode (a grid of points on large leaves):
     // a write here would cost every fragment its early depth test (+0.44 ms on the H100).
-    let found = tile_cache_find(map, globe_wanted_zoom(length(in.relative_m)));
+    let found = tile_cache_find(map, globe_wanted_zoom(length(relative_m)));
     let height_m = tile_cache_height(found, map);
-    let frame = globe_map_frame(clamp(in.map, vec2<f32>(0.0), vec2<f32>(1.0)));
-    let light = AtmosphereLight(in.sun_light, in.sky_light, in.aerial);
+    let frame = globe_map_frame(clamp(map_uv, vec2<f32>(0.0), vec2<f32>(1.0)));
     var colour: vec3<f32>;
     if (height_m <= 0.0) {
         // The sea (shared/globe_sea.wgsl): its floor's relief does not shade its surface, so its
-        // gradient is not read.
-        colour = sea_shade(-height_m, frame.up, in.relative_m, light);
+        // gradient is not read. Its footprint comes from the distance, not from derivatives.
+        colour = sea_shade(-height_m, frame.up, relative_m, light);
     } else {
         // No bands where the data's height steps show (shared/globe_materials.wgsl).
         let gradient = globe_shading_gradient(found, map, tile_cache_gradient(found, map));
@@ -85,11 +89,18 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
         let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
         let albedo = globe_terrain_albedo(height_m, slope, asin(clamp(frame.up.z, -1.0, 1.0)));
-        // Sun, sky light and aerial perspective, interpolated from the vertices (shared/atmosphere_apply.wgsl).
+        // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
         colour = atmosphere_shade(albedo, normal, frame.up, light);
     }
     if (globe.wireframe == 1u) {
-        colour = wireframe_overlay(colour, in.barycentric);
+        colour = wireframe_overlay_with_width(colour, barycentric, barycentric_width);
     }
-    return vec4<f32>(colour, 1.0);
+    return colour;
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    // The light and aerial perspective interpolated from the vertices.
+    let light = AtmosphereLight(in.sun_light, in.sky_light, in.aerial);
+    return vec4<f32>(globe_shaded(in.map, in.relative_m, light, in.barycentric, fwidth(in.barycentric)), 1.0);
 }

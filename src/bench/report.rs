@@ -119,7 +119,7 @@ pub struct GlobeFrameRecord {
     pub cache: crate::globe::cache::tile_cache::TileCacheStats,
 }
 
-/// The flat terrain's rasteriser over a benchmark run (`--raster`).
+/// The rasteriser of the flat terrain or the globe over the bisector pool over a benchmark run (`--raster`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RasterSummary {
     /// The path asked for: hardware, compute or auto.
@@ -279,7 +279,7 @@ pub struct BenchReport {
     /// tiles decoded and bytes read (absent when no such file was read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cog: Option<crate::terrain::cog::CogStats>,
-    /// The flat terrain: its rasteriser and the triangle-size histogram.
+    /// The flat terrain and the globe over the bisector pool: the rasteriser and the triangle-size histogram.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raster: Option<RasterSummary>,
     /// Per-frame measurements.

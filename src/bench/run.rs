@@ -125,14 +125,20 @@ pub fn run_bench(gpu: &Gpu, view: &mut HeadlessView<Renderer>, path: &CameraPath
     let settings = &view.scene.settings;
     let meta = meta(gpu, options, settings.max_depth, settings.criterion.name(), settings.threshold_px() as f64);
     let mut report = BenchReport::from_frames(meta, records);
-    report.raster = Some(raster_summary(gpu, &view.scene, options.frames));
+    let histogram = view.scene.vis_raster().map(|raster| raster.read_histogram(gpu));
+    report.raster = Some(raster_summary(settings.raster, settings.raster_large_px, histogram, options.frames));
     report
 }
 
-/// The flat renderer's rasteriser and its triangle-size histogram over `frames` frames.
-fn raster_summary(gpu: &Gpu, scene: &Renderer, frames: u32) -> RasterSummary {
-    use crate::flat::raster::{histogram_bin_floor_px, HISTOGRAM_BINS};
-    let histogram = scene.vis_raster().map(|raster| raster.read_histogram(gpu));
+/// A scene's rasteriser (`requested`, compute where it drew the `histogram` of triangle sizes
+/// over `frames` frames).
+fn raster_summary(
+    requested: crate::schedule::raster::RasterPath,
+    large_px: u32,
+    histogram: Option<[u32; crate::schedule::raster::HISTOGRAM_BINS]>,
+    frames: u32,
+) -> RasterSummary {
+    use crate::schedule::raster::{histogram_bin_floor_px, HISTOGRAM_BINS};
     let size_histogram = histogram.map_or_else(Vec::new, |counts| {
         (0..HISTOGRAM_BINS)
             .map(|bin| SizeBin {
@@ -143,9 +149,9 @@ fn raster_summary(gpu: &Gpu, scene: &Renderer, frames: u32) -> RasterSummary {
             .collect()
     });
     RasterSummary {
-        requested: scene.settings.raster.name().to_string(),
-        used: if scene.vis_raster().is_some() { "compute" } else { "hardware" }.to_string(),
-        large_px: scene.settings.raster_large_px,
+        requested: requested.name().to_string(),
+        used: if histogram.is_some() { "compute" } else { "hardware" }.to_string(),
+        large_px,
         size_histogram,
     }
 }
@@ -211,11 +217,20 @@ pub fn run_globe_pool_bench(
         };
         (Some(record), Some(pool))
     };
-    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe, |_| ());
+    // The histogram counts the measured frames only.
+    let reset = |scene: &GlobePoolRenderer| {
+        if let Some(raster) = scene.vis_raster() {
+            raster.reset_histogram_now(&gpu.queue);
+        }
+    };
+    let records = fly(gpu, view, options, path.duration_s(), |time_s| path.sample(time_s).camera(), globe, reset);
     let scene = &view.scene;
     let criterion = format!("{} (bisector pool)", scene.settings.criterion.name());
     let meta = meta(gpu, options, scene.pool_settings.max_depth, &criterion, scene.settings.target_px() as f64);
-    BenchReport::from_frames(meta, records)
+    let mut report = BenchReport::from_frames(meta, records);
+    let histogram = scene.vis_raster().map(|raster| raster.read_histogram(gpu));
+    report.raster = Some(raster_summary(scene.settings.raster, scene.settings.raster_large_px, histogram, options.frames));
+    report
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.

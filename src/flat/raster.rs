@@ -29,70 +29,10 @@ use crate::cbt::gpu::GpuCbt;
 use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
 
-/// Which rasteriser draws the terrain.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RasterPath {
-    /// The hardware draw of every leaf (render.draw).
-    #[default]
-    Hardware,
-    /// Small triangles in compute into a visibility buffer, large ones by the hardware into it.
-    Compute,
-    /// Compute where the adapter has the features and is a GPU (not a CPU rasteriser such as
-    /// lavapipe), hardware elsewhere.
-    Auto,
-}
-
-/// The device features the compute path needs.
-pub const COMPUTE_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX);
-
-/// Largest `large_px` (keeps the 1/256-px edge functions within i32).
-pub const MAX_LARGE_PX: u32 = 64;
-/// Default threshold in pixels above which a triangle goes to the hardware pass.
-pub const DEFAULT_LARGE_PX: u32 = 32;
-/// Bins of the triangle-size histogram (shared/vis_buffer.wgsl's RASTER_HISTOGRAM_BINS).
-pub const HISTOGRAM_BINS: usize = 16;
-/// Side in pixels of the square of pixels one workgroup of the compute shade covers
-/// (terrain_shade_compute.wgsl's SHADE_TILE_PX).
-pub const SHADE_TILE_PX: u32 = 8;
-
-impl RasterPath {
-    /// Whether this path draws in compute on a device with `features` of type `device_type`.
-    pub fn uses_compute(self, features: wgpu::Features, device_type: wgpu::DeviceType) -> bool {
-        match self {
-            RasterPath::Hardware => false,
-            RasterPath::Compute => features.contains(COMPUTE_FEATURES),
-            RasterPath::Auto => features.contains(COMPUTE_FEATURES) && device_type != wgpu::DeviceType::Cpu,
-        }
-    }
-
-    /// The path's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            RasterPath::Hardware => "hardware",
-            RasterPath::Compute => "compute",
-            RasterPath::Auto => "auto",
-        }
-    }
-}
-
-/// The lower bound in pixels of histogram bin `bin` (bin 0 is under 1 px, bin k from 2^(k-1)).
-pub fn histogram_bin_floor_px(bin: usize) -> u32 {
-    if bin == 0 {
-        0
-    } else {
-        1 << (bin - 1)
-    }
-}
-
-/// Uniforms of the raster passes. Keep in sync with RasterUniforms in shaders/shared/vis_buffer.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct RasterUniforms {
-    pub size_px: [u32; 2],
-    pub large_px: u32,
-    pub _pad: u32,
-}
-const _: () = assert!(std::mem::size_of::<RasterUniforms>() == 16);
+pub use crate::schedule::raster::{
+    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS,
+    MAX_LARGE_PX, SHADE_TILE_PX,
+};
 
 /// What the raster passes read from the flat renderer.
 pub struct RasterInputs<'a> {
@@ -138,12 +78,6 @@ struct VisGroups {
     large: wgpu::BindGroup,
     shade: wgpu::BindGroup,
     shade_compute: Option<wgpu::BindGroup>,
-}
-
-/// The format of the storage view through which the compute shade writes a target whose render
-/// view has `color_format`, if it has one.
-fn storage_format_for(color_format: wgpu::TextureFormat) -> Option<wgpu::TextureFormat> {
-    (color_format.remove_srgb_suffix() == wgpu::TextureFormat::Rgba8Unorm).then_some(wgpu::TextureFormat::Rgba8Unorm)
 }
 
 fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
@@ -565,18 +499,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_path_follows_the_features_and_the_adapter() {
-        let (gpu, cpu) = (wgpu::DeviceType::DiscreteGpu, wgpu::DeviceType::Cpu);
-        let none = wgpu::Features::empty();
-        assert!(!RasterPath::Hardware.uses_compute(COMPUTE_FEATURES, gpu));
-        assert!(RasterPath::Compute.uses_compute(COMPUTE_FEATURES, cpu));
-        assert!(!RasterPath::Compute.uses_compute(wgpu::Features::SHADER_INT64, gpu), "needs the atomics too");
-        assert!(RasterPath::Auto.uses_compute(COMPUTE_FEATURES, gpu));
-        assert!(!RasterPath::Auto.uses_compute(COMPUTE_FEATURES, cpu), "a CPU adapter rasterises faster in its own pipeline");
-        assert!(!RasterPath::Auto.uses_compute(none, gpu));
-    }
-
-    #[test]
     fn compute_is_required_only_when_asked_for() {
         let settings = |raster| crate::flat::RenderSettings { raster, max_depth: 16, ..Default::default() };
         let limits = wgpu::Limits { max_texture_dimension_2d: 8192, ..wgpu::Limits::default() };
@@ -633,11 +555,6 @@ mod tests {
             assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
         }
         assert!(drawn > 100, "seed {seed}: only {drawn} triangles drawn");
-    }
-
-    #[test]
-    fn histogram_bins_start_at_powers_of_two() {
-        assert_eq!((0..5).map(histogram_bin_floor_px).collect::<Vec<_>>(), [0, 1, 2, 4, 8]);
     }
 
     #[test]

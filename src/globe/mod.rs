@@ -14,6 +14,7 @@ pub mod materials;
 pub mod near_edges;
 pub mod occlusion;
 pub mod pool_lod;
+pub mod pool_raster;
 pub mod pool_scene;
 pub mod renderer;
 pub mod sea;

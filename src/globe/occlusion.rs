@@ -5,7 +5,9 @@
 //! globe.hzb      after the draw: the hierarchical depth buffer (HZB) of the frame, level 0 at
 //!                half the viewport (2 x 2 pixels per texel, a power of two on each side), each
 //!                texel the farthest depth (reverse Z: the minimum) of its pixels, each level the
-//!                minimum of 2 x 2 of the one below (shaders/globe_hzb.wgsl; twin `hzb_levels`)
+//!                minimum of 2 x 2 of the one below (shaders/globe_hzb.wgsl; twin `hzb_levels`);
+//!                level 0 from the draw's depth texture, or on the compute rasteriser's path
+//!                (`--raster compute`) from its visibility buffer's depth bits (twin `vis_depths`)
 //! the criterion  the pool's classify passes (shaders/shared/pool_criterion_globe.wgsl): a ball
 //!                seen by the HZB's camera (this frame's ball shifted by the camera's move) whose
 //!                nearest point, less a margin, lies behind the farthest depth of every texel
@@ -130,6 +132,13 @@ pub fn hzb_levels(depth: &[f32], depth_width: usize, viewport_px: (u32, u32)) ->
     levels
 }
 
+/// The depths in a visibility buffer's words (shared/vis_buffer.wgsl: reverse-Z depth bits << 32 |
+/// id, 0 where no triangle is), as `hzb_levels` reads a depth texture's: the CPU twin of
+/// globe.hzb's level 0 on the compute rasteriser's path.
+pub fn vis_depths(words: &[u64]) -> Vec<f32> {
+    words.iter().map(|&w| f32::from_bits((w >> 32) as u32)).collect()
+}
+
 /// The tangents bounding a circle of radius `r` around (c, z) seen from the origin (z > r).
 fn tangent_range(c: f64, z: f64, r: f64) -> (f64, f64) {
     let t = (c * c + z * z - r * r).max(0.0).sqrt();
@@ -199,6 +208,8 @@ pub fn is_occluded(
 pub struct GpuOcclusion {
     device: wgpu::Device,
     from_depth: wgpu::ComputePipeline,
+    /// Level 0 from the compute rasteriser's visibility buffer.
+    from_vis: wgpu::ComputePipeline,
     from_level: wgpu::ComputePipeline,
     viewport: wgpu::Buffer,
     frame: wgpu::Buffer,
@@ -261,6 +272,7 @@ impl GpuOcclusion {
         let mut occlusion = GpuOcclusion {
             device: device.clone(),
             from_depth: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_depth", &[]),
+            from_vis: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_vis", &[]),
             from_level: SHADERS.compute_pipeline(device, "globe.hzb", "globe_hzb.wgsl", "from_level", &[]),
             viewport: wgpu::util::DeviceExt::create_buffer_init(
                 device,
@@ -369,21 +381,39 @@ impl GpuOcclusion {
     /// Records globe.hzb from `depth` (the draw's depth attachment, TEXTURE_BINDING, at least the
     /// viewport's size): the frame `set_view` last saw becomes the one the next frame tests against.
     pub fn record_build(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, depth: &wgpu::TextureView) {
+        self.record_levels(encoder, profiler, &self.from_depth, (0, wgpu::BindingResource::TextureView(depth)));
+    }
+
+    /// Records globe.hzb from `vis`, the compute rasteriser's visibility buffer of the viewport
+    /// `set_view` last saw (one u64 per pixel, row by row), as `record_build` does from a depth
+    /// texture.
+    pub fn record_build_from_vis(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, vis: &wgpu::Buffer) {
+        self.record_levels(encoder, profiler, &self.from_vis, (4, vis.as_entire_binding()));
+    }
+
+    /// globe.hzb: level 0 by `base` reading `source` (binding, resource), then every level above.
+    fn record_levels(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        base: &wgpu::ComputePipeline,
+        source: (u32, wgpu::BindingResource),
+    ) {
         let Some(view) = self.recording else { return };
         let sized = self.sized();
-        let depth_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let base_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globe.hzb"),
-            layout: &self.from_depth.get_bind_group_layout(0),
+            layout: &base.get_bind_group_layout(0),
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(depth) },
+                wgpu::BindGroupEntry { binding: source.0, resource: source.1 },
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&sized.base) },
                 wgpu::BindGroupEntry { binding: 3, resource: self.viewport.as_entire_binding() },
             ],
         });
         let size = hzb_size(sized.viewport_px);
         profiled_compute_pass(profiler, encoder, "globe.hzb", |pass| {
-            pass.set_pipeline(&self.from_depth);
-            pass.set_bind_group(0, &depth_group, &[]);
+            pass.set_pipeline(base);
+            pass.set_bind_group(0, &base_group, &[]);
             pass.dispatch_workgroups(size.0.div_ceil(8), size.1.div_ceil(8), 1);
             pass.set_pipeline(&self.from_level);
             for (i, group) in sized.level_groups.iter().enumerate() {

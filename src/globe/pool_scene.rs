@@ -11,7 +11,9 @@
 //! decode     one thread per listed slot: tile requests, LOD statistics, the draw's arguments,
 //!            the leaf count and deepest leaf into the tree's FrameStats; the near edges'
 //!            histogram (globe::near_edges) into globe.near_edges
-//! draw       3 vertices per listed slot, placed from the 64-bit vertices (shared/pool_globe.wgsl)
+//! draw       3 vertices per listed slot, placed from the 64-bit vertices (shared/pool_globe.wgsl);
+//!            or with `--raster compute` the compute rasteriser (globe::pool_raster): raster.small,
+//!            raster.large, globe.hzb from its visibility buffer, shade
 //! ```
 //! `LebTree` holds the pool's allocator CBT (the same heap buffer), its profiler and the frame
 //! index that alternates split and merge frames; its own cbt.reduce and cbt.args are not recorded
@@ -23,13 +25,15 @@ use crate::globe::camera::GlobeCamera;
 use crate::globe::frame::{globe_frame, FrameSettings, GlobeFrame};
 use crate::globe::near_edges::{GpuNearEdges, NearEdgeHistogram};
 use crate::globe::occlusion::{DrawnView, GpuOcclusion};
+use crate::globe::pool_raster::{GlobeVisRaster, PoolRasterInputs, ShadeGroups};
 use crate::globe::renderer::{compute_pipeline, draw_pipeline, layout, Binding, GlobeSettings, SPACE_COLOR};
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::cpu::UpdateKind;
 use crate::leb::lod::MERGE_HYSTERESIS;
 use crate::pool::gpu::GpuPoolParams;
 use crate::pool::{GpuPool, PoolSettings, SceneCriterion};
-use crate::schedule::{FrameTarget, LebScene, LebTree};
+use crate::schedule::raster::RasterPath;
+use crate::schedule::{record_hardware_draw, FrameTarget, LebScene, LebTree};
 use glam::DVec3;
 
 // globe_pool_decode.wgsl reads the leaf count as word 5 of pool.control (its PoolParams).
@@ -41,13 +45,21 @@ const _: () = assert!(std::mem::offset_of!(GpuPoolParams, leaves) == 5 * 4);
 const POOL_PASS_STORAGE_BUFFERS: u64 = 12;
 
 /// What the globe over the pool needs from the device: the pool's buffers, the tile cache's
-/// texture array of `cache_tiles` layers and 12 storage buffers per compute pass.
+/// texture array of `cache_tiles` layers and 12 storage buffers per compute pass; the compute
+/// rasteriser's 64-bit atomics where the adapter has them (required with `requirements_for`
+/// under `--raster compute`).
 pub fn requirements(pool: &PoolSettings, cache_tiles: u32) -> Requirements {
-    pool.requirements().with_cache_tiles(cache_tiles).with_limit(
+    requirements_for(pool, cache_tiles, RasterPath::Auto)
+}
+
+/// `requirements` with the rasteriser `raster`: `RasterPath::Compute` requires its features.
+pub fn requirements_for(pool: &PoolSettings, cache_tiles: u32, raster: RasterPath) -> Requirements {
+    let requirements = pool.requirements().with_cache_tiles(cache_tiles).with_limit(
         crate::gpu::Limit::MaxStorageBuffersPerShaderStage,
         POOL_PASS_STORAGE_BUFFERS,
         "for the bisector pool's passes, which read heights from the tile cache",
-    )
+    );
+    crate::schedule::raster::with_raster(requirements, raster)
 }
 
 /// The globe's scene over the bisector pool.
@@ -81,6 +93,8 @@ pub struct GlobePoolRenderer {
     lod_stats: wgpu::Buffer,
     /// `GpuNearEdges`: the near edges' histogram, count and minimum of the last decode.
     near_edges: wgpu::Buffer,
+    /// The compute rasteriser, when `settings.raster` and the device choose it.
+    raster: Option<GlobeVisRaster>,
     /// Whether the pool's criterion moves the last decode's vertices rather than placing them from
     /// the tile cache again (`camera_moved_m`; on by default, off to compare).
     pub reuse_decoded_vertices: bool,
@@ -210,6 +224,22 @@ impl GlobePoolRenderer {
             [&draw_layout, atmosphere.draw_layout(), cache_layout],
         );
         let draw_group = group("globe.pool_draw", &draw_layout, &[&pool.list, &frame, &pool.ids, &pool.vertices, &draw_positions]);
+        let device_type = gpu.adapter.get_info().device_type;
+        let raster = settings.raster.uses_compute(device.features(), device_type).then(|| {
+            let inputs = PoolRasterInputs {
+                pool_list: &pool.list,
+                pool_ids: &pool.ids,
+                pool_vertices: &pool.vertices,
+                pool_control: &pool.control,
+                draw_positions: &draw_positions,
+                frame: &frame,
+                atmosphere_layout: atmosphere.draw_layout(),
+                cache_layout,
+                cache_constants: &cache_constants,
+                pool_slots: pool_settings.pool_slots,
+            };
+            GlobeVisRaster::new(device, color_format, &inputs, settings.raster_large_px)
+        });
         let mut renderer = GlobePoolRenderer {
             settings,
             pool_settings,
@@ -227,6 +257,7 @@ impl GlobePoolRenderer {
             draw_args,
             lod_stats,
             near_edges,
+            raster,
             reuse_decoded_vertices: true,
             view_camera_m: None,
             decoded_camera_m: std::cell::Cell::new(None),
@@ -264,6 +295,11 @@ impl GlobePoolRenderer {
     /// Whether the last recorded decode filled the near-edge histogram.
     pub fn near_edges_fresh(&self) -> bool {
         self.near_edges_fresh.get()
+    }
+
+    /// The compute rasteriser, when this renderer draws with it.
+    pub fn vis_raster(&self) -> Option<&GlobeVisRaster> {
+        self.raster.as_ref()
     }
 
     /// The near-edge histogram of the last frame that filled it (blocks on the GPU); empty
@@ -304,6 +340,9 @@ impl LebScene for GlobePoolRenderer {
             viewport_px: size_px,
         };
         self.occlusion.set_view(queue, drawn, self.settings.occlusion);
+        if let Some(raster) = &mut self.raster {
+            raster.set_view(queue, size_px);
+        }
         let s = &self.settings;
         let view = AtmosphereView::of_camera(camera, frame.clip_from_relative, size_px, s.sun_direction, s.atmosphere);
         self.atmosphere.sea = s.sea;
@@ -368,6 +407,21 @@ impl LebScene for GlobePoolRenderer {
 
     fn draw_label(&self) -> &'static str {
         "globe.pool_draw"
+    }
+
+    /// The hardware draw, or the compute rasteriser's passes: raster.small, raster.large,
+    /// globe.hzb from the visibility buffer, then shade (which paints the sky where no triangle is).
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
+        let Some(raster) = &self.raster else {
+            return record_hardware_draw(self, encoder, target);
+        };
+        let profiler = &self.tree.profiler;
+        raster.record_raster(encoder, profiler, &self.pool.args, target);
+        if let (true, Some(vis)) = (self.settings.occlusion, raster.vis_buffer()) {
+            self.occlusion.record_build_from_vis(encoder, profiler, vis);
+        }
+        let groups = ShadeGroups { atmosphere: self.atmosphere.draw_bind_group(), cache: self.cache.bind_group() };
+        raster.record_shade(encoder, profiler, &groups, target);
     }
 
     /// globe.hzb: the depth pyramid the next frame's occlusion test reads.

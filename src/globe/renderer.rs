@@ -62,6 +62,12 @@ pub struct GlobeSettings {
     /// Occlusion culling (the globe over the pool): terrain hidden behind nearer terrain in the
     /// last drawn frame does not refine (src/globe/occlusion.rs; `--occlusion`).
     pub occlusion: bool,
+    /// Which rasteriser draws the globe over the bisector pool (`--raster`; the heap's globe
+    /// draws with the hardware).
+    pub raster: crate::schedule::raster::RasterPath,
+    /// With the compute rasteriser: triangles wider or taller than this on screen (pixels, at
+    /// most `raster::MAX_LARGE_PX`) are drawn by the hardware.
+    pub raster_large_px: u32,
 }
 
 impl GlobeSettings {
@@ -92,6 +98,8 @@ impl Default for GlobeSettings {
             atmosphere: true,
             sea: Default::default(),
             occlusion: true,
+            raster: crate::schedule::raster::RasterPath::Hardware,
+            raster_large_px: crate::schedule::raster::DEFAULT_LARGE_PX,
         }
     }
 }

@@ -13,6 +13,7 @@
 //! record frames through it (`headless::HeadlessView` off screen, the viewer on its surface).
 
 pub mod headless;
+pub mod raster;
 
 use crate::cbt::args::CbtArgs;
 use crate::cbt::gpu::{FrameStats, GpuCbt};

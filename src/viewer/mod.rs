@@ -197,7 +197,9 @@ impl State {
         let mut requirements = match &options.scene {
             SceneOptions::Heightfield { field, settings } => crate::flat::requirements(settings, field.samples_per_side),
             SceneOptions::Globe { settings, pool: None, cache, .. } => crate::globe::renderer::requirements(settings, cache.tiles),
-            SceneOptions::Globe { pool: Some(pool), cache, .. } => crate::globe::pool_scene::requirements(pool, cache.tiles),
+            SceneOptions::Globe { settings, pool: Some(pool), cache, .. } => {
+                crate::globe::pool_scene::requirements_for(pool, cache.tiles, settings.raster)
+            }
         };
         kernel_lab::request_optional(&mut requirements, &adapter);
         let gpu = Gpu::with_adapter(instance, adapter, &requirements)?;

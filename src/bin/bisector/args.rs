@@ -125,10 +125,12 @@ pub(crate) struct RenderArgs {
     /// from the bit-packed heap instead (--max-depth 5..=29, default 28: triangles of 1-2 km).
     #[arg(long)]
     pub(crate) pool_slots: Option<u32>,
-    /// The flat terrain's rasteriser: "hardware" draws every triangle; "compute" rasterises the
-    /// small ones in compute into a 64-bit visibility buffer, the rest by the hardware into it,
-    /// then shades every pixel (needs 64-bit storage-buffer atomics: `bisector info` says); "auto"
-    /// is compute on a GPU that has them, hardware elsewhere (and on CPU adapters).
+    /// The rasteriser of the flat terrain and of the globe drawn from the bisector pool: "hardware"
+    /// draws every triangle; "compute" rasterises the small ones in compute into a 64-bit
+    /// visibility buffer, the rest by the hardware into it, then shades every pixel (needs 64-bit
+    /// storage-buffer atomics: `bisector info` says); "auto" is compute on a GPU that has them,
+    /// hardware elsewhere (and on CPU adapters). The globe drawn from the heap (--pool-slots 0)
+    /// draws with the hardware.
     #[arg(long, value_enum, default_value_t = RasterArg::Hardware)]
     pub(crate) raster: RasterArg,
     /// With --raster compute or auto: triangles wider or taller than this many pixels on screen go

@@ -90,7 +90,7 @@ fn globe_bench(
     }
     let producer = ground.producer();
     if let Some(pool) = pool {
-        let requirements = bisector::globe::pool_scene::requirements(&pool, render.cache_tiles);
+        let requirements = bisector::globe::pool_scene::requirements_for(&pool, render.cache_tiles, settings.raster);
         let gpu = Gpu::headless(&requirements.with_image_size(options.size_px).with_timestamps())?;
         let cache = globe_cache(&gpu, producer, render.cache_tiles)?;
         let renderer = GlobePoolRenderer::new(&gpu, settings, pool, bisector::gpu::target::COLOR_FORMAT, cache)?;

@@ -30,7 +30,7 @@ pub(crate) fn info() -> anyhow::Result<()> {
         );
     }
     let compute = features.contains(COMPUTE_FEATURES);
-    say!("raster paths (--raster):");
+    say!("raster paths (--raster; the flat terrain and the globe over the bisector pool, the heap's globe draws with hardware):");
     say!("  hardware: yes");
     say!(
         "  compute:  {} (SHADER_INT64 + SHADER_INT64_ATOMIC_MIN_MAX: 64-bit atomic max on storage buffers)",

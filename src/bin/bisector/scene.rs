@@ -100,6 +100,8 @@ pub(crate) fn globe_settings(args: &RenderArgs) -> anyhow::Result<GlobeSettings>
         sea: bisector::globe::sea::SeaSettings { enabled: args.sea == OnOff::On, time_s: args.sea_time_s },
         wireframe: args.wireframe,
         occlusion: args.occlusion == OnOff::On,
+        raster: args.raster.path(),
+        raster_large_px: args.raster_large_px,
         ..Default::default()
     })
 }

@@ -158,7 +158,9 @@ fn globe_pool_shot(
     out: &std::path::Path,
     json: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    let gpu = Gpu::headless(&bisector::globe::pool_scene::requirements(&pool, render.cache_tiles).with_image_size((width, height)))?;
+    let gpu = Gpu::headless(
+        &bisector::globe::pool_scene::requirements_for(&pool, render.cache_tiles, settings.raster).with_image_size((width, height)),
+    )?;
     let cache = globe_cache(&gpu, ground.producer(), render.cache_tiles)?;
     let renderer = GlobePoolRenderer::new(&gpu, settings, pool, bisector::gpu::target::COLOR_FORMAT, cache)?;
     let mut view = HeadlessView::new(&gpu, renderer, width, height);

@@ -11,6 +11,7 @@
 //!                                 enters the atmosphere over `viewport.z` km (the horizon's reach);
 //!                                 from 40 km up over each column's reach to the ground, densest there
 //! atmosphere.sky                  a full-screen pass after the globe's draw where it left the far depth: sky-view table + sun disc
+//!                                 (shaders/shared/atmosphere_sky.wgsl; the compute rasteriser's shade calls it instead)
 //! globe draw (@group(1))          sunlight through the transmittance table, sky light, aerial perspective;
 //!                                 the sea reflects the sky-view table (shaders/shared/globe_sea.wgsl)
 //! sea.waves, sea.mips             the sea's wave tiles when the waves' time changes (src/globe/sea/tiles.rs,
@@ -489,9 +490,10 @@ impl Atmosphere {
 }
 
 /// The explicit layout of the globe draws' @group(1): uniforms, transmittance, aerial perspective,
-/// sampler, sky view (the sea's reflection), the sea's wave tiles (SeaTiles::draw_layout_entries).
+/// sampler, sky view (the sea's reflection), the sea's wave tiles (SeaTiles::draw_layout_entries);
+/// visible to compute too, for the compute rasteriser's shade (globe::pool_raster).
 fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
+    let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE;
     let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
