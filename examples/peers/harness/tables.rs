@@ -1,0 +1,161 @@
+//! The hash tables beside their CPU twins on all cores: the chained hash (the twin's parallel
+//! build, lookups with rayon), the compact hash (the twin's CAS table filled with rayon) and the
+//! tile table, linear and bucketed (the twins' lookups with rayon over the same table and queries).
+
+use rayon::prelude::*;
+
+use bisector::globe::cache::tile_feedback::GpuTileFeedback;
+use bisector::globe::cache::tile_key::TileKey;
+use bisector::globe::cache::tile_table::{GpuTileTable, TILE_MISS};
+use bisector::gpu::{Gpu, Requirements};
+use bisector::kernels::tile_table::{self as tt, Pass, TileTableKernel};
+use bisector::kernels::tile_table_bucketed::{BucketedTileTable, GpuBucketedTileTable};
+use bisector_kernels::chained_hash::{self as ch, ChainedHash, ChainedHashOptions, CpuChainedHash};
+use bisector_kernels::compact_hash::{self as cph, CompactHash, CompactHashOptions, CompactTable};
+use bisector_kernels::Kernel;
+
+use super::{cpu_threads, timed, Options, PeersError, Row};
+
+/// The chained hash's rows: the build and the three lookup sets.
+pub fn chained_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
+    let s = &options.sizes;
+    let ch_options = ChainedHashOptions {
+        element_log2: s.ch_elements_log2,
+        bucket_log2: s.ch_buckets_log2,
+        keys: ch::KeyDistribution::Uniform,
+        variant: ch::BuildVariant::Global,
+        iterations: options.iterations,
+        seed: options.seed,
+    };
+    let gpu = Gpu::headless(&ChainedHash::requirements(&ch_options))?;
+    let report = ChainedHash::run(&gpu, &ch_options)?;
+    let (keys, values, misses) = ch::make_inputs(&ch_options);
+    let threads = cpu_threads();
+    let (peer, build_ms) = timed(options.peer_repeats, || CpuChainedHash::build_parallel(&keys, &values, ch_options.bucket_log2, threads));
+    // The one-thread build is the reference the GPU's table was checked against.
+    let reference = CpuChainedHash::build(&keys, &values, ch_options.bucket_log2);
+    let same_table = ch::bucket_contents(&peer.heads, &peer.nodes) == ch::bucket_contents(&reference.heads, &reference.nodes);
+    let input = format!("2^{} -> 2^{} buckets, uniform", s.ch_elements_log2, s.ch_buckets_log2);
+    let peer_name = format!("CPU twin build_parallel, {threads} thr");
+    let build = report.builds.first().map(|b| (b.gpu.median_ms, b.verified));
+    let mut rows = vec![Row::new("chained-hash", format!("build {input}"), (build.map(|b| b.0), None), &peer_name, Some(build_ms)).checked(
+        same_table && build.is_some_and(|b| b.1),
+        "every bucket's (key, value) multiset: GPU and peer each equal the one-thread twin",
+    )];
+    let half: Vec<u32> = keys[..keys.len() / 2].iter().chain(&misses[keys.len() / 2..]).copied().collect();
+    for (name, queries) in [("all hits", &keys), ("half hits", &half), ("all misses", &misses)] {
+        let (found, ms) = timed(options.peer_repeats, || queries.par_iter().map(|&k| peer.lookup(k)).collect::<Vec<u32>>());
+        let expected: Vec<u32> = queries.par_iter().map(|&k| reference.lookup(k)).collect();
+        let gpu_lookup = report.lookups.iter().find(|l| l.queries == name);
+        let peer = format!("CPU twin lookup, rayon {threads} thr");
+        rows.push(
+            Row::new("chained-hash", format!("lookups {name}, {input}"), (gpu_lookup.map(|l| l.gpu.median_ms), None), &peer, Some(ms))
+                .checked(
+                    found == expected && gpu_lookup.is_some_and(|l| l.verified),
+                    "every answer: GPU and peer each equal the one-thread twin's",
+                ),
+        );
+    }
+    Ok(rows)
+}
+
+/// The compact hash's row: findOrPut of every vector into the compressed table.
+pub fn compact_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
+    let s = &options.sizes;
+    let ch_options = CompactHashOptions {
+        length: s.compact_length,
+        bucket_size: s.compact_bucket_size,
+        table_log2: s.compact_table_log2,
+        vectors: None,
+        fill: 0.5,
+        distribution: cph::VectorDistribution::Uniform,
+        iterations: options.iterations,
+        seed: options.seed,
+        subgroup: false,
+    };
+    let gpu = Gpu::headless(&CompactHash::requirements(&ch_options))?;
+    let report = CompactHash::run(&gpu, &ch_options)?;
+    let length = ch_options.length as usize;
+    let words = cph::make_vectors(length, ch_options.vector_count() as usize, ch_options.distribution, ch_options.seed);
+    let vectors: Vec<&[u32]> = words.chunks_exact(length).collect();
+    let ((table, results), ms) = timed(options.peer_repeats, || {
+        let table = CompactTable::new(ch_options.geometry());
+        let results: Vec<u32> = vectors.par_iter().map(|v| table.find_or_put(v)).collect();
+        (table, results)
+    });
+    let failed = results.iter().filter(|&&r| r == cph::FAILED).count() as u32;
+    let copy = table.snapshot();
+    let nodes = copy.nodes.iter().filter(|&&n| n != 0).count() as u64 + copy.zero as u64;
+    let check = cph::check_compact_table(&copy, &vectors, &results, None, report.distinct_vectors as usize, failed);
+    let new = report.compressed.new_vectors;
+    let (agree, note) = match check {
+        Ok(peer_new) if peer_new == new && nodes == report.nodes && failed == 0 && report.verified => {
+            (true, format!("{new} new vectors in {nodes} nodes, each table checked by meaning"))
+        }
+        Ok(peer_new) => (false, format!("GPU {new} new in {} nodes (verified {}), peer {peer_new} new in {nodes}", report.nodes, report.verified)),
+        Err(e) => (false, format!("the peer's table: {e}")),
+    };
+    let input = format!(
+        "{} vectors x {} words, 2^{} slots, bucket {}",
+        vectors.len(),
+        length,
+        s.compact_table_log2,
+        s.compact_bucket_size
+    );
+    let peer = format!("CPU twin (CAS), rayon {} thr", cpu_threads());
+    Ok(vec![Row::new("compact-hash", input, (Some(report.compressed.insert.median_ms), None), &peer, Some(ms)).checked(agree, note)])
+}
+
+/// The tile table's rows: hits and misses at load 0.5 and 0.9, linear and bucketed layouts.
+pub fn tile_table_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
+    let capacity_log2 = options.sizes.tt_capacity_log2;
+    let requirements =
+        Requirements::kernel(tt::largest_buffer_bytes(capacity_log2), format!("for a tile table of 2^{capacity_log2} slots"));
+    let gpu = Gpu::headless(&requirements)?;
+    let kernel = TileTableKernel::new(&gpu.device);
+    let mut profiler = bisector::gpu::create_profiler(&gpu.device);
+    let feedback = GpuTileFeedback::new(&gpu.device, &gpu.queue, 4096);
+    let threads = cpu_threads();
+    let mut rows = Vec::new();
+    for (index, load) in tt::LOADS.into_iter().enumerate() {
+        // The same workload as `bisector kernel tile-table` (its seed per load).
+        let mut work = tt::make_workload(capacity_log2, load, options.seed.wrapping_add(index as u64));
+        let linear = GpuTileTable::new(&gpu.device, &mut work.table);
+        let mut bucketed = BucketedTileTable::new(capacity_log2);
+        let built = work.keys.iter().enumerate().try_for_each(|(i, &k)| bucketed.insert(k, i as u32).map(|_| ()));
+        let gpu_bucketed = built.is_ok().then(|| GpuBucketedTileTable::new(&gpu.device, &mut bucketed));
+        for (name, queries) in [("hits", &work.hits), ("misses", &work.misses)] {
+            let input = format!("2^{capacity_log2} load {load} {name}");
+            let label = format!("peers.tile_table.lookup ({input})");
+            let answers = kernel.run(&gpu, &mut profiler, &label, Pass::Lookup, &linear, &feedback, queries, options.iterations);
+            let peer = |k: &TileKey| work.table.lookup(*k).unwrap_or(TILE_MISS);
+            rows.push(lookup_row(format!("linear {input}"), &answers, queries, peer, options, threads));
+            let Some(gpu_bucketed) = &gpu_bucketed else {
+                let row = Row::new("tile-table", format!("bucketed {input}"), (None, None), "-", None);
+                rows.push(row.checked(false, format!("the bucketed twin could not hold the keys: {:?}", built)));
+                continue;
+            };
+            let label = format!("peers.tile_table_bucketed.lookup ({input})");
+            let answers = kernel.run_bucketed(&gpu, &mut profiler, &label, Pass::Lookup, gpu_bucketed, &feedback, queries, options.iterations);
+            let peer = |k: &TileKey| bucketed.lookup(*k).unwrap_or(TILE_MISS);
+            rows.push(lookup_row(format!("bucketed {input}"), &answers, queries, peer, options, threads));
+        }
+    }
+    Ok(rows)
+}
+
+/// One lookup set's row: the GPU's answers beside the twin's, run on all cores.
+fn lookup_row(
+    input: String,
+    answers: &tt::GpuAnswers,
+    queries: &[TileKey],
+    lookup: impl Fn(&TileKey) -> u32 + Sync,
+    options: &Options,
+    threads: usize,
+) -> Row {
+    let (found, ms) = timed(options.peer_repeats, || queries.par_iter().map(&lookup).collect::<Vec<u32>>());
+    let gpu_ms = bisector::gpu::timings::TimingMs::of(answers.times_ms.clone()).median_ms;
+    let agree = found == answers.slots[..queries.len()];
+    Row::new("tile-table", input, (Some(gpu_ms), None), &format!("CPU twin lookup, rayon {threads} thr"), Some(ms))
+        .checked(agree, "every atlas slot (or miss) equal")
+}
