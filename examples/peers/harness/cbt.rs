@@ -49,12 +49,30 @@ pub fn rows(options: &Options) -> Result<Vec<Row>, PeersError> {
         let threads = cpu_threads();
         let gpu_ok = if report.verified { "" } else { "; GPU differs from the twin" };
         rows.push(
-            Row::new("cbt", format!("reduce {input}"), (Some(report.reduce.median_ms), None), &format!("twin, rayon {threads} thr"), Some(median(reduce_ms)))
-                .checked(same_heap && report.verified, format!("heap bit for bit: GPU and peer each equal the twin's ({} path){gpu_ok}", report.reduce_path)),
+            Row::new(
+                "cbt",
+                format!("reduce {input}"),
+                (Some(report.reduce.median_ms), None),
+                &format!("twin, rayon {threads} thr"),
+                Some(median(reduce_ms)),
+            )
+            .checked(
+                same_heap && report.verified,
+                format!("heap bit for bit: GPU and peer each equal the twin's ({} path){gpu_ok}", report.reduce_path),
+            ),
         );
         rows.push(
-            Row::new("cbt", format!("decode {input}"), (Some(report.decode.median_ms), None), &format!("twin decode_node, rayon {threads} thr"), Some(median(decode_ms)))
-                .checked(ids_right && report.verified, format!("every leaf's node id: GPU equals the twin's, peer's are 2^{init_depth} + i{gpu_ok}")),
+            Row::new(
+                "cbt",
+                format!("decode {input}"),
+                (Some(report.decode.median_ms), None),
+                &format!("twin decode_node, rayon {threads} thr"),
+                Some(median(decode_ms)),
+            )
+            .checked(
+                ids_right && report.verified,
+                format!("every leaf's node id: GPU equals the twin's, peer's are 2^{init_depth} + i{gpu_ok}"),
+            ),
         );
     }
     Ok(rows)

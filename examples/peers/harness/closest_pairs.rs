@@ -36,10 +36,7 @@ pub fn rows(options: &Options) -> Result<Vec<Row>, PeersError> {
 fn distribution_rows(options: &Options, distribution: cp::Distribution) -> Result<Vec<Row>, PeersError> {
     let (m, n) = (options.sizes.cp_a_points, options.sizes.cp_b_points);
     let armies = cp::make_armies(m, n, distribution, options.seed);
-    let input = ClosestPairsInput {
-        armies,
-        options: ClosestPairsOptions { variant: cp::Variant::Grid, iterations: options.iterations },
-    };
+    let input = ClosestPairsInput { armies, options: ClosestPairsOptions { variant: cp::Variant::Grid, iterations: options.iterations } };
     let gpu = Gpu::headless(&ClosestPairs::requirements(&input))?;
     let report = ClosestPairs::run(&gpu, &input)?;
     let armies = &input.armies;
@@ -102,7 +99,16 @@ pub fn compare_pairs(gpu: &[Pair], peer: &[Pair]) -> (bool, String) {
         None => (true, "equal (A, B, f32 distance)".into()),
         Some(i) => (
             false,
-            format!("differ at #{}: GPU A {} B {} {:.4}, peer A {} B {} {:.4}", i + 1, gpu[i].a, gpu[i].b, gpu[i].distance, peer[i].a, peer[i].b, peer[i].distance),
+            format!(
+                "differ at #{}: GPU A {} B {} {:.4}, peer A {} B {} {:.4}",
+                i + 1,
+                gpu[i].a,
+                gpu[i].b,
+                gpu[i].distance,
+                peer[i].a,
+                peer[i].b,
+                peer[i].distance
+            ),
         ),
     }
 }
@@ -146,8 +152,7 @@ fn scipy_top_pairs(python: &str, a: &[Point], b: &[Point], repeats: u32) -> Resu
     if !out.status.success() {
         return Err(format!("scipy failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
     }
-    let answer: ScipyAnswer =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("scipy's output is not the expected JSON ({e})"))?;
+    let answer: ScipyAnswer = serde_json::from_slice(&out.stdout).map_err(|e| format!("scipy's output is not the expected JSON ({e})"))?;
     rank_scipy(&answer, a, b).map(|pairs| {
         let mut ms = answer.ms.clone();
         ms.sort_by(f64::total_cmp);

@@ -2,15 +2,14 @@
 //! inputs, checked to give the same answer, timed side by side (`examples/peers/main.rs` prints
 //! and writes the rows; `tests/peers.rs` runs it at tiny sizes on lavapipe).
 
-mod cbt;
-mod closest_pairs;
-mod shift_and;
-mod tables;
+pub mod cbt;
+pub mod closest_pairs;
+pub mod shift_and;
+pub mod tables;
 
 use std::time::Instant;
 
 use serde::Serialize;
-
 
 /// The kernels the harness runs, in the order of the table.
 pub const KERNELS: [&str; 6] = ["closest-pairs", "shift-and", "chained-hash", "compact-hash", "tile-table", "cbt"];

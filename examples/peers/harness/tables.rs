@@ -38,10 +38,11 @@ pub fn chained_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     let input = format!("2^{} -> 2^{} buckets, uniform", s.ch_elements_log2, s.ch_buckets_log2);
     let peer_name = format!("CPU twin build_parallel, {threads} thr");
     let build = report.builds.first().map(|b| (b.gpu.median_ms, b.verified));
-    let mut rows = vec![Row::new("chained-hash", format!("build {input}"), (build.map(|b| b.0), None), &peer_name, Some(build_ms)).checked(
-        same_table && build.is_some_and(|b| b.1),
-        "every bucket's (key, value) multiset: GPU and peer each equal the one-thread twin",
-    )];
+    let mut rows = vec![Row::new("chained-hash", format!("build {input}"), (build.map(|b| b.0), None), &peer_name, Some(build_ms))
+        .checked(
+            same_table && build.is_some_and(|b| b.1),
+            "every bucket's (key, value) multiset: GPU and peer each equal the one-thread twin",
+        )];
     let half: Vec<u32> = keys[..keys.len() / 2].iter().chain(&misses[keys.len() / 2..]).copied().collect();
     for (name, queries) in [("all hits", &keys), ("half hits", &half), ("all misses", &misses)] {
         let (found, ms) = timed(options.peer_repeats, || queries.par_iter().map(|&k| peer.lookup(k)).collect::<Vec<u32>>());
@@ -92,16 +93,12 @@ pub fn compact_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
         Ok(peer_new) if peer_new == new && nodes == report.nodes && failed == 0 && report.verified => {
             (true, format!("{new} new vectors in {nodes} nodes, each table checked by meaning"))
         }
-        Ok(peer_new) => (false, format!("GPU {new} new in {} nodes (verified {}), peer {peer_new} new in {nodes}", report.nodes, report.verified)),
+        Ok(peer_new) => {
+            (false, format!("GPU {new} new in {} nodes (verified {}), peer {peer_new} new in {nodes}", report.nodes, report.verified))
+        }
         Err(e) => (false, format!("the peer's table: {e}")),
     };
-    let input = format!(
-        "{} vectors x {} words, 2^{} slots, bucket {}",
-        vectors.len(),
-        length,
-        s.compact_table_log2,
-        s.compact_bucket_size
-    );
+    let input = format!("{} vectors x {} words, 2^{} slots, bucket {}", vectors.len(), length, s.compact_table_log2, s.compact_bucket_size);
     let peer = format!("CPU twin (CAS), rayon {} thr", cpu_threads());
     Ok(vec![Row::new("compact-hash", input, (Some(report.compressed.insert.median_ms), None), &peer, Some(ms)).checked(agree, note)])
 }
@@ -136,7 +133,8 @@ pub fn tile_table_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
                 continue;
             };
             let label = format!("peers.tile_table_bucketed.lookup ({input})");
-            let answers = kernel.run_bucketed(&gpu, &mut profiler, &label, Pass::Lookup, gpu_bucketed, &feedback, queries, options.iterations);
+            let answers =
+                kernel.run_bucketed(&gpu, &mut profiler, &label, Pass::Lookup, gpu_bucketed, &feedback, queries, options.iterations);
             let peer = |k: &TileKey| bucketed.lookup(*k).unwrap_or(TILE_MISS);
             rows.push(lookup_row(format!("bucketed {input}"), &answers, queries, peer, options, threads));
         }
