@@ -94,6 +94,8 @@ fn regex_translation_counts_what_shift_and_counts() {
         let compiled = sa::compile(&items).unwrap();
         let expected = sa::match_ends(&compiled, &work.text).len() as u64;
         let regex = harness::shift_and::regex_of(&items);
-        assert_eq!(harness::shift_and::count_matches(&regex, &work.text), Ok(expected), "{} as {regex}", String::from_utf8_lossy(pattern));
+        let name = String::from_utf8_lossy(pattern);
+        assert_eq!(harness::shift_and::count_matches(&regex, &work.text), Ok(expected), "{name} as {regex}");
+        assert_eq!(harness::shift_and::count_matches_lazy(&regex, &work.text), Ok(expected), "{name} as {regex} (lazy DFA)");
     }
 }
