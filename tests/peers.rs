@@ -40,12 +40,15 @@ fn every_kernel_agrees_with_its_peer() {
             continue;
         }
         assert_eq!(row.agree, Some(true), "{row:?}");
-        assert!(row.gpu_ms.is_some_and(|ms| ms > 0.0) && row.peer_ms.is_some_and(|ms| ms > 0.0), "{row:?}");
-        assert!(row.ratio.is_some(), "{row:?}");
+        assert!(row.peer_ms.is_some_and(|ms| ms > 0.0), "{row:?}");
+        // The tile table's inserts have no GPU pass (the cache inserts on the CPU and mirrors).
+        if !(row.kernel == "tile-table" && row.input.contains("inserts")) {
+            assert!(row.gpu_ms.is_some_and(|ms| ms > 0.0) && row.ratio.is_some(), "{row:?}");
+        }
     }
-    // Two rows per distribution, 4 lookup rows per load, 2 per tree.
+    // Two rows per distribution, 2 insert and 4 lookup rows per load, 2 per tree.
     let count = |kernel: &str| rows.iter().filter(|r| r.kernel == kernel).count();
-    assert_eq!((count("closest-pairs"), count("chained-hash"), count("tile-table"), count("cbt")), (4, 4, 8, 6));
+    assert_eq!((count("closest-pairs"), count("chained-hash"), count("tile-table"), count("cbt")), (4, 4, 12, 6));
     assert!(rows.iter().filter(|r| r.kernel == "closest-pairs").all(|r| r.gpu_end_to_end_ms.is_some()));
 }
 

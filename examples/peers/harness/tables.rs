@@ -5,8 +5,8 @@
 use rayon::prelude::*;
 
 use bisector::globe::cache::tile_feedback::GpuTileFeedback;
-use bisector::globe::cache::tile_key::TileKey;
-use bisector::globe::cache::tile_table::{GpuTileTable, TILE_MISS};
+use bisector::globe::cache::tile_key::{tile_hash, TileKey};
+use bisector::globe::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::tile_table::{self as tt, Pass, TileTableKernel};
 use bisector::kernels::tile_table_bucketed::{BucketedTileTable, GpuBucketedTileTable};
@@ -120,6 +120,15 @@ pub fn tile_table_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
         let linear = GpuTileTable::new(&gpu.device, &mut work.table);
         let mut bucketed = BucketedTileTable::new(capacity_log2);
         let built = work.keys.iter().enumerate().try_for_each(|(i, &k)| bucketed.insert(k, i as u32).map(|_| ()));
+        let input = format!("2^{capacity_log2} load {load} inserts ({} keys)", work.keys.len());
+        let (linear_new, linear_insert) = (TileTable::new, |t: &mut TileTable, k: TileKey, v: u32| t.insert(k, v).is_ok());
+        let linear_lookup = |t: &TileTable, k: TileKey| t.lookup(k);
+        rows.push(sharded_row(format!("linear {input}"), &work.keys, capacity_log2, options, linear_new, linear_insert, linear_lookup));
+        let bucketed_new = BucketedTileTable::new;
+        let bucketed_insert = |t: &mut BucketedTileTable, k: TileKey, v: u32| t.insert(k, v).is_ok();
+        let bucketed_lookup = |t: &BucketedTileTable, k: TileKey| t.lookup(k);
+        let input = format!("bucketed {input}");
+        rows.push(sharded_row(input, &work.keys, capacity_log2, options, bucketed_new, bucketed_insert, bucketed_lookup));
         let gpu_bucketed = built.is_ok().then(|| GpuBucketedTileTable::new(&gpu.device, &mut bucketed));
         for (name, queries) in [("hits", &work.hits), ("misses", &work.misses)] {
             let input = format!("2^{capacity_log2} load {load} {name}");
@@ -156,4 +165,48 @@ fn lookup_row(
     let agree = found == answers.slots[..queries.len()];
     Row::new("tile-table", input, (Some(gpu_ms), None), &format!("CPU twin lookup, rayon {threads} thr"), Some(ms))
         .checked(agree, "every atlas slot (or miss) equal")
+}
+
+/// The inserts of one table layout beside the twin sharded over the cores: the keys split by the
+/// top bits of their hash into one twin per thread (a power of two; together the table's slots),
+/// each filled in insertion order on its own core. The GPU has no insert pass (the cache inserts
+/// on the CPU and mirrors the table), so the note gives the one-thread twin's fill of the same keys.
+fn sharded_row<T: Send + Sync>(
+    input: String,
+    keys: &[TileKey],
+    capacity_log2: u32,
+    options: &Options,
+    new: impl Fn(u32) -> T + Sync,
+    insert: impl Fn(&mut T, TileKey, u32) -> bool + Sync,
+    lookup: impl Fn(&T, TileKey) -> Option<u32> + Sync,
+) -> Row {
+    let shard_log2 = cpu_threads().next_power_of_two().ilog2().min(capacity_log2);
+    let shard_of = |k: &TileKey| if shard_log2 == 0 { 0 } else { (tile_hash(k.pack()) >> (32 - shard_log2)) as u8 };
+    let build = |extra_log2: u32| -> Option<Vec<T>> {
+        let owners: Vec<u8> = keys.par_iter().map(shard_of).collect();
+        (0..1u8 << shard_log2)
+            .into_par_iter()
+            .map(|shard| {
+                let mut table = new(capacity_log2 - shard_log2 + extra_log2);
+                let mine = keys.iter().zip(&owners).enumerate().filter(|(_, (_, &o))| o == shard);
+                mine.into_iter().all(|(i, (&k, _))| insert(&mut table, k, i as u32)).then_some(table)
+            })
+            .collect()
+    };
+    let (_, fill_ms) = timed(1, || {
+        let mut table = new(capacity_log2);
+        keys.iter().enumerate().all(|(i, &k)| insert(&mut table, k, i as u32))
+    });
+    let (mut tables, mut ms) = timed(options.peer_repeats, || build(0));
+    let mut note = String::new();
+    if tables.is_none() {
+        // Shards fill unevenly: one that overflowed is retried, every shard with twice the slots.
+        (tables, ms) = timed(options.peer_repeats, || build(1));
+        note = "; a shard overflowed, so the shards took twice the slots".into();
+    }
+    let peer = format!("CPU twin sharded x{}, rayon", 1 << shard_log2);
+    let row = Row::new("tile-table", input, (None, None), &peer, Some(ms));
+    let Some(tables) = tables else { return row.checked(false, "the sharded twins could not hold the keys") };
+    let agree = keys.par_iter().enumerate().all(|(i, k)| lookup(&tables[shard_of(k) as usize], *k) == Some(i as u32));
+    row.checked(agree, format!("every key finds its value; one-thread twin fill {fill_ms:.1} ms (no GPU insert pass){note}"))
 }
