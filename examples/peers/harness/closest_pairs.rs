@@ -67,14 +67,6 @@ fn distribution_rows(options: &Options, distribution: cp::Distribution) -> Resul
     Ok(rows)
 }
 
-impl Row {
-    /// The row of a peer that did not run, saying why.
-    pub fn skipped(mut self, why: &str) -> Row {
-        self.note = why.to_string();
-        self
-    }
-}
-
 /// kiddo's answer: an immutable k-d tree over B built on all cores, every A's nearest B (a batch
 /// query, all cores), then the 100 closest with the kernel's own f32 distance and order.
 pub fn kiddo_top_pairs(a: &[Point], b: &[Point]) -> Vec<Pair> {

@@ -135,6 +135,12 @@ impl Row {
         }
     }
 
+    /// The row of a peer that did not run, saying why.
+    pub fn skipped(mut self, why: &str) -> Row {
+        self.note = why.to_string();
+        self
+    }
+
     /// The row with the agreement and what was compared.
     pub fn checked(mut self, agree: bool, note: impl Into<String>) -> Row {
         self.agree = Some(agree);
@@ -146,10 +152,13 @@ impl Row {
 /// Why a kernel's rows could not be made at all.
 #[derive(Debug, thiserror::Error)]
 pub enum PeersError {
+    /// No device meets the kernel's requirements.
     #[error(transparent)]
     Gpu(#[from] bisector::gpu::GpuError),
+    /// The kernel refused its options or the device.
     #[error(transparent)]
     Kernel(#[from] bisector_kernels::KernelError),
+    /// A size or input the harness cannot use, said in one line.
     #[error("{0}")]
     Input(String),
 }
