@@ -163,7 +163,8 @@ pub enum PeersError {
     Input(String),
 }
 
-/// Runs the chosen kernels and their peers; a kernel that cannot run gives one row saying why.
+/// Runs the chosen kernels and their peers; a kernel that cannot run gives one row saying why
+/// (skipped, `agree` None, where the device lacks what it needs; failed otherwise).
 pub fn run(options: &Options, mut progress: impl FnMut(&Row)) -> Vec<Row> {
     let mut rows = Vec::new();
     for kernel in KERNELS.iter().filter(|k| options.kernels.iter().any(|o| o == *k)) {
@@ -176,10 +177,14 @@ pub fn run(options: &Options, mut progress: impl FnMut(&Row)) -> Vec<Row> {
             _ => cbt::rows(options),
         };
         let new = result.unwrap_or_else(|error| {
-            let mut row = Row::new(kernel, "-".into(), (None, None), "-", None);
-            row.agree = Some(false);
-            row.note = format!("did not run: {error}");
-            vec![row]
+            let row = Row::new(kernel, "-".into(), (None, None), "-", None);
+            // A device that cannot run the kernel skips it; anything else is a failure.
+            vec![match error {
+                PeersError::Gpu(_) | PeersError::Kernel(bisector_kernels::KernelError::Device(_)) => {
+                    row.skipped(&format!("skipped: this device cannot run it: {error}"))
+                }
+                _ => row.checked(false, format!("did not run: {error}")),
+            }]
         });
         new.iter().for_each(&mut progress);
         rows.extend(new);
