@@ -214,7 +214,7 @@ pub fn cpu_threads() -> usize {
 pub fn table(rows: &[Row]) -> String {
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
     let mut out = format!(
-        "{:<14} {:<48} {:>11} {:>11} {:<30} {:>11} {:>9} {:<6} note\n",
+        "{:<14} {:<58} {:>11} {:>11} {:<30} {:>11} {:>9} {:<6} note\n",
         "kernel", "input", "GPU ms", "GPU e2e ms", "peer", "peer ms", "peer/GPU", "agree"
     );
     for r in rows {
@@ -224,7 +224,7 @@ pub fn table(rows: &[Row]) -> String {
             None => "-",
         };
         out += &format!(
-            "{:<14} {:<48} {:>11} {:>11} {:<30} {:>11} {:>9} {:<6} {}\n",
+            "{:<14} {:<58} {:>11} {:>11} {:<30} {:>11} {:>9} {:<6} {}\n",
             r.kernel,
             r.input,
             ms(r.gpu_ms),

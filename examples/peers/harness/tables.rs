@@ -16,14 +16,14 @@ use bisector_kernels::Kernel;
 
 use super::{cpu_threads, timed, Options, PeersError, Row};
 
-/// The chained hash's rows: the build and the three lookup sets.
+/// The chained hash's rows: each build and the three lookup sets (on the last build's table).
 pub fn chained_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     let s = &options.sizes;
     let ch_options = ChainedHashOptions {
         element_log2: s.ch_elements_log2,
         bucket_log2: s.ch_buckets_log2,
         keys: ch::KeyDistribution::Uniform,
-        variant: ch::BuildVariant::Global,
+        variant: if subgroups()? { ch::BuildVariant::Both } else { ch::BuildVariant::Global },
         iterations: options.iterations,
         seed: options.seed,
     };
@@ -37,12 +37,15 @@ pub fn chained_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     let same_table = ch::bucket_contents(&peer.heads, &peer.nodes) == ch::bucket_contents(&reference.heads, &reference.nodes);
     let input = format!("2^{} -> 2^{} buckets, uniform", s.ch_elements_log2, s.ch_buckets_log2);
     let peer_name = format!("CPU twin build_parallel, {threads} thr");
-    let build = report.builds.first().map(|b| (b.gpu.median_ms, b.verified));
-    let mut rows = vec![Row::new("chained-hash", format!("build {input}"), (build.map(|b| b.0), None), &peer_name, Some(build_ms))
-        .checked(
-            same_table && build.is_some_and(|b| b.1),
-            "every bucket's (key, value) multiset: GPU and peer each equal the one-thread twin",
-        )];
+    // Each GPU build (global counter, and subgroup counter where the adapter has subgroups).
+    let mut rows: Vec<Row> = report
+        .builds
+        .iter()
+        .map(|b| {
+            Row::new("chained-hash", format!("build ({}) {input}", b.variant), (Some(b.gpu.median_ms), None), &peer_name, Some(build_ms))
+                .checked(same_table && b.verified, "every bucket's (key, value) multiset: GPU and peer each equal the one-thread twin")
+        })
+        .collect();
     let half: Vec<u32> = keys[..keys.len() / 2].iter().chain(&misses[keys.len() / 2..]).copied().collect();
     for (name, queries) in [("all hits", &keys), ("half hits", &half), ("all misses", &misses)] {
         let (found, ms) = timed(options.peer_repeats, || queries.par_iter().map(|&k| peer.lookup(k)).collect::<Vec<u32>>());
@@ -60,7 +63,8 @@ pub fn chained_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     Ok(rows)
 }
 
-/// The compact hash's row: findOrPut of every vector into the compressed table.
+/// The compact hash's rows: findOrPut of every vector into the empty compressed table, then again
+/// into the filled one.
 pub fn compact_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     let s = &options.sizes;
     let ch_options = CompactHashOptions {
@@ -84,10 +88,12 @@ pub fn compact_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
         let results: Vec<u32> = vectors.par_iter().map(|v| table.find_or_put(v)).collect();
         (table, results)
     });
-    let failed = results.iter().filter(|&&r| r == cph::FAILED).count() as u32;
+    // Every vector again into the filled table: all seen, each at the reference it got first.
+    let (again, again_ms) = timed(options.peer_repeats, || vectors.par_iter().map(|v| table.find_or_put(v)).collect::<Vec<u32>>());
+    let failed = results.iter().chain(&again).filter(|&&r| r == cph::FAILED).count() as u32;
     let copy = table.snapshot();
     let nodes = copy.nodes.iter().filter(|&&n| n != 0).count() as u64 + copy.zero as u64;
-    let check = cph::check_compact_table(&copy, &vectors, &results, None, report.distinct_vectors as usize, failed);
+    let check = cph::check_compact_table(&copy, &vectors, &results, Some(&again), report.distinct_vectors as usize, failed);
     let new = report.compressed.new_vectors;
     let (agree, note) = match check {
         Ok(peer_new) if peer_new == new && nodes == report.nodes && failed == 0 && report.verified => {
@@ -100,7 +106,17 @@ pub fn compact_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     };
     let input = format!("{} vectors x {} words, 2^{} slots, bucket {}", vectors.len(), length, s.compact_table_log2, s.compact_bucket_size);
     let peer = format!("CPU twin (CAS), rayon {} thr", cpu_threads());
-    Ok(vec![Row::new("compact-hash", input, (Some(report.compressed.insert.median_ms), None), &peer, Some(ms)).checked(agree, note)])
+    let again_row = Row::new(
+        "compact-hash",
+        format!("again (all seen), {input}"),
+        (Some(report.compressed.again.median_ms), None),
+        &peer,
+        Some(again_ms),
+    )
+    .checked(agree, "every vector found at the reference it got first (GPU and peer)");
+    let insert_row =
+        Row::new("compact-hash", format!("findOrPut, {input}"), (Some(report.compressed.insert.median_ms), None), &peer, Some(ms));
+    Ok(vec![insert_row.checked(agree, note), again_row])
 }
 
 /// The tile table's rows: hits and misses at load 0.5 and 0.9, linear and bucketed layouts.
@@ -209,4 +225,10 @@ fn sharded_row<T: Send + Sync>(
     let Some(tables) = tables else { return row.checked(false, "the sharded twins could not hold the keys") };
     let agree = keys.par_iter().enumerate().all(|(i, k)| lookup(&tables[shard_of(k) as usize], *k) == Some(i as u32));
     row.checked(agree, format!("every key finds its value; one-thread twin fill {fill_ms:.1} ms (no GPU insert pass){note}"))
+}
+
+/// Whether the adapter has subgroups (the chained hash's subgroup build then runs too).
+fn subgroups() -> Result<bool, PeersError> {
+    let adapter = bisector::gpu::request_adapter(&bisector::gpu::create_instance(), None)?;
+    Ok(adapter.features().contains(wgpu::Features::SUBGROUP))
 }
