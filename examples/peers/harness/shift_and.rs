@@ -73,7 +73,7 @@ pub enum Engine {
 }
 
 /// Most bytes of a pattern's fully built DFA; a pattern whose DFA would be larger runs on the lazy DFA.
-const DENSE_DFA_BYTES: usize = 8 << 20;
+const DENSE_DFA_BYTES: usize = 2 << 20;
 
 /// Every pattern's DFA, built on all cores.
 pub fn build_all(regexes: &[String]) -> Result<Vec<Engine>, String> {
