@@ -105,3 +105,19 @@ fn regex_translation_counts_what_shift_and_counts() {
         assert_eq!(harness::shift_and::count_matches_lazy(&regex, &work.text), Ok(expected), "{name} as {regex} (lazy DFA)");
     }
 }
+
+#[test]
+fn the_script_runs_the_binary_it_is_given_and_refuses_a_missing_one() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/peers");
+    let dir = tempfile::tempdir().unwrap();
+    // coreutils' printf stands in for the binary (an executable written here could be busy while
+    // another test forks): the arguments arrive in order, one piece each.
+    let out =
+        std::process::Command::new(script).args(["--bin", "/usr/bin/printf", "%s|", "--quick", "--json", "a b.json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "--quick|--json|a b.json|");
+    let missing = dir.path().join("absent");
+    let out = std::process::Command::new(script).arg("--bin").arg(&missing).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.lines().count() == 1 && stderr.contains("absent: no such file"), "{stderr}");
+}
