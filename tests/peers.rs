@@ -58,7 +58,7 @@ fn every_kernel_agrees_with_its_peer() {
 #[test]
 fn a_wrong_answer_is_seen() {
     let armies = cp::make_armies(500, 300, cp::Distribution::Uniform, fresh_seed());
-    let pairs = harness::closest_pairs::kiddo_top_pairs(&armies.a, &armies.b);
+    let (pairs, _) = harness::closest_pairs::kiddo_top_pairs(&armies.a, &armies.b).unwrap();
     let grid = cp::Grid::build(&armies.b, &armies.a);
     let reference = cp::top_pairs(&cp::nearest_grid_cpu(&armies.a, &grid, 2), cp::TOP_PAIRS);
     assert_eq!(harness::closest_pairs::compare_pairs(&reference, &pairs), (true, "equal (A, B, f32 distance)".to_string()));

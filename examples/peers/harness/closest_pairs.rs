@@ -45,22 +45,28 @@ fn distribution_rows(options: &Options, distribution: cp::Distribution) -> Resul
     let gpu_pairs = &report.pairs;
     let last = gpu_pairs.last().map_or(0.0, |p| p.distance);
 
-    let (kiddo_pairs, kiddo_ms) = timed(options.peer_repeats, || kiddo_top_pairs(&armies.a, &armies.b));
-    let kiddo = Row::new("closest-pairs", label.clone(), gpu_times, &format!("kiddo k-d tree, {} threads", cpu_threads()), Some(kiddo_ms));
-    let (agree, note) = compare_pairs(gpu_pairs, &kiddo_pairs);
+    let (kiddo, kiddo_ms) = timed(options.peer_repeats, || kiddo_top_pairs(&armies.a, &armies.b));
+    let row = Row::new("closest-pairs", label.clone(), gpu_times, &format!("kiddo k-d tree, {} threads", cpu_threads()), Some(kiddo_ms));
     let gpu_ok = if report.verified { "" } else { "; GPU differs from its CPU reference" };
-    let mut rows = vec![kiddo.checked(agree && report.verified, format!("100 pairs {note}; 100th at {last:.3}{gpu_ok}"))];
+    let mut rows = vec![match kiddo {
+        Err(why) => row.checked(false, why),
+        Ok((pairs, build_ms)) => {
+            let (agree, note) = compare_pairs(gpu_pairs, &pairs);
+            row.checked(agree && report.verified, format!("100 pairs {note}; 100th at {last:.3}; tree built in {build_ms:.1} ms{gpu_ok}"))
+        }
+    }];
 
     let scipy_peer = "scipy cKDTree, workers=-1";
     rows.push(match &options.python {
         None => Row::new("closest-pairs", label, gpu_times, scipy_peer, None).skipped("scipy not run (--no-scipy)"),
         Some(python) => match scipy_top_pairs(python, &armies.a, &armies.b, options.peer_repeats) {
             Err(why) => Row::new("closest-pairs", label, gpu_times, scipy_peer, None).skipped(&why),
-            Ok((pairs, ms, version)) => {
+            Ok((pairs, ms, build_ms, version)) => {
                 let (agree, note) = compare_pairs(gpu_pairs, &pairs);
                 let peer = format!("scipy {version} cKDTree, workers=-1");
-                Row::new("closest-pairs", label, gpu_times, &peer, Some(ms))
-                    .checked(agree && report.verified, format!("100 pairs {note} (child process; build + query time){gpu_ok}"))
+                let note =
+                    format!("100 pairs {note} (child process; build + query, measured in Python; tree built in {build_ms:.1} ms){gpu_ok}");
+                Row::new("closest-pairs", label, gpu_times, &peer, Some(ms)).checked(agree && report.verified, note)
             }
         },
     });
@@ -68,16 +74,19 @@ fn distribution_rows(options: &Options, distribution: cp::Distribution) -> Resul
 }
 
 /// kiddo's answer: an immutable k-d tree over B built on all cores, every A's nearest B (a batch
-/// query, all cores), then the 100 closest with the kernel's own f32 distance and order.
-pub fn kiddo_top_pairs(a: &[Point], b: &[Point]) -> Vec<Pair> {
-    let tree: ImmutableKdTree<f32, 3> = ImmutableKdTree::new_from_slice_parallel(b).expect("B fits a k-d tree");
+/// query, all cores), then the 100 closest with the kernel's own f32 distance and order; and the
+/// milliseconds the tree took to build.
+pub fn kiddo_top_pairs(a: &[Point], b: &[Point]) -> Result<(Vec<Pair>, f64), String> {
+    let start = std::time::Instant::now();
+    let tree: ImmutableKdTree<f32, 3> = ImmutableKdTree::new_from_slice_parallel(b).map_err(|e| format!("kiddo: {e:?}"))?;
+    let build_ms = start.elapsed().as_secs_f64() * 1e3;
     let found = tree.query_batch(a).nearest_one::<SquaredEuclidean<f32>>().execute();
     let nearest: Vec<Nearest> = found
         .par_iter()
         .zip(a.par_iter())
         .map(|(hit, &p)| Nearest { d2_bits: cp::distance2(p, b[hit.item as usize]).to_bits(), b: hit.item })
         .collect();
-    cp::top_pairs(&nearest, cp::TOP_PAIRS)
+    Ok((cp::top_pairs(&nearest, cp::TOP_PAIRS), build_ms))
 }
 
 /// Whether two lists of 100 pairs are the same (A, B and the distance's bits, in order), and
@@ -109,14 +118,16 @@ pub fn compare_pairs(gpu: &[Pair], peer: &[Pair]) -> (bool, String) {
 #[derive(serde::Deserialize)]
 struct ScipyAnswer {
     scipy: String,
-    /// Milliseconds of each repeat's tree build + query.
+    /// Milliseconds of each repeat's tree build + query, and of its build alone.
     ms: Vec<f64>,
+    build_ms: Vec<f64>,
     a: Vec<u32>,
     b: Vec<u32>,
 }
 
-/// scipy's answer through `python`, or why it did not run: (pairs, median ms, scipy version).
-fn scipy_top_pairs(python: &str, a: &[Point], b: &[Point], repeats: u32) -> Result<(Vec<Pair>, f64, String), String> {
+/// scipy's answer through `python`, or why it did not run: (pairs, median ms, median build ms,
+/// scipy version).
+fn scipy_top_pairs(python: &str, a: &[Point], b: &[Point], repeats: u32) -> Result<(Vec<Pair>, f64, f64, String), String> {
     let probe = Command::new(python).args(["-c", "import numpy, scipy.spatial"]).output();
     match probe {
         Err(e) => return Err(format!("scipy absent: '{python}' did not start ({e})")),
@@ -145,11 +156,12 @@ fn scipy_top_pairs(python: &str, a: &[Point], b: &[Point], repeats: u32) -> Resu
         return Err(format!("scipy failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
     }
     let answer: ScipyAnswer = serde_json::from_slice(&out.stdout).map_err(|e| format!("scipy's output is not the expected JSON ({e})"))?;
-    rank_scipy(&answer, a, b).map(|pairs| {
-        let mut ms = answer.ms.clone();
+    let median = |ms: &[f64]| {
+        let mut ms = ms.to_vec();
         ms.sort_by(f64::total_cmp);
-        (pairs, ms.get(ms.len() / 2).copied().unwrap_or(f64::NAN), answer.scipy)
-    })
+        ms.get(ms.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    rank_scipy(&answer, a, b).map(|pairs| (pairs, median(&answer.ms), median(&answer.build_ms), answer.scipy.clone()))
 }
 
 /// scipy's candidates re-ranked with the kernel's f32 distance and order: the 100 closest.
