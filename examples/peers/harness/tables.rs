@@ -1,6 +1,7 @@
 //! The hash tables beside their CPU twins on all cores: the chained hash (the twin's parallel
 //! build, lookups with rayon), the compact hash (the twin's CAS table filled with rayon) and the
-//! tile table, linear and bucketed (the twins' lookups with rayon over the same table and queries).
+//! tile table, linear and bucketed (the twins' lookups with rayon over the same table and queries;
+//! the inserts into one twin per thread, the keys split by hash).
 
 use rayon::prelude::*;
 
