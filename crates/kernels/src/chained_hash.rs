@@ -243,7 +243,7 @@ pub fn chain<'a>(heads: &'a [u32], nodes: &'a [ChainNode], bucket: u32) -> impl 
 }
 
 /// Per-bucket multisets of (key, value), sorted: what any valid build of the same elements holds.
-fn bucket_contents(heads: &[u32], nodes: &[ChainNode]) -> Vec<Vec<(u32, u32)>> {
+pub fn bucket_contents(heads: &[u32], nodes: &[ChainNode]) -> Vec<Vec<(u32, u32)>> {
     (0..heads.len() as u32)
         .map(|b| {
             let mut content: Vec<(u32, u32)> = chain(heads, nodes, b).map(|n| (n.key, n.value)).collect();
