@@ -102,7 +102,8 @@ pub struct CogFile {
 pub enum Layout {
     /// Not a TIFF, striped, or tiled and small without overviews: read whole (`super::geotiff`).
     Whole,
-    /// Tiled with overviews, or larger than [`LAZY_MIN_SAMPLES`]: read tile by tile.
+    /// Tiled with overviews, larger than [`LAZY_MIN_SAMPLES`], or compressed as only this reader
+    /// reads (ZSTD): read tile by tile.
     Lazy,
 }
 
@@ -119,8 +120,11 @@ pub fn layout(path: &Path) -> Result<Layout, TerrainError> {
     }
     let mut size = |tag| reader.ints(&ifd, tag).ok().flatten().and_then(|v| v.first().copied()).unwrap_or(0);
     let samples = size(256).saturating_mul(size(257));
+    // The whole-file reader (the tiff crate) knows no other compression: ZSTD is read, and any
+    // other named, tile by tile.
+    let whole_reads = matches!(size(259), 0 | 1 | 5 | 8 | 32946 | 32773);
     let ifds = reader.walk(first)?;
-    Ok(if ifds.len() > 1 || samples > LAZY_MIN_SAMPLES { Layout::Lazy } else { Layout::Whole })
+    Ok(if ifds.len() > 1 || samples > LAZY_MIN_SAMPLES || !whole_reads { Layout::Lazy } else { Layout::Whole })
 }
 
 const TAG_TILE_WIDTH: u16 = 322;
@@ -326,8 +330,11 @@ impl Reader<'_> {
             }
         };
         let compression = self.int(ifd, 259, 1)? as u16;
-        if !matches!(compression, 1 | 5 | 8 | 32946 | 32773) {
-            return Err(self.bad(format!("compression {compression} is not supported (uncompressed, PackBits, LZW or deflate); convert it with gdal_translate -co COMPRESS=DEFLATE")));
+        if !super::cog_decode::SUPPORTED.contains(&compression) {
+            return Err(self.bad(format!(
+                "{what} uses compression {}, which bisector does not read (it reads uncompressed, PackBits, LZW, deflate and ZSTD); convert it with gdal_translate -of COG -co COMPRESS=DEFLATE IN.tif OUT.tif",
+                super::cog_decode::compression_name(compression)
+            )));
         }
         let predictor = self.int(ifd, 317, 1)? as u16;
         if !matches!(predictor, 1..=3) || (predictor == 3) != (kind == SampleKind::F32) && predictor != 1 {
