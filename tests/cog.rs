@@ -373,13 +373,32 @@ fn the_cli_draws_a_cog_flat_and_as_a_planet_region() {
     // The bench JSON reports the decoded-tile caches: budget, peak within it, tiles decoded.
     let json = dir.path().join("bench.json");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-descent.json");
-    let args = ["bench", "--terrain", &planet, "--path", s(&path), "--size", "64x64", "--frames", "3", "--warmup", "1", "--json", s(&json)];
+    // --cog-cache-mib and --cog-tiles-mib set the budgets of the region's file and served tiles.
+    let args = [
+        "bench",
+        "--terrain",
+        &planet,
+        "--path",
+        s(&path),
+        "--size",
+        "64x64",
+        "--frames",
+        "3",
+        "--warmup",
+        "1",
+        "--json",
+        s(&json),
+        "--cog-cache-mib",
+        "8",
+        "--cog-tiles-mib",
+        "4",
+    ];
     let run = bisector(&args);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let cog = &report["cog"];
     let (budget, peak) = (cog["cache_budget_bytes"].as_u64().unwrap(), cog["cache_peak_bytes"].as_u64().unwrap());
-    assert_eq!(budget, cog::DEFAULT_CACHE_BYTES + bisector::terrain::cog_source::SERVED_CACHE_BYTES, "{cog}");
+    assert_eq!(budget, 12 << 20, "{cog}");
     assert!(peak > 0 && peak <= budget && cog["tiles_decoded"].as_u64().unwrap() > 0, "{cog}");
 }
 
@@ -429,6 +448,38 @@ fn zstd_reads_as_deflate_and_lerc_is_one_line() {
     let out = bisector(&["tiles", "--from", s(&lerc_path), "--out", s(&pyramid)]);
     one_error_line(&out, &["lerc.tif", "34887 (LERC)"]);
     assert!(!pyramid.exists(), "a refused build left an output");
+}
+
+/// The memory of large GeoTIFFs: `tiles` reports the caches' peak within the budgets
+/// `--cog-cache-mib` and `--cog-tiles-mib` set; a budget too small for one of a file's tiles, or
+/// 0, is one line naming the flag.
+#[test]
+fn cog_budget_flags_bound_the_caches_and_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (level, georef) = etopo_taiwan();
+    let (path, _) = write(dir.path(), "taiwan.tif", &cog_writer::with_overviews(level, 2), georef, VARIANTS[1]);
+    let out = dir.path().join("pyramid");
+    let run = bisector(&["tiles", "--from", s(&path), "--out", s(&out), "--max-zoom", "5", "--cog-cache-mib", "1", "--cog-tiles-mib", "2"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].contains("input Mpx/s") && lines[0].contains("tiles/s"), "{stdout}");
+    assert!(lines[1].starts_with("large GeoTIFFs read tile by tile: at most ") && lines[1].contains("(budget 3 MiB"), "{stdout}");
+    // One 1024 x 1024 tile of float32 is 4 MiB: more than a budget of 1 MiB holds.
+    let big = Level { width: 1024, height: 1024, heights: vec![100.0; 1 << 20] };
+    let big_georef = Georef { corner: (120.0, 25.0), pixel: (0.001, 0.001), epsg: 4326 };
+    let options = Options { big: false, deflate: true, zstd: false, int16: false, tile_px: 1024 };
+    let (big_path, _) = write(dir.path(), "big-tiles.tif", &cog_writer::with_overviews(big, 1), big_georef, options);
+    let out = bisector(&["probe", "--terrain", s(&big_path), "--at", "120.5,24.5", "--cog-cache-mib", "1"]);
+    one_error_line(&out, &["big-tiles.tif", "4 MiB", "--cog-cache-mib"]);
+    let out = bisector(&["probe", "--terrain", s(&big_path), "--at", "120.5,24.5"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap(), 100.0);
+    for flag in ["--cog-cache-mib", "--cog-tiles-mib"] {
+        let out = bisector(&["probe", "--terrain", s(&big_path), "--at", "120.5,24.5", flag, "0"]);
+        one_error_line(&out, &[&format!("{flag} 0"), "1 to 1048576"]);
+    }
 }
 
 /// `bisector tiles --from BIG.tif` reads a tiled file with overviews tile by tile

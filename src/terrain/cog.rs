@@ -20,6 +20,20 @@ use super::TerrainError;
 /// The decoded-tile cache's budget unless told otherwise.
 pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 
+/// The budget [`CogFile::open`] gives each file's decoded-tile cache (`--cog-cache-mib`).
+static FILE_BUDGET_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(DEFAULT_CACHE_BYTES);
+
+/// Sets the decoded-tile budget of the files [`CogFile::open`] opens from now on (the CLI's
+/// `--cog-cache-mib`; the served tiles' is `cog_source::set_served_budget`).
+pub fn set_file_budget(budget_bytes: u64) {
+    FILE_BUDGET_BYTES.store(budget_bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The decoded-tile budget [`CogFile::open`] uses now.
+pub fn file_budget() -> u64 {
+    FILE_BUDGET_BYTES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Largest decoded tile, in bytes (a 4096 x 4096 tile of float32).
 pub const MAX_TILE_BYTES: u64 = 64 << 20;
 
@@ -385,9 +399,9 @@ impl Reader<'_> {
 }
 
 impl CogFile {
-    /// Opens the tiled GeoTIFF at `path` with the default cache budget.
+    /// Opens the tiled GeoTIFF at `path` with the process's cache budget ([`file_budget`]).
     pub fn open(path: &Path) -> Result<CogFile, TerrainError> {
-        CogFile::open_with_budget(path, DEFAULT_CACHE_BYTES)
+        CogFile::open_with_budget(path, file_budget())
     }
 
     /// Opens the tiled GeoTIFF at `path`, keeping at most `budget_bytes` of decoded tiles (at
@@ -459,7 +473,7 @@ impl CogFile {
         let largest_tile = levels.iter().map(CogLevel::tile_bytes).max().unwrap_or(0);
         if budget_bytes < largest_tile {
             return Err(bad(format!(
-                "the tile cache's budget of {} cannot hold one of its tiles ({})",
+                "the tile cache's budget of {} cannot hold one of its tiles ({}): raise --cog-cache-mib",
                 crate::input::format_bytes(budget_bytes),
                 crate::input::format_bytes(largest_tile)
             )));

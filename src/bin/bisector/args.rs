@@ -22,7 +22,8 @@ pub(crate) struct Cli {
     pub(crate) tiles: TileArgs,
 }
 
-/// How `--terrain http(s)://...` sources fetch and cache tiles (every command).
+/// How `--terrain http(s)://...` sources fetch and cache tiles, and how much memory large
+/// GeoTIFFs read tile by tile keep (every command).
 #[derive(clap::Args, Clone)]
 pub(crate) struct TileArgs {
     /// The disk cache of tiles fetched over HTTP (default: $XDG_CACHE_HOME/bisector/tiles, or
@@ -42,6 +43,13 @@ pub(crate) struct TileArgs {
     /// Seconds to wait for one tile over HTTP before trying again.
     #[arg(long, global = true, default_value_t = 10.0)]
     pub(crate) tile_timeout_s: f64,
+    /// MiB of decoded tiles each large GeoTIFF read tile by tile keeps (least recently used
+    /// out; the bench JSON's "cog" reports the peak).
+    #[arg(long, global = true, default_value_t = 256)]
+    pub(crate) cog_cache_mib: u64,
+    /// MiB of Web-Mercator tiles each large GeoTIFF serving as terrain keeps.
+    #[arg(long, global = true, default_value_t = 64)]
+    pub(crate) cog_tiles_mib: u64,
 }
 
 /// The --tile-encoding values.
