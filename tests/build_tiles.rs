@@ -409,3 +409,82 @@ fn a_killed_command_resumes_to_the_files_of_an_uninterrupted_run() {
         assert!((pyramid_m - source_m).abs() <= 0.05 + 0.01, "at {lon}, {lat}: pyramid {pyramid_m} m, source {source_m} m");
     }
 }
+
+/// Tiles in the partial file of an archive being built (0 while it cannot be read).
+fn partial_tiles(partial: &Path) -> u64 {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+    rusqlite::Connection::open_with_flags(partial, flags)
+        .and_then(|c| c.query_row("SELECT count(*) FROM tiles", [], |row| row.get::<_, i64>(0)))
+        .map_or(0, |n| n as u64)
+}
+
+#[test]
+fn a_killed_archive_build_resumes_to_the_archive_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let tujunga = data("bigtujunga.tif");
+    let args = |out: &Path, encoding: &str| -> Vec<String> {
+        ["tiles", "--from", tujunga.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "2", "--encoding", encoding]
+            .map(String::from)
+            .to_vec()
+    };
+    let run = |args: &[String]| bisector(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    for name in ["tujunga.pmtiles", "tujunga.mbtiles"] {
+        // The same file name in two places (the archive's metadata names it).
+        let (killed, whole) = (dir.path().join("killed").join(name), dir.path().join("whole").join(name));
+        std::fs::create_dir_all(killed.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(whole.parent().unwrap()).unwrap();
+        let partial = bisector::terrain::partial_archive::partial_path(&killed);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bisector")).args(args(&killed, "terrain-rgb")).spawn().unwrap();
+        let start = std::time::Instant::now();
+        while partial_tiles(&partial) < 20 {
+            assert!(start.elapsed().as_secs() < 120, "{name}: no tiles after two minutes");
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        let interrupted = !child.wait().unwrap().success();
+        if interrupted {
+            assert!(!killed.exists(), "{name}: a killed build left an archive");
+            assert!(partial.exists(), "{name}: a killed build left no partial file");
+            // Another command is refused and leaves the partial build as it was.
+            let before = partial_tiles(&partial);
+            let out = run(&args(&killed, "terrarium"));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success() && stderr.trim_end().lines().count() == 1, "{stderr}");
+            assert!(stderr.contains(&format!("{name}.partial")) && stderr.contains("not the interrupted build"), "{stderr}");
+            assert_eq!(partial_tiles(&partial), before);
+            // A tile spoilt in the partial file is built again.
+            let connection = rusqlite::Connection::open(&partial).unwrap();
+            let spoilt = connection.execute("UPDATE tiles SET png = x'89504e47' WHERE rowid = (SELECT min(rowid) FROM tiles WHERE png IS NOT NULL)", []);
+            assert_eq!(spoilt.unwrap(), 1);
+            drop(connection);
+        }
+        let resumed = run(&args(&killed, "terrain-rgb"));
+        assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+        let summary = String::from_utf8_lossy(&resumed.stdout);
+        if interrupted {
+            assert!(!summary.contains(" 0 kept"), "{name}: the resumed run kept no tiles: {summary}");
+        }
+        assert!(!partial.exists(), "{name}: the partial file outlived the build");
+        assert!(run(&args(&whole, "terrain-rgb")).status.success());
+        let (a, b) = (tile_source::open(&killed).unwrap(), tile_source::open(&whole).unwrap());
+        assert_eq!(a.index(), b.index());
+        let mut compared = 0;
+        for z in a.index().min_zoom..=a.index().max_zoom.min(11) {
+            let (x0, y0) = bisector::terrain::pyramid::tile_xy(z, -118.5, 34.5);
+            let (x1, y1) = bisector::terrain::pyramid::tile_xy(z, -117.9, 34.1);
+            for x in x0 as u32..=x1 as u32 {
+                for y in y0 as u32..=y1 as u32 {
+                    assert_eq!(a.get(z, x, y).unwrap(), b.get(z, x, y).unwrap(), "{name} tile {z}/{x}/{y}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 30, "{compared}");
+        if name.ends_with(".pmtiles") {
+            assert!(std::fs::read(&killed).unwrap() == std::fs::read(&whole).unwrap(), "the resumed PMTiles differs from an uninterrupted one");
+        }
+    }
+}

@@ -285,14 +285,17 @@ pub(crate) enum Command {
         detail: OnOff,
     },
     /// Build a Web-Mercator pyramid of 256 px Terrain-RGB or Terrarium PNG tiles from
-    /// geographic (EPSG:4326) GeoTIFFs, on all cores: a folder (resumable), .mbtiles or .pmtiles.
+    /// GeoTIFFs (geographic or projected), on all cores: a folder, .mbtiles or .pmtiles (each
+    /// resumable).
     Tiles {
-        /// A GeoTIFF in longitude/latitude (EPSG:4326); repeat for more. Each pixel comes from the
-        /// finest source with data there (the later --from among equally fine ones).
+        /// A GeoTIFF in longitude/latitude (EPSG:4326) or a projected CRS (UTM and other EPSG
+        /// codes); repeat for more. Each pixel comes from the finest source with data there (the
+        /// later --from among equally fine ones).
         #[arg(long, required = true)]
         from: Vec<PathBuf>,
-        /// The pyramid: a folder ({z}/{x}/{y}.png and tiles.json; an interrupted build resumes when
-        /// run again), or a new FILE.mbtiles or FILE.pmtiles.
+        /// The pyramid: a folder ({z}/{x}/{y}.png and tiles.json), or a new FILE.mbtiles or
+        /// FILE.pmtiles (its tiles kept in FILE.*.partial until the end); an interrupted build
+        /// resumes when the same command runs again.
         #[arg(long)]
         out: PathBuf,
         /// How the tiles' RGB encodes heights: terrain-rgb (0.1 m steps) or terrarium (1/256 m).
