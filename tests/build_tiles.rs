@@ -348,16 +348,28 @@ fn bad_input_gives_one_line_and_changes_nothing() {
     std::fs::write(&archive, "mine").unwrap();
     refused(&["--from", &etopo, "--out", &s(&archive), "--max-zoom", "1"], &["old.pmtiles", "already exists"]);
     assert_eq!(std::fs::read_to_string(&archive).unwrap(), "mine");
-    // And a good run: probe on the built archive reads the source's depth in the Pacific.
+    // And a good run: `probe` on the built archive equals `probe` on the geographic GeoTIFF at
+    // pixel centres of the finest zoom (3) within Terrarium's half step and probe's 2 decimals,
+    // the Pacific's depth included.
     let built = dir.path().join("etopo.pmtiles");
     let run = bisector(&["tiles", "--from", &etopo, "--out", &s(&built), "--encoding", "terrarium"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    let probe = |terrain: &str| {
-        let out = bisector(&["probe", "--terrain", terrain, "--at=-150,0"]);
-        String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap()
+    let probe = |terrain: &str, at: &str| {
+        let out = bisector(&["probe", "--terrain", terrain, &format!("--at={at}")]);
+        String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap_or_else(|_| panic!("probe {terrain} {at}: {out:?}"))
     };
-    let (pyramid_m, source_m) = (probe(&s(&built)), probe(&etopo));
-    assert!(source_m < -4000.0 && (pyramid_m - source_m).abs() < 100.0, "pyramid {pyramid_m} m, source {source_m} m");
+    let mut rng = common::rng("bad_input_gives_one_line_and_changes_nothing");
+    let n = 256.0 * 8.0;
+    let pacific = (((-150.0 + 180.0) / 360.0 * n) as u32, (n / 2.0) as u32);
+    let mut negative = 0;
+    for (px, py) in std::iter::once(pacific).chain((0..5).map(|_| (rng.random_range(0..2048u32), rng.random_range(300..1748u32)))) {
+        let (lon, lat) = ((px as f64 + 0.5) / n * 360.0 - 180.0, mercator_lat((py as f64 + 0.5) / n));
+        let at = format!("{lon},{lat}");
+        let (pyramid_m, source_m) = (probe(&s(&built), &at), probe(&etopo, &at));
+        assert!((pyramid_m - source_m).abs() <= half_step_m(Encoding::Terrarium) + 0.01, "at {at}: pyramid {pyramid_m} m, source {source_m} m");
+        negative += (source_m < 0.0) as u32;
+    }
+    assert!(negative >= 1, "no point below sea level");
 }
 
 #[test]
