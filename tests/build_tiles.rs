@@ -366,7 +366,10 @@ fn bad_input_gives_one_line_and_changes_nothing() {
         let (lon, lat) = ((px as f64 + 0.5) / n * 360.0 - 180.0, mercator_lat((py as f64 + 0.5) / n));
         let at = format!("{lon},{lat}");
         let (pyramid_m, source_m) = (probe(&s(&built), &at), probe(&etopo, &at));
-        assert!((pyramid_m - source_m).abs() <= half_step_m(Encoding::Terrarium) + 0.01, "at {at}: pyramid {pyramid_m} m, source {source_m} m");
+        assert!(
+            (pyramid_m - source_m).abs() <= half_step_m(Encoding::Terrarium) + 0.01,
+            "at {at}: pyramid {pyramid_m} m, source {source_m} m"
+        );
         negative += (source_m < 0.0) as u32;
     }
     assert!(negative >= 1, "no point below sea level");
@@ -469,7 +472,8 @@ fn a_killed_archive_build_resumes_to_the_archive_of_an_uninterrupted_run() {
             assert_eq!(partial_tiles(&partial), before);
             // A tile spoilt in the partial file is built again.
             let connection = rusqlite::Connection::open(&partial).unwrap();
-            let spoilt = connection.execute("UPDATE tiles SET png = x'89504e47' WHERE rowid = (SELECT min(rowid) FROM tiles WHERE png IS NOT NULL)", []);
+            let spoilt = connection
+                .execute("UPDATE tiles SET png = x'89504e47' WHERE rowid = (SELECT min(rowid) FROM tiles WHERE png IS NOT NULL)", []);
             assert_eq!(spoilt.unwrap(), 1);
             drop(connection);
         }
@@ -496,7 +500,10 @@ fn a_killed_archive_build_resumes_to_the_archive_of_an_uninterrupted_run() {
         }
         assert!(compared > 30, "{compared}");
         if name.ends_with(".pmtiles") {
-            assert!(std::fs::read(&killed).unwrap() == std::fs::read(&whole).unwrap(), "the resumed PMTiles differs from an uninterrupted one");
+            assert!(
+                std::fs::read(&killed).unwrap() == std::fs::read(&whole).unwrap(),
+                "the resumed PMTiles differs from an uninterrupted one"
+            );
         }
     }
 }

@@ -222,7 +222,9 @@ fn bad_files_are_one_line_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let (level, georef) = etopo_taiwan();
     let levels = cog_writer::with_overviews(level, 2);
-    for options in [Options { big: false, deflate: true, zstd: false, int16: true, tile_px: 16 }, Options { big: true, ..VARIANTS[1] }, VARIANTS[4]] {
+    for options in
+        [Options { big: false, deflate: true, zstd: false, int16: true, tile_px: 16 }, Options { big: true, ..VARIANTS[1] }, VARIANTS[4]]
+    {
         let (_, w) = write(dir.path(), "good.tif", &levels, georef, options);
         let put = |name: &str, bytes: &[u8]| {
             let path = dir.path().join(name);

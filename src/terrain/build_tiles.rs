@@ -489,7 +489,8 @@ pub fn build(
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let fingerprint = fingerprint(sources, options, min_zoom, max_zoom).to_string();
             let partial = PartialArchive::open(path, &fingerprint)?;
-            let counts = for_each_tile(&tiles, options.threads, progress, |z, x, y| archive_tile(&partial, &order, z, x, y, options.encoding))?;
+            let counts =
+                for_each_tile(&tiles, options.threads, progress, |z, x, y| archive_tile(&partial, &order, z, x, y, options.encoding))?;
             (report.tiles_written, report.tiles_kept, report.tiles_empty) = counts;
             let made = partial.tiles()?;
             let temp = tempfile::Builder::new()
@@ -643,7 +644,14 @@ fn remove_temporary_files(dir: &Path) -> Result<(), TerrainError> {
 
 /// Builds tile (z, x, y) into the partial archive, keeping what a previous run built there (a
 /// tile with data only if its PNG is a valid tile of the encoding).
-fn archive_tile(partial: &PartialArchive, order: &[&Placed], z: u32, x: u32, y: u32, encoding: Encoding) -> Result<TileOutcome, TerrainError> {
+fn archive_tile(
+    partial: &PartialArchive,
+    order: &[&Placed],
+    z: u32,
+    x: u32,
+    y: u32,
+    encoding: Encoding,
+) -> Result<TileOutcome, TerrainError> {
     match partial.get(z, x, y)? {
         Done::Empty => return Ok(TileOutcome::Empty),
         Done::Tile(png) => {

@@ -58,11 +58,9 @@ pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, DecodeE
         }
         ZSTD => {
             let mut out = Vec::with_capacity(want);
-            let decoder = ruzstd::decoding::StreamingDecoder::new(raw).map_err(|e| DecodeError(format!("cannot be decompressed (ZSTD: {e})")))?;
-            decoder
-                .take(want as u64)
-                .read_to_end(&mut out)
-                .map_err(|e| DecodeError(format!("cannot be decompressed (ZSTD: {e})")))?;
+            let decoder =
+                ruzstd::decoding::StreamingDecoder::new(raw).map_err(|e| DecodeError(format!("cannot be decompressed (ZSTD: {e})")))?;
+            decoder.take(want as u64).read_to_end(&mut out).map_err(|e| DecodeError(format!("cannot be decompressed (ZSTD: {e})")))?;
             Ok(out)
         }
         other => Err(DecodeError(format!("compression {} is not supported", compression_name(other)))),

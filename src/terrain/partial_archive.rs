@@ -12,6 +12,9 @@ use rusqlite::OptionalExtension;
 
 use super::TerrainError;
 
+/// A built tile: (z, x, y, PNG bytes), as the archive writers take them.
+pub type BuiltTile = (u32, u32, u32, Vec<u8>);
+
 /// What a partial build holds for one tile.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Done {
@@ -84,9 +87,7 @@ impl PartialArchive {
                      COMMIT;",
                 )
                 .map_err(fail)?;
-            connection
-                .execute("INSERT INTO bisector_partial (name, value) VALUES ('fingerprint', ?1)", [fingerprint])
-                .map_err(fail)?;
+            connection.execute("INSERT INTO bisector_partial (name, value) VALUES ('fingerprint', ?1)", [fingerprint]).map_err(fail)?;
         }
         Ok(PartialArchive { path, connection: Mutex::new(connection) })
     }
@@ -120,7 +121,7 @@ impl PartialArchive {
     }
 
     /// Every tile with data, in (z, x, y) order, for writing the archive.
-    pub fn tiles(&self) -> Result<Vec<(u32, u32, u32, Vec<u8>)>, TerrainError> {
+    pub fn tiles(&self) -> Result<Vec<BuiltTile>, TerrainError> {
         let connection = self.connection.lock().expect("partial archive lock");
         let fail = |e: rusqlite::Error| file_error(&self.path, format!("cannot read it ({e})"));
         let mut statement = connection.prepare("SELECT z, x, y, png FROM tiles WHERE png IS NOT NULL ORDER BY z, x, y").map_err(fail)?;

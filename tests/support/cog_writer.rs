@@ -264,7 +264,16 @@ fn directories(
             Tag { tag: 256, kind: 4, count: 1, bytes: width.to_le_bytes().to_vec() },
             Tag { tag: 257, kind: 4, count: 1, bytes: height.to_le_bytes().to_vec() },
             shorts(258, &[if options.int16 { 16 } else { 32 }]),
-            shorts(259, &[if options.zstd { 50000 } else if options.deflate { 8 } else { 1 }]),
+            shorts(
+                259,
+                &[if options.zstd {
+                    50000
+                } else if options.deflate {
+                    8
+                } else {
+                    1
+                }],
+            ),
             shorts(262, &[1]),
             shorts(277, &[1]),
             shorts(284, &[1]),
