@@ -553,7 +553,8 @@ fn tiles_builds_a_cog_lazily_as_from_its_levels_read_whole() {
 /// Measures the reader on a large generated file (`cargo test --test cog -- --ignored`):
 /// BISECTOR_COG_MEASURE=DIR writes DIR/large.tif (30000^2 int16 samples, 512 px tiles, 4
 /// overviews, BigTIFF, uncompressed (about 2.5 GB) or with BISECTOR_COG_DEFLATE set deflate) if
-/// absent and keeps it; it prints the tile rates.
+/// absent and keeps it; it prints the tile rates, and with BISECTOR_COG_TILES set the
+/// throughput of `bisector tiles` on the file (input Mpx/s, tiles/s, cache peak).
 #[test]
 #[ignore]
 fn measure_a_large_file() {
@@ -608,4 +609,13 @@ fn measure_a_large_file() {
     }
     println!("cache after: peak {} of {} bytes", file.stats().cache_peak_bytes, budget);
     assert!(file.stats().cache_peak_bytes <= budget);
+    // With BISECTOR_COG_TILES set: `bisector tiles` on the file into a PMTiles archive, on all
+    // cores; its summary gives input Mpx/s and tiles/s, and the caches' peak.
+    if std::env::var("BISECTOR_COG_TILES").is_ok() {
+        let out = tempfile::tempdir_in(&dir).unwrap();
+        let archive = out.path().join("large.pmtiles");
+        let run = bisector(&["tiles", "--from", s(&path), "--out", s(&archive), "--cog-cache-mib", "64"]);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        print!("bisector tiles: {}", String::from_utf8_lossy(&run.stdout));
+    }
 }
