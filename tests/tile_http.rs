@@ -1,5 +1,5 @@
 //! Tile pyramids over HTTP from an in-process server (tiny_http) that serves the test pyramid
-//! (heightmaps/taiwan-terrain-rgb) and misbehaves on purpose: 404, 500 then success, responses
+//! (heightmaps/taiwan-terrain-rgb) and misbehaves on purpose: 404, 204, 500 then success, responses
 //! slower than the timeout, truncated PNGs, a wrong content type, dropped connections. Each ends
 //! as nodata or a retried success, counted, without a panic or a stall; the flat terrain renders
 //! (flat, and the globe with the server as a region) from the server as from the folder, and a second run with `--offline` from the disk cache alone.
@@ -86,6 +86,8 @@ fn answer(request: tiny_http::Request, counts: &Mutex<HashMap<String, u32>>) {
         }
         // Each tile: half a PNG, every time.
         "cut" if is_tile => request.respond(png(bytes[..bytes.len() / 2].to_vec())),
+        // Each tile: 204 No Content (no tile here).
+        "empty" if is_tile => request.respond(tiny_http::Response::empty(204)),
         // Each tile: a web page's content type.
         "html" if is_tile => request
             .respond(tiny_http::Response::from_data(bytes).with_header("Content-Type: text/html".parse::<tiny_http::Header>().unwrap())),
@@ -179,12 +181,17 @@ fn misbehaving_servers_end_as_nodata_or_retried_successes() {
         // What failed is not cached: a later run asks again.
         assert_eq!(cached_tiles(cache.path()), 0, "{mode}");
     }
-    // 404 everywhere: a template with no tiles is all nodata, not an error.
-    let cache = tempfile::tempdir().unwrap();
-    let no_tile = http_source::stats().no_tile;
-    let pyramid = open(&server.url("ok", "nothing/{z}/{x}/{y}.png"), options(cache.path()));
-    assert_eq!(pyramid.sample_m(120.9572, 23.47).unwrap(), None);
-    assert!(http_source::stats().no_tile > no_tile);
+    // 404 everywhere, and 204 everywhere: no tiles is all nodata, not an error nor a failure.
+    for (mode, rest) in [("ok", "nothing/{z}/{x}/{y}.png"), ("empty", "{z}/{x}/{y}.png")] {
+        let cache = tempfile::tempdir().unwrap();
+        let source = HttpSource::open_with(&server.url(mode, rest), options(cache.path())).unwrap();
+        let no_tile = http_source::stats().no_tile;
+        assert_eq!(bisector::terrain::tile_source::TileSource::get(&source, 7, 106, 55).unwrap(), None, "{mode}");
+        assert_eq!(source.failure_count(), 0, "{mode}");
+        assert!(http_source::stats().no_tile > no_tile, "{mode}");
+        let pyramid = TilePyramid::from_source(Box::new(source)).unwrap();
+        assert_eq!(pyramid.sample_m(120.9572, 23.47).unwrap(), None, "{mode}");
+    }
 }
 
 /// Tiles in a disk cache folder.
