@@ -447,8 +447,8 @@ fn description(sources: &[BuildSource]) -> String {
 /// `tiles.json` records the sources, zooms, encoding and attribution), whose valid tiles are
 /// kept. Archive output must not exist; the tiles go into its partial file as they are made
 /// (`super::partial_archive`: a run of the same build after an interruption keeps them), and the
-/// archive is written whole from it into a temporary file renamed into place at the end, after
-/// which the partial file is removed.
+/// archive is written from it, a tile at a time, into a temporary file renamed into place at the
+/// end, after which the partial file is removed.
 pub fn build(
     sources: &[BuildSource],
     output: &TilesOutput,
@@ -492,16 +492,26 @@ pub fn build(
             let counts =
                 for_each_tile(&tiles, options.threads, progress, |z, x, y| archive_tile(&partial, &order, z, x, y, options.encoding))?;
             (report.tiles_written, report.tiles_kept, report.tiles_empty) = counts;
-            let made = partial.tiles()?;
             let temp = tempfile::Builder::new()
                 .prefix(".bisector-tiles-")
                 .tempdir_in(parent)
                 .map_err(|e| file_error(path, format!("cannot write beside it ({e})")))?;
             let temp_path = temp.path().join("archive");
             let extra = [("attribution", attribution.as_str()), ("description", description.as_str())];
+            // Streamed from the partial file: one tile in memory at a time.
             match output {
-                TilesOutput::MbTiles(_) => mbtiles::write_with_metadata(&temp_path, &index, &made, &extra)?,
-                _ => pmtiles::write_with_metadata(&temp_path, &index, &made, 0, &extra)?,
+                TilesOutput::MbTiles(_) => {
+                    let mut writer = mbtiles::MbTilesWriter::create(&temp_path, &index, &extra)?;
+                    partial.for_each_tile(|z, x, y, png| writer.add(z, x, y, png))?;
+                    writer.finish()?;
+                }
+                _ => {
+                    let bytes_of = |z, x, y| match partial.get(z, x, y)? {
+                        Done::Tile(png) => Ok(png),
+                        _ => Err(file_error(partial.path(), format!("lost tile {z}/{x}/{y} while writing the archive"))),
+                    };
+                    pmtiles::write_streamed(&temp_path, &index, &partial.lengths()?, bytes_of, 0, &extra)?;
+                }
             }
             if path.exists() {
                 return Err(file_error(path, "appeared while building; bisector does not overwrite it"));

@@ -120,13 +120,36 @@ impl PartialArchive {
         Ok(())
     }
 
-    /// Every tile with data, in (z, x, y) order, for writing the archive.
+    /// Every tile with data, in (z, x, y) order, held in memory.
     pub fn tiles(&self) -> Result<Vec<BuiltTile>, TerrainError> {
         let connection = self.connection.lock().expect("partial archive lock");
         let fail = |e: rusqlite::Error| file_error(&self.path, format!("cannot read it ({e})"));
         let mut statement = connection.prepare("SELECT z, x, y, png FROM tiles WHERE png IS NOT NULL ORDER BY z, x, y").map_err(fail)?;
         let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))).map_err(fail)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(fail)
+    }
+
+    /// Every tile with data as (z, x, y, length in bytes), for a PMTiles writer's directories.
+    pub fn lengths(&self) -> Result<Vec<(u32, u32, u32, u64)>, TerrainError> {
+        let connection = self.connection.lock().expect("partial archive lock");
+        let fail = |e: rusqlite::Error| file_error(&self.path, format!("cannot read it ({e})"));
+        let mut statement = connection.prepare("SELECT z, x, y, length(png) FROM tiles WHERE png IS NOT NULL").map_err(fail)?;
+        let rows =
+            statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get::<_, i64>(3)? as u64))).map_err(fail)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(fail)
+    }
+
+    /// Hands every tile with data to `add` in (z, x, y) order, one at a time.
+    pub fn for_each_tile(&self, mut add: impl FnMut(u32, u32, u32, &[u8]) -> Result<(), TerrainError>) -> Result<(), TerrainError> {
+        let connection = self.connection.lock().expect("partial archive lock");
+        let fail = |e: rusqlite::Error| file_error(&self.path, format!("cannot read it ({e})"));
+        let mut statement = connection.prepare("SELECT z, x, y, png FROM tiles WHERE png IS NOT NULL ORDER BY z, x, y").map_err(fail)?;
+        let mut rows = statement.query([]).map_err(fail)?;
+        while let Some(row) = rows.next().map_err(fail)? {
+            let png = row.get_ref(3).and_then(|v| v.as_blob().map_err(Into::into)).map_err(fail)?;
+            add(row.get(0).map_err(fail)?, row.get(1).map_err(fail)?, row.get(2).map_err(fail)?, png)?;
+        }
+        Ok(())
     }
 
     /// Closes the partial file and removes it (and SQLite's `-wal` and `-shm` files beside it).
@@ -166,6 +189,15 @@ mod tests {
         assert_eq!(again.get(0, 0, 0).unwrap(), Done::Empty);
         assert_eq!(again.get(1, 0, 0).unwrap(), Done::No);
         assert_eq!(again.tiles().unwrap(), vec![(3, 1, 2, b"png".to_vec())]);
+        assert_eq!(again.lengths().unwrap(), vec![(3, 1, 2, 3)]);
+        let mut seen = Vec::new();
+        again
+            .for_each_tile(|z, x, y, png| {
+                seen.push((z, x, y, png.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seen, again.tiles().unwrap());
         drop(again);
         let error = PartialArchive::open(&archive, "build 2").err().unwrap().to_string();
         assert!(error.contains("a.pmtiles.partial") && error.contains("not the interrupted build"), "{error}");
