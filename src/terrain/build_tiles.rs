@@ -1,10 +1,11 @@
 //! `bisector tiles`: builds a Web-Mercator pyramid of 256 px Terrain-RGB or Terrarium PNG tiles
-//! from geographic (EPSG:4326) or projected rasters (`super::projection`), on all cores, into a folder (resumable: valid tiles
-//! already there are kept), an MBTiles or a PMTiles archive (through `super::mbtiles` and
-//! `super::pmtiles`; resumable too, its tiles kept in `super::partial_archive` until the end). Every pixel is sampled bilinearly (`Raster::sample_m`) at its centre from
-//! the finest source with data there; a tile with no data in any pixel is absent. A large tiled
-//! GeoTIFF (`super::cog::layout` says lazy) is read tile by tile through `super::cog_source`,
-//! its coarse zooms from its overviews, so a file larger than memory builds too.
+//! from geographic (EPSG:4326) or projected rasters (`super::projection`), on all cores, into a
+//! folder (resumable: valid tiles already there are kept), an MBTiles or a PMTiles archive
+//! (through `super::mbtiles` and `super::pmtiles`; resumable too, its tiles kept in
+//! `super::partial_archive` until the end). Every pixel is sampled bilinearly (`Raster::sample_m`)
+//! at its centre from the finest source with data there; a tile with no data in any pixel is
+//! absent. A large tiled GeoTIFF (`super::cog::layout` says lazy) is read tile by tile through
+//! `super::cog_source`, its coarse zooms from its overviews, so a file larger than memory builds too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
