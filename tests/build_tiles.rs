@@ -348,16 +348,31 @@ fn bad_input_gives_one_line_and_changes_nothing() {
     std::fs::write(&archive, "mine").unwrap();
     refused(&["--from", &etopo, "--out", &s(&archive), "--max-zoom", "1"], &["old.pmtiles", "already exists"]);
     assert_eq!(std::fs::read_to_string(&archive).unwrap(), "mine");
-    // And a good run: probe on the built archive reads the source's depth in the Pacific.
+    // And a good run: `probe` on the built archive equals `probe` on the geographic GeoTIFF at
+    // pixel centres of the finest zoom (3) within Terrarium's half step and probe's 2 decimals,
+    // the Pacific's depth included.
     let built = dir.path().join("etopo.pmtiles");
     let run = bisector(&["tiles", "--from", &etopo, "--out", &s(&built), "--encoding", "terrarium"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    let probe = |terrain: &str| {
-        let out = bisector(&["probe", "--terrain", terrain, "--at=-150,0"]);
-        String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap()
+    let probe = |terrain: &str, at: &str| {
+        let out = bisector(&["probe", "--terrain", terrain, &format!("--at={at}")]);
+        String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap_or_else(|_| panic!("probe {terrain} {at}: {out:?}"))
     };
-    let (pyramid_m, source_m) = (probe(&s(&built)), probe(&etopo));
-    assert!(source_m < -4000.0 && (pyramid_m - source_m).abs() < 100.0, "pyramid {pyramid_m} m, source {source_m} m");
+    let mut rng = common::rng("bad_input_gives_one_line_and_changes_nothing");
+    let n = 256.0 * 8.0;
+    let pacific = (((-150.0 + 180.0) / 360.0 * n) as u32, (n / 2.0) as u32);
+    let mut negative = 0;
+    for (px, py) in std::iter::once(pacific).chain((0..5).map(|_| (rng.random_range(0..2048u32), rng.random_range(300..1748u32)))) {
+        let (lon, lat) = ((px as f64 + 0.5) / n * 360.0 - 180.0, mercator_lat((py as f64 + 0.5) / n));
+        let at = format!("{lon},{lat}");
+        let (pyramid_m, source_m) = (probe(&s(&built), &at), probe(&etopo, &at));
+        assert!(
+            (pyramid_m - source_m).abs() <= half_step_m(Encoding::Terrarium) + 0.01,
+            "at {at}: pyramid {pyramid_m} m, source {source_m} m"
+        );
+        negative += (source_m < 0.0) as u32;
+    }
+    assert!(negative >= 1, "no point below sea level");
 }
 
 #[test]
@@ -407,5 +422,88 @@ fn a_killed_command_resumes_to_the_files_of_an_uninterrupted_run() {
         let (x, y) = utm.to_crs(lon, lat).unwrap();
         let (pyramid_m, source_m) = (probe(&whole, format!("{lon},{lat}")), probe(&tujunga, format!("{x},{y}")));
         assert!((pyramid_m - source_m).abs() <= 0.05 + 0.01, "at {lon}, {lat}: pyramid {pyramid_m} m, source {source_m} m");
+    }
+}
+
+/// Tiles in the partial file of an archive being built (0 while it cannot be read).
+fn partial_tiles(partial: &Path) -> u64 {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+    rusqlite::Connection::open_with_flags(partial, flags)
+        .and_then(|c| c.query_row("SELECT count(*) FROM tiles", [], |row| row.get::<_, i64>(0)))
+        .map_or(0, |n| n as u64)
+}
+
+#[test]
+fn a_killed_archive_build_resumes_to_the_archive_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let tujunga = data("bigtujunga.tif");
+    let args = |out: &Path, encoding: &str| -> Vec<String> {
+        ["tiles", "--from", tujunga.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "2", "--encoding", encoding]
+            .map(String::from)
+            .to_vec()
+    };
+    let run = |args: &[String]| bisector(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    for name in ["tujunga.pmtiles", "tujunga.mbtiles"] {
+        // The same file name in two places (the archive's metadata names it).
+        let (killed, whole) = (dir.path().join("killed").join(name), dir.path().join("whole").join(name));
+        std::fs::create_dir_all(killed.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(whole.parent().unwrap()).unwrap();
+        let partial = bisector::terrain::partial_archive::partial_path(&killed);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bisector")).args(args(&killed, "terrain-rgb")).spawn().unwrap();
+        let start = std::time::Instant::now();
+        while partial_tiles(&partial) < 20 {
+            assert!(start.elapsed().as_secs() < 120, "{name}: no tiles after two minutes");
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        let interrupted = !child.wait().unwrap().success();
+        if interrupted {
+            assert!(!killed.exists(), "{name}: a killed build left an archive");
+            assert!(partial.exists(), "{name}: a killed build left no partial file");
+            // Another command is refused and leaves the partial build as it was.
+            let before = partial_tiles(&partial);
+            let out = run(&args(&killed, "terrarium"));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success() && stderr.trim_end().lines().count() == 1, "{stderr}");
+            assert!(stderr.contains(&format!("{name}.partial")) && stderr.contains("not the interrupted build"), "{stderr}");
+            assert_eq!(partial_tiles(&partial), before);
+            // A tile spoilt in the partial file is built again.
+            let connection = rusqlite::Connection::open(&partial).unwrap();
+            let spoilt = connection
+                .execute("UPDATE tiles SET png = x'89504e47' WHERE rowid = (SELECT min(rowid) FROM tiles WHERE png IS NOT NULL)", []);
+            assert_eq!(spoilt.unwrap(), 1);
+            drop(connection);
+        }
+        let resumed = run(&args(&killed, "terrain-rgb"));
+        assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+        let summary = String::from_utf8_lossy(&resumed.stdout);
+        if interrupted {
+            assert!(!summary.contains(" 0 kept"), "{name}: the resumed run kept no tiles: {summary}");
+        }
+        assert!(!partial.exists(), "{name}: the partial file outlived the build");
+        assert!(run(&args(&whole, "terrain-rgb")).status.success());
+        let (a, b) = (tile_source::open(&killed).unwrap(), tile_source::open(&whole).unwrap());
+        assert_eq!(a.index(), b.index());
+        let mut compared = 0;
+        for z in a.index().min_zoom..=a.index().max_zoom.min(11) {
+            let (x0, y0) = bisector::terrain::pyramid::tile_xy(z, -118.5, 34.5);
+            let (x1, y1) = bisector::terrain::pyramid::tile_xy(z, -117.9, 34.1);
+            for x in x0 as u32..=x1 as u32 {
+                for y in y0 as u32..=y1 as u32 {
+                    assert_eq!(a.get(z, x, y).unwrap(), b.get(z, x, y).unwrap(), "{name} tile {z}/{x}/{y}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 30, "{compared}");
+        if name.ends_with(".pmtiles") {
+            assert!(
+                std::fs::read(&killed).unwrap() == std::fs::read(&whole).unwrap(),
+                "the resumed PMTiles differs from an uninterrupted one"
+            );
+        }
     }
 }

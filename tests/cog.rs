@@ -65,10 +65,12 @@ fn same(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
 }
 
-const VARIANTS: [Options; 3] = [
-    Options { big: false, deflate: true, int16: true, tile_px: 64 },
-    Options { big: true, deflate: true, int16: false, tile_px: 32 },
-    Options { big: true, deflate: false, int16: true, tile_px: 128 },
+const VARIANTS: [Options; 5] = [
+    Options { big: false, deflate: true, zstd: false, int16: true, tile_px: 64 },
+    Options { big: true, deflate: true, zstd: false, int16: false, tile_px: 32 },
+    Options { big: true, deflate: false, zstd: false, int16: true, tile_px: 128 },
+    Options { big: false, deflate: false, zstd: true, int16: false, tile_px: 64 },
+    Options { big: true, deflate: false, zstd: true, int16: true, tile_px: 32 },
 ];
 
 /// Every level-0 sample read tile by tile equals the whole-file reader's (the tiff crate) and
@@ -81,11 +83,14 @@ fn lazy_reads_equal_the_whole_file_and_the_overviews_written() {
     for (i, options) in VARIANTS.into_iter().enumerate() {
         let (path, _) = write(dir.path(), &format!("tujunga-{i}.tif"), &levels, georef, options);
         assert_eq!(cog::layout(&path).unwrap(), cog::Layout::Lazy, "{options:?}");
-        let whole = geotiff::read(&path).unwrap();
         let lazy = CogFile::open_with_budget(&path, 1 << 20).unwrap();
         assert_eq!(lazy.levels.len(), 4);
         let level0 = lazy.read_level(0).unwrap();
-        assert!(same(&level0.heights_m, &whole.heights_m), "{options:?}: level 0 differs from the whole-file reader");
+        // The whole-file reader (the tiff crate, built without ZSTD) reads the others.
+        if !options.zstd {
+            let whole = geotiff::read(&path).unwrap();
+            assert!(same(&level0.heights_m, &whole.heights_m), "{options:?}: level 0 differs from the whole-file reader");
+        }
         assert!(same(&level0.heights_m, &raster.heights_m), "{options:?}: level 0 differs from the source");
         assert_eq!((level0.origin, level0.step, level0.crs), (raster.origin, raster.step, raster.crs));
         // Sample by sample through the cache, in random order.
@@ -161,7 +166,7 @@ fn served_tiles_equal_the_pyramid_path() {
 fn the_tile_cache_stays_within_its_budget() {
     let dir = tempfile::tempdir().unwrap();
     let (raster, level, georef) = tujunga();
-    let options = Options { big: false, deflate: true, int16: false, tile_px: 32 };
+    let options = Options { big: false, deflate: true, zstd: false, int16: false, tile_px: 32 };
     let (path, _) = write(dir.path(), "budget.tif", &[level], georef, options);
     let budget = 5 * 32 * 32 * 4;
     let file = CogFile::open_with_budget(&path, budget).unwrap();
@@ -217,7 +222,9 @@ fn bad_files_are_one_line_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let (level, georef) = etopo_taiwan();
     let levels = cog_writer::with_overviews(level, 2);
-    for options in [Options { big: false, deflate: true, int16: true, tile_px: 16 }, Options { big: true, ..VARIANTS[1] }] {
+    for options in
+        [Options { big: false, deflate: true, zstd: false, int16: true, tile_px: 16 }, Options { big: true, ..VARIANTS[1] }, VARIANTS[4]]
+    {
         let (_, w) = write(dir.path(), "good.tif", &levels, georef, options);
         let put = |name: &str, bytes: &[u8]| {
             let path = dir.path().join(name);
@@ -239,8 +246,8 @@ fn bad_files_are_one_line_naming_the_file() {
         let mut looped = w.bytes.clone();
         word(&mut looped, *w.next_at.last().unwrap(), w.ifd_at[0]);
         assert!(error_of(&put("loop.tif", &looped)).contains("loop"));
-        if options.deflate {
-            // The first tile's bytes: garbage that is not deflate.
+        if options.deflate || options.zstd {
+            // The first tile's bytes: garbage that is not deflate or ZSTD.
             let mut garbage = w.bytes.clone();
             let start = if options.big { 16 } else { 8 };
             garbage[start..start + 8].copy_from_slice(b"notzlib!");
@@ -252,7 +259,7 @@ fn bad_files_are_one_line_naming_the_file() {
     let mut rng = rand::rng();
     let mut failures = 0;
     for round in 0..300 {
-        let w = &written[round % 3];
+        let w = &written[round % written.len()];
         let mut bytes = w.bytes.clone();
         for _ in 0..rng.random_range(1..8) {
             let at = if round % 2 == 0 {
@@ -368,14 +375,113 @@ fn the_cli_draws_a_cog_flat_and_as_a_planet_region() {
     // The bench JSON reports the decoded-tile caches: budget, peak within it, tiles decoded.
     let json = dir.path().join("bench.json");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-descent.json");
-    let args = ["bench", "--terrain", &planet, "--path", s(&path), "--size", "64x64", "--frames", "3", "--warmup", "1", "--json", s(&json)];
+    // --cog-cache-mib and --cog-tiles-mib set the budgets of the region's file and served tiles.
+    let args = [
+        "bench",
+        "--terrain",
+        &planet,
+        "--path",
+        s(&path),
+        "--size",
+        "64x64",
+        "--frames",
+        "3",
+        "--warmup",
+        "1",
+        "--json",
+        s(&json),
+        "--cog-cache-mib",
+        "8",
+        "--cog-tiles-mib",
+        "4",
+    ];
     let run = bisector(&args);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let cog = &report["cog"];
     let (budget, peak) = (cog["cache_budget_bytes"].as_u64().unwrap(), cog["cache_peak_bytes"].as_u64().unwrap());
-    assert_eq!(budget, cog::DEFAULT_CACHE_BYTES + bisector::terrain::cog_source::SERVED_CACHE_BYTES, "{cog}");
+    assert_eq!(budget, 12 << 20, "{cog}");
     assert!(peak > 0 && peak <= budget && cog["tiles_decoded"].as_u64().unwrap() > 0, "{cog}");
+}
+
+/// ZSTD tiles (GDAL's COMPRESS=ZSTD, read with ruzstd) read as the same file's deflate tiles,
+/// a small tiled ZSTD file without overviews too (read tile by tile: the whole-file reader has
+/// no ZSTD); LERC, which bisector does not read, is one line naming the file and the compression
+/// through `probe` and `tiles`, which leaves nothing.
+#[test]
+fn zstd_reads_as_deflate_and_lerc_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (level, georef) = etopo_taiwan();
+    let deflate_options = Options { big: false, ..VARIANTS[1] };
+    let zstd_options = Options { deflate: false, zstd: true, ..deflate_options };
+    let (deflate, written) = write(dir.path(), "deflate.tif", &cog_writer::with_overviews(level.clone(), 2), georef, deflate_options);
+    let (zstd, _) = write(dir.path(), "zstd.tif", &cog_writer::with_overviews(level.clone(), 2), georef, zstd_options);
+    let (single, _) = write(dir.path(), "zstd-single.tif", std::slice::from_ref(&level), georef, zstd_options);
+    assert_eq!(cog::layout(&single).unwrap(), cog::Layout::Lazy, "a ZSTD file is read tile by tile");
+    assert!(matches!(TerrainSpec::parse(s(&single)).unwrap(), TerrainSpec::Pyramid(_)));
+    let mut rng = rand::rng();
+    for _ in 0..3 {
+        let (lon, lat) = (rng.random_range(120.2..121.8), rng.random_range(22.2..25.2));
+        let at = format!("--at={lon},{lat}");
+        let probe = |path: &Path| {
+            let out = bisector(&["probe", "--terrain", s(path), &at]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        let want = probe(&deflate);
+        assert!(want.parse::<f64>().is_ok(), "{want}");
+        assert_eq!(probe(&zstd), want, "ZSTD at {lon}, {lat}");
+        assert_eq!(probe(&single), want, "ZSTD without overviews at {lon}, {lat}");
+    }
+    // LERC: the deflate file with every directory's compression (tag 259, one SHORT) set to 34887.
+    let entry = [0x03, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x08, 0x00];
+    let mut lerc = written.bytes.clone();
+    let at: Vec<usize> = lerc.windows(entry.len()).enumerate().filter(|(_, w)| *w == entry).map(|(i, _)| i).collect();
+    assert_eq!(at.len(), 3, "one compression entry per directory");
+    for i in at {
+        lerc[i + 8..i + 10].copy_from_slice(&34887u16.to_le_bytes());
+    }
+    let lerc_path = dir.path().join("lerc.tif");
+    std::fs::write(&lerc_path, &lerc).unwrap();
+    assert!(error_of(&lerc_path).contains("34887 (LERC)"));
+    let out = bisector(&["probe", "--terrain", s(&lerc_path), "--at", "121,24"]);
+    one_error_line(&out, &["lerc.tif", "34887 (LERC)", "COMPRESS=DEFLATE"]);
+    let pyramid = dir.path().join("pyramid");
+    let out = bisector(&["tiles", "--from", s(&lerc_path), "--out", s(&pyramid)]);
+    one_error_line(&out, &["lerc.tif", "34887 (LERC)"]);
+    assert!(!pyramid.exists(), "a refused build left an output");
+}
+
+/// The memory of large GeoTIFFs: `tiles` reports the caches' peak within the budgets
+/// `--cog-cache-mib` and `--cog-tiles-mib` set; a budget too small for one of a file's tiles, or
+/// 0, is one line naming the flag.
+#[test]
+fn cog_budget_flags_bound_the_caches_and_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (level, georef) = etopo_taiwan();
+    let (path, _) = write(dir.path(), "taiwan.tif", &cog_writer::with_overviews(level, 2), georef, VARIANTS[1]);
+    let out = dir.path().join("pyramid");
+    let run = bisector(&["tiles", "--from", s(&path), "--out", s(&out), "--max-zoom", "5", "--cog-cache-mib", "1", "--cog-tiles-mib", "2"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].contains("input Mpx/s") && lines[0].contains("tiles/s"), "{stdout}");
+    assert!(lines[1].starts_with("large GeoTIFFs read tile by tile: at most ") && lines[1].contains("(budget 3 MiB"), "{stdout}");
+    // One 1024 x 1024 tile of float32 is 4 MiB: more than a budget of 1 MiB holds.
+    let big = Level { width: 1024, height: 1024, heights: vec![100.0; 1 << 20] };
+    let big_georef = Georef { corner: (120.0, 25.0), pixel: (0.001, 0.001), epsg: 4326 };
+    let options = Options { big: false, deflate: true, zstd: false, int16: false, tile_px: 1024 };
+    let (big_path, _) = write(dir.path(), "big-tiles.tif", &cog_writer::with_overviews(big, 1), big_georef, options);
+    let out = bisector(&["probe", "--terrain", s(&big_path), "--at", "120.5,24.5", "--cog-cache-mib", "1"]);
+    one_error_line(&out, &["big-tiles.tif", "4 MiB", "--cog-cache-mib"]);
+    let out = bisector(&["probe", "--terrain", s(&big_path), "--at", "120.5,24.5"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim().parse::<f64>().unwrap(), 100.0);
+    for flag in ["--cog-cache-mib", "--cog-tiles-mib"] {
+        let out = bisector(&["probe", "--terrain", s(&big_path), "--at", "120.5,24.5", flag, "0"]);
+        one_error_line(&out, &[&format!("{flag} 0"), "1 to 1048576"]);
+    }
 }
 
 /// `bisector tiles --from BIG.tif` reads a tiled file with overviews tile by tile
@@ -447,13 +553,14 @@ fn tiles_builds_a_cog_lazily_as_from_its_levels_read_whole() {
 /// Measures the reader on a large generated file (`cargo test --test cog -- --ignored`):
 /// BISECTOR_COG_MEASURE=DIR writes DIR/large.tif (30000^2 int16 samples, 512 px tiles, 4
 /// overviews, BigTIFF, uncompressed (about 2.5 GB) or with BISECTOR_COG_DEFLATE set deflate) if
-/// absent and keeps it; it prints the tile rates.
+/// absent and keeps it; it prints the tile rates, and with BISECTOR_COG_TILES set the
+/// throughput of `bisector tiles` on the file (input Mpx/s, tiles/s, cache peak).
 #[test]
 #[ignore]
 fn measure_a_large_file() {
     let dir = std::env::var("BISECTOR_COG_MEASURE").map(PathBuf::from).unwrap_or_else(|_| std::env::temp_dir());
     let path = dir.join("large.tif");
-    let options = Options { big: true, deflate: std::env::var("BISECTOR_COG_DEFLATE").is_ok(), int16: true, tile_px: 512 };
+    let options = Options { big: true, deflate: std::env::var("BISECTOR_COG_DEFLATE").is_ok(), zstd: false, int16: true, tile_px: 512 };
     let georef = Georef { corner: (120.0, 25.0), pixel: (1.0 / 3600.0, 1.0 / 3600.0), epsg: 4326 };
     if !path.exists() {
         let start = std::time::Instant::now();
@@ -502,4 +609,13 @@ fn measure_a_large_file() {
     }
     println!("cache after: peak {} of {} bytes", file.stats().cache_peak_bytes, budget);
     assert!(file.stats().cache_peak_bytes <= budget);
+    // With BISECTOR_COG_TILES set: `bisector tiles` on the file into a PMTiles archive, on all
+    // cores; its summary gives input Mpx/s and tiles/s, and the caches' peak.
+    if std::env::var("BISECTOR_COG_TILES").is_ok() {
+        let out = tempfile::tempdir_in(&dir).unwrap();
+        let archive = out.path().join("large.pmtiles");
+        let run = bisector(&["tiles", "--from", s(&path), "--out", s(&archive), "--cog-cache-mib", "64"]);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        print!("bisector tiles: {}", String::from_utf8_lossy(&run.stdout));
+    }
 }

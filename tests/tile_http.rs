@@ -1,5 +1,5 @@
 //! Tile pyramids over HTTP from an in-process server (tiny_http) that serves the test pyramid
-//! (heightmaps/taiwan-terrain-rgb) and misbehaves on purpose: 404, 500 then success, responses
+//! (heightmaps/taiwan-terrain-rgb) and misbehaves on purpose: 404, 204, 500 then success, responses
 //! slower than the timeout, truncated PNGs, a wrong content type, dropped connections. Each ends
 //! as nodata or a retried success, counted, without a panic or a stall; the flat terrain renders
 //! (flat, and the globe with the server as a region) from the server as from the folder, and a second run with `--offline` from the disk cache alone.
@@ -86,6 +86,8 @@ fn answer(request: tiny_http::Request, counts: &Mutex<HashMap<String, u32>>) {
         }
         // Each tile: half a PNG, every time.
         "cut" if is_tile => request.respond(png(bytes[..bytes.len() / 2].to_vec())),
+        // Each tile: 204 No Content (no tile here).
+        "empty" if is_tile => request.respond(tiny_http::Response::empty(204)),
         // Each tile: a web page's content type.
         "html" if is_tile => request
             .respond(tiny_http::Response::from_data(bytes).with_header("Content-Type: text/html".parse::<tiny_http::Header>().unwrap())),
@@ -179,12 +181,17 @@ fn misbehaving_servers_end_as_nodata_or_retried_successes() {
         // What failed is not cached: a later run asks again.
         assert_eq!(cached_tiles(cache.path()), 0, "{mode}");
     }
-    // 404 everywhere: a template with no tiles is all nodata, not an error.
-    let cache = tempfile::tempdir().unwrap();
-    let no_tile = http_source::stats().no_tile;
-    let pyramid = open(&server.url("ok", "nothing/{z}/{x}/{y}.png"), options(cache.path()));
-    assert_eq!(pyramid.sample_m(120.9572, 23.47).unwrap(), None);
-    assert!(http_source::stats().no_tile > no_tile);
+    // 404 everywhere, and 204 everywhere: no tiles is all nodata, not an error nor a failure.
+    for (mode, rest) in [("ok", "nothing/{z}/{x}/{y}.png"), ("empty", "{z}/{x}/{y}.png")] {
+        let cache = tempfile::tempdir().unwrap();
+        let source = HttpSource::open_with(&server.url(mode, rest), options(cache.path())).unwrap();
+        let no_tile = http_source::stats().no_tile;
+        assert_eq!(bisector::terrain::tile_source::TileSource::get(&source, 7, 106, 55).unwrap(), None, "{mode}");
+        assert_eq!(source.failure_count(), 0, "{mode}");
+        assert!(http_source::stats().no_tile > no_tile, "{mode}");
+        let pyramid = TilePyramid::from_source(Box::new(source)).unwrap();
+        assert_eq!(pyramid.sample_m(120.9572, 23.47).unwrap(), None, "{mode}");
+    }
 }
 
 /// Tiles in a disk cache folder.
@@ -282,6 +289,20 @@ fn the_cli_renders_from_a_server_then_offline_as_from_the_folder() {
     }
 }
 
+/// Every tile file of the pyramid folder `root` as (z, x, y, bytes).
+fn folder_tiles(root: &Path) -> Vec<(u32, u32, u32, Vec<u8>)> {
+    let mut tiles = Vec::new();
+    for z in std::fs::read_dir(root).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        for x in std::fs::read_dir(z.path()).unwrap().flatten() {
+            for y in std::fs::read_dir(x.path()).unwrap().flatten() {
+                let n = |p: &Path| p.file_stem().unwrap().to_str().unwrap().parse::<u32>().unwrap();
+                tiles.push((n(&z.path()), n(&x.path()), n(&y.path()), std::fs::read(y.path()).unwrap()));
+            }
+        }
+    }
+    tiles
+}
+
 /// Tiles per second read as bytes (no decoding) from each kind of source, one thread, every tile
 /// of the test pyramid: `cargo test --test tile_http tile_rates -- --ignored --nocapture`.
 #[test]
@@ -290,15 +311,7 @@ fn tile_rates() {
     use bisector::terrain::tile_source::{self, TileSource};
     use bisector::terrain::{mbtiles, pmtiles};
     let root = data("taiwan-terrain-rgb");
-    let mut tiles = Vec::new();
-    for z in std::fs::read_dir(&root).unwrap().flatten().filter(|e| e.path().is_dir()) {
-        for x in std::fs::read_dir(z.path()).unwrap().flatten() {
-            for y in std::fs::read_dir(x.path()).unwrap().flatten() {
-                let n = |p: &Path| p.file_stem().unwrap().to_str().unwrap().parse::<u32>().unwrap();
-                tiles.push((n(&z.path()), n(&x.path()), n(&y.path()), std::fs::read(y.path()).unwrap()));
-            }
-        }
-    }
+    let tiles = folder_tiles(&root);
     let dir = tempfile::tempdir().unwrap();
     let folder = tile_source::open(&root).unwrap();
     let index = folder.index().clone();
@@ -322,5 +335,66 @@ fn tile_rates() {
         }
         let s = start.elapsed().as_secs_f64();
         println!("{name}: {} tiles ({:.1} MB) in {:.3} s = {:.0} tiles/s", tiles.len(), bytes as f64 / 1e6, s, tiles.len() as f64 / s);
+    }
+}
+
+/// Tiles per second into the globe's GPU tile cache during the Taiwan descent (`bisector bench`,
+/// the test pyramid as a planet region over ETOPO) from each kind of source: the folder, MBTiles,
+/// PMTiles, the local server with a cold disk cache, and the disk cache alone (`--offline`); a
+/// run without the region is the baseline (ETOPO's own tiles, the GPU's start-up). The rate is the
+/// JSON's `cache.tiles_streamed` over the command's wall time. On the device, with a release build:
+/// `cargo test --release --test tile_http globe_descent_tile_rates -- --ignored --nocapture`
+/// (BISECTOR_RATE_FRAMES, default 240, and BISECTOR_RATE_SIZE, default 1280x720).
+#[test]
+#[ignore]
+fn globe_descent_tile_rates() {
+    use bisector::terrain::{mbtiles, pmtiles, tile_source};
+    let frames = std::env::var("BISECTOR_RATE_FRAMES").unwrap_or_else(|_| "240".into());
+    let size = std::env::var("BISECTOR_RATE_SIZE").unwrap_or_else(|_| "1280x720".into());
+    let root = data("taiwan-terrain-rgb");
+    let index = tile_source::open(&root).unwrap().index().clone();
+    let tiles = folder_tiles(&root);
+    let dir = tempfile::tempdir().unwrap();
+    let (mbtiles_path, pmtiles_path) = (dir.path().join("taiwan.mbtiles"), dir.path().join("taiwan.pmtiles"));
+    mbtiles::write(&mbtiles_path, &index, &tiles).unwrap();
+    pmtiles::write(&pmtiles_path, &index, &tiles, 64).unwrap();
+    let server = Server::start();
+    let url = server.url("ok", "tiles.json");
+    let cache = dir.path().join("cache");
+    let etopo = data("etopo20_global.tif");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-descent.json");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let runs: [(&str, Option<String>, Vec<String>); 6] = [
+        ("ETOPO alone (baseline)", None, vec![]),
+        ("folder", Some(s(&root)), vec![]),
+        ("mbtiles", Some(s(&mbtiles_path)), vec![]),
+        ("pmtiles", Some(s(&pmtiles_path)), vec![]),
+        ("http (local server, cold disk cache)", Some(url.clone()), vec!["--tile-cache-dir".into(), s(&cache)]),
+        ("http (disk cache alone, --offline)", Some(url), vec!["--tile-cache-dir".into(), s(&cache), "--offline".into()]),
+    ];
+    println!("{} tiles in the region; {frames} frames of {size} along {}", tiles.len(), path.display());
+    for (name, region, extra) in runs {
+        let terrain = match region {
+            Some(region) => format!("planet:{},{region}", s(&etopo)),
+            None => format!("planet:{}", s(&etopo)),
+        };
+        let json = dir.path().join("bench.json");
+        let mut args: Vec<String> =
+            ["bench", "--terrain", &terrain, "--path", &s(&path), "--size", &size, "--frames", &frames, "--json", &s(&json)]
+                .map(String::from)
+                .to_vec();
+        args.extend(extra);
+        let start = Instant::now();
+        let out = bisector(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let wall_s = start.elapsed().as_secs_f64();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let streamed = report["cache"]["tiles_streamed"].as_u64().unwrap_or(0);
+        let http = &report["http"];
+        println!(
+            "{name}: {streamed} tiles streamed into the GPU cache in {wall_s:.2} s = {:.0} tiles/s (command wall time){}",
+            streamed as f64 / wall_s,
+            if http.is_null() { String::new() } else { format!("; http: {http}") }
+        );
     }
 }

@@ -1,10 +1,11 @@
 //! `bisector tiles`: builds a Web-Mercator pyramid of 256 px Terrain-RGB or Terrarium PNG tiles
-//! from geographic (EPSG:4326) or projected rasters (`super::projection`), on all cores, into a folder (resumable: valid tiles
-//! already there are kept), an MBTiles or a PMTiles archive (through `super::mbtiles` and
-//! `super::pmtiles`). Every pixel is sampled bilinearly (`Raster::sample_m`) at its centre from
-//! the finest source with data there; a tile with no data in any pixel is absent. A large tiled
-//! GeoTIFF (`super::cog::layout` says lazy) is read tile by tile through `super::cog_source`,
-//! its coarse zooms from its overviews, so a file larger than memory builds too.
+//! from geographic (EPSG:4326) or projected rasters (`super::projection`), on all cores, into a
+//! folder (resumable: valid tiles already there are kept), an MBTiles or a PMTiles archive
+//! (through `super::mbtiles` and `super::pmtiles`; resumable too, its tiles kept in
+//! `super::partial_archive` until the end). Every pixel is sampled bilinearly (`Raster::sample_m`)
+//! at its centre from the finest source with data there; a tile with no data in any pixel is
+//! absent. A large tiled GeoTIFF (`super::cog::layout` says lazy) is read tile by tile through
+//! `super::cog_source`, its coarse zooms from its overviews, so a file larger than memory builds too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::cog_source::CogSource;
+use super::partial_archive::{Done, PartialArchive};
 use super::projection::Projection;
 use super::pyramid::{self, Encoding};
 use super::raster::{Crs, Raster};
@@ -444,9 +446,10 @@ fn description(sources: &[BuildSource]) -> String {
 /// Folder output: `tiles.json` is written first, each tile atomically (a temporary file renamed
 /// into place); a folder that exists must be empty or a previous run of the same build (its
 /// `tiles.json` records the sources, zooms, encoding and attribution), whose valid tiles are
-/// kept. Archive output must not exist; the tiles are held in memory and the archive written
-/// whole into a temporary file renamed into place at the end, so an interrupted build leaves
-/// nothing.
+/// kept. Archive output must not exist; the tiles go into its partial file as they are made
+/// (`super::partial_archive`: a run of the same build after an interruption keeps them), and the
+/// archive is written from it, a tile at a time, into a temporary file renamed into place at the
+/// end, after which the partial file is removed.
 pub fn build(
     sources: &[BuildSource],
     output: &TilesOutput,
@@ -485,33 +488,37 @@ pub fn build(
                 return Err(file_error(path, "already exists; bisector does not overwrite it"));
             }
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let made = Mutex::new(Vec::new());
-            let counts = for_each_tile(&tiles, options.threads, progress, |z, x, y| {
-                Ok(match tile_png(&order, z, x, y, options.encoding)? {
-                    Some(png) => {
-                        made.lock().expect("tile list lock").push((z, x, y, png));
-                        TileOutcome::Written
-                    }
-                    None => TileOutcome::Empty,
-                })
-            })?;
+            let fingerprint = fingerprint(sources, options, min_zoom, max_zoom).to_string();
+            let partial = PartialArchive::open(path, &fingerprint)?;
+            let counts =
+                for_each_tile(&tiles, options.threads, progress, |z, x, y| archive_tile(&partial, &order, z, x, y, options.encoding))?;
             (report.tiles_written, report.tiles_kept, report.tiles_empty) = counts;
-            let mut made = made.into_inner().expect("tile list lock");
-            made.sort_by_key(|t| (t.0, t.1, t.2));
             let temp = tempfile::Builder::new()
                 .prefix(".bisector-tiles-")
                 .tempdir_in(parent)
                 .map_err(|e| file_error(path, format!("cannot write beside it ({e})")))?;
             let temp_path = temp.path().join("archive");
             let extra = [("attribution", attribution.as_str()), ("description", description.as_str())];
+            // Streamed from the partial file: one tile in memory at a time.
             match output {
-                TilesOutput::MbTiles(_) => mbtiles::write_with_metadata(&temp_path, &index, &made, &extra)?,
-                _ => pmtiles::write_with_metadata(&temp_path, &index, &made, 0, &extra)?,
+                TilesOutput::MbTiles(_) => {
+                    let mut writer = mbtiles::MbTilesWriter::create(&temp_path, &index, &extra)?;
+                    partial.for_each_tile(|z, x, y, png| writer.add(z, x, y, png))?;
+                    writer.finish()?;
+                }
+                _ => {
+                    let bytes_of = |z, x, y| match partial.get(z, x, y)? {
+                        Done::Tile(png) => Ok(png),
+                        _ => Err(file_error(partial.path(), format!("lost tile {z}/{x}/{y} while writing the archive"))),
+                    };
+                    pmtiles::write_streamed(&temp_path, &index, &partial.lengths()?, bytes_of, 0, &extra)?;
+                }
             }
             if path.exists() {
                 return Err(file_error(path, "appeared while building; bisector does not overwrite it"));
             }
             std::fs::rename(&temp_path, path).map_err(|e| file_error(path, format!("cannot write it ({e})")))?;
+            partial.remove()?;
         }
     }
     Ok(report)
@@ -644,6 +651,31 @@ fn remove_temporary_files(dir: &Path) -> Result<(), TerrainError> {
         }
     }
     Ok(())
+}
+
+/// Builds tile (z, x, y) into the partial archive, keeping what a previous run built there (a
+/// tile with data only if its PNG is a valid tile of the encoding).
+fn archive_tile(
+    partial: &PartialArchive,
+    order: &[&Placed],
+    z: u32,
+    x: u32,
+    y: u32,
+    encoding: Encoding,
+) -> Result<TileOutcome, TerrainError> {
+    match partial.get(z, x, y)? {
+        Done::Empty => return Ok(TileOutcome::Empty),
+        Done::Tile(png) => {
+            let name = format!("{} tile {z}/{x}/{y}", partial.path().display());
+            if matches!(tile_files::decode_tile(&png, encoding, TILE_SIZE_PX, &name), Ok(TileContent::Heights(_))) {
+                return Ok(TileOutcome::Kept);
+            }
+        }
+        Done::No => {}
+    }
+    let png = tile_png(order, z, x, y, encoding)?;
+    partial.put(z, x, y, png.as_deref())?;
+    Ok(if png.is_some() { TileOutcome::Written } else { TileOutcome::Empty })
 }
 
 /// Builds tile (z, x, y) into the folder `dir`, keeping a valid tile already there.

@@ -20,6 +20,20 @@ use super::TerrainError;
 /// The decoded-tile cache's budget unless told otherwise.
 pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 
+/// The budget [`CogFile::open`] gives each file's decoded-tile cache (`--cog-cache-mib`).
+static FILE_BUDGET_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(DEFAULT_CACHE_BYTES);
+
+/// Sets the decoded-tile budget of the files [`CogFile::open`] opens from now on (the CLI's
+/// `--cog-cache-mib`; the served tiles' is `cog_source::set_served_budget`).
+pub fn set_file_budget(budget_bytes: u64) {
+    FILE_BUDGET_BYTES.store(budget_bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The decoded-tile budget [`CogFile::open`] uses now.
+pub fn file_budget() -> u64 {
+    FILE_BUDGET_BYTES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Largest decoded tile, in bytes (a 4096 x 4096 tile of float32).
 pub const MAX_TILE_BYTES: u64 = 64 << 20;
 
@@ -102,7 +116,8 @@ pub struct CogFile {
 pub enum Layout {
     /// Not a TIFF, striped, or tiled and small without overviews: read whole (`super::geotiff`).
     Whole,
-    /// Tiled with overviews, or larger than [`LAZY_MIN_SAMPLES`]: read tile by tile.
+    /// Tiled with overviews, larger than [`LAZY_MIN_SAMPLES`], or compressed as only this reader
+    /// reads (ZSTD): read tile by tile.
     Lazy,
 }
 
@@ -119,8 +134,11 @@ pub fn layout(path: &Path) -> Result<Layout, TerrainError> {
     }
     let mut size = |tag| reader.ints(&ifd, tag).ok().flatten().and_then(|v| v.first().copied()).unwrap_or(0);
     let samples = size(256).saturating_mul(size(257));
+    // The whole-file reader (the tiff crate) knows no other compression: ZSTD is read, and any
+    // other named, tile by tile.
+    let whole_reads = matches!(size(259), 0 | 1 | 5 | 8 | 32946 | 32773);
     let ifds = reader.walk(first)?;
-    Ok(if ifds.len() > 1 || samples > LAZY_MIN_SAMPLES { Layout::Lazy } else { Layout::Whole })
+    Ok(if ifds.len() > 1 || samples > LAZY_MIN_SAMPLES || !whole_reads { Layout::Lazy } else { Layout::Whole })
 }
 
 const TAG_TILE_WIDTH: u16 = 322;
@@ -326,8 +344,11 @@ impl Reader<'_> {
             }
         };
         let compression = self.int(ifd, 259, 1)? as u16;
-        if !matches!(compression, 1 | 5 | 8 | 32946 | 32773) {
-            return Err(self.bad(format!("compression {compression} is not supported (uncompressed, PackBits, LZW or deflate); convert it with gdal_translate -co COMPRESS=DEFLATE")));
+        if !super::cog_decode::SUPPORTED.contains(&compression) {
+            return Err(self.bad(format!(
+                "{what} uses compression {}, which bisector does not read (it reads uncompressed, PackBits, LZW, deflate and ZSTD); convert it with gdal_translate -of COG -co COMPRESS=DEFLATE IN.tif OUT.tif",
+                super::cog_decode::compression_name(compression)
+            )));
         }
         let predictor = self.int(ifd, 317, 1)? as u16;
         if !matches!(predictor, 1..=3) || (predictor == 3) != (kind == SampleKind::F32) && predictor != 1 {
@@ -378,9 +399,9 @@ impl Reader<'_> {
 }
 
 impl CogFile {
-    /// Opens the tiled GeoTIFF at `path` with the default cache budget.
+    /// Opens the tiled GeoTIFF at `path` with the process's cache budget ([`file_budget`]).
     pub fn open(path: &Path) -> Result<CogFile, TerrainError> {
-        CogFile::open_with_budget(path, DEFAULT_CACHE_BYTES)
+        CogFile::open_with_budget(path, file_budget())
     }
 
     /// Opens the tiled GeoTIFF at `path`, keeping at most `budget_bytes` of decoded tiles (at
@@ -452,7 +473,7 @@ impl CogFile {
         let largest_tile = levels.iter().map(CogLevel::tile_bytes).max().unwrap_or(0);
         if budget_bytes < largest_tile {
             return Err(bad(format!(
-                "the tile cache's budget of {} cannot hold one of its tiles ({})",
+                "the tile cache's budget of {} cannot hold one of its tiles ({}): raise --cog-cache-mib",
                 crate::input::format_bytes(budget_bytes),
                 crate::input::format_bytes(largest_tile)
             )));

@@ -1,5 +1,6 @@
 //! The decompression of a large GeoTIFF's tiles (`super::cog`): uncompressed, deflate
-//! (flate2), LZW (weezl, TIFF's variant) and PackBits, each stopped at the tile's size.
+//! (flate2), LZW (weezl, TIFF's variant), PackBits and ZSTD (ruzstd), each stopped at the tile's
+//! size; the compressions it cannot read are named in words.
 
 use std::io::Read;
 
@@ -55,8 +56,40 @@ pub fn decompress(code: u16, raw: &[u8], want: usize) -> Result<Vec<u8>, DecodeE
             }
             Ok(out)
         }
-        other => Err(DecodeError(format!("compression {other} is not supported"))),
+        ZSTD => {
+            let mut out = Vec::with_capacity(want);
+            let decoder =
+                ruzstd::decoding::StreamingDecoder::new(raw).map_err(|e| DecodeError(format!("cannot be decompressed (ZSTD: {e})")))?;
+            decoder.take(want as u64).read_to_end(&mut out).map_err(|e| DecodeError(format!("cannot be decompressed (ZSTD: {e})")))?;
+            Ok(out)
+        }
+        other => Err(DecodeError(format!("compression {} is not supported", compression_name(other)))),
     }
+}
+
+/// TIFF's compression code of ZSTD (as GDAL writes it).
+pub const ZSTD: u16 = 50000;
+
+/// The compression codes [`decompress`] reads.
+pub const SUPPORTED: [u16; 6] = [1, 5, 8, 32946, 32773, ZSTD];
+
+/// A compression code with its name, for messages: `34887 (LERC)`.
+pub fn compression_name(code: u16) -> String {
+    let name = match code {
+        1 => "none",
+        2 => "CCITT",
+        5 => "LZW",
+        6 | 7 => "JPEG",
+        8 | 32946 => "deflate",
+        32773 => "PackBits",
+        34887 => "LERC",
+        34925 => "LZMA",
+        ZSTD => "ZSTD",
+        50001 => "WebP",
+        50002 => "JPEG XL",
+        _ => "unknown",
+    };
+    format!("{code} ({name})")
 }
 
 #[cfg(test)]
@@ -84,5 +117,21 @@ mod tests {
         assert_eq!(decompress(8, &deflated, data.len()).unwrap(), data);
         assert!(decompress(8, b"not zlib at all", 100).is_err());
         assert!(decompress(5, &[0xFF; 40], 100).is_err() || decompress(5, &[0xFF; 40], 100).unwrap().len() < 100);
+    }
+
+    #[test]
+    fn zstd_round_trips_stops_at_the_tile_size_and_refuses_garbage() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 13 % 241) as u8 ^ (i / 700) as u8).collect();
+        for level in [ruzstd::encoding::CompressionLevel::Uncompressed, ruzstd::encoding::CompressionLevel::Fastest] {
+            let packed = ruzstd::encoding::compress_to_vec(data.as_slice(), level);
+            assert_eq!(decompress(ZSTD, &packed, data.len()).unwrap(), data);
+            assert_eq!(decompress(ZSTD, &packed, 100).unwrap(), data[..100]);
+            // Cut short: fewer bytes or an error, never a panic.
+            let cut = decompress(ZSTD, &packed[..packed.len() / 2], data.len());
+            assert!(cut.as_ref().map_or(true, |b| b.len() < data.len()), "a cut frame decoded whole");
+        }
+        let error = decompress(ZSTD, b"not a zstd frame", 100).unwrap_err().0;
+        assert!(error.contains("ZSTD"), "{error}");
+        assert_eq!(decompress(34887, &[0; 8], 8).unwrap_err().0, "compression 34887 (LERC) is not supported");
     }
 }

@@ -29,16 +29,31 @@ pub struct CogSource {
     served: TileCache,
 }
 
-/// The budget of the Web-Mercator tiles a source keeps (256 tiles of 256 px).
+/// The budget of the Web-Mercator tiles a source keeps unless told otherwise (256 tiles of 256 px).
 pub const SERVED_CACHE_BYTES: u64 = 64 << 20;
 
+/// The budget [`CogSource::new`] gives each source's served tiles (`--cog-tiles-mib`).
+static SERVED_BUDGET_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(SERVED_CACHE_BYTES);
+
+/// Sets the budget of the Web-Mercator tiles the sources made from now on keep (the CLI's
+/// `--cog-tiles-mib`; each file's decoded tiles' is `cog::set_file_budget`).
+pub fn set_served_budget(budget_bytes: u64) {
+    SERVED_BUDGET_BYTES.store(budget_bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The served-tile budget [`CogSource::new`] uses now.
+pub fn served_budget() -> u64 {
+    SERVED_BUDGET_BYTES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 impl CogSource {
-    /// Opens the GeoTIFF at `path` (default cache budget).
+    /// Opens the GeoTIFF at `path` (the process's cache budgets).
     pub fn open(path: &Path) -> Result<CogSource, TerrainError> {
         CogSource::new(Arc::new(CogFile::open(path)?))
     }
 
-    /// Serves the opened `cog`; its tiles are encoded as Terrarium PNGs by [`TileSource::get`].
+    /// Serves the opened `cog`, keeping [`served_budget`] bytes of served tiles; its tiles are
+    /// encoded as Terrarium PNGs by [`TileSource::get`].
     pub fn new(cog: Arc<CogFile>) -> Result<CogSource, TerrainError> {
         // `build_tiles::place` reads only the georeference: a raster without heights places it.
         let source = BuildSource::whole(cog.name(), frame_of(&cog));
@@ -58,7 +73,7 @@ impl CogSource {
         )?;
         let wrapped = placed.wrapped.is_some();
         drop(placed);
-        Ok(CogSource { cog, index, wrapped, projection, step_deg, served: TileCache::new(SERVED_CACHE_BYTES) })
+        Ok(CogSource { cog, index, wrapped, projection, step_deg, served: TileCache::new(served_budget()) })
     }
 
     /// The file's full-resolution georeference as a raster without heights.

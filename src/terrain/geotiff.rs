@@ -141,7 +141,10 @@ pub fn read_from<R: std::io::Read + std::io::Seek>(mut reader: R, len_bytes: u64
         .map_or(1, |bits| (bits as u64).div_ceil(8).max(1));
     let decoded_bytes = width as u64 * height as u64 * sample_bytes;
     let expansion = crate::input::max_expansion(compression)
-        .ok_or_else(|| bad(format!("compression {compression} is not supported (uncompressed, PackBits, LZW or deflate)")))?;
+        .ok_or_else(|| bad(format!(
+            "compression {} is not supported here (uncompressed, PackBits, LZW or deflate; ZSTD in tiled GeoTIFFs); convert it with gdal_translate -of COG -co COMPRESS=DEFLATE IN.tif OUT.tif",
+            super::cog_decode::compression_name(compression)
+        )))?;
     if decoded_bytes > len_bytes.saturating_mul(expansion) {
         return Err(bad(format!("the header claims {width} x {height} samples of {sample_bytes} bytes, more than the file's {len_bytes} bytes can hold; the file is truncated or corrupt")));
     }

@@ -162,40 +162,70 @@ pub fn write_with_metadata(
     tiles: &[(u32, u32, u32, Vec<u8>)],
     extra: &[(&str, &str)],
 ) -> Result<(), TerrainError> {
-    if path.exists() {
-        return Err(file_error(path, "already exists; bisector does not overwrite it"));
+    let mut writer = MbTilesWriter::create(path, index, extra)?;
+    for (z, x, y, bytes) in tiles {
+        writer.add(*z, *x, *y, bytes)?;
     }
-    let fail = |e: rusqlite::Error| file_error(path, format!("cannot write the MBTiles archive ({e})"));
-    let mut connection = Connection::open(path).map_err(fail)?;
-    let transaction = connection.transaction().map_err(fail)?;
-    transaction
-        .execute_batch(
-            "CREATE TABLE metadata (name TEXT, value TEXT);
-             CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-             CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);",
-        )
-        .map_err(fail)?;
-    let mut rows = vec![
-        ("format", "png".to_string()),
-        ("minzoom", index.min_zoom.to_string()),
-        ("maxzoom", index.max_zoom.to_string()),
-        ("encoding", tile_source::encoding_name(index.encoding).to_string()),
-        ("type", "baselayer".to_string()),
-    ];
-    if let Some([w, s, e, n]) = index.bounds {
-        rows.push(("bounds", format!("{w},{s},{e},{n}")));
-    }
-    rows.extend(extra.iter().map(|&(name, value)| (name, value.to_string())));
-    for (name, value) in rows {
-        transaction.execute("INSERT INTO metadata (name, value) VALUES (?1, ?2)", rusqlite::params![name, value]).map_err(fail)?;
-    }
-    {
-        let mut insert = transaction
-            .prepare("INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?1, ?2, ?3, ?4)")
-            .map_err(fail)?;
-        for (z, x, y, bytes) in tiles {
-            insert.execute(rusqlite::params![z, x, (1u32 << z) - 1 - y, bytes]).map_err(fail)?;
+    writer.finish()
+}
+
+/// A new MBTiles file written tile by tile in one transaction (no more than a tile held in
+/// memory); nothing is committed until [`MbTilesWriter::finish`].
+pub struct MbTilesWriter {
+    path: PathBuf,
+    connection: Connection,
+}
+
+impl MbTilesWriter {
+    /// Creates the MBTiles file at `path` (an existing file is an error, never overwritten) with
+    /// metadata for `index` and the `extra` name/value rows.
+    pub fn create(path: &Path, index: &SourceIndex, extra: &[(&str, &str)]) -> Result<MbTilesWriter, TerrainError> {
+        if path.exists() {
+            return Err(file_error(path, "already exists; bisector does not overwrite it"));
         }
+        let fail = |e: rusqlite::Error| file_error(path, format!("cannot write the MBTiles archive ({e})"));
+        let connection = Connection::open(path).map_err(fail)?;
+        connection
+            .execute_batch(
+                "BEGIN;
+                 CREATE TABLE metadata (name TEXT, value TEXT);
+                 CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+                 CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);",
+            )
+            .map_err(fail)?;
+        let mut rows = vec![
+            ("format", "png".to_string()),
+            ("minzoom", index.min_zoom.to_string()),
+            ("maxzoom", index.max_zoom.to_string()),
+            ("encoding", tile_source::encoding_name(index.encoding).to_string()),
+            ("type", "baselayer".to_string()),
+        ];
+        if let Some([w, s, e, n]) = index.bounds {
+            rows.push(("bounds", format!("{w},{s},{e},{n}")));
+        }
+        rows.extend(extra.iter().map(|&(name, value)| (name, value.to_string())));
+        for (name, value) in rows {
+            connection.execute("INSERT INTO metadata (name, value) VALUES (?1, ?2)", rusqlite::params![name, value]).map_err(fail)?;
+        }
+        Ok(MbTilesWriter { path: path.to_path_buf(), connection })
     }
-    transaction.commit().map_err(fail)
+
+    /// Adds tile (z, x, y) (an XYZ row; stored as MBTiles' TMS row).
+    pub fn add(&mut self, z: u32, x: u32, y: u32, bytes: &[u8]) -> Result<(), TerrainError> {
+        let fail = |e: rusqlite::Error| file_error(&self.path, format!("cannot write the MBTiles archive ({e})"));
+        let mut insert = self
+            .connection
+            .prepare_cached("INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(fail)?;
+        insert.execute(rusqlite::params![z, x, (1u32 << z) - 1 - y, bytes]).map_err(fail)?;
+        Ok(())
+    }
+
+    /// Commits the tiles and closes the file.
+    pub fn finish(self) -> Result<(), TerrainError> {
+        let path = self.path;
+        let fail = |e: rusqlite::Error| file_error(&path, format!("cannot write the MBTiles archive ({e})"));
+        self.connection.execute_batch("COMMIT;").map_err(fail)?;
+        self.connection.close().map_err(|(_, e)| fail(e))
+    }
 }

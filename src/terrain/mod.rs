@@ -13,6 +13,7 @@ pub mod geotiff;
 pub mod http_source;
 pub mod mbtiles;
 pub mod node_bounds;
+pub mod partial_archive;
 pub mod pmtiles;
 pub mod png16;
 pub mod procedural;

@@ -547,18 +547,36 @@ pub fn write_with_metadata(
     leaf_entries: usize,
     extra: &[(&str, &str)],
 ) -> Result<(), TerrainError> {
+    let by_key: HashMap<(u32, u32, u32), &[u8]> = tiles.iter().map(|(z, x, y, bytes)| ((*z, *x, *y), bytes.as_slice())).collect();
+    let lengths: Vec<(u32, u32, u32, u64)> = tiles.iter().map(|(z, x, y, bytes)| (*z, *x, *y, bytes.len() as u64)).collect();
+    write_streamed(path, index, &lengths, |z, x, y| Ok(by_key[&(z, x, y)].to_vec()), leaf_entries, extra)
+}
+
+/// As [`write_with_metadata`] for tiles listed as `(z, x, y, length in bytes)` whose bytes
+/// `bytes_of` hands over one at a time, in the archive's order, so no more than one tile is held
+/// in memory (the directories are: about 20 bytes a tile). A tile whose bytes are not the
+/// length listed is an error.
+pub fn write_streamed(
+    path: &Path,
+    index: &SourceIndex,
+    tiles: &[(u32, u32, u32, u64)],
+    mut bytes_of: impl FnMut(u32, u32, u32) -> Result<Vec<u8>, TerrainError>,
+    leaf_entries: usize,
+    extra: &[(&str, &str)],
+) -> Result<(), TerrainError> {
     if path.exists() {
         return Err(TerrainError::File {
             path: path.display().to_string(),
             problem: "already exists; bisector does not overwrite it".into(),
         });
     }
-    let mut sorted: Vec<(u64, &[u8])> = tiles.iter().map(|(z, x, y, bytes)| (tile_id(*z, *x, *y), bytes.as_slice())).collect();
-    sorted.sort_by_key(|(id, _)| *id);
-    let (mut entries, mut data) = (Vec::with_capacity(sorted.len()), Vec::new());
-    for (id, bytes) in sorted {
-        entries.push(Entry { tile_id: id, offset: data.len() as u64, length: bytes.len() as u64, run_length: 1 });
-        data.extend_from_slice(bytes);
+    let mut sorted: Vec<(u64, (u32, u32, u32), u64)> =
+        tiles.iter().map(|&(z, x, y, length)| (tile_id(z, x, y), (z, x, y), length)).collect();
+    sorted.sort_by_key(|(id, _, _)| *id);
+    let (mut entries, mut data_length) = (Vec::with_capacity(sorted.len()), 0u64);
+    for &(id, _, length) in &sorted {
+        entries.push(Entry { tile_id: id, offset: data_length, length, run_length: 1 });
+        data_length += length;
     }
     let (root, leaves) = if leaf_entries == 0 {
         (gzip(&serialize_directory(&entries)), Vec::new())
@@ -590,7 +608,7 @@ pub fn write_with_metadata(
         leaf_offset,
         leaf_length: leaves.len() as u64,
         data_offset,
-        data_length: data.len() as u64,
+        data_length,
         addressed_tiles: entries.len() as u64,
         tile_entries: entries.len() as u64,
         tile_contents: entries.len() as u64,
@@ -605,11 +623,21 @@ pub fn write_with_metadata(
         center_e7: [e7((bounds[0] + bounds[2]) / 2.0), e7((bounds[1] + bounds[3]) / 2.0)],
     };
     let fail = |e: std::io::Error| TerrainError::File { path: path.display().to_string(), problem: format!("cannot write it ({e})") };
-    let mut file = std::fs::File::create_new(path).map_err(fail)?;
-    for part in [&header.to_bytes()[..], &root, &metadata, &leaves, &data] {
+    let mut file = std::io::BufWriter::new(std::fs::File::create_new(path).map_err(fail)?);
+    for part in [&header.to_bytes()[..], &root, &metadata, &leaves] {
         file.write_all(part).map_err(fail)?;
     }
-    file.sync_all().map_err(fail)
+    for &(_, (z, x, y), length) in &sorted {
+        let bytes = bytes_of(z, x, y)?;
+        if bytes.len() as u64 != length {
+            return Err(TerrainError::File {
+                path: path.display().to_string(),
+                problem: format!("tile {z}/{x}/{y} changed while it was written ({} bytes, {length} listed)", bytes.len()),
+            });
+        }
+        file.write_all(&bytes).map_err(fail)?;
+    }
+    file.into_inner().map_err(|e| fail(e.into_error()))?.sync_all().map_err(fail)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! A small tiled GeoTIFF writer for tests: classic TIFF or BigTIFF, int16 (predictor 2) or
-//! float32 (predictor 3), uncompressed or deflate, with internal overviews, and the file
+//! float32 (predictor 3), uncompressed, deflate or ZSTD, with internal overviews, and the file
 //! positions of the fields the bad-input tests damage.
 #![allow(dead_code)]
 
@@ -18,6 +18,8 @@ pub struct Level {
 pub struct Options {
     pub big: bool,
     pub deflate: bool,
+    /// ZSTD (compression 50000, as GDAL writes it) instead of deflate or none.
+    pub zstd: bool,
     /// int16 with horizontal differencing (nodata -32768), else float32 with the floating-point predictor.
     pub int16: bool,
     pub tile_px: u32,
@@ -106,7 +108,9 @@ fn tile_bytes(level: &Level, options: Options, col: u32, row: u32) -> Vec<u8> {
             raw.extend_from_slice(&shuffled);
         }
     }
-    if options.deflate {
+    if options.zstd {
+        ruzstd::encoding::compress_to_vec(raw.as_slice(), ruzstd::encoding::CompressionLevel::Fastest)
+    } else if options.deflate {
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
         z.write_all(&raw).unwrap();
         z.finish().unwrap()
@@ -260,7 +264,16 @@ fn directories(
             Tag { tag: 256, kind: 4, count: 1, bytes: width.to_le_bytes().to_vec() },
             Tag { tag: 257, kind: 4, count: 1, bytes: height.to_le_bytes().to_vec() },
             shorts(258, &[if options.int16 { 16 } else { 32 }]),
-            shorts(259, &[if options.deflate { 8 } else { 1 }]),
+            shorts(
+                259,
+                &[if options.zstd {
+                    50000
+                } else if options.deflate {
+                    8
+                } else {
+                    1
+                }],
+            ),
             shorts(262, &[1]),
             shorts(277, &[1]),
             shorts(284, &[1]),

@@ -22,7 +22,8 @@ pub(crate) struct Cli {
     pub(crate) tiles: TileArgs,
 }
 
-/// How `--terrain http(s)://...` sources fetch and cache tiles (every command).
+/// How `--terrain http(s)://...` sources fetch and cache tiles, and how much memory large
+/// GeoTIFFs read tile by tile keep (every command).
 #[derive(clap::Args, Clone)]
 pub(crate) struct TileArgs {
     /// The disk cache of tiles fetched over HTTP (default: $XDG_CACHE_HOME/bisector/tiles, or
@@ -42,6 +43,13 @@ pub(crate) struct TileArgs {
     /// Seconds to wait for one tile over HTTP before trying again.
     #[arg(long, global = true, default_value_t = 10.0)]
     pub(crate) tile_timeout_s: f64,
+    /// MiB of decoded tiles each large GeoTIFF read tile by tile keeps (least recently used
+    /// out; the bench JSON's "cog" reports the peak).
+    #[arg(long, global = true, default_value_t = 256)]
+    pub(crate) cog_cache_mib: u64,
+    /// MiB of Web-Mercator tiles each large GeoTIFF serving as terrain keeps.
+    #[arg(long, global = true, default_value_t = 64)]
+    pub(crate) cog_tiles_mib: u64,
 }
 
 /// The --tile-encoding values.
@@ -279,14 +287,17 @@ pub(crate) enum Command {
         detail: OnOff,
     },
     /// Build a Web-Mercator pyramid of 256 px Terrain-RGB or Terrarium PNG tiles from
-    /// geographic (EPSG:4326) GeoTIFFs, on all cores: a folder (resumable), .mbtiles or .pmtiles.
+    /// GeoTIFFs (geographic or projected), on all cores: a folder, .mbtiles or .pmtiles (each
+    /// resumable).
     Tiles {
-        /// A GeoTIFF in longitude/latitude (EPSG:4326); repeat for more. Each pixel comes from the
-        /// finest source with data there (the later --from among equally fine ones).
+        /// A GeoTIFF in longitude/latitude (EPSG:4326) or a projected CRS (UTM and other EPSG
+        /// codes); repeat for more. Each pixel comes from the finest source with data there (the
+        /// later --from among equally fine ones).
         #[arg(long, required = true)]
         from: Vec<PathBuf>,
-        /// The pyramid: a folder ({z}/{x}/{y}.png and tiles.json; an interrupted build resumes when
-        /// run again), or a new FILE.mbtiles or FILE.pmtiles.
+        /// The pyramid: a folder ({z}/{x}/{y}.png and tiles.json), or a new FILE.mbtiles or
+        /// FILE.pmtiles (its tiles kept in FILE.*.partial until the end); an interrupted build
+        /// resumes when the same command runs again.
         #[arg(long)]
         out: PathBuf,
         /// How the tiles' RGB encodes heights: terrain-rgb (0.1 m steps) or terrarium (1/256 m).

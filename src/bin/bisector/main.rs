@@ -86,9 +86,17 @@ fn clap_error_line(error: &clap::Error) -> String {
     format!("{message} (see bisector --help)")
 }
 
-/// Hands the --tile-* flags and --offline to the HTTP tile sources.
+/// Hands the --tile-* flags and --offline to the HTTP tile sources, the --cog-* budgets to the
+/// large GeoTIFFs.
 fn set_tile_options(tiles: &args::TileArgs) -> anyhow::Result<()> {
-    use bisector::terrain::{http_source, pyramid::Encoding};
+    use bisector::terrain::{cog, cog_source, http_source, pyramid::Encoding};
+    for (flag, mib) in [("--cog-cache-mib", tiles.cog_cache_mib), ("--cog-tiles-mib", tiles.cog_tiles_mib)] {
+        if mib == 0 || mib > 1 << 20 {
+            anyhow::bail!("{flag} {mib}: must be 1 to 1048576 (MiB)");
+        }
+    }
+    cog::set_file_budget(tiles.cog_cache_mib << 20);
+    cog_source::set_served_budget(tiles.cog_tiles_mib << 20);
     if !(tiles.tile_timeout_s > 0.0 && tiles.tile_timeout_s <= 3600.0) {
         anyhow::bail!("--tile-timeout-s {}: must be more than 0 and at most 3600 seconds", tiles.tile_timeout_s);
     }

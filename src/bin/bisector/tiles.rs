@@ -85,14 +85,30 @@ pub(crate) fn tiles(
     let report = build_tiles::build(&sources, &output, &options, &bar)?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
+    // Throughput: the sources' samples (input megapixels) and the tiles planned, per second.
+    let input_mpx = sources.iter().map(|s| s.raster.width as f64 * s.raster.height as f64).sum::<f64>() / 1e6;
+    let per_s = |n: f64| n / seconds.max(1e-9);
     say!(
-        "{}: zooms {}..{}, {} tiles written, {} kept from a previous run, {} without data left out, in {seconds:.1} s",
+        "{}: zooms {}..{}, {} tiles written, {} kept from a previous run, {} without data left out, in {seconds:.1} s ({:.2} input Mpx/s, {:.0} tiles/s)",
         out.display(),
         report.min_zoom,
         report.max_zoom,
         report.tiles_written,
         report.tiles_kept,
-        report.tiles_empty
+        report.tiles_empty,
+        per_s(input_mpx),
+        per_s(report.tiles_planned as f64)
     );
+    let cog = bisector::terrain::cog::stats();
+    if cog.tiles_decoded > 0 {
+        let bytes = bisector::input::format_bytes;
+        say!(
+            "large GeoTIFFs read tile by tile: at most {} of tiles held (budget {}: --cog-cache-mib, --cog-tiles-mib), {} tiles decoded, {} read",
+            bytes(cog.cache_peak_bytes),
+            bytes(cog.cache_budget_bytes),
+            cog.tiles_decoded,
+            bytes(cog.bytes_read)
+        );
+    }
     Ok(())
 }
