@@ -60,22 +60,14 @@ fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
     return pool_globe_criterion_sq_px2(b);
 }
 
-// The squared error of the parent of listed leaf `i`, in `slot`, or a lower bound of it above
-// the merge target. Its vertices are the leaf's first and last and one more
-// (shared/pool_types.wgsl parent_vertices): that one is placed from the tile cache, and the
-// parent's error bound is found afresh. Before that, the leaf's own error decides where it can:
-// a parent's error is at least its child's (a hypotenuse √2 longer, a ball holding the child's,
-// the data's bound over a box holding the child's from a tile no finer), so a leaf above the
-// merge target (pool.classify_merge's threshold) has a parent above it too, and returns its own.
+// The squared error of the parent of listed leaf `i`, in `slot`. Its vertices are the leaf's
+// first and last and one more (shared/pool_types.wgsl parent_vertices): that one is placed from
+// the tile cache, and the parent's error bound is found afresh.
 fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
     let id = pool_ids[slot];
     let parent = parent_vertices(id, load_vertices(slot));
     if (!pool_decoded_usable()) {
         return pool_globe_criterion_sq_px2(pool_globe_bound(parent));
-    }
-    let own = pool_leaf_error_sq_px2(i, slot);
-    if (own > pool.params.merge_target_sq_px2) {
-        return own;
     }
     let depth = id_depth(id);
     let first = pool_decoded_vertex(i, depth, 0u);
