@@ -136,10 +136,11 @@ pub(crate) struct RenderArgs {
     /// The rasteriser of the flat terrain and of the globe drawn from the bisector pool: "hardware"
     /// draws every triangle; "compute" rasterises the small ones in compute into a 64-bit
     /// visibility buffer, the rest by the hardware into it, then shades every pixel (needs 64-bit
-    /// storage-buffer atomics: `bisector info` says); "auto" is compute on a GPU that has them,
-    /// hardware elsewhere (and on CPU adapters). The globe drawn from the heap (--pool-slots 0)
-    /// draws with the hardware.
-    #[arg(long, value_enum, default_value_t = RasterArg::Hardware)]
+    /// storage-buffer atomics: `bisector info` says); "auto" (the default) is compute on a GPU
+    /// that has them, hardware elsewhere (and on CPU adapters): on the H100 compute draws the
+    /// globe 7-10x faster (docs/BENCHMARKS.md, seventh session). The globe drawn from the heap
+    /// (--pool-slots 0) draws with the hardware.
+    #[arg(long, value_enum, default_value_t = RasterArg::Auto)]
     pub(crate) raster: RasterArg,
     /// With --raster compute or auto: triangles wider or taller than this many pixels on screen go
     /// to the hardware (1..=64).

@@ -76,7 +76,7 @@ pub(crate) fn check_render_args(args: &RenderArgs) -> anyhow::Result<()> {
         anyhow::bail!("--pool-slots: only the globe (--terrain planet...) draws from the bisector pool");
     }
     let globe = bisector::globe::spec::GlobeSpec::parse(&args.terrain).is_some();
-    if globe && args.pool_slots == Some(0) && args.raster != crate::args::RasterArg::Hardware {
+    if globe && args.pool_slots == Some(0) && args.raster == crate::args::RasterArg::Compute {
         anyhow::bail!(
             "--raster {}: the globe drawn from the heap (--pool-slots 0) has no compute rasteriser; use --raster hardware, or draw it from the bisector pool (leave out --pool-slots 0)",
             args.raster.path().name()
