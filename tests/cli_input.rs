@@ -506,3 +506,18 @@ fn a_camera_below_the_ground_is_warned_about() {
         String::from_utf8_lossy(&above.stderr)
     );
 }
+
+/// A tile source as the planet's base (it must be a global GeoTIFF) is one line, before anything
+/// is fetched: no warning about the address comes first.
+#[test]
+fn a_tile_source_as_the_planets_base_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("out.png");
+    let archive = dir.path().join("base.mbtiles");
+    std::fs::write(&archive, b"not opened").unwrap();
+    for base in ["http://127.0.0.1:9/{z}/{x}/{y}.png", s(&archive)] {
+        let out = bisector(&["shot", "--terrain", &format!("planet:{base}"), "--size", "16x16", "--out", s(&png)]);
+        assert_clean_failure(&out, &["base must be a global GeoTIFF"]);
+        assert!(!png.exists());
+    }
+}

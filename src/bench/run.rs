@@ -192,12 +192,12 @@ pub fn run_globe_pool_bench(
 ) -> BenchReport {
     view.scene.near_edge_interval_frames = BENCH_NEAR_EDGE_INTERVAL_FRAMES;
     // The counters of the last split frame (a merge frame leaves its capped counts at 0).
-    let last_split = std::cell::Cell::new(crate::pool::gpu::GpuPoolCounters::default());
+    let last_split = std::cell::Cell::new(None);
     let globe = |time_s: f64, outcome: &FrameOutcome, scene: &GlobePoolRenderer| {
         if scene.tree.update_kind() == Some(crate::leb::cpu::UpdateKind::Merge) {
-            last_split.set(scene.read_pool_counters(gpu));
+            last_split.set(Some(scene.read_pool_counters(gpu)));
         }
-        let counters = last_split.get();
+        let counters = last_split.get().unwrap_or_default();
         let pose = path.sample(time_s);
         let record = GlobeFrameRecord {
             lon_deg: pose.lon_deg,

@@ -434,6 +434,15 @@ impl LayeredEarth {
         if base.is_dir() {
             return Err(file_error(base, "the planet's base must be a global GeoTIFF, not a folder"));
         }
+        // Refused before anything is opened: an address would be fetched (and its failures warned
+        // about) before the kind was known.
+        let kind = crate::terrain::tile_source::archive_kind(base);
+        if base.to_str().is_some_and(crate::terrain::http_source::is_url) || matches!(kind, Some("mbtiles" | "pmtiles")) {
+            return Err(file_error(
+                base,
+                "the planet's base must be a global GeoTIFF; tile sources (addresses, .mbtiles, .pmtiles) serve as regions after it",
+            ));
+        }
         let base = match open_source(base)? {
             HeightSource::Raster(raster) => GlobalRaster::new(base, raster)?,
             // A GeoTIFF read lazily (a COG): its finest level that fits is held whole.
