@@ -455,8 +455,16 @@ pub fn stats_ui(ui: &mut Ui, panels: &mut PanelState, data: &PanelData, actions:
                     ui.label("visible leaves");
                     ui.label(lod.visible_leaves.to_string());
                     ui.end_row();
-                    ui.label("capped leaves");
-                    ui.label(lod.capped_leaves.to_string()).on_hover_text("visible leaves that want to split but are at the max depth");
+                    // Over the bisector pool the decode's count is the leaves still waiting for a
+                    // split frame; the Bisector pool section has the capped ones.
+                    let pool = matches!(&data.scene, SceneData::Globe(g) if g.pool.is_some());
+                    let (label, hover) = if pool {
+                        ("pending splits", "visible leaves that want to split, for the next split frame (capped: Bisector pool section)")
+                    } else {
+                        ("capped leaves", "visible leaves that want to split but are at the max depth")
+                    };
+                    ui.label(label);
+                    ui.label(lod.capped_leaves.to_string()).on_hover_text(hover);
                     ui.end_row();
                 }
                 ui.label("triangles");
