@@ -295,28 +295,15 @@ impl VisBuffers {
         pipeline: &wgpu::RenderPipeline,
         groups: &[&wgpu::BindGroup],
     ) {
-        let query = profiler.begin_pass_query("raster.large", encoder);
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("raster.large"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: target.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: query.render_pass_timestamp_writes(),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
-            pass.set_pipeline(pipeline);
-            for (index, group) in groups.iter().enumerate() {
-                pass.set_bind_group(index as u32, *group, &[]);
-            }
+        let depth = wgpu::RenderPassDepthStencilAttachment {
+            view: target.depth,
+            depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+            stencil_ops: None,
+        };
+        record_render_pass(encoder, profiler, "raster.large", target, &[], Some(depth), |pass| {
+            set_render_pipeline(pass, pipeline, groups);
             pass.draw_indirect(&self.large_args, 0);
-        }
-        profiler.end_query(encoder, query);
+        });
     }
 }
 
@@ -348,27 +335,49 @@ pub fn record_shade_fragment(
     clear: wgpu::Color,
     groups: &[&wgpu::BindGroup],
 ) {
-    let query = profiler.begin_pass_query("shade", encoder);
+    let color = wgpu::RenderPassColorAttachment {
+        view: target.color,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
+    };
+    record_render_pass(encoder, profiler, "shade", target, &[Some(color)], None, |pass| {
+        set_render_pipeline(pass, pipeline, groups);
+        pass.draw(0..3, 0..1);
+    });
+}
+
+/// Sets `pipeline` on `pass` with `groups` bound in order.
+fn set_render_pipeline(pass: &mut wgpu::RenderPass, pipeline: &wgpu::RenderPipeline, groups: &[&wgpu::BindGroup]) {
+    pass.set_pipeline(pipeline);
+    for (index, group) in groups.iter().enumerate() {
+        pass.set_bind_group(index as u32, *group, &[]);
+    }
+}
+
+/// Records the profiled render pass `label` into the attachments over `target`'s viewport, drawn
+/// by `draw`.
+fn record_render_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &wgpu_profiler::GpuProfiler,
+    label: &str,
+    target: &FrameTarget,
+    color_attachments: &[Option<wgpu::RenderPassColorAttachment>],
+    depth_stencil_attachment: Option<wgpu::RenderPassDepthStencilAttachment>,
+    draw: impl FnOnce(&mut wgpu::RenderPass),
+) {
+    let query = profiler.begin_pass_query(label, encoder);
     {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("shade"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target.color,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
-            })],
-            depth_stencil_attachment: None,
+            label: Some(label),
+            color_attachments,
+            depth_stencil_attachment,
             timestamp_writes: query.render_pass_timestamp_writes(),
             occlusion_query_set: None,
             multiview_mask: None,
         });
         pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
-        pass.set_pipeline(pipeline);
-        for (index, group) in groups.iter().enumerate() {
-            pass.set_bind_group(index as u32, *group, &[]);
-        }
-        pass.draw(0..3, 0..1);
+        draw(&mut pass);
     }
     profiler.end_query(encoder, query);
 }
