@@ -216,14 +216,8 @@ impl VisRaster {
     /// raster.large, shade; pixels without terrain get the clear colour.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
-        self.buffers.record_clear(encoder);
-        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
-            pass.set_pipeline(&self.small);
-            pass.set_bind_group(0, &self.small_groups[0], &[]);
-            pass.set_bind_group(1, &self.small_groups[1], &[]);
-            pass.set_bind_group(2, &groups.small, &[]);
-            pass.dispatch_workgroups_indirect(&cbt.args, 0);
-        });
+        let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_groups[0], &self.large_groups[1], &groups.large]);
         let compute = (self.shade_compute.as_ref(), self.shade_compute_groups.as_ref(), groups.shade_compute.as_ref());
         if let ((Some(pipeline), Some(shade_groups), Some(vis_group)), Some(view)) = (compute, storage_view_of(target.color)) {

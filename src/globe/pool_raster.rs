@@ -227,14 +227,8 @@ impl GlobeVisRaster {
         target: &FrameTarget,
     ) {
         let groups = self.vis_groups.as_ref().expect("set_view before record_raster");
-        self.buffers.record_clear(encoder);
-        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
-            pass.set_pipeline(&self.small);
-            pass.set_bind_group(0, &self.small_groups[0], &[]);
-            pass.set_bind_group(1, &self.small_groups[1], &[]);
-            pass.set_bind_group(2, &groups.small, &[]);
-            pass.dispatch_workgroups_indirect(pool_args, 0);
-        });
+        let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, pool_args);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_group, &groups.large]);
     }
 

@@ -279,10 +279,22 @@ impl VisBuffers {
         queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
     }
 
-    /// Records the clearing of the visibility buffer and of raster.large's arguments.
-    pub fn record_clear(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Records the clearing of the visibility buffer and of raster.large's arguments, then
+    /// raster.small: `pipeline` with `groups` bound in order, dispatched by the indirect `args`.
+    pub fn record_small(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        pipeline: &wgpu::ComputePipeline,
+        groups: &[&wgpu::BindGroup],
+        args: &wgpu::Buffer,
+    ) {
         encoder.clear_buffer(self.vis(), 0, None);
         encoder.clear_buffer(&self.large_args, 0, None);
+        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
+            set_compute_pipeline(pass, pipeline, groups);
+            pass.dispatch_workgroups_indirect(args, 0);
+        });
     }
 
     /// Records raster.large into `target`'s viewport: `pipeline` (from `large_pipeline`) with
@@ -317,10 +329,7 @@ pub fn record_shade_compute(
     groups: &[&wgpu::BindGroup],
 ) {
     crate::gpu::profiled_compute_pass(profiler, encoder, "shade", |pass| {
-        pass.set_pipeline(pipeline);
-        for (index, group) in groups.iter().enumerate() {
-            pass.set_bind_group(index as u32, *group, &[]);
-        }
+        set_compute_pipeline(pass, pipeline, groups);
         pass.dispatch_workgroups(target.size_px.0.div_ceil(SHADE_TILE_PX), target.size_px.1.div_ceil(SHADE_TILE_PX), 1);
     });
 }
@@ -345,6 +354,14 @@ pub fn record_shade_fragment(
         set_render_pipeline(pass, pipeline, groups);
         pass.draw(0..3, 0..1);
     });
+}
+
+/// Sets `pipeline` on `pass` with `groups` bound in order.
+fn set_compute_pipeline(pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup]) {
+    pass.set_pipeline(pipeline);
+    for (index, group) in groups.iter().enumerate() {
+        pass.set_bind_group(index as u32, *group, &[]);
+    }
 }
 
 /// Sets `pipeline` on `pass` with `groups` bound in order.
