@@ -20,21 +20,39 @@ struct HzbViewport {
 // viewport pixel, row by row.
 @group(0) @binding(4) var<storage, read> vis_words: array<vec2<u32>>;
 
+// Steps from a pixel to its right and lower neighbours.
+const RIGHT = vec2<u32>(1u, 0u);
+const DOWN = vec2<u32>(0u, 1u);
+
+// Level 0's texel `texel` from the depths of its 2 x 2 pixels, row by row: the farthest.
+fn store_farthest(texel: vec2<u32>, d0: f32, d1: f32, d2: f32, d3: f32) {
+    let farthest = min(min(min(min(1.0, d0), d1), d2), d3);
+    textureStore(destination, texel, vec4<f32>(farthest, 0.0, 0.0, 0.0));
+}
+
+// The hardware draw's depth at pixel `p`, 0 (the far plane) outside the viewport.
+fn depth_at(p: vec2<u32>) -> f32 {
+    if (any(p >= viewport.size_px)) {
+        return 0.0;
+    }
+    return textureLoad(depth, p, 0);
+}
+
+// The visibility buffer's depth at pixel `p`, 0 (the far plane) outside the viewport.
+fn vis_depth_at(p: vec2<u32>) -> f32 {
+    if (any(p >= viewport.size_px)) {
+        return 0.0;
+    }
+    return bitcast<f32>(vis_words[p.y * viewport.size_px.x + p.x].y);
+}
+
 @compute @workgroup_size(8, 8)
 fn from_depth(@builtin(global_invocation_id) id: vec3<u32>) {
     if (any(id.xy >= textureDimensions(destination))) {
         return;
     }
-    var farthest = 1.0;
-    for (var k = 0u; k < 4u; k += 1u) {
-        let p = 2u * id.xy + vec2<u32>(k & 1u, k >> 1u);
-        var d = 0.0;
-        if (all(p < viewport.size_px)) {
-            d = textureLoad(depth, p, 0);
-        }
-        farthest = min(farthest, d);
-    }
-    textureStore(destination, id.xy, vec4<f32>(farthest, 0.0, 0.0, 0.0));
+    let p = 2u * id.xy;
+    store_farthest(id.xy, depth_at(p), depth_at(p + RIGHT), depth_at(p + DOWN), depth_at(p + RIGHT + DOWN));
 }
 
 @compute @workgroup_size(8, 8)
@@ -42,16 +60,8 @@ fn from_vis(@builtin(global_invocation_id) id: vec3<u32>) {
     if (any(id.xy >= textureDimensions(destination))) {
         return;
     }
-    var farthest = 1.0;
-    for (var k = 0u; k < 4u; k += 1u) {
-        let p = 2u * id.xy + vec2<u32>(k & 1u, k >> 1u);
-        var d = 0.0;
-        if (all(p < viewport.size_px)) {
-            d = bitcast<f32>(vis_words[p.y * viewport.size_px.x + p.x].y);
-        }
-        farthest = min(farthest, d);
-    }
-    textureStore(destination, id.xy, vec4<f32>(farthest, 0.0, 0.0, 0.0));
+    let p = 2u * id.xy;
+    store_farthest(id.xy, vis_depth_at(p), vis_depth_at(p + RIGHT), vis_depth_at(p + DOWN), vis_depth_at(p + RIGHT + DOWN));
 }
 
 @compute @workgroup_size(8, 8)

@@ -4,7 +4,7 @@
 // the leaf's list index by a 64-bit atomic max, so both paths meet per pixel under one depth
 // order. The vertices are those globe.pool_decode placed, as globe.pool_draw reads them.
 //!include shared/globe_frame.wgsl
-//!include shared/vis_buffer.wgsl
+//!include shared/raster_large.wgsl
 
 @group(0) @binding(0) var<storage, read> large_ids: array<u32>;
 @group(0) @binding(1) var<uniform> globe: GlobeFrame;
@@ -12,20 +12,9 @@
 @group(1) @binding(0) var<storage, read_write> vis: array<atomic<u64>>;
 @group(1) @binding(1) var<uniform> r: RasterUniforms;
 
-struct LargeOut {
-    @builtin(position) clip: vec4<f32>,
-    @location(0) @interpolate(flat) leaf_index: u32,
-}
-
 @vertex
 fn vs_large(@builtin(vertex_index) index: u32) -> LargeOut {
     let leaf_index = large_ids[index / 3u];
     let relative = draw_positions[3u * leaf_index + index % 3u].xyz;
     return LargeOut(globe.clip_from_relative * vec4<f32>(relative, 1.0), leaf_index);
-}
-
-@fragment
-fn fs_large(in: LargeOut) {
-    let p = vec2<u32>(in.clip.xy);
-    atomicMax(&vis[p.y * r.size_px.x + p.x], vis_pack(in.clip.z, in.leaf_index));
 }

@@ -8,25 +8,13 @@
 // faces and triangles outside the viewport are dropped, as the hardware draw drops them. Every
 // triangle on screen counts in the size histogram.
 //!include shared/globe_frame.wgsl
-//!include shared/vis_raster.wgsl
-//!include shared/dispatch.wgsl
-
-// The indirect draw arguments of raster.large.
-struct LargeArgs {
-    vertex_count: atomic<u32>,
-    instance_count: u32,
-    first_vertex: u32,
-    first_instance: u32,
-}
+//!include shared/raster_small.wgsl
 
 // Each listed leaf's three vertices, camera-relative, in drawing order (globe.pool_decode).
 @group(0) @binding(0) var<storage, read> draw_positions: array<vec4<f32>>;
 @group(1) @binding(0) var<uniform> globe: GlobeFrame;
 // The pool's PoolParams (word 5: the listed leaves), as globe.pool_decode reads them.
 @group(0) @binding(2) var<storage, read> pool_params: array<u32, 8>;
-@group(2) @binding(2) var<storage, read_write> large_ids: array<u32>;
-@group(2) @binding(3) var<storage, read_write> large_args: LargeArgs;
-@group(2) @binding(4) var<storage, read_write> histogram: array<atomic<u32>, RASTER_HISTOGRAM_BINS>;
 
 fn raster_leaf(leaf_index: u32) {
     var clip: array<vec4<f32>, 3>;
@@ -42,24 +30,11 @@ fn raster_leaf(leaf_index: u32) {
     }
     if (behind > 0u || raster_triangle(clip, leaf_index) == RASTER_LARGE) {
         // The hardware clips it against the near plane, or fills it faster.
-        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = leaf_index;
+        raster_large_push(leaf_index);
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn raster_small(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (leaf_index == 0u) {
-        large_args.instance_count = 1u;
-    }
-    if (leaf_index < min(pool_params[5], arrayLength(&draw_positions) / 3u)) {
-        raster_leaf(leaf_index);
-    }
-    workgroupBarrier();
-    if (local < RASTER_HISTOGRAM_BINS) {
-        let count = atomicLoad(&wg_histogram[local]);
-        if (count > 0u) {
-            atomicAdd(&histogram[local], count);
-        }
-    }
+// The leaves raster.small draws: those listed, at most what globe.pool_draw_positions holds.
+fn raster_leaf_count() -> u32 {
+    return min(pool_params[5], arrayLength(&draw_positions) / 3u);
 }

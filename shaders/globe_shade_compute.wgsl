@@ -19,7 +19,8 @@
 //!include shared/globe_shade.wgsl
 //!include shared/atmosphere_sky.wgsl
 //!include shared/vis_buffer.wgsl
-//!include shared/srgb.wgsl
+//!include shared/shade_store.wgsl
+//!include shared/full_screen.wgsl
 
 @group(0) @binding(0) var<storage, read> pool_list: array<u32>;
 @group(0) @binding(1) var<uniform> globe: GlobeFrame;
@@ -30,11 +31,6 @@
 @group(3) @binding(0) var<storage, read> vis_words: array<vec2<u32>>;
 @group(3) @binding(1) var<uniform> r: RasterUniforms;
 @group(3) @binding(2) var colour_target: texture_storage_2d<rgba8unorm, write>;
-
-// Whether the target's bytes are sRGB-encoded (its render view has the sRGB format).
-override SHADE_SRGB: bool = true;
-// Side of the square workgroup in pixels (SHADE_TILE_PX in src/schedule/raster.rs).
-const SHADE_TILE_PX: u32 = 8u;
 
 // Barycentric coordinates (summing to 1) of the screen point `q` = (ndc x, ndc y, 1) in the
 // triangle whose corners' clip (x, y, w) give the rows n0, n1, n2 of the adjugate.
@@ -100,18 +96,7 @@ fn cs_shade(@builtin(global_invocation_id) id: vec3<u32>) {
     if (any(id.xy >= r.size_px)) {
         return;
     }
-    var colour = vis_colour(vec2<f32>(id.xy) + 0.5);
-    if (SHADE_SRGB) {
-        colour = srgb_encoded(colour);
-    }
-    textureStore(colour_target, id.xy, vec4<f32>(colour, 1.0));
-}
-
-@vertex
-fn vs_full_screen(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {
-    // One triangle covering the viewport.
-    let xy = vec2<f32>(f32((index << 1u) & 2u), f32(index & 2u));
-    return vec4<f32>(xy * 2.0 - 1.0, 0.0, 1.0);
+    shade_store(id.xy, vis_colour(vec2<f32>(id.xy) + 0.5));
 }
 
 @fragment

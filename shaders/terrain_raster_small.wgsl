@@ -8,8 +8,7 @@
 // ids are leaf indices (into leaf_ids); every drawn leaf's three morphed corner heights are stored
 // by leaf index, for raster.large and shade to read instead of sampling and morphing again.
 //!include shared/terrain_surface.wgsl
-//!include shared/vis_raster.wgsl
-//!include shared/dispatch.wgsl
+//!include shared/raster_small.wgsl
 
 // cbt.stats, read-only (FrameStats in shared/frame.wgsl).
 struct LeafCount {
@@ -19,19 +18,8 @@ struct LeafCount {
     capacity: u32,
 }
 
-// The indirect draw arguments of raster.large.
-struct LargeArgs {
-    vertex_count: atomic<u32>,
-    instance_count: u32,
-    first_vertex: u32,
-    first_instance: u32,
-}
-
 @group(0) @binding(0) var<storage, read> leaf_ids: array<u32>;
 @group(0) @binding(2) var<storage, read> leaf_count: LeafCount;
-@group(2) @binding(2) var<storage, read_write> large_ids: array<u32>;
-@group(2) @binding(3) var<storage, read_write> large_args: LargeArgs;
-@group(2) @binding(4) var<storage, read_write> histogram: array<atomic<u32>, RASTER_HISTOGRAM_BINS>;
 @group(2) @binding(5) var<storage, read_write> corner_heights: array<f32>;
 
 fn raster_leaf(leaf_index: u32) {
@@ -55,28 +43,15 @@ fn raster_leaf(leaf_index: u32) {
     }
     if (behind > 0u) {
         // The hardware clips it against the near plane.
-        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = leaf_index;
+        raster_large_push(leaf_index);
         return;
     }
     if (raster_triangle(clip, leaf_index) == RASTER_LARGE) {
-        large_ids[atomicAdd(&large_args.vertex_count, 3u) / 3u] = leaf_index;
+        raster_large_push(leaf_index);
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn raster_small(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (leaf_index == 0u) {
-        large_args.instance_count = 1u;
-    }
-    if (leaf_index < min(leaf_count.leaves, leaf_count.capacity)) {
-        raster_leaf(leaf_index);
-    }
-    workgroupBarrier();
-    if (local < RASTER_HISTOGRAM_BINS) {
-        let count = atomicLoad(&wg_histogram[local]);
-        if (count > 0u) {
-            atomicAdd(&histogram[local], count);
-        }
-    }
+// The leaves raster.small draws: those listed, at most the capacity.
+fn raster_leaf_count() -> u32 {
+    return min(leaf_count.leaves, leaf_count.capacity);
 }

@@ -4,16 +4,12 @@
 // hold); pixels without a triangle get the clear colour. A compute pass: on GPUs with few ROPs
 // (the H100) a full-screen fragment pass is slow whatever it computes.
 //!include shared/vis_shade.wgsl
-//!include shared/srgb.wgsl
+//!include shared/shade_store.wgsl
 
-// Whether the target's bytes are sRGB-encoded (its render view has the sRGB format).
-override SHADE_SRGB: bool = true;
 // The linear colour of pixels without terrain.
 override CLEAR_RED: f32 = 0.0;
 override CLEAR_GREEN: f32 = 0.0;
 override CLEAR_BLUE: f32 = 0.0;
-// Side of the square workgroup in pixels (SHADE_TILE_PX in src/flat/raster.rs).
-const SHADE_TILE_PX: u32 = 8u;
 
 @group(3) @binding(0) var colour_target: texture_storage_2d<rgba8unorm, write>;
 
@@ -27,8 +23,5 @@ fn cs_shade(@builtin(global_invocation_id) id: vec3<u32>) {
     if (word.y != 0u) {
         colour = vis_shaded(vec2<f32>(id.xy) + 0.5, word.x);
     }
-    if (SHADE_SRGB) {
-        colour = srgb_encoded(colour);
-    }
-    textureStore(colour_target, id.xy, vec4<f32>(colour, 1.0));
+    shade_store(id.xy, colour);
 }

@@ -29,6 +29,10 @@ use crate::cbt::gpu::GpuCbt;
 use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
 
+use crate::schedule::raster::{
+    entry, large_pipeline, record_shade_compute, record_shade_fragment, shade_fragment_pipeline, storage_view_of, VisBuffers,
+};
+
 pub use crate::schedule::raster::{
     histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS,
     MAX_LARGE_PX, SHADE_TILE_PX,
@@ -45,7 +49,6 @@ pub struct RasterInputs<'a> {
 
 /// The raster passes, their buffers and bind groups.
 pub struct VisRaster {
-    device: wgpu::Device,
     small: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
     /// shade as a full-screen fragment pass, for targets that are not storage textures.
@@ -60,28 +63,26 @@ pub struct VisRaster {
     shade_compute_groups: Option<[wgpu::BindGroup; 2]>,
     /// Bind groups over the visibility buffer (group 2), remade when the viewport changes.
     vis_groups: Option<VisGroups>,
-    uniforms: wgpu::Buffer,
-    large_ids: wgpu::Buffer,
     /// Three morphed corner heights per leaf, written by raster.small.
     corner_heights: wgpu::Buffer,
-    large_args: wgpu::Buffer,
-    /// Triangles counted per size bin since the last `reset_histogram` (u32 each).
-    pub histogram: wgpu::Buffer,
-    /// Threshold in pixels above which a triangle goes to raster.large.
-    pub large_px: u32,
+    /// The visibility buffer, the uniforms, the histogram and raster.large's arguments.
+    buffers: VisBuffers,
 }
 
+/// The read-backs and the visibility buffer are the shared `VisBuffers`'.
+impl std::ops::Deref for VisRaster {
+    type Target = VisBuffers;
+    fn deref(&self) -> &VisBuffers {
+        &self.buffers
+    }
+}
+
+/// The bind groups over the visibility buffer of one viewport size.
 struct VisGroups {
-    size_px: (u32, u32),
-    vis: wgpu::Buffer,
     small: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade: wgpu::BindGroup,
     shade_compute: Option<wgpu::BindGroup>,
-}
-
-fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry { binding, resource }
 }
 
 impl VisRaster {
@@ -97,51 +98,9 @@ impl VisRaster {
     ) -> VisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
         let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
-        let large = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("raster.large"),
-            layout: None,
-            vertex: wgpu::VertexState {
-                module: &large_module,
-                entry_point: Some("vs_large"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            // As render.draw: the triangles facing away are culled.
-            primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
-            // The depth attachment is only there to make a pass: the atomic max decides.
-            depth_stencil: Some(crate::gpu::target::depth_state(false, wgpu::CompareFunction::Always)),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &large_module,
-                entry_point: Some("fs_large"),
-                compilation_options: Default::default(),
-                targets: &[],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let large = large_pipeline(device, &large_module);
         let shade_module = SHADERS.create_module(device, "terrain_shade.wgsl");
-        let shade = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("shade"),
-            layout: None,
-            vertex: wgpu::VertexState {
-                module: &shade_module,
-                entry_point: Some("vs_full_screen"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &shade_module,
-                entry_point: Some("fs_shade"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let shade = shade_fragment_pipeline(device, &shade_module, None, Default::default(), color_format);
         let shade_compute = storage_format_for(color_format).map(|_| {
             let constants = [
                 ("SHADE_SRGB", if color_format.is_srgb() { 1.0 } else { 0.0 }),
@@ -151,15 +110,13 @@ impl VisRaster {
             ];
             SHADERS.compute_pipeline(device, "shade", "terrain_shade_compute.wgsl", "cs_shade", &constants)
         });
-        let buffer = |label, size: u64, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
-        };
-        use wgpu::BufferUsages as U;
-        let uniforms = buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST);
-        let large_ids = buffer("raster.large_ids", inputs.cbt.leaf_capacity as u64 * 4, U::STORAGE);
-        let corner_heights = buffer("raster.corner_heights", inputs.cbt.leaf_capacity as u64 * 12, U::STORAGE);
-        let large_args = buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC);
-        let histogram = buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let buffers = VisBuffers::new(device, inputs.cbt.leaf_capacity as u64, large_px);
+        let corner_heights = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("raster.corner_heights"),
+            size: inputs.cbt.leaf_capacity as u64 * 12,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         let height_view = inputs.heights.create_view(&Default::default());
         let gradient_view = inputs.gradients.create_view(&Default::default());
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
@@ -189,7 +146,7 @@ impl VisRaster {
                 "raster.large.leaves",
                 large.get_bind_group_layout(0),
                 &[
-                    entry(0, large_ids.as_entire_binding()),
+                    entry(0, buffers.large_ids.as_entire_binding()),
                     entry(1, inputs.draw_uniforms.as_entire_binding()),
                     entry(3, inputs.leaf_ids.as_entire_binding()),
                 ],
@@ -218,7 +175,6 @@ impl VisRaster {
         let shade_groups = shade_groups_for([0, 1].map(|i| shade.get_bind_group_layout(i)));
         let shade_compute_groups = shade_compute.as_ref().map(|p| shade_groups_for([0, 1].map(|i| p.get_bind_group_layout(i))));
         VisRaster {
-            device: device.clone(),
             small,
             large,
             shade,
@@ -229,87 +185,22 @@ impl VisRaster {
             shade_groups,
             shade_compute_groups,
             vis_groups: None,
-            uniforms,
-            large_ids,
             corner_heights,
-            large_args,
-            histogram,
-            large_px: large_px.clamp(1, MAX_LARGE_PX),
+            buffers,
         }
     }
 
     /// Sets the viewport of the next recorded frame (remaking the visibility buffer when it changed).
     pub fn set_view(&mut self, queue: &wgpu::Queue, size_px: (u32, u32)) {
-        if self.vis_groups.as_ref().is_none_or(|g| g.size_px != size_px) {
-            self.vis_groups = Some(self.vis_groups_for(size_px));
+        if self.buffers.set_view(queue, size_px) || self.vis_groups.is_none() {
+            let buffers = &self.buffers;
+            self.vis_groups = Some(VisGroups {
+                small: buffers.small_group(&self.small.get_bind_group_layout(2), &[entry(5, self.corner_heights.as_entire_binding())]),
+                large: buffers.vis_group("raster.large.vis", &self.large.get_bind_group_layout(2), &[]),
+                shade: buffers.vis_group("shade.vis", &self.shade.get_bind_group_layout(2), &[]),
+                shade_compute: self.shade_compute.as_ref().map(|p| buffers.vis_group("shade.vis", &p.get_bind_group_layout(2), &[])),
+            });
         }
-        let uniforms = RasterUniforms { size_px: [size_px.0, size_px.1], large_px: self.large_px, _pad: 0 };
-        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
-    }
-
-    fn vis_groups_for(&self, size_px: (u32, u32)) -> VisGroups {
-        let device = &self.device;
-        let vis = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("raster.vis"),
-            size: (size_px.0.max(1) as u64) * (size_px.1.max(1) as u64) * 8,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let group = |label, layout: wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
-            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries })
-        };
-        let small = group(
-            "raster.small.vis",
-            self.small.get_bind_group_layout(2),
-            &[
-                entry(0, vis.as_entire_binding()),
-                entry(1, self.uniforms.as_entire_binding()),
-                entry(2, self.large_ids.as_entire_binding()),
-                entry(3, self.large_args.as_entire_binding()),
-                entry(4, self.histogram.as_entire_binding()),
-                entry(5, self.corner_heights.as_entire_binding()),
-            ],
-        );
-        let large = group(
-            "raster.large.vis",
-            self.large.get_bind_group_layout(2),
-            &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
-        );
-        let shade = group(
-            "shade.vis",
-            self.shade.get_bind_group_layout(2),
-            &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
-        );
-        let shade_compute = self.shade_compute.as_ref().map(|pipeline| {
-            group(
-                "shade.vis",
-                pipeline.get_bind_group_layout(2),
-                &[entry(0, vis.as_entire_binding()), entry(1, self.uniforms.as_entire_binding())],
-            )
-        });
-        VisGroups { size_px, vis, small, large, shade, shade_compute }
-    }
-
-    /// The visibility buffer of the last `set_view`'s viewport.
-    pub fn vis_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.vis_groups.as_ref().map(|g| &g.vis)
-    }
-
-    /// Triangles per size bin counted since the last `reset_histogram` (blocks on the GPU).
-    pub fn read_histogram(&self, gpu: &crate::gpu::Gpu) -> [u32; HISTOGRAM_BINS] {
-        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.histogram, 0, HISTOGRAM_BINS as u64 * 4);
-        bytemuck::pod_read_unaligned(&bytes)
-    }
-
-    /// Triangles the last submitted frame left to raster.large (blocks on the GPU).
-    pub fn read_large_triangles(&self, gpu: &crate::gpu::Gpu) -> u32 {
-        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.large_args, 0, 4);
-        bytemuck::pod_read_unaligned::<u32>(&bytes) / 3
-    }
-
-    /// Zeroes the triangle-size histogram before the next submission.
-    pub fn reset_histogram_now(&self, queue: &wgpu::Queue) {
-        queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
     }
 
     /// Whether `shade` runs as a compute pass into `color` (a view of a texture with
@@ -325,86 +216,22 @@ impl VisRaster {
     /// raster.large, shade; pixels without terrain get the clear colour.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
-        encoder.clear_buffer(&groups.vis, 0, None);
-        encoder.clear_buffer(&self.large_args, 0, None);
-        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
-            pass.set_pipeline(&self.small);
-            pass.set_bind_group(0, &self.small_groups[0], &[]);
-            pass.set_bind_group(1, &self.small_groups[1], &[]);
-            pass.set_bind_group(2, &groups.small, &[]);
-            pass.dispatch_workgroups_indirect(&cbt.args, 0);
-        });
-        let viewport =
-            |pass: &mut wgpu::RenderPass| pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
-        let query = profiler.begin_pass_query("raster.large", encoder);
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("raster.large"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: target.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: query.render_pass_timestamp_writes(),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            viewport(&mut pass);
-            pass.set_pipeline(&self.large);
-            pass.set_bind_group(0, &self.large_groups[0], &[]);
-            pass.set_bind_group(1, &self.large_groups[1], &[]);
-            pass.set_bind_group(2, &groups.large, &[]);
-            pass.draw_indirect(&self.large_args, 0);
-        }
-        profiler.end_query(encoder, query);
-        if let (true, Some(pipeline), Some(shade_groups), Some(vis_group)) =
-            (self.shades_in_compute(target.color), &self.shade_compute, &self.shade_compute_groups, &groups.shade_compute)
-        {
-            let texture = target.color.texture();
-            let view = texture.create_view(&wgpu::TextureViewDescriptor {
-                format: Some(texture.format()),
-                usage: Some(wgpu::TextureUsages::STORAGE_BINDING),
-                ..Default::default()
-            });
-            let output = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args);
+        self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_groups[0], &self.large_groups[1], &groups.large]);
+        let compute = (self.shade_compute.as_ref(), self.shade_compute_groups.as_ref(), groups.shade_compute.as_ref());
+        if let ((Some(pipeline), Some(shade_groups), Some(vis_group)), Some(view)) = (compute, storage_view_of(target.color)) {
+            let output = pipeline.get_bind_group_layout(3);
+            let output = self.buffers.device().create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("shade.target"),
-                layout: &pipeline.get_bind_group_layout(3),
+                layout: &output,
                 entries: &[entry(0, wgpu::BindingResource::TextureView(&view))],
             });
-            crate::gpu::profiled_compute_pass(profiler, encoder, "shade", |pass| {
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &shade_groups[0], &[]);
-                pass.set_bind_group(1, &shade_groups[1], &[]);
-                pass.set_bind_group(2, vis_group, &[]);
-                pass.set_bind_group(3, &output, &[]);
-                pass.dispatch_workgroups(target.size_px.0.div_ceil(SHADE_TILE_PX), target.size_px.1.div_ceil(SHADE_TILE_PX), 1);
-            });
+            record_shade_compute(encoder, profiler, target, pipeline, &[&shade_groups[0], &shade_groups[1], vis_group, &output]);
             return;
         }
-        let query = profiler.begin_pass_query("shade", encoder);
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("shade"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target.color,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(self.clear_color), store: wgpu::StoreOp::Store },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: query.render_pass_timestamp_writes(),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            viewport(&mut pass);
-            pass.set_pipeline(&self.shade);
-            pass.set_bind_group(0, &self.shade_groups[0], &[]);
-            pass.set_bind_group(1, &self.shade_groups[1], &[]);
-            pass.set_bind_group(2, &groups.shade, &[]);
-            pass.draw(0..3, 0..1);
-        }
-        profiler.end_query(encoder, query);
+        let groups = [&self.shade_groups[0], &self.shade_groups[1], &groups.shade];
+        record_shade_fragment(encoder, profiler, target, &self.shade, self.clear_color, &groups);
     }
 }
 

@@ -4,6 +4,8 @@
 //! visibility buffer (shaders/shared/vis_buffer.wgsl), large ones by the hardware into it, then
 //! shade every pixel in compute.
 
+use super::FrameTarget;
+
 /// Which rasteriser draws the terrain (the flat terrain's, and the globe's over the bisector pool).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RasterPath {
@@ -100,6 +102,301 @@ pub fn with_raster(mut requirements: crate::gpu::Requirements, path: RasterPath)
         }
     }
     requirements
+}
+
+/// A bind group entry binding `resource` at `binding`.
+pub fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry { binding, resource }
+}
+
+/// A bind group layout entry for a buffer of type `ty` at `binding`, seen by `visibility`.
+pub fn buffer_entry(binding: u32, visibility: wgpu::ShaderStages, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+        count: None,
+    }
+}
+
+/// The raster.large render pipeline from `module`'s `vs_large` and `fs_large`: back faces culled
+/// (as the hardware draw), no colour target, a depth attachment only to make a pass.
+pub fn large_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("raster.large"),
+        layout: None,
+        vertex: wgpu::VertexState { module, entry_point: Some("vs_large"), compilation_options: Default::default(), buffers: &[] },
+        // As the hardware draw: the triangles facing away are culled.
+        primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+        // The depth attachment is only there to make a pass: the atomic max decides.
+        depth_stencil: Some(crate::gpu::target::depth_state(false, wgpu::CompareFunction::Always)),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_large"),
+            compilation_options: Default::default(),
+            targets: &[],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The shade as a full-screen fragment pass (`module`'s `vs_full_screen` and `fs_shade`) into
+/// targets of `color_format`, for targets without a storage view; `layout` None: derived.
+pub fn shade_fragment_pipeline(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    layout: Option<&wgpu::PipelineLayout>,
+    options: wgpu::PipelineCompilationOptions,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("shade"),
+        layout,
+        vertex: wgpu::VertexState { module, entry_point: Some("vs_full_screen"), compilation_options: options.clone(), buffers: &[] },
+        primitive: Default::default(),
+        depth_stencil: None,
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_shade"),
+            compilation_options: options,
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// What both scenes' compute rasterisers own: the visibility buffer (one u64 per viewport pixel,
+/// remade when the viewport changes), the raster uniforms, the triangle-size histogram and
+/// raster.large's list and indirect arguments; the read-backs, the bind groups over them and the
+/// passes recorded the same way in both scenes.
+pub struct VisBuffers {
+    device: wgpu::Device,
+    /// The RasterUniforms of the current viewport.
+    pub uniforms: wgpu::Buffer,
+    /// The leaves raster.small leaves to raster.large (u32 each).
+    pub large_ids: wgpu::Buffer,
+    /// raster.large's indirect draw arguments (the first word: three vertices per listed leaf).
+    pub large_args: wgpu::Buffer,
+    /// Triangles counted per size bin since the last `reset_histogram_now` (u32 each).
+    pub histogram: wgpu::Buffer,
+    /// Threshold in pixels above which a triangle goes to raster.large.
+    pub large_px: u32,
+    /// The visibility buffer and the viewport it was made for.
+    vis: Option<((u32, u32), wgpu::Buffer)>,
+}
+
+impl VisBuffers {
+    /// The buffers for at most `large_leaves` leaves sent to raster.large, triangles over
+    /// `large_px` (clamped to 1..=MAX_LARGE_PX) going there; no visibility buffer before `set_view`.
+    pub fn new(device: &wgpu::Device, large_leaves: u64, large_px: u32) -> VisBuffers {
+        let buffer = |label, size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        };
+        use wgpu::BufferUsages as U;
+        VisBuffers {
+            device: device.clone(),
+            uniforms: buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST),
+            large_ids: buffer("raster.large_ids", large_leaves * 4, U::STORAGE),
+            large_args: buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC),
+            histogram: buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST),
+            large_px: large_px.clamp(1, MAX_LARGE_PX),
+            vis: None,
+        }
+    }
+
+    /// Sets the viewport of the next recorded frame; true when the visibility buffer was remade
+    /// (the viewport changed), so that the bind groups over it must be remade too.
+    pub fn set_view(&mut self, queue: &wgpu::Queue, size_px: (u32, u32)) -> bool {
+        let remade = self.vis.as_ref().is_none_or(|(size, _)| *size != size_px);
+        if remade {
+            let vis = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("raster.vis"),
+                size: u64::from(size_px.0.max(1)) * u64::from(size_px.1.max(1)) * 8,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            self.vis = Some((size_px, vis));
+        }
+        let uniforms = RasterUniforms { size_px: [size_px.0, size_px.1], large_px: self.large_px, _pad: 0 };
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+        remade
+    }
+
+    /// The visibility buffer of the last `set_view`'s viewport.
+    pub fn vis_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.vis.as_ref().map(|(_, vis)| vis)
+    }
+
+    /// The device the buffers live on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    fn vis(&self) -> &wgpu::Buffer {
+        self.vis_buffer().expect("set_view before the raster passes")
+    }
+
+    /// raster.small's group over the visibility buffer (group 2): the buffer (0), the uniforms
+    /// (1), the large list (2), its arguments (3), the histogram (4), then the scene's `more`.
+    pub fn small_group(&self, layout: &wgpu::BindGroupLayout, more: &[wgpu::BindGroupEntry]) -> wgpu::BindGroup {
+        let mut entries = vec![
+            entry(0, self.vis().as_entire_binding()),
+            entry(1, self.uniforms.as_entire_binding()),
+            entry(2, self.large_ids.as_entire_binding()),
+            entry(3, self.large_args.as_entire_binding()),
+            entry(4, self.histogram.as_entire_binding()),
+        ];
+        entries.extend_from_slice(more);
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("raster.small.vis"), layout, entries: &entries })
+    }
+
+    /// A group named `label` over the visibility buffer (0) and the uniforms (1), as raster.large
+    /// and shade read them, then the scene's `more`.
+    pub fn vis_group(&self, label: &str, layout: &wgpu::BindGroupLayout, more: &[wgpu::BindGroupEntry]) -> wgpu::BindGroup {
+        let mut entries = vec![entry(0, self.vis().as_entire_binding()), entry(1, self.uniforms.as_entire_binding())];
+        entries.extend_from_slice(more);
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+    }
+
+    /// Triangles per size bin counted since the last `reset_histogram_now` (blocks on the GPU).
+    pub fn read_histogram(&self, gpu: &crate::gpu::Gpu) -> [u32; HISTOGRAM_BINS] {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.histogram, 0, HISTOGRAM_BINS as u64 * 4);
+        bytemuck::pod_read_unaligned(&bytes)
+    }
+
+    /// Triangles the last submitted frame left to raster.large (blocks on the GPU).
+    pub fn read_large_triangles(&self, gpu: &crate::gpu::Gpu) -> u32 {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.large_args, 0, 4);
+        bytemuck::pod_read_unaligned::<u32>(&bytes) / 3
+    }
+
+    /// Zeroes the triangle-size histogram before the next submission.
+    pub fn reset_histogram_now(&self, queue: &wgpu::Queue) {
+        queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
+    }
+
+    /// Records the clearing of the visibility buffer and of raster.large's arguments, then
+    /// raster.small: `pipeline` with `groups` bound in order, dispatched by the indirect `args`.
+    pub fn record_small(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        pipeline: &wgpu::ComputePipeline,
+        groups: &[&wgpu::BindGroup],
+        args: &wgpu::Buffer,
+    ) {
+        encoder.clear_buffer(self.vis(), 0, None);
+        encoder.clear_buffer(&self.large_args, 0, None);
+        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
+            set_compute_pipeline(pass, pipeline, groups);
+            pass.dispatch_workgroups_indirect(args, 0);
+        });
+    }
+
+    /// Records raster.large into `target`'s viewport: `pipeline` (from `large_pipeline`) with
+    /// `groups` bound in order, drawn by the arguments raster.small wrote.
+    pub fn record_large(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        target: &FrameTarget,
+        pipeline: &wgpu::RenderPipeline,
+        groups: &[&wgpu::BindGroup],
+    ) {
+        let depth = wgpu::RenderPassDepthStencilAttachment {
+            view: target.depth,
+            depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+            stencil_ops: None,
+        };
+        record_render_pass(encoder, profiler, "raster.large", target, &[], Some(depth), |pass| {
+            set_render_pipeline(pass, pipeline, groups);
+            pass.draw_indirect(&self.large_args, 0);
+        });
+    }
+}
+
+/// Records shade as a compute pass over `target`'s viewport (one thread per pixel): `pipeline`
+/// with `groups` bound in order.
+pub fn record_shade_compute(
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &wgpu_profiler::GpuProfiler,
+    target: &FrameTarget,
+    pipeline: &wgpu::ComputePipeline,
+    groups: &[&wgpu::BindGroup],
+) {
+    crate::gpu::profiled_compute_pass(profiler, encoder, "shade", |pass| {
+        set_compute_pipeline(pass, pipeline, groups);
+        pass.dispatch_workgroups(target.size_px.0.div_ceil(SHADE_TILE_PX), target.size_px.1.div_ceil(SHADE_TILE_PX), 1);
+    });
+}
+
+/// Records shade as a full-screen fragment pass into `target` (cleared to `clear`, for pixels
+/// outside the viewport): `pipeline` (from `shade_fragment_pipeline`) with `groups` bound in order.
+pub fn record_shade_fragment(
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &wgpu_profiler::GpuProfiler,
+    target: &FrameTarget,
+    pipeline: &wgpu::RenderPipeline,
+    clear: wgpu::Color,
+    groups: &[&wgpu::BindGroup],
+) {
+    let color = wgpu::RenderPassColorAttachment {
+        view: target.color,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
+    };
+    record_render_pass(encoder, profiler, "shade", target, &[Some(color)], None, |pass| {
+        set_render_pipeline(pass, pipeline, groups);
+        pass.draw(0..3, 0..1);
+    });
+}
+
+/// Sets `pipeline` on `pass` with `groups` bound in order.
+fn set_compute_pipeline(pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup]) {
+    pass.set_pipeline(pipeline);
+    for (index, group) in groups.iter().enumerate() {
+        pass.set_bind_group(index as u32, *group, &[]);
+    }
+}
+
+/// Sets `pipeline` on `pass` with `groups` bound in order.
+fn set_render_pipeline(pass: &mut wgpu::RenderPass, pipeline: &wgpu::RenderPipeline, groups: &[&wgpu::BindGroup]) {
+    pass.set_pipeline(pipeline);
+    for (index, group) in groups.iter().enumerate() {
+        pass.set_bind_group(index as u32, *group, &[]);
+    }
+}
+
+/// Records the profiled render pass `label` into the attachments over `target`'s viewport, drawn
+/// by `draw`.
+fn record_render_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &wgpu_profiler::GpuProfiler,
+    label: &str,
+    target: &FrameTarget,
+    color_attachments: &[Option<wgpu::RenderPassColorAttachment>],
+    depth_stencil_attachment: Option<wgpu::RenderPassDepthStencilAttachment>,
+    draw: impl FnOnce(&mut wgpu::RenderPass),
+) {
+    let query = profiler.begin_pass_query(label, encoder);
+    {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments,
+            depth_stencil_attachment,
+            timestamp_writes: query.render_pass_timestamp_writes(),
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
+        draw(&mut pass);
+    }
+    profiler.end_query(encoder, query);
 }
 
 #[cfg(test)]
