@@ -1,9 +1,9 @@
-// The visibility buffer of the compute rasteriser (src/flat/raster.rs): one u64 per pixel of the
+// The visibility buffer of the compute rasteriser (src/schedule/raster.rs, VisBuffers): one u64 per pixel of the
 // viewport, row by row, holding depth << 32 | node id of the nearest triangle (0: none). Depth is
 // reverse Z (nearer is greater, always > 0 in front of the camera), so a 64-bit atomic max keeps
 // the nearest triangle; its bits as a u32 order like the float.
 
-// Keep in sync with RasterUniforms in src/flat/raster.rs.
+// Keep in sync with RasterUniforms in src/schedule/raster.rs.
 struct RasterUniforms {
     // The viewport (and the buffer's) width and height in pixels.
     size_px: vec2<u32>,
