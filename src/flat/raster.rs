@@ -50,6 +50,8 @@ pub struct RasterInputs<'a> {
 /// The raster passes, their buffers and bind groups.
 pub struct VisRaster {
     small: wgpu::ComputePipeline,
+    /// raster.wide: the large triangles raster.small binned per screen tile.
+    wide: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
     /// shade as a full-screen fragment pass, for targets that are not storage textures.
     shade: wgpu::RenderPipeline,
@@ -80,6 +82,7 @@ impl std::ops::Deref for VisRaster {
 /// The bind groups over the visibility buffer of one viewport size.
 struct VisGroups {
     small: wgpu::BindGroup,
+    wide: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade: wgpu::BindGroup,
     shade_compute: Option<wgpu::BindGroup>,
@@ -97,6 +100,7 @@ impl VisRaster {
         large_px: u32,
     ) -> VisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
+        let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
         let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
         let large = large_pipeline(device, &large_module);
         let shade_module = SHADERS.create_module(device, "terrain_shade.wgsl");
@@ -176,6 +180,7 @@ impl VisRaster {
         let shade_compute_groups = shade_compute.as_ref().map(|p| shade_groups_for([0, 1].map(|i| p.get_bind_group_layout(i))));
         VisRaster {
             small,
+            wide,
             large,
             shade,
             shade_compute,
@@ -196,6 +201,7 @@ impl VisRaster {
             let buffers = &self.buffers;
             self.vis_groups = Some(VisGroups {
                 small: buffers.small_group(&self.small.get_bind_group_layout(2), &[entry(5, self.corner_heights.as_entire_binding())]),
+                wide: buffers.wide_group(&self.wide.get_bind_group_layout(2)),
                 large: buffers.vis_group("raster.large.vis", &self.large.get_bind_group_layout(2), &[]),
                 shade: buffers.vis_group("shade.vis", &self.shade.get_bind_group_layout(2), &[]),
                 shade_compute: self.shade_compute.as_ref().map(|p| buffers.vis_group("shade.vis", &p.get_bind_group_layout(2), &[])),
@@ -217,7 +223,7 @@ impl VisRaster {
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
         let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
-        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args);
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args, &self.wide, &groups.wide);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_groups[0], &self.large_groups[1], &groups.large]);
         let compute = (self.shade_compute.as_ref(), self.shade_compute_groups.as_ref(), groups.shade_compute.as_ref());
         if let ((Some(pipeline), Some(shade_groups), Some(vis_group)), Some(view)) = (compute, storage_view_of(target.color)) {
@@ -321,6 +327,60 @@ pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: 
     TriangleOutcome::Drawn
 }
 
+fn edge_function_i64(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i64 {
+    let d = |u: i32, v: i32| i64::from(u) - i64::from(v);
+    d(b[0], a[0]) * d(p[1], a[1]) - d(b[1], a[1]) * d(p[0], a[0])
+}
+
+/// CPU twin of raster.small's hand-over to raster.wide and of raster.wide (shared/vis_raster.wgsl's
+/// `raster_wide_setup` and `raster_wide_pixel`): rasterises triangle `id` with clip-space corners
+/// `clip` (in front of the near plane) of any size into `vis` with `rasterise_cpu`'s snapping and
+/// edge test in i64; `Large` when a corner lies outside the guard band (WIDE_GUARD_PX).
+pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    let size = [size_px.0 as f32, size_px.1 as f32];
+    let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
+    let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
+    let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
+    if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
+        return TriangleOutcome::Dropped;
+    }
+    let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
+    let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
+    if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
+        return TriangleOutcome::Dropped;
+    }
+    let guard = crate::schedule::raster::WIDE_GUARD_PX;
+    if !(p_min.iter().chain(&p_max).all(|v| v.abs() < guard)) {
+        return TriangleOutcome::Large;
+    }
+    let lo = [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0));
+    let hi = [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1));
+    let base = [p_min[0].floor(), p_min[1].floor()];
+    let snap = |p: [f32; 2]| [0, 1].map(|i| ((p[i] - base[i]) * 256.0).round_ties_even() as i32);
+    let (a, b, c) = (snap(p0), snap(p2), snap(p1));
+    let area = edge_function_i64(a, b, c);
+    if area <= 0 {
+        return TriangleOutcome::Dropped;
+    }
+    let z = |c: &[f32; 4]| c[2] / c[3];
+    let (za, zb, zc) = (z(&clip[0]), z(&clip[2]), z(&clip[1]));
+    let inv_area = 1.0 / area as f32;
+    let base = [base[0] as i32, base[1] as i32];
+    for y in lo[1]..=hi[1] {
+        for x in lo[0]..=hi[0] {
+            let p = [(x - base[0]) * 256 + 128, (y - base[1]) * 256 + 128];
+            let w = [edge_function_i64(b, c, p), edge_function_i64(c, a, p), edge_function_i64(a, b, p)];
+            if w.iter().any(|&w| w < 0) {
+                continue;
+            }
+            let depth = (w[0] as f32 * za + w[1] as f32 * zb + w[2] as f32 * zc) * inv_area;
+            let word = &mut vis[y as usize * size_px.0 as usize + x as usize];
+            *word = (*word).max(vis_pack(depth, id));
+        }
+    }
+    TriangleOutcome::Drawn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +442,42 @@ mod tests {
             assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
         }
         assert!(drawn > 100, "seed {seed}: only {drawn} triangles drawn");
+    }
+
+    #[test]
+    fn the_wide_twin_draws_what_the_scanlines_draw_and_covers_large_triangles_exactly() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let size = (40, 30);
+        let (mut small, mut large) = (0, 0);
+        for _ in 0..400 {
+            let centre = [rng.random_range(-5.0..45.0f32), rng.random_range(-5.0..35.0f32)];
+            let extent = if rng.random_bool(0.5) { rng.random_range(0.5..20.0f32) } else { rng.random_range(20.0..400.0f32) };
+            let clip: [[f32; 4]; 3] = std::array::from_fn(|_| {
+                let p = [centre[0] + rng.random_range(-extent..extent), centre[1] + rng.random_range(-extent..extent)];
+                [p[0] / 20.0 - 1.0, 1.0 - p[1] / 15.0, rng.random_range(0.01..1.0f32), 1.0]
+            });
+            let mut wide = vec![0u64; 1200];
+            let outcome = rasterise_wide_cpu(&mut wide, size, &clip, 7);
+            let mut scan = vec![0u64; 1200];
+            match rasterise_cpu(&mut scan, size, MAX_LARGE_PX, &clip, 7) {
+                TriangleOutcome::Large => {
+                    assert_eq!(outcome, TriangleOutcome::Drawn, "seed {seed}, triangle {clip:?}");
+                    large += 1;
+                    let covered: Vec<bool> = wide.iter().map(|&w| w != 0).collect();
+                    assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
+                }
+                other => {
+                    small += usize::from(other == TriangleOutcome::Drawn);
+                    assert_eq!((outcome, &wide), (other, &scan), "seed {seed}, triangle {clip:?}");
+                }
+            }
+        }
+        assert!(small > 50 && large > 50, "seed {seed}: {small} small and {large} large triangles drawn");
+        // Beyond the guard band: the hardware's.
+        let far = [[-1.0, 1.0, 0.5, 1.0], [-1.0, -1.0e6, 0.5, 1.0], [1.0e6, -1.0, 0.5, 1.0]];
+        assert_eq!(rasterise_wide_cpu(&mut vec![0u64; 1200], size, &far, 7), TriangleOutcome::Large);
     }
 
     #[test]
