@@ -15,7 +15,7 @@ use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
 use bisector::cbt::reduce_subgroup::SubgroupReduceParams;
-use bisector::flat::raster::RasterUniforms;
+use bisector::flat::raster::{RasterUniforms, WideTriangle};
 use bisector::flat::terrain_draw::DrawUniforms;
 use bisector::globe::atmosphere::AtmosphereUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
@@ -161,6 +161,11 @@ fn mirrors() -> Vec<Mirror> {
             "globe_shade_compute.wgsl",
             Wgsl::Struct("RasterUniforms"),
             RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }
+        ),
+        mirror!(
+            "raster_wide.wgsl",
+            Wgsl::Struct("WideTriangle"),
+            WideTriangle { a: "a", b: "b", c: "c", base_px: "base", lo_px: "lo", hi_px: "hi", z: "z", id: "id" }
         ),
         mirror!(
             "atmosphere_views.wgsl",

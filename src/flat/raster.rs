@@ -34,8 +34,8 @@ use crate::schedule::raster::{
 };
 
 pub use crate::schedule::raster::{
-    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS,
-    MAX_LARGE_PX, SHADE_TILE_PX,
+    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, WideTriangle, COMPUTE_FEATURES, DEFAULT_LARGE_PX,
+    HISTOGRAM_BINS, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_TILE_PX,
 };
 
 /// What the raster passes read from the flat renderer.
@@ -349,8 +349,7 @@ pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]
     if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
         return TriangleOutcome::Dropped;
     }
-    let guard = crate::schedule::raster::WIDE_GUARD_PX;
-    if !(p_min.iter().chain(&p_max).all(|v| v.abs() < guard)) {
+    if !(p_min.iter().chain(&p_max).all(|v| v.abs() < WIDE_GUARD_PX)) {
         return TriangleOutcome::Large;
     }
     let lo = [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0));
