@@ -6,14 +6,12 @@
 // `rasterise_wide_cpu`. Dispatched indirectly by raster.small's count of entries.
 //!include shared/vis_raster.wgsl
 
-@group(2) @binding(6) var<storage, read> wide_triangles: array<WideTriangle>;
-// Per entry: the index into wide_triangles, and the tile's x | y << 16.
-@group(2) @binding(7) var<storage, read> wide_entries: array<vec2<u32>>;
+@group(2) @binding(6) var<storage, read> wide: WideLists;
 
 @compute @workgroup_size(256)
 fn raster_wide(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let entry = wide_entries[group.x];
-    let t = wide_triangles[entry.x];
+    let entry = wide.entries[group.x];
+    let t = wide.triangles[entry.x];
     let inv_area = 1.0 / f32(raster_wide_area(t));
     let tile = vec2<i32>(vec2<u32>(entry.y & 0xffffu, entry.y >> 16u)) * RASTER_WIDE_TILE_PX;
     for (var k = 0u; k < 4u; k++) {

@@ -6,30 +6,26 @@
 //!include shared/vis_raster.wgsl
 //!include shared/dispatch.wgsl
 
-// The indirect draw arguments of raster.large.
-struct LargeArgs {
+// The indirect draw arguments of raster.large, then raster.wide's indirect dispatch arguments (one
+// workgroup per tile entry) and its triangle count.
+struct RasterArgs {
     vertex_count: atomic<u32>,
     instance_count: u32,
     first_vertex: u32,
     first_instance: u32,
+    wide_entries: atomic<u32>,
+    wide_y: u32,
+    wide_z: u32,
+    wide_triangles: atomic<u32>,
 }
+
+// Tile entries raster.small hands to raster.wide at most (tests lower it to fill the list).
+override RASTER_WIDE_ENTRIES: u32 = RASTER_WIDE_ENTRY_CAPACITY;
 
 @group(2) @binding(2) var<storage, read_write> large_ids: array<u32>;
-@group(2) @binding(3) var<storage, read_write> large_args: LargeArgs;
+@group(2) @binding(3) var<storage, read_write> large_args: RasterArgs;
 @group(2) @binding(4) var<storage, read_write> histogram: array<atomic<u32>, RASTER_HISTOGRAM_BINS>;
-
-// raster.wide's indirect dispatch arguments (one workgroup per tile entry) and its triangle count.
-struct WideArgs {
-    entries: atomic<u32>,
-    y: u32,
-    z: u32,
-    triangles: atomic<u32>,
-}
-
-@group(2) @binding(6) var<storage, read_write> wide_triangles: array<WideTriangle>;
-// Per entry: the index into wide_triangles, and the tile's x | y << 16.
-@group(2) @binding(7) var<storage, read_write> wide_entries: array<vec2<u32>>;
-@group(2) @binding(8) var<storage, read_write> wide_args: WideArgs;
+@group(2) @binding(6) var<storage, read_write> wide: WideLists;
 
 // Appends leaf `leaf_index` to the list raster.large draws.
 fn raster_large_push(leaf_index: u32) {
@@ -53,29 +49,29 @@ fn raster_large_or_wide(clip: array<vec4<f32>, 3>, leaf_index: u32) {
     let tile_lo = t.lo / RASTER_WIDE_TILE_PX;
     let tiles = t.hi / RASTER_WIDE_TILE_PX - tile_lo + 1;
     let count = u32(tiles.x * tiles.y);
-    let index = atomicAdd(&wide_args.triangles, 1u);
-    let capacity = arrayLength(&wide_entries);
-    if (index >= arrayLength(&wide_triangles) || count > capacity) {
+    let index = atomicAdd(&large_args.wide_triangles, 1u);
+    let capacity = min(RASTER_WIDE_ENTRIES, RASTER_WIDE_ENTRY_CAPACITY);
+    if (index >= arrayLength(&wide.triangles) || count > capacity) {
         raster_large_push(leaf_index);
         return;
     }
     // Reserves `count` entries, never past the capacity (the count is the dispatch's size).
-    var first = atomicLoad(&wide_args.entries);
+    var first = atomicLoad(&large_args.wide_entries);
     loop {
         if (first + count > capacity) {
             raster_large_push(leaf_index);
             return;
         }
-        let swapped = atomicCompareExchangeWeak(&wide_args.entries, first, first + count);
+        let swapped = atomicCompareExchangeWeak(&large_args.wide_entries, first, first + count);
         if (swapped.exchanged) {
             break;
         }
         first = swapped.old_value;
     }
-    wide_triangles[index] = t;
+    wide.triangles[index] = t;
     for (var k = 0u; k < count; k++) {
         let tile = vec2<u32>(tile_lo) + vec2<u32>(k % u32(tiles.x), k / u32(tiles.x));
-        wide_entries[first + k] = vec2<u32>(index, tile.x | (tile.y << 16u));
+        wide.entries[first + k] = vec2<u32>(index, tile.x | (tile.y << 16u));
     }
 }
 
@@ -84,8 +80,8 @@ fn raster_small(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
     let leaf_index = dispatch_group_index(group) * WORKGROUP_SIZE + local;
     if (leaf_index == 0u) {
         large_args.instance_count = 1u;
-        wide_args.y = 1u;
-        wide_args.z = 1u;
+        large_args.wide_y = 1u;
+        large_args.wide_z = 1u;
     }
     if (leaf_index < raster_leaf_count()) {
         raster_leaf(leaf_index);

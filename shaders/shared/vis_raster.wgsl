@@ -126,6 +126,17 @@ struct WideTriangle {
     id: u32,
 }
 
+// Tile entries raster.wide's lists hold at most (one workgroup each, within one dispatch
+// dimension); src/schedule/raster.rs's WIDE_ENTRY_CAPACITY.
+const RASTER_WIDE_ENTRY_CAPACITY: u32 = 65535u;
+
+// raster.wide's lists, written by raster.small: per tile entry the index into `triangles` and the
+// tile's x | y << 16, then the large triangles set up.
+struct WideLists {
+    entries: array<vec2<u32>, RASTER_WIDE_ENTRY_CAPACITY>,
+    triangles: array<WideTriangle>,
+}
+
 // `edge_function` in i64, for triangles too large for i32.
 fn edge_function_i64(a: vec2<i32>, b: vec2<i32>, p: vec2<i32>) -> i64 {
     return (i64(b.x) - i64(a.x)) * (i64(p.y) - i64(a.y)) - (i64(b.y) - i64(a.y)) * (i64(p.x) - i64(a.x));

@@ -34,8 +34,8 @@ use crate::schedule::raster::{
 };
 
 pub use crate::schedule::raster::{
-    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, WideTriangle, COMPUTE_FEATURES, DEFAULT_LARGE_PX,
-    HISTOGRAM_BINS, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_TILE_PX,
+    histogram_bin_floor_px, storage_format_for, wide_lists_size, RasterPath, RasterUniforms, WideTriangle, COMPUTE_FEATURES,
+    DEFAULT_LARGE_PX, HISTOGRAM_BINS, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ARGS_OFFSET, WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_TILE_PX,
 };
 
 /// What the raster passes read from the flat renderer.

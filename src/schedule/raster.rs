@@ -31,6 +31,8 @@ pub const DEFAULT_LARGE_PX: u32 = 32;
 pub const WIDE_ENTRY_CAPACITY: u64 = 65535;
 /// Large triangles raster.wide holds at most per frame (more go to raster.large).
 pub const WIDE_TRIANGLE_CAPACITY: u64 = 65536;
+/// Byte offset of raster.wide's indirect dispatch arguments in `VisBuffers::large_args`.
+pub const WIDE_ARGS_OFFSET: u64 = 16;
 /// Side in pixels of raster.wide's square screen tiles (shared/vis_raster.wgsl's RASTER_WIDE_TILE_PX).
 pub const WIDE_TILE_PX: u32 = 32;
 /// Snapped corners of a triangle raster.wide draws lie below this many pixels in absolute value
@@ -101,6 +103,13 @@ pub struct WideTriangle {
     pub id: u32,
 }
 const _: () = assert!(std::mem::size_of::<WideTriangle>() == 64);
+
+/// Bytes of raster.wide's lists (shared/vis_raster.wgsl's WideLists) holding `triangles` triangles:
+/// WIDE_ENTRY_CAPACITY entries of 8 bytes (padded to the triangles' 16-byte alignment), then 64
+/// bytes per triangle.
+pub fn wide_lists_size(triangles: u64) -> u64 {
+    (WIDE_ENTRY_CAPACITY * 8).next_multiple_of(16) + triangles * std::mem::size_of::<WideTriangle>() as u64
+}
 
 /// The format of the storage view through which the compute shade writes a target whose render
 /// view has `color_format`, if it has one.
@@ -210,14 +219,13 @@ pub struct VisBuffers {
     pub uniforms: wgpu::Buffer,
     /// The leaves raster.small leaves to raster.large (u32 each).
     pub large_ids: wgpu::Buffer,
-    /// raster.large's indirect draw arguments (the first word: three vertices per listed leaf).
+    /// raster.large's indirect draw arguments (the first word: three vertices per listed leaf),
+    /// then at byte 16 raster.wide's indirect dispatch arguments (one workgroup per tile entry)
+    /// and its triangle count.
     pub large_args: wgpu::Buffer,
-    /// The large triangles raster.small set up for raster.wide (WideTriangle each).
-    pub wide_triangles: wgpu::Buffer,
-    /// raster.wide's tile entries: the index into wide_triangles, the tile's x | y << 16.
-    pub wide_entries: wgpu::Buffer,
-    /// raster.wide's indirect dispatch arguments (one workgroup per entry), then its triangle count.
-    pub wide_args: wgpu::Buffer,
+    /// raster.wide's lists (shared/vis_raster.wgsl's WideLists): WIDE_ENTRY_CAPACITY tile entries
+    /// (the index of the triangle, the tile's x | y << 16), then the WideTriangles.
+    pub wide_lists: wgpu::Buffer,
     /// Triangles counted per size bin since the last `reset_histogram_now` (u32 each).
     pub histogram: wgpu::Buffer,
     /// Threshold in pixels above which a triangle goes to raster.large.
@@ -238,14 +246,8 @@ impl VisBuffers {
             device: device.clone(),
             uniforms: buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST),
             large_ids: buffer("raster.large_ids", large_leaves * 4, U::STORAGE),
-            large_args: buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC),
-            wide_triangles: buffer(
-                "raster.wide_triangles",
-                large_leaves.clamp(1, WIDE_TRIANGLE_CAPACITY) * std::mem::size_of::<WideTriangle>() as u64,
-                U::STORAGE,
-            ),
-            wide_entries: buffer("raster.wide_entries", WIDE_ENTRY_CAPACITY * 8, U::STORAGE),
-            wide_args: buffer("raster.wide_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC),
+            large_args: buffer("raster.large_args", 32, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC),
+            wide_lists: buffer("raster.wide_lists", wide_lists_size(large_leaves.clamp(1, WIDE_TRIANGLE_CAPACITY)), U::STORAGE),
             histogram: buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST),
             large_px: large_px.clamp(1, MAX_LARGE_PX),
             vis: None,
@@ -285,8 +287,8 @@ impl VisBuffers {
     }
 
     /// raster.small's group over the visibility buffer (group 2): the buffer (0), the uniforms
-    /// (1), the large list (2), its arguments (3), the histogram (4), raster.wide's triangles (6),
-    /// entries (7) and arguments (8), then the scene's `more`.
+    /// (1), the large list (2), its and raster.wide's arguments (3), the histogram (4), raster.wide's
+    /// lists (6), then the scene's `more`.
     pub fn small_group(&self, layout: &wgpu::BindGroupLayout, more: &[wgpu::BindGroupEntry]) -> wgpu::BindGroup {
         let mut entries = vec![
             entry(0, self.vis().as_entire_binding()),
@@ -294,9 +296,7 @@ impl VisBuffers {
             entry(2, self.large_ids.as_entire_binding()),
             entry(3, self.large_args.as_entire_binding()),
             entry(4, self.histogram.as_entire_binding()),
-            entry(6, self.wide_triangles.as_entire_binding()),
-            entry(7, self.wide_entries.as_entire_binding()),
-            entry(8, self.wide_args.as_entire_binding()),
+            entry(6, self.wide_lists.as_entire_binding()),
         ];
         entries.extend_from_slice(more);
         self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("raster.small.vis"), layout, entries: &entries })
@@ -311,10 +311,9 @@ impl VisBuffers {
     }
 
     /// raster.wide's group (group 2) for `layout` (of the pipeline from shaders/raster_wide.wgsl):
-    /// the visibility buffer (0), the uniforms (1), its triangles (6) and entries (7).
+    /// the visibility buffer (0), the uniforms (1), its lists (6).
     pub fn wide_group(&self, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
-        let more = [entry(6, self.wide_triangles.as_entire_binding()), entry(7, self.wide_entries.as_entire_binding())];
-        self.vis_group("raster.wide.vis", layout, &more)
+        self.vis_group("raster.wide.vis", layout, &[entry(6, self.wide_lists.as_entire_binding())])
     }
 
     /// Triangles per size bin counted since the last `reset_histogram_now` (blocks on the GPU).
@@ -332,7 +331,7 @@ impl VisBuffers {
     /// The tile entries and the triangles the last submitted frame sent to raster.wide (blocks on
     /// the GPU).
     pub fn read_wide_counts(&self, gpu: &crate::gpu::Gpu) -> (u32, u32) {
-        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.wide_args, 0, 16);
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.large_args, WIDE_ARGS_OFFSET, 16);
         let words: [u32; 4] = bytemuck::pod_read_unaligned(&bytes);
         (words[0], words[3])
     }
@@ -359,7 +358,6 @@ impl VisBuffers {
     ) {
         encoder.clear_buffer(self.vis(), 0, None);
         encoder.clear_buffer(&self.large_args, 0, None);
-        encoder.clear_buffer(&self.wide_args, 0, None);
         crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
             set_compute_pipeline(pass, pipeline, groups);
             pass.dispatch_workgroups_indirect(args, 0);
@@ -367,7 +365,7 @@ impl VisBuffers {
         crate::gpu::profiled_compute_pass(profiler, encoder, "raster.wide", |pass| {
             pass.set_pipeline(wide);
             pass.set_bind_group(2, wide_group, &[]);
-            pass.dispatch_workgroups_indirect(&self.wide_args, 0);
+            pass.dispatch_workgroups_indirect(&self.large_args, WIDE_ARGS_OFFSET);
         });
     }
 
