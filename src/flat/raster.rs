@@ -1,17 +1,19 @@
 //! Hybrid rasterisation of the flat terrain into a visibility buffer (`--raster compute`):
 //!
 //! ```text
-//! clear vis -> raster.small (compute, per leaf) -> raster.large (hardware, the leaves left to it)
-//!   -> shade (compute, per pixel)
+//! clear vis -> raster.small (compute, per leaf) -> raster.wide (compute, per 32x32-px tile of
+//!   the large triangles) -> raster.large (hardware, the leaves left to it) -> shade (compute, per pixel)
 //! ```
 //!
 //! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | leaf index, kept
 //! by a 64-bit atomic max (nearest wins; 0 is empty). `raster.small` (shaders/
 //! terrain_raster_small.wgsl) rasterises every triangle whose screen bounding box is at most
-//! `large_px` wide and tall with integer edge functions at 1/256 px, and lists the larger ones,
-//! and those crossing the near plane, for `raster.large` (terrain_raster_large.wgsl): an indirect
-//! hardware draw whose fragments write the same buffer by the same atomic max, so the two paths
-//! meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
+//! `large_px` wide and tall with integer edge functions at 1/256 px; it sets up the larger ones
+//! for `raster.wide` (shaders/raster_wide.wgsl: one workgroup per screen tile they cover, the
+//! same snapping and edge test in i64), and lists those crossing the near plane (or outside
+//! raster.wide's guard band, or finding its lists full) for `raster.large`
+//! (terrain_raster_large.wgsl): an indirect hardware draw whose fragments write the same buffer
+//! by the same atomic max, so the paths meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
 //! every leaf's three morphed corner heights (12 bytes per leaf), so that raster.large and `shade`
 //! sample and morph nothing again: shade re-derives each pixel's triangle from its leaf's node id
 //! and those heights and shades it with the draw's own WGSL (shared/vis_shade.wgsl over
@@ -19,8 +21,8 @@
 //! per pixel) that stores the colour, sRGB-encoded by hand, through an `Rgba8Unorm` storage view
 //! of the target (`gpu::target::OffscreenTarget`'s texture is `Rgba8Unorm` with an sRGB render
 //! view for that); a target without `STORAGE_BINDING` (the viewer's window surface) gets the same
-//! shading as a full-screen fragment pass (terrain_shade.wgsl). The CPU twin of the triangle pass
-//! is `rasterise_cpu`.
+//! shading as a full-screen fragment pass (terrain_shade.wgsl). The CPU twins of the triangle
+//! passes are `rasterise_cpu` (raster.small) and `rasterise_wide_cpu` (raster.wide).
 //!
 //! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
 //! hardware path (`terrain_draw`) needs neither.

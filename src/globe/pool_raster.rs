@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! globe.pool_decode -> clear vis -> raster.small (compute, per listed leaf)
+//!   -> raster.wide (compute, per 32x32-px tile of the large triangles)
 //!   -> raster.large (hardware, the leaves left to it) -> globe.hzb (from the buffer's depths)
 //!   -> shade (compute, per pixel: the terrain, or the sky where no triangle is)
 //! ```
@@ -12,7 +13,9 @@
 //! empty). `raster.small` (shaders/globe_raster_small.wgsl) projects the three camera-relative
 //! vertices globe.pool_decode placed for the draw (`globe.pool_draw_positions`) and rasterises a
 //! triangle at most `large_px` wide and tall with shared/vis_raster.wgsl's `raster_triangle` (CPU
-//! twin `flat::raster::rasterise_cpu`); larger ones and those crossing the near plane go to
+//! twin `flat::raster::rasterise_cpu`); larger ones go to `raster.wide` (shaders/raster_wide.wgsl,
+//! the flat terrain's pass: binned per screen tile, edge functions in i64, CPU twin
+//! `flat::raster::rasterise_wide_cpu`), and those crossing the near plane to
 //! `raster.large` (globe_raster_large.wgsl), an indirect hardware draw whose fragments write the
 //! same buffer by the same atomic max, so the paths meet per pixel under one depth order. `shade`
 //! (globe_shade_compute.wgsl) re-derives each pixel's triangle from its leaf (slot, vertices, map

@@ -1,8 +1,9 @@
 //! The choice between the hardware draw and the compute rasteriser (`--raster`), and what the
 //! scenes' compute rasterisers share: the flat terrain's (`flat::raster`) and the globe's over the
 //! bisector pool (`globe::pool_raster`) both rasterise small triangles in compute into a 64-bit
-//! visibility buffer (shaders/shared/vis_buffer.wgsl), large ones by the hardware into it, then
-//! shade every pixel in compute.
+//! visibility buffer (shaders/shared/vis_buffer.wgsl), large ones in compute too binned per
+//! screen tile (raster.wide), those crossing the near plane by the hardware into it, then shade
+//! every pixel in compute.
 
 use super::FrameTarget;
 
@@ -12,7 +13,7 @@ pub enum RasterPath {
     /// The hardware draw of every leaf (render.draw).
     #[default]
     Hardware,
-    /// Small triangles in compute into a visibility buffer, large ones by the hardware into it.
+    /// Triangles in compute into a visibility buffer, those crossing the near plane by the hardware into it.
     Compute,
     /// Compute where the adapter has the features and is a GPU (not a CPU rasteriser such as
     /// lavapipe), hardware elsewhere.
@@ -24,7 +25,7 @@ pub const COMPUTE_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(
 
 /// Largest `large_px` (keeps the 1/256-px edge functions within i32).
 pub const MAX_LARGE_PX: u32 = 64;
-/// Default threshold in pixels above which a triangle goes to the hardware pass.
+/// Default threshold in pixels above which a triangle goes to raster.wide (binned per tile).
 pub const DEFAULT_LARGE_PX: u32 = 32;
 /// Tile entries raster.wide holds at most (one workgroup each, within one dispatch dimension);
 /// a triangle finding them full goes to raster.large.
