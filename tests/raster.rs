@@ -502,7 +502,8 @@ fn wide_pass_matches_its_cpu_twin_on_random_large_triangles() {
             expected[pixel] = expected[pixel].max(word);
         }
     }
-    assert!(wide > 60, "too few large triangles drawn: {wide}");
+    eprintln!("{wide} large triangles drawn");
+    assert!(wide > 40, "too few large triangles drawn: {wide}");
     assert_eq!(hardware.len(), 2, "the guard band's triangles");
     let run = run_wide_probe(&gpu, &triangles, size, large_px, WIDE_ENTRY_CAPACITY);
     assert_eq!(run.large_ids, hardware, "the triangles left to raster.large");
