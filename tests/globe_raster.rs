@@ -236,37 +236,12 @@ fn compute_shade_equals_the_fragment_shade() {
     let mut view = HeadlessView::new(&gpu, scene, size.0, size.1);
     let (frames, _) = view.converge(&gpu, &camera, 600);
     assert!(view.scene.is_settled(), "the tile cache did not settle in {frames} frames");
-    // A plain sRGB render target, as a surface is: not a storage texture.
-    let surface = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("test.surface"),
-        size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: bisector::gpu::target::COLOR_FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let surface = common::srgb_surface(&gpu, size);
     let surface_view = surface.create_view(&Default::default());
     assert!(bisector::schedule::raster::storage_view_of(&surface_view).is_none(), "an sRGB render target has no storage view");
     assert!(bisector::schedule::raster::storage_view_of(&view.target.color_view).is_some(), "the offscreen target has one");
     // The tree has converged: the next frames draw the same leaves, once into each target.
-    let depth = bisector::gpu::target::depth_view(&gpu.device, size.0, size.1);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let target = bisector::schedule::FrameTarget { size_px: size, color: &surface_view, depth: &depth };
-    view.scene.record_frame(&gpu, &mut encoder, &camera, &target);
-    gpu.queue.submit([encoder.finish()]);
-    view.scene.after_submit();
-    let fragment = image::RgbaImage::from_raw(
-        size.0,
-        size.1,
-        bisector::gpu::readback::read_texture_rgba8(&gpu.device, &gpu.queue, &surface, size.0, size.1),
-    )
-    .unwrap();
-    let leaves = view.scene.tree().read_stats(&gpu).leaves;
-    let compute_frame = view.frame(&gpu, &camera);
-    assert_eq!(compute_frame.stats.leaves, leaves, "the tree changed between the two frames");
-    let compute = view.image(&gpu);
+    let (fragment, compute) = common::fragment_then_compute_frames(&gpu, &mut view, &camera, &surface);
     keep("shade-fragment", &fragment);
     keep("shade-compute", &compute);
     let worst = compute.pixels().zip(fragment.pixels()).map(|(a, b)| (0..4).map(|c| a[c].abs_diff(b[c])).max().unwrap()).max().unwrap();

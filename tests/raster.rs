@@ -24,7 +24,6 @@ use bisector::flat::raster::{rasterise_cpu, srgb_encoded_u8, RasterPath, RasterU
 use bisector::flat::{render_shot, RenderSettings, Renderer};
 use bisector::gpu::Gpu;
 use bisector::schedule::headless::{convergence_frame_limit, HeadlessView};
-use bisector::schedule::LebScene;
 use bisector::shaders::SHADERS;
 use bisector::terrain::{procedural, HeightField, TerrainSpec};
 use glam::DVec3;
@@ -199,38 +198,13 @@ fn compute_shade_equals_the_fragment_shade() {
     let renderer = Renderer::new(&gpu, &field, settings.clone(), bisector::gpu::target::COLOR_FORMAT);
     let mut view = HeadlessView::new(&gpu, renderer, size.0, size.1);
     view.converge(&gpu, &camera, convergence_frame_limit(settings.max_depth));
-    // A plain sRGB render target, as a surface is: not a storage texture.
-    let surface = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("test.surface"),
-        size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: bisector::gpu::target::COLOR_FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let surface = common::srgb_surface(&gpu, size);
     let surface_view = surface.create_view(&Default::default());
     let raster = view.scene.vis_raster().expect("the compute path");
     assert!(raster.shades_in_compute(&view.target.color_view), "the offscreen target must be shaded in compute");
     assert!(!raster.shades_in_compute(&surface_view), "an sRGB render target must be shaded by the fragment pass");
     // The tree has converged: the next frames draw the same leaves, once into each target.
-    let depth = bisector::gpu::target::depth_view(&gpu.device, size.0, size.1);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let target = bisector::schedule::FrameTarget { size_px: size, color: &surface_view, depth: &depth };
-    view.scene.record_frame(&gpu, &mut encoder, &camera, &target);
-    gpu.queue.submit([encoder.finish()]);
-    view.scene.after_submit();
-    let fragment = image::RgbaImage::from_raw(
-        size.0,
-        size.1,
-        bisector::gpu::readback::read_texture_rgba8(&gpu.device, &gpu.queue, &surface, size.0, size.1),
-    )
-    .unwrap();
-    let leaves = view.scene.tree().read_stats(&gpu).leaves;
-    let compute_frame = view.frame(&gpu, &camera);
-    assert_eq!(compute_frame.stats.leaves, leaves, "the tree changed between the two frames");
-    let compute = view.image(&gpu);
+    let (fragment, compute) = common::fragment_then_compute_frames(&gpu, &mut view, &camera, &surface);
     let sky = *fragment.get_pixel(0, 0);
     let terrain = fragment.pixels().filter(|&&p| p != sky).count();
     assert!(terrain > (size.0 * size.1 / 3) as usize, "the terrain must fill much of the view: {terrain} pixels");

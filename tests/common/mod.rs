@@ -198,3 +198,47 @@ impl Drop for VirtualDisplay {
         let _ = self.server.wait();
     }
 }
+
+/// A plain sRGB render target of `size` (as a window surface is: not a storage texture), which the
+/// compute rasteriser's shade must fill with its full-screen fragment pass.
+pub fn srgb_surface(gpu: &Gpu, size: (u32, u32)) -> wgpu::Texture {
+    gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("test.surface"),
+        size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: bisector::gpu::target::COLOR_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+/// The converged `view`'s next two frames from `camera`: one into `surface` (`srgb_surface`,
+/// shaded by the fragment pass), then one into the view's offscreen target (shaded in compute),
+/// as (fragment, compute) images; asserts the tree drew the same leaves both times.
+pub fn fragment_then_compute_frames<S: bisector::schedule::LebScene>(
+    gpu: &Gpu,
+    view: &mut bisector::schedule::headless::HeadlessView<S>,
+    camera: &S::Camera,
+    surface: &wgpu::Texture,
+) -> (image::RgbaImage, image::RgbaImage) {
+    let size = (surface.width(), surface.height());
+    let surface_view = surface.create_view(&Default::default());
+    let depth = bisector::gpu::target::depth_view(&gpu.device, size.0, size.1);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let target = bisector::schedule::FrameTarget { size_px: size, color: &surface_view, depth: &depth };
+    view.scene.record_frame(gpu, &mut encoder, camera, &target);
+    gpu.queue.submit([encoder.finish()]);
+    view.scene.after_submit();
+    let fragment = image::RgbaImage::from_raw(
+        size.0,
+        size.1,
+        bisector::gpu::readback::read_texture_rgba8(&gpu.device, &gpu.queue, surface, size.0, size.1),
+    )
+    .unwrap();
+    let leaves = view.scene.tree().read_stats(gpu).leaves;
+    let compute_frame = view.frame(gpu, camera);
+    assert_eq!(compute_frame.stats.leaves, leaves, "the tree changed between the two frames");
+    (fragment, view.image(gpu))
+}
