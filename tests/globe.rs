@@ -99,7 +99,7 @@ mod planet {
     use bisector::globe::camera::GlobeCamera;
     use bisector::globe::ground::Ground;
     use bisector::globe::renderer::{GlobeRenderer, GlobeSettings, SPACE_COLOR};
-    use bisector::globe::spec::GlobeSpec;
+
     use bisector::gpu::Gpu;
     use bisector::schedule::headless::HeadlessView;
     use rand::Rng;
@@ -166,16 +166,7 @@ mod planet {
         assert!(flip < 0.02, "the tiny cache's settled image differs from the full cache's: mean FLIP {flip}");
     }
 
-    fn mean_flip(a: &image::RgbaImage, b: &image::RgbaImage) -> f32 {
-        let rgb = |i: &image::RgbaImage| image::DynamicImage::ImageRgba8(i.clone()).to_rgb8();
-        let (ra, rb) = (rgb(a), rgb(b));
-        let map = nv_flip::flip(
-            nv_flip::FlipImageRgb8::with_data(a.width(), a.height(), ra.as_raw()),
-            nv_flip::FlipImageRgb8::with_data(b.width(), b.height(), rb.as_raw()),
-            nv_flip::DEFAULT_PIXELS_PER_DEGREE,
-        );
-        nv_flip::FlipPool::from_image(&map).mean()
-    }
+    use super::golden::mean_flip;
 
     /// Golden: the procedural planet from orbit (shaded), as `shot --terrain planet` draws it.
     #[test]
@@ -187,18 +178,7 @@ mod planet {
         golden::assert_golden("planet_orbit", &view.image(&gpu), 0.005);
     }
 
-    /// A file of the repository's elevation data (heightmaps/), named when absent.
-    fn data(relative: &str) -> std::path::PathBuf {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
-        assert!(path.exists(), "{} is missing: the repository's elevation data (heightmaps/) is incomplete", path.display());
-        path
-    }
-
-    /// ETOPO20 with the Taiwan pyramid over it, as `--terrain planet:ETOPO,TAIWAN` opens it.
-    fn taiwan() -> Ground {
-        let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
-        Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
-    }
+    use super::common::taiwan_ground as taiwan;
 
     /// Renders `ground` from `camera` at `width_px` x `height_px` with a tree of `max_depth`
     /// until it has converged and the tile cache (`tiles` tiles, big enough for the view) has
@@ -263,8 +243,7 @@ mod planet {
     /// within 3 km) is printed: the bisector pool (issue 15) is what brings it to metres.
     #[test]
     fn bridge_view_off_the_qingshui_cliffs() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
-        let camera = bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera();
+        let camera = super::common::bridge_camera();
         let ground = taiwan();
         let (lon, lat) = camera.lon_lat_deg();
         let sea_m = ground.height_m(lon, lat).unwrap().unwrap();

@@ -7,13 +7,11 @@ mod cache_probe;
 mod common;
 
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
-use bisector::globe::ground::Ground;
 use bisector::globe::occlusion::{
     hzb_level_count, hzb_levels, hzb_size, is_occluded, vis_depths, DrawnView, GpuOcclusion, HzbLevel, OcclusionFrame,
 };
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::GlobeSettings;
-use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
 use bisector::leb::lod::Criterion;
 use bisector::pool::PoolSettings;
@@ -306,11 +304,8 @@ fn the_ball_test_matches_its_cpu_twin_where_rounding_cannot_flip_it() {
 /// The bridge view (assets/paths/globe-taiwan-coast-ship.json, 20 m above the sea off the
 /// Qingshui cliffs) from a pool at 1 px error, occlusion culling on or off: leaves and image.
 fn bridge_view(occlusion: bool) -> (u32, image::RgbaImage, HeadlessView<GlobePoolRenderer>, Gpu) {
-    let data = |relative: &str| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative);
-    let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
-    let ground = Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"));
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
-    let camera = bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera();
+    let ground = common::taiwan_ground();
+    let camera = common::bridge_camera();
     let pool_settings = PoolSettings::default();
     let size_px = (320, 180);
     let gpu = Gpu::headless(&requirements(&pool_settings, 256).with_image_size(size_px)).unwrap_or_else(|e| panic!("{e}"));

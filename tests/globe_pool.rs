@@ -5,17 +5,16 @@
 
 mod common;
 #[path = "support/golden.rs"]
+#[allow(dead_code)]
 mod golden;
 
 use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
-use bisector::globe::camera::GlobeCamera;
 use bisector::globe::figures::{near_edges_pool, EdgeStats};
 use bisector::globe::ground::Ground;
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::{GlobeSettings, SPACE_COLOR};
-use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
 use bisector::leb::lod::Criterion;
 use bisector::leb::node64::{octahedron_point_fixed, twice_area_fixed, MAP_ONE_64};
@@ -27,19 +26,7 @@ use bisector::schedule::LebScene;
 /// `near_edge_m.median` of the heap (max depth 28) on this view at 480x270 on lavapipe.
 const HEAP_NEAR_EDGE_MEDIAN_M: f64 = 780.0;
 
-fn data(relative: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative)
-}
-
-fn taiwan() -> Ground {
-    let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
-    Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn bridge_camera() -> GlobeCamera {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
-    bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera()
-}
+use common::{bridge_camera, taiwan_ground as taiwan};
 
 /// What a converged pool view gave.
 struct PoolView {

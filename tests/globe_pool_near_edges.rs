@@ -14,22 +14,16 @@ use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{cpu_find, cpu_height, TileCache, TileCacheConfig};
 use bisector::globe::figures::near_edges_pool;
-use bisector::globe::ground::Ground;
 use bisector::globe::near_edges::{bin_lower_m, edge_tolerance_m, near_edges_twin, NearEdgeHistogram, NearEdgeTwin, BINS};
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::GlobeSettings;
-use bisector::globe::spec::GlobeSpec;
 use bisector::gpu::Gpu;
 use bisector::pool::PoolSettings;
 use bisector::schedule::headless::HeadlessView;
 use bisector::schedule::LebScene;
 use rand::Rng;
 
-fn taiwan() -> Ground {
-    let data = |relative: &str| common::heightmap(relative);
-    let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
-    Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
-}
+use common::taiwan_ground as taiwan;
 
 /// Whether the GPU's histogram is one the twin allows: every edge the twin is sure of in one of
 /// its bins, the others in any bin or none (earliest-deadline-first matching of the GPU's counts

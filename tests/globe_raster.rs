@@ -39,21 +39,7 @@ const THRESHOLD_MEAN_FLIP_LIMB: f32 = 0.013;
 /// The bridge view in wireframe, compute against hardware in the same run.
 const THRESHOLD_MEAN_FLIP_WIREFRAME: f32 = 0.012;
 
-fn data(relative: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("heightmaps").join(relative)
-}
-
-fn taiwan() -> Ground {
-    let spec = GlobeSpec::Earth { base: data("etopo20_global.tif"), regions: vec![data("taiwan-terrain-rgb")] };
-    Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The bridge view (assets/paths/globe-taiwan-coast-ship.json: 20 m above the sea off the
-/// Qingshui cliffs), as tests/globe_pool.rs sees it.
-fn bridge_camera() -> GlobeCamera {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
-    bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera()
-}
+use common::{bridge_camera, heightmap as data, taiwan_ground as taiwan};
 
 /// What a converged view drew.
 struct Drawn {
@@ -89,16 +75,7 @@ fn render(ground: &Ground, pool_slots: u32, size_px: (u32, u32), tiles: u32, set
     Drawn { image: view.image(&gpu), leaves: last.stats.leaves, large, histogram, timed }
 }
 
-fn mean_flip(a: &image::RgbaImage, b: &image::RgbaImage) -> f32 {
-    let rgb = |i: &image::RgbaImage| image::DynamicImage::ImageRgba8(i.clone()).to_rgb8();
-    let (ra, rb) = (rgb(a), rgb(b));
-    let map = nv_flip::flip(
-        nv_flip::FlipImageRgb8::with_data(a.width(), a.height(), ra.as_raw()),
-        nv_flip::FlipImageRgb8::with_data(b.width(), b.height(), rb.as_raw()),
-        nv_flip::DEFAULT_PIXELS_PER_DEGREE,
-    );
-    nv_flip::FlipPool::from_image(&map).mean()
-}
+use golden::mean_flip;
 
 /// Writes `image` as `name`.png into $BISECTOR_GLOBE_RASTER_IMAGES when set (for looking).
 fn keep(name: &str, image: &image::RgbaImage) {

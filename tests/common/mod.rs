@@ -242,3 +242,18 @@ pub fn fragment_then_compute_frames<S: bisector::schedule::LebScene>(
     assert_eq!(compute_frame.stats.leaves, leaves, "the tree changed between the two frames");
     (fragment, view.image(gpu))
 }
+
+/// ETOPO20 with the Taiwan pyramid over it, as `--terrain
+/// planet:heightmaps/etopo20_global.tif,heightmaps/taiwan-terrain-rgb` opens it.
+pub fn taiwan_ground() -> bisector::globe::ground::Ground {
+    let spec =
+        bisector::globe::spec::GlobeSpec::Earth { base: heightmap("etopo20_global.tif"), regions: vec![heightmap("taiwan-terrain-rgb")] };
+    bisector::globe::ground::Ground::open(&spec).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The bridge view: the first pose of assets/paths/globe-taiwan-coast-ship.json, 20 m above the
+/// sea some 2 km off the Qingshui cliffs, looking at them.
+pub fn bridge_camera() -> bisector::globe::camera::GlobeCamera {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths/globe-taiwan-coast-ship.json");
+    bisector::bench::globe_path::GlobePath::load(&path).unwrap_or_else(|e| panic!("{e}")).sample(0.0).camera()
+}

@@ -173,6 +173,19 @@ impl GoldenPaths {
 ///
 /// [`GoldenError`] when the reference is missing (and updating is off), unreadable or of a
 /// different size, the image is empty, or a file cannot be written or removed.
+/// The mean FLIP (nv_flip, the default pixels per degree) between two images of one size, alpha
+/// ignored: what `compare_golden` thresholds, for tests comparing two renders with each other.
+pub fn mean_flip(a: &image::RgbaImage, b: &image::RgbaImage) -> f32 {
+    let rgb = |i: &image::RgbaImage| image::DynamicImage::ImageRgba8(i.clone()).to_rgb8();
+    let (ra, rb) = (rgb(a), rgb(b));
+    let map = nv_flip::flip(
+        nv_flip::FlipImageRgb8::with_data(a.width(), a.height(), ra.as_raw()),
+        nv_flip::FlipImageRgb8::with_data(b.width(), b.height(), rb.as_raw()),
+        nv_flip::DEFAULT_PIXELS_PER_DEGREE,
+    );
+    nv_flip::FlipPool::from_image(&map).mean()
+}
+
 pub fn compare_golden(dir: &Path, name: &str, actual: &image::RgbaImage, threshold_mean_flip: f32) -> Result<GoldenOutcome, GoldenError> {
     compare_golden_with_mode(dir, name, actual, threshold_mean_flip, UpdateMode::from_env())
 }
