@@ -67,7 +67,7 @@ fn globe_detail_zoom() -> u32 {
 // The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the
 // tiles a triangle seen from `distance_m` samples (--lod error; shared/tile_error.wgsl).
 fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {
-    return tile_error_box_m(min(min(m[0], m[1]), m[2]), max(max(m[0], m[1]), m[2]), globe_wanted_zoom(distance_m), globe_detail_zoom());
+    return globe_data_error_sample(m, distance_m).error_m;
 }
 
 // `globe_data_error_m` with the tile whose summary it read: the box's lower corner, the zoom it

@@ -446,7 +446,7 @@ impl LayeredEarth {
         let base = match open_source(base)? {
             HeightSource::Raster(raster) => GlobalRaster::new(base, raster)?,
             // A GeoTIFF read lazily (a COG): its finest level that fits is held whole.
-            HeightSource::Pyramid(_) if crate::terrain::tile_source::archive_kind(base) == Some("geotiff") => {
+            HeightSource::Pyramid(_) if kind == Some("geotiff") => {
                 GlobalRaster::new(base, crate::terrain::cog::read_level_that_fits(base, crate::terrain::cog::LAZY_MIN_SAMPLES)?)?
             }
             _ => return Err(file_error(base, "the planet's base must be a global geographic GeoTIFF")),
