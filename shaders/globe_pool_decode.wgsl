@@ -80,6 +80,9 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         for (var corner = 0u; corner < 3u; corner += 1u) {
             draw_positions[3u * i + corner] = vec4<f32>(p[pool_draw_vertex(depth, corner)], select(1.0, b.error_m, corner == 0u));
         }
+        if (NEAR_EDGES) {
+            near_edge_record(m, p);
+        }
         if (!globe_is_hidden(b)) {
             let projected_px = globe_projected_px(b);
             if (projected_px > LARGE_LEAF_PX) {
@@ -101,10 +104,6 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 atomicAdd(&wg_capped, 1u);
             }
         }
-    }
-    if (NEAR_EDGES && i < leaves) {
-        let slot = pool_list[i];
-        near_edge_record(array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]));
     }
     workgroupBarrier();
     if (NEAR_EDGES) {

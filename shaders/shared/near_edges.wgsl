@@ -37,11 +37,10 @@ fn near_edge_add(length_m: f32) {
     atomicMax(&wg_near_min_inverted_bits, ~bitcast<u32>(length_m));
 }
 
-// Bins the edges of leaf `v` when its map centroid lies on land (height above 0 m) within
-// NEAR_EDGE_DISTANCE_M of the camera (src/globe/figures.rs's rule), its vertices at their drawn
-// heights.
-fn near_edge_record(v: array<vec4<u32>, 3>) {
-    let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
+// Bins the edges of a leaf with map vertices `m`, placed at `p` (camera-relative, at their drawn
+// heights: the decode's own positions), when its map centroid lies on land (height above 0 m)
+// within NEAR_EDGE_DISTANCE_M of the camera (src/globe/figures.rs's rule).
+fn near_edge_record(m: array<vec2<u32>, 3>, p: array<vec3<f32>, 3>) {
     // On the sphere first: no point of a leaf lies farther than 3 hypotenuses from its
     // hypotenuse's midpoint, nor higher than NEAR_EDGE_MAX_HEIGHT_M.
     let s0 = globe_relative_position_m(m[0], 0.0);
@@ -54,12 +53,9 @@ fn near_edge_record(v: array<vec4<u32>, 3>) {
     if (!(centre_h > 0.0) || length(pool_relative_position_m(vec4<u32>(0u, c.x, 0u, c.y), centre_h)) > NEAR_EDGE_DISTANCE_M) {
         return;
     }
-    let p0 = pool_relative_position_m(v[0], pool_vertex_height_m(v[0]));
-    let p1 = pool_relative_position_m(v[1], pool_vertex_height_m(v[1]));
-    let p2 = pool_relative_position_m(v[2], pool_vertex_height_m(v[2]));
-    near_edge_add(length(p0 - p1));
-    near_edge_add(length(p1 - p2));
-    near_edge_add(length(p2 - p0));
+    near_edge_add(length(p[0] - p[1]));
+    near_edge_add(length(p[1] - p[2]));
+    near_edge_add(length(p[2] - p[0]));
 }
 
 // After a workgroupBarrier: the workgroup's counts into `near_edges`, thread `local` of

@@ -1,7 +1,7 @@
 //! The one frame schedule of every scene, flat terrain and globe alike:
 //!
 //! ```text
-//! begin (scene: e.g. the tile cache's frame) -> uniforms -> view passes (scene: the globe's
+//! frame.start (an empty timed pass) -> begin (scene: e.g. the tile cache's frame) -> uniforms -> view passes (scene: the globe's
 //!   atmosphere tables) -> split | merge -> cbt.reduce -> cbt.args -> decode
 //!   -> background (scene: the globe's sky) -> draw -> end (scene) -> resolve the timestamps
 //! ```
@@ -23,6 +23,10 @@ use crate::gpu::timings::{take_timings, FrameTimings};
 use crate::gpu::Gpu;
 use crate::leb::cpu::UpdateKind;
 use crate::leb::decode::LodStats;
+
+/// The label of the empty timed pass that opens every frame, so that the frame's GPU time starts
+/// before the untimed copies and clears of its beginning.
+pub const FRAME_START_LABEL: &str = "frame.start";
 
 /// The GPU CBT and the passes, profiler and frame count every scene's schedule shares.
 pub struct LebTree {
@@ -184,6 +188,10 @@ pub trait LebScene {
     /// The frame's passes before the draw: the scene's begin, its uniforms for `camera` on a
     /// viewport of `size_px`, the update (split or merge), cbt.reduce, cbt.args and decode.
     fn record_compute(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, camera: &Self::Camera, size_px: (u32, u32)) {
+        // An empty timed pass first, so that the frame's GPU time (first pass's start to last
+        // pass's end) holds the untimed copies and clears before the first real pass (tile
+        // uploads, the pool's snapshot) whichever pass comes first.
+        crate::gpu::profiled_compute_pass(&self.tree().profiler, encoder, FRAME_START_LABEL, |_| {});
         self.record_begin(gpu, encoder);
         self.set_view(&gpu.queue, camera, size_px);
         self.record_view(encoder);
