@@ -203,8 +203,7 @@ fn globe_bench_reports_passes_and_the_tile_cache() {
         "cbt.args",
         "globe.decode",
         "globe.draw",
-        "atmosphere.sky_view",
-        "atmosphere.aerial_perspective",
+        "atmosphere.views",
         "atmosphere.sky",
     ] {
         assert!(names.contains(&pass), "pass {pass} missing from {names:?}");
