@@ -196,16 +196,8 @@ fn globe_bench_reports_passes_and_the_tile_cache() {
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     // The atmosphere's transmittance and multiple scattering run once, before the measured frames.
-    for pass in [
-        "globe.split",
-        "globe.merge",
-        "cbt.reduce",
-        "cbt.args",
-        "globe.decode",
-        "globe.draw",
-        "atmosphere.views",
-        "atmosphere.sky",
-    ] {
+    for pass in ["globe.split", "globe.merge", "cbt.reduce", "cbt.args", "globe.decode", "globe.draw", "atmosphere.views", "atmosphere.sky"]
+    {
         assert!(names.contains(&pass), "pass {pass} missing from {names:?}");
     }
     assert_eq!(report["meta"]["criterion"], "edge-length");

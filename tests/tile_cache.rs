@@ -369,7 +369,7 @@ fn gpu_planet_tiles_equal_the_cpu_twin_and_neighbours_share_edges() {
     let generate = TileGenerate::new(&gpu.device, &atlas, keys.len() as u32);
     let jobs: Vec<TileJob> = keys.iter().enumerate().map(|(i, k)| TileJob { key: k.pack(), layer: i as u32, seed }).collect();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    generate.record(&gpu.queue, &mut encoder, &jobs);
+    generate.record(&gpu.queue, &mut encoder, None, &jobs);
     gpu.queue.submit([encoder.finish()]);
     let layers: Vec<Vec<f32>> = (0..keys.len() as u32).map(|l| atlas.read_layer(&gpu.device, &gpu.queue, l)).collect();
     let mut worst = 0.0f32;

@@ -448,7 +448,7 @@ impl LebScene for GlobePoolRenderer {
     /// The tile cache's frame: residency, uploads, clearing the feedback set.
     fn record_begin(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
         let frame_index = self.tree.frame_index() + 1;
-        self.cache.begin_frame(gpu, encoder, frame_index);
+        self.cache.begin_timed_frame(gpu, encoder, Some(&self.tree.profiler), frame_index);
     }
 
     /// The tile cache's read-backs of its feedback set and used bits.

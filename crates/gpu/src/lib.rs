@@ -265,6 +265,20 @@ pub fn profiled_compute_pass(
     profiler.end_query(encoder, query);
 }
 
+/// Records a compute pass labelled `label`, inside a profiler scope of the same name when a
+/// profiler is given (a frame's passes), else untimed (loads and tests outside frames).
+pub fn compute_pass_timed_by(
+    profiler: Option<&wgpu_profiler::GpuProfiler>,
+    encoder: &mut wgpu::CommandEncoder,
+    label: &str,
+    record: impl FnOnce(&mut wgpu::ComputePass<'_>),
+) {
+    match profiler {
+        Some(profiler) => profiled_compute_pass(profiler, encoder, label, record),
+        None => record(&mut encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None })),
+    }
+}
+
 /// A new profiler (timestamps are skipped silently when the device has none).
 pub fn create_profiler(device: &wgpu::Device) -> wgpu_profiler::GpuProfiler {
     wgpu_profiler::GpuProfiler::new(device, wgpu_profiler::GpuProfilerSettings { max_num_pending_frames: 8, ..Default::default() })

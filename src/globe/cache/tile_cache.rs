@@ -278,9 +278,9 @@ impl TileCache {
             }
         }
         if let Mode::Procedural { generate, .. } = &self.mode {
-            generate.record(&gpu.queue, &mut encoder, &jobs);
+            generate.record(&gpu.queue, &mut encoder, None, &jobs);
         }
-        self.errors.record(&gpu.queue, &mut encoder, &written);
+        self.errors.record(&gpu.queue, &mut encoder, None, &written);
         self.table.sync(&gpu.queue, self.residency.table_mut());
         gpu.queue.submit([encoder.finish()]);
         gpu.wait_idle();
@@ -383,6 +383,18 @@ impl TileCache {
     /// `encoder`, which must be submitted before the frame's passes that use the cache (or be
     /// the encoder they record into, after this call).
     pub fn begin_frame(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, frame_index: u64) {
+        self.begin_timed_frame(gpu, encoder, None, frame_index);
+    }
+
+    /// `begin_frame` with its passes (cache.tile_generate, cache.tile_error) timed by `profiler`
+    /// when given (a scene's frames: the tiles' cost shows in the frame it lands in).
+    pub fn begin_timed_frame(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: Option<&wgpu_profiler::GpuProfiler>,
+        frame_index: u64,
+    ) {
         self.frame = frame_index;
         let _ = gpu.device.poll(wgpu::PollType::Poll);
         self.collect_readbacks();
@@ -399,7 +411,7 @@ impl TileCache {
                         None => self.residency.cancel(key),
                     }
                 }
-                generate.record(&gpu.queue, encoder, &jobs);
+                generate.record(&gpu.queue, encoder, profiler, &jobs);
                 uploaded = jobs.len() as u32;
                 written.extend(jobs.iter().map(|job| (job.layer, 1.0)));
             }
@@ -437,7 +449,7 @@ impl TileCache {
                 }
             }
         }
-        self.errors.record(&gpu.queue, encoder, &written);
+        self.errors.record(&gpu.queue, encoder, profiler, &written);
         let evictions = (self.residency.evictions_total() - evictions_before) as u32;
         if uploaded > 0 || evictions > 0 {
             self.last_change_frame = frame_index;

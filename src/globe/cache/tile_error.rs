@@ -35,6 +35,7 @@
 
 use super::atlas::Atlas;
 use super::tile_layout::{TILE_BORDER, TILE_INTERVALS, TILE_SIDE};
+use wgpu_profiler::GpuProfiler as Profiler;
 
 /// Cells along a level-0 block's side.
 pub const BLOCK_CELLS: u32 = 16;
@@ -226,17 +227,19 @@ impl TileErrors {
     /// Records the summaries of `slots` (their atlas layers written before this pass).
     /// `slots`: (atlas slot, `native_cells`). At most `max_slots` (one slot list per submission:
     /// the buffer is written by the queue).
-    pub fn record(&self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, slots: &[(u32, f32)]) {
+    /// Timed by `profiler` when given (a frame's uploads).
+    pub fn record(&self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, profiler: Option<&Profiler>, slots: &[(u32, f32)]) {
         assert!(slots.len() as u32 <= self.max_slots, "{} slots, room for {}", slots.len(), self.max_slots);
         if slots.is_empty() {
             return;
         }
         let jobs: Vec<[u32; 2]> = slots.iter().map(|&(slot, native)| [slot, native_shift(native)]).collect();
         queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(&jobs));
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("cache.tile_error"), timestamp_writes: None });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(slots.len() as u32, 1, 1);
+        crate::gpu::compute_pass_timed_by(profiler, encoder, "cache.tile_error", |pass| {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.dispatch_workgroups(slots.len() as u32, 1, 1);
+        });
     }
 
     /// Reads `layer`'s summary back (tests; waits for the GPU).

@@ -197,18 +197,25 @@ impl TileGenerate {
 
     /// Writes `jobs` (at most `max_jobs`) and records the dispatch that generates them. Call
     /// once per submission: the job buffer is written with `queue.write_buffer`.
-    pub fn record(&self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, jobs: &[TileJob]) {
+    /// Timed by `profiler` when given (a frame's uploads).
+    pub fn record(
+        &self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: Option<&wgpu_profiler::GpuProfiler>,
+        jobs: &[TileJob],
+    ) {
         assert!(jobs.len() as u32 <= self.max_jobs, "{} jobs, room for {}", jobs.len(), self.max_jobs);
         if jobs.is_empty() {
             return;
         }
         queue.write_buffer(&self.jobs, 0, bytemuck::cast_slice(jobs));
-        let mut pass =
-            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("cache.tile_generate"), timestamp_writes: None });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        let groups = TILE_SIDE.div_ceil(8);
-        pass.dispatch_workgroups(groups, groups, jobs.len() as u32);
+        crate::gpu::compute_pass_timed_by(profiler, encoder, "cache.tile_generate", |pass| {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            let groups = TILE_SIDE.div_ceil(8);
+            pass.dispatch_workgroups(groups, groups, jobs.len() as u32);
+        });
     }
 }
 
