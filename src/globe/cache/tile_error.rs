@@ -179,8 +179,9 @@ pub struct TileErrors {
     pub texture: wgpu::Texture,
     /// All layers as `texture_2d_array<f32>`.
     pub view: wgpu::TextureView,
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+    /// The two dispatches (shaders/tile_error.wgsl): the level-0 blocks, then the coarser levels.
+    blocks: (wgpu::ComputePipeline, wgpu::BindGroup),
+    levels: (wgpu::ComputePipeline, wgpu::BindGroup),
     slots: wgpu::Buffer,
     max_slots: u32,
 }
@@ -211,17 +212,32 @@ impl TileErrors {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let pipeline = crate::shaders::SHADERS.compute_pipeline(device, "cache.tile_error", "tile_error.wgsl", "main", &[]);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("cache.tile_error"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: slots.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&atlas.view) },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&view) },
-            ],
+        // Each job's 64 level-0 blocks between the two dispatches (10 f32 each: shaders/tile_error.wgsl's Block).
+        let partial = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cache.tile_error.partial"),
+            size: 64 * 40 * max_slots as u64,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
-        TileErrors { texture, view, pipeline, bind_group, slots, max_slots }
+        let stage = |entry: &str, bindings: &[u32]| {
+            let pipeline =
+                crate::shaders::SHADERS.compute_pipeline(device, &format!("cache.tile_error.{entry}"), "tile_error.wgsl", entry, &[]);
+            let resource = |binding: u32| match binding {
+                0 => slots.as_entire_binding(),
+                1 => wgpu::BindingResource::TextureView(&atlas.view),
+                2 => wgpu::BindingResource::TextureView(&view),
+                _ => partial.as_entire_binding(),
+            };
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("cache.tile_error"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &bindings.iter().map(|&binding| wgpu::BindGroupEntry { binding, resource: resource(binding) }).collect::<Vec<_>>(),
+            });
+            (pipeline, bind_group)
+        };
+        let blocks = stage("blocks", &[0, 1, 2, 3]);
+        let levels = stage("levels", &[0, 2, 3]);
+        TileErrors { texture, view, blocks, levels, slots, max_slots }
     }
 
     /// Records the summaries of `slots` (their atlas layers written before this pass).
@@ -235,10 +251,14 @@ impl TileErrors {
         }
         let jobs: Vec<[u32; 2]> = slots.iter().map(|&(slot, native)| [slot, native_shift(native)]).collect();
         queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(&jobs));
+        let jobs = slots.len() as u32;
         crate::gpu::compute_pass_timed_by(profiler, encoder, "cache.tile_error", |pass| {
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.dispatch_workgroups(slots.len() as u32, 1, 1);
+            pass.set_pipeline(&self.blocks.0);
+            pass.set_bind_group(0, &self.blocks.1, &[]);
+            pass.dispatch_workgroups(64, jobs, 1);
+            pass.set_pipeline(&self.levels.0);
+            pass.set_bind_group(0, &self.levels.1, &[]);
+            pass.dispatch_workgroups(jobs, 1, 1);
         });
     }
 
