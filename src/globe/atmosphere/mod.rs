@@ -431,8 +431,8 @@ impl Atmosphere {
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(x, y, z);
         };
-        for index in first..2 {
-            profiled_compute_pass(profiler, encoder, PASS_LABELS[index], |pass| dispatch(pass, index));
+        for (index, label) in PASS_LABELS.iter().enumerate().take(2).skip(first) {
+            profiled_compute_pass(profiler, encoder, label, |pass| dispatch(pass, index));
         }
         profiled_compute_pass(profiler, encoder, VIEWS_LABEL, |pass| {
             dispatch(pass, 2);
