@@ -12,7 +12,9 @@
 // Compact mode (`*_listed`): classify appends the even leaves in merge state (the only ones elect
 // acts for) to LIST_MERGE, elect runs over them and appends the even leaves of each elected
 // diamond (c0, and q0 when there is one; each once, by the one electing thread) to LIST_MERGED,
-// which merge runs over: exactly the slots it acts for.
+// which merge runs over: exactly the slots it acts for. merge reads the snapshot of e, of o and
+// of the leaf across o's hypotenuse only, so the compact mode's pool.snapshot (`snapshot_merge`)
+// copies the links of those slots alone (nothing before merge writes a link).
 //!include shared/pool_bindings.wgsl
 
 const NO_ID: vec2<u32> = vec2<u32>(0u, 0u);
@@ -144,6 +146,25 @@ fn merge_listed(
     let count = listed_count(LIST_MERGED);
     for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
         merge_into(listed_slot(LIST_MERGED, j));
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn snapshot_merge(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_MERGED);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        let e = listed_slot(LIST_MERGED, j);
+        let o = pool_neighbours[3u * e + POOL_RIGHT];
+        let outside = pool_neighbours[3u * o + POOL_EDGE];
+        snapshot_links(e);
+        snapshot_links(o);
+        if (outside != NO_SLOT) {
+            snapshot_links(outside);
+        }
     }
 }
 

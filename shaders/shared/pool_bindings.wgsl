@@ -100,6 +100,13 @@ fn set_slot_used(slot: u32, used: bool) {
     }
 }
 
+// Copies the links of `slot` to the snapshot (compact mode's pool.snapshot).
+fn snapshot_links(slot: u32) {
+    for (var field = 0u; field < 3u; field += 1u) {
+        pool_snapshot[3u * slot + field] = pool_neighbours[3u * slot + field];
+    }
+}
+
 // Which of `slot`'s fields, in the snapshot, names `other` (the first one).
 fn snapshot_field(slot: u32, other: u32) -> u32 {
     for (var field = 0u; field < 3u; field += 1u) {

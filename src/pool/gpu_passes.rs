@@ -12,15 +12,17 @@
 //!              pool.classify_merge, pool.elect, pool.merge (fix-ups included), (pool_merge.wgsl)
 //!              cbt.reduce, pool.list
 //!
-//! PoolMode::Compact (the renderer's: equal to the twin by meaning)
+//! PoolMode::Compact (the renderer's: equal to the twin by meaning; clear counters, no copy)
 //! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES
 //!              pool.threshold       one workgroup
 //!              pool.mark            over LIST_CANDIDATES; slots whose pattern leaves 0 -> LIST_ALLOCATIONS
 //!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern))
+//!              pool.snapshot        over LIST_ALLOCATIONS: the links of each slot and its 3 neighbours
 //!              pool.bisect          over LIST_ALLOCATIONS
 //!              cbt.reduce, pool.list
 //! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE
 //!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED
+//!              pool.snapshot        over LIST_MERGED: the links of e, its odd sibling o, o's edge neighbour
 //!              pool.merge           over LIST_MERGED
 //!              cbt.reduce, pool.list
 //! ```
@@ -56,6 +58,8 @@ pub(crate) struct PoolPasses {
     classify_merge: wgpu::ComputePipeline,
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
+    snapshot_split: wgpu::ComputePipeline,
+    snapshot_merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
@@ -194,6 +198,8 @@ impl PoolPasses {
             classify_merge: pipeline("pool_merge.wgsl", &listed("classify_merge")),
             elect: pipeline("pool_merge.wgsl", &listed("elect")),
             merge: pipeline("pool_merge.wgsl", &listed("merge")),
+            snapshot_split: pipeline("pool_bisect.wgsl", "snapshot_split"),
+            snapshot_merge: pipeline("pool_merge.wgsl", "snapshot_merge"),
             list,
             compact_workgroups,
             bind_group,
@@ -266,10 +272,20 @@ impl PoolPasses {
         }
     }
 
-    /// The start of every frame: the counters cleared, the links copied to the snapshot.
+    /// The start of every frame: the counters cleared; in the bit-exact mode the links copied to
+    /// the snapshot (the compact mode's pool.snapshot copies only those bisect or merge reads).
     fn begin_frame(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(HISTOGRAM_OFFSET - COUNTERS_OFFSET));
-        encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
+        if self.compact_workgroups.is_none() {
+            encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
+        }
+    }
+
+    /// Records the compact mode's pool.snapshot (nothing in the bit-exact mode).
+    fn record_snapshot(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, pipeline: &wgpu::ComputePipeline) {
+        if self.compact_workgroups.is_some() {
+            self.over_list(encoder, frame, "pool.snapshot", pipeline);
+        }
     }
 
     /// The end of every frame: the reduction, then the draw list.
@@ -291,6 +307,7 @@ impl PoolPasses {
             self.single(encoder, frame, "pool.alloc_scan", &self.alloc_scan);
         }
         self.over_list(encoder, frame, "pool.allocate", &self.allocate);
+        self.record_snapshot(encoder, frame, &self.snapshot_split);
         self.over_list(encoder, frame, "pool.bisect", &self.bisect);
         self.end_frame(encoder, profiler);
     }
@@ -301,6 +318,7 @@ impl PoolPasses {
         self.begin_frame(encoder);
         self.over_leaves(encoder, frame, "pool.classify_merge", &self.classify_merge);
         self.over_list(encoder, frame, "pool.elect", &self.elect);
+        self.record_snapshot(encoder, frame, &self.snapshot_merge);
         self.over_list(encoder, frame, "pool.merge", &self.merge);
         self.end_frame(encoder, profiler);
     }
