@@ -6,7 +6,8 @@
 //! buffer            per slot                                     written by
 //! pool.ids          vec2<u32>: the 64-bit node id (lo, hi); 0 = free      bisect, merge
 //! pool.neighbours   3 x u32: (left, right, edge) slots                    bisect, merge
-//! pool.snapshot     3 x u32: the links as the frame began (copied)        the copy
+//! pool.snapshot     3 x u32: the links as the frame began (copied;        the copy, or
+//!                   compact mode: only those bisect or merge read)        pool.snapshot
 //! pool.vertices     3 x vec4<u32>: (x lo, x hi, y lo, y hi), 2^62 = 1.0   bisect, merge
 //! pool.update       8 x u32: pattern, child slots x3, survivor, flags,    classify, mark,
 //!                   bucket, -                                             allocate, elect
