@@ -207,6 +207,9 @@ fn uploaded_states_read_back_and_validate() {
         let message = GpuPool::new(&gpu, &bad).err().expect("bad settings are refused").to_string();
         assert!(message.contains("--pool-slots") && !message.contains('\n'), "{message}");
     }
+    let bad = PoolSettings { mode: PoolMode::Compact { workgroups: 0 }, ..settings };
+    let message = GpuPool::new(&gpu, &bad).err().expect("a compact mode of no workgroups is refused").to_string();
+    assert!(message.contains("workgroups") && !message.contains('\n'), "{message}");
 }
 
 /// Steps 6 and 7: random split and merge frames, alternating, with foci on the folds, corners,
