@@ -100,7 +100,9 @@ fn set_slot_used(slot: u32, used: bool) {
     }
 }
 
-// Copies the links of `slot` to the snapshot (compact mode's pool.snapshot).
+// Copies the links of `slot` to the snapshot (compact mode's pool.snapshot). Several threads may
+// copy one slot (a neighbour of two listed slots): they write the same words, read from links that
+// no thread of that pass writes.
 fn snapshot_links(slot: u32) {
     for (var field = 0u; field < 3u; field += 1u) {
         pool_snapshot[3u * slot + field] = pool_neighbours[3u * slot + field];
