@@ -5,6 +5,10 @@
 //   pool.alloc_sum   per workgroup of 256 leaves: the sum of their popcounts -> group_sums
 //   pool.alloc_scan  one workgroup: group_sums -> their exclusive prefix; the total allocated
 //   pool.allocate    per leaf: group prefix + workgroup prefix; child slots by decode
+// Compact mode (`allocate_listed`, no alloc_sum or alloc_scan): each slot of LIST_ALLOCATIONS
+// takes its ranks with one atomicAdd of popcount(pattern) on the slots-allocated counter, so the
+// ranks (0 .. total, each once) and the set of slots allocated are the twin's, but which slot gets
+// which depends on the threads' order.
 //!include shared/pool_bindings.wgsl
 
 var<workgroup> wg_scan: array<u32, 256>;
@@ -77,9 +81,26 @@ fn allocate(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
     if (count == 0u) {
         return;
     }
-    let rank = atomicLoad(&pool.group_sums[g]) + prefix;
-    let slot = pool_list[i];
+    allocate_children(pool_list[i], atomicLoad(&pool.group_sums[g]) + prefix, count);
+}
+
+// The children of a slot whose pattern allocates `count` slots from rank `rank` on.
+fn allocate_children(slot: u32, rank: u32, count: u32) {
     for (var j = 0u; j < count; j += 1u) {
         update_store(slot, UPDATE_CHILDREN + j, cbt_decode_pool_slot(rank + j, true));
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn allocate_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_ALLOCATIONS);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        let slot = listed_slot(LIST_ALLOCATIONS, j);
+        let pieces = countOneBits(update_load(slot, UPDATE_PATTERN));
+        allocate_children(slot, atomicAdd(&pool.counters.slots_allocated, pieces), pieces);
     }
 }

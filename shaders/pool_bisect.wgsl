@@ -7,6 +7,11 @@
 // its only writer. Each split flips the vertex order's orientation: two leaves of one depth walk
 // their shared edge in opposite directions, a leg and the hypotenuse of a leaf one level finer
 // in the same direction.
+// Every write here comes from a leaf with a pattern (`bisect` returns for the others), so the
+// compact mode's `bisect_listed` runs over LIST_ALLOCATIONS, which holds exactly those slots.
+// bisect reads the snapshot of its own slot and of its three neighbours only; so the compact
+// mode's pool.snapshot (`snapshot_split`) copies the links of those slots alone, not the whole
+// neighbour buffer (nothing before bisect writes a link).
 //!include shared/pool_bindings.wgsl
 
 // A bisector's pieces: child 0 as (its slot, NO_SLOT) or its two children, child 1 the same way.
@@ -90,9 +95,45 @@ fn bisect(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     let slot = pool_list[i];
     let pattern = update_load(slot, UPDATE_PATTERN);
-    if (pattern == 0u) {
-        return;
+    if (pattern != 0u) {
+        bisect_slot(slot, pattern);
     }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bisect_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_ALLOCATIONS);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        let slot = listed_slot(LIST_ALLOCATIONS, j);
+        bisect_slot(slot, update_load(slot, UPDATE_PATTERN));
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn snapshot_split(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_ALLOCATIONS);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        let slot = listed_slot(LIST_ALLOCATIONS, j);
+        snapshot_links(slot);
+        for (var field = 0u; field < 3u; field += 1u) {
+            let other = pool_neighbours[3u * slot + field];
+            if (other != NO_SLOT) {
+                snapshot_links(other);
+            }
+        }
+    }
+}
+
+// Splits the leaf in `slot` by its (non-zero) pattern.
+fn bisect_slot(slot: u32, pattern: u32) {
     let p = pieces_of(slot, pattern);
     let id = pool_ids[slot];
     let v = load_vertices(slot);

@@ -9,24 +9,47 @@
 //                        snapshot) becomes the parent: id / 2, vertices from child 0, links
 //                        (survivor(e's hypotenuse neighbour), survivor(o's), survivor(e's left));
 //                        o's slot is freed, and an unmerged leaf across o's hypotenuse names e
+// Compact mode (`*_listed`): classify appends the even leaves in merge state (the only ones elect
+// acts for) to LIST_MERGE, elect runs over them and appends the even leaves of each elected
+// diamond (c0, and q0 when there is one; each once, by the one electing thread) to LIST_MERGED,
+// which merge runs over: exactly the slots it acts for. merge reads the snapshot of e, of o and
+// of the leaf across o's hypotenuse only, so the compact mode's pool.snapshot (`snapshot_merge`)
+// copies the links of those slots alone (nothing before merge writes a link).
 //!include shared/pool_bindings.wgsl
 
 const NO_ID: vec2<u32> = vec2<u32>(0u, 0u);
 
+// Classifies listed leaf i in `slot`: true when it is in merge state.
+fn classify_merge_leaf(i: u32, slot: u32) -> bool {
+    reset_update(slot);
+    let id = pool_ids[slot];
+    if (id_depth(id) <= pool.params.base_depth) {
+        return false;
+    }
+    if (pool_parent_error_sq_px2(i, slot) <= pool.params.merge_target_sq_px2) {
+        update_store(slot, UPDATE_FLAGS, FLAG_MERGE);
+        return true;
+    }
+    return false;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn classify_merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = pool_thread_index(group, local);
+    if (i < pool.params.leaves) {
+        _ = classify_merge_leaf(i, pool_list[i]);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn classify_merge_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
     if (i >= pool.params.leaves) {
         return;
     }
     let slot = pool_list[i];
-    reset_update(slot);
-    let id = pool_ids[slot];
-    if (id_depth(id) <= pool.params.base_depth) {
-        return;
-    }
-    if (pool_parent_error_sq_px2(i, slot) <= pool.params.merge_target_sq_px2) {
-        update_store(slot, UPDATE_FLAGS, FLAG_MERGE);
+    if (classify_merge_leaf(i, slot) && (pool_ids[slot].x & 1u) == 0u) {
+        list_push(LIST_MERGE, slot);
     }
 }
 
@@ -34,19 +57,39 @@ fn in_merge_state(slot: u32) -> bool {
     return (update_load(slot, UPDATE_FLAGS) & FLAG_MERGE) != 0u;
 }
 
-fn mark_merged(even: u32, odd: u32) {
+// Marks a pair merged (the odd child survives in the even one's slot); when `listed`, appends the
+// even one to LIST_MERGED.
+fn mark_merged(even: u32, odd: u32, listed: bool) {
     atomicOr(&pool_update[even * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
     atomicOr(&pool_update[odd * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
     update_store(odd, UPDATE_SURVIVOR, even);
+    if (listed) {
+        list_push(LIST_MERGED, even);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn elect(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
-    if (i >= pool.params.leaves) {
-        return;
+    if (i < pool.params.leaves) {
+        elect_from(pool_list[i], false);
     }
-    let c0 = pool_list[i];
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn elect_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_MERGE);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        elect_from(listed_slot(LIST_MERGE, j), true);
+    }
+}
+
+// The election of the diamond of even leaf c0 (nothing for an odd leaf or one not in merge state).
+fn elect_from(c0: u32, listed: bool) {
     let id = pool_ids[c0];
     if ((id.x & 1u) != 0u || !in_merge_state(c0)) {
         return;
@@ -58,7 +101,7 @@ fn elect(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     let q1 = pool_neighbours[3u * c0 + POOL_LEFT];
     let q0 = pool_neighbours[3u * c1 + POOL_RIGHT];
     if (q1 == NO_SLOT && q0 == NO_SLOT) {
-        mark_merged(c0, c1);
+        mark_merged(c0, c1, listed);
         atomicAdd(&pool.counters.diamonds_merged, 1u);
         return;
     }
@@ -69,8 +112,8 @@ fn elect(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     let q1_id = pool_ids[q1];
     let facing_pair = (q0_id.x & 1u) == 0u && id_equal(q1_id, vec2<u32>(q0_id.x | 1u, q0_id.y)) && id_depth(q0_id) == id_depth(id);
     if (facing_pair && in_merge_state(q0) && in_merge_state(q1) && id_less(id, q0_id)) {
-        mark_merged(c0, c1);
-        mark_merged(q0, q1);
+        mark_merged(c0, c1, listed);
+        mark_merged(q0, q1, listed);
         atomicAdd(&pool.counters.diamonds_merged, 1u);
     }
 }
@@ -89,9 +132,44 @@ fn merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
         return;
     }
     let e = pool_list[i];
-    if ((update_load(e, UPDATE_FLAGS) & FLAG_MERGED) == 0u || update_load(e, UPDATE_SURVIVOR) != e) {
-        return;
+    if ((update_load(e, UPDATE_FLAGS) & FLAG_MERGED) != 0u && update_load(e, UPDATE_SURVIVOR) == e) {
+        merge_into(e);
     }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn merge_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_MERGED);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        merge_into(listed_slot(LIST_MERGED, j));
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn snapshot_merge(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_MERGED);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        let e = listed_slot(LIST_MERGED, j);
+        let o = pool_neighbours[3u * e + POOL_RIGHT];
+        let outside = pool_neighbours[3u * o + POOL_EDGE];
+        snapshot_links(e);
+        snapshot_links(o);
+        if (outside != NO_SLOT) {
+            snapshot_links(outside);
+        }
+    }
+}
+
+// Merged even leaf e becomes its parent; its odd sibling's slot is freed.
+fn merge_into(e: u32) {
     let o = pool_snapshot[3u * e + POOL_RIGHT];
     store_vertices(e, parent_of_child0_vertices(load_vertices(e)));
     pool_ids[e] = id_parent(pool_ids[e]);

@@ -6,6 +6,10 @@
 //                        the free slots; T_eff² and the merge target from b*
 //   pool.mark            each candidate with b >= b* walks its chain of hypotenuse neighbours,
 //                        ORing pattern bits; a walk stops where the pattern was already set
+// Compact mode (`*_listed`): classify appends each candidate to LIST_CANDIDATES, mark runs over
+// that list and appends every slot whose pattern it set from 0 (the candidate and the chain's
+// members, each once: only the first OR sees 0) to LIST_ALLOCATIONS, which allocate and bisect
+// run over: exactly the slots with a pattern, the only ones those passes act for.
 //!include shared/pool_bindings.wgsl
 
 // priority::bucket: the float-bit difference of e² and T², 16 buckets per octave.
@@ -34,30 +38,46 @@ fn chain_cost(slot: u32) -> u32 {
     return cost;
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn classify_split(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let i = pool_thread_index(group, local);
-    if (i >= pool.params.leaves) {
-        return;
-    }
-    let slot = pool_list[i];
+// Classifies listed leaf i in `slot`: true when it is a split candidate.
+fn classify_split_leaf(i: u32, slot: u32) -> bool {
     reset_update(slot);
     let id = pool_ids[slot];
     let error_sq = pool_leaf_error_sq_px2(i, slot);
     let target_sq = pool.params.target_sq_px2;
     // A NaN error never wants a split.
     if (!(error_sq > target_sq)) {
-        return;
+        return false;
     }
     atomicAdd(&pool.counters.wanted_split, 1u);
     if (id_depth(id) >= pool.params.max_depth) {
         atomicAdd(&pool.counters.capped_by_depth, 1u);
-        return;
+        return false;
     }
     let bucket = priority_bucket(error_sq, target_sq);
     atomicAdd(&pool.histogram[bucket], chain_cost(slot));
     update_store(slot, UPDATE_FLAGS, FLAG_CANDIDATE);
     update_store(slot, UPDATE_BUCKET, bucket);
+    return true;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn classify_split(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = pool_thread_index(group, local);
+    if (i < pool.params.leaves) {
+        _ = classify_split_leaf(i, pool_list[i]);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn classify_split_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = pool_thread_index(group, local);
+    if (i >= pool.params.leaves) {
+        return;
+    }
+    let slot = pool_list[i];
+    if (classify_split_leaf(i, slot)) {
+        list_push(LIST_CANDIDATES, slot);
+    }
 }
 
 var<workgroup> wg_suffix: array<u32, 256>;
@@ -105,14 +125,20 @@ fn threshold(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-fn or_pattern(slot: u32, bits: u32) -> u32 {
-    return atomicOr(&pool_update[slot * UPDATE_WORDS + UPDATE_PATTERN], bits);
+// ORs `bits` into the pattern of `slot`: true when it was 0 (this thread is the first setter),
+// which then appends the slot to LIST_ALLOCATIONS when `listed`.
+fn or_pattern(slot: u32, bits: u32, listed: bool) -> bool {
+    let first = atomicOr(&pool_update[slot * UPDATE_WORDS + UPDATE_PATTERN], bits) == 0u;
+    if (first && listed) {
+        list_push(LIST_ALLOCATIONS, slot);
+    }
+    return first;
 }
 
 // The chain from `slot`: itself CENTER; a same-depth hypotenuse neighbour CENTER (the end); a
 // coarser one CENTER | the side of its child along the requester, and on from it.
-fn mark_chain(slot: u32) {
-    if (or_pattern(slot, SPLIT_CENTER) != 0u) {
+fn mark_chain(slot: u32, listed: bool) {
+    if (!or_pattern(slot, SPLIT_CENTER, listed)) {
         return;
     }
     var current = slot;
@@ -122,14 +148,24 @@ fn mark_chain(slot: u32) {
             return;
         }
         if (slot_depth(twin) == slot_depth(current)) {
-            or_pattern(twin, SPLIT_CENTER);
+            _ = or_pattern(twin, SPLIT_CENTER, listed);
             return;
         }
         let side = select(SPLIT_RIGHT, SPLIT_LEFT, pool_neighbours[3u * twin + POOL_LEFT] == current);
-        if (or_pattern(twin, SPLIT_CENTER | side) != 0u) {
+        if (!or_pattern(twin, SPLIT_CENTER | side, listed)) {
             return;
         }
         current = twin;
+    }
+}
+
+// A split candidate in `slot`: admitted (its chain marked) when its bucket is at least b*.
+fn mark_candidate(slot: u32, listed: bool) {
+    if (update_load(slot, UPDATE_BUCKET) >= pool.params.threshold_bucket) {
+        atomicAdd(&pool.counters.admitted, 1u);
+        mark_chain(slot, listed);
+    } else {
+        atomicAdd(&pool.counters.capped_by_pool, 1u);
     }
 }
 
@@ -140,13 +176,19 @@ fn mark(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         return;
     }
     let slot = pool_list[i];
-    if ((update_load(slot, UPDATE_FLAGS) & FLAG_CANDIDATE) == 0u) {
-        return;
+    if ((update_load(slot, UPDATE_FLAGS) & FLAG_CANDIDATE) != 0u) {
+        mark_candidate(slot, false);
     }
-    if (update_load(slot, UPDATE_BUCKET) >= pool.params.threshold_bucket) {
-        atomicAdd(&pool.counters.admitted, 1u);
-        mark_chain(slot);
-    } else {
-        atomicAdd(&pool.counters.capped_by_pool, 1u);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn mark_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = listed_count(LIST_CANDIDATES);
+    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
+        mark_candidate(listed_slot(LIST_CANDIDATES, j), true);
     }
 }

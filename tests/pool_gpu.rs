@@ -3,15 +3,19 @@
 //! whose ancestors all split): after every random split or merge frame, at depths beyond 40 and
 //! across the octahedral map's folds, the GPU holds the twin's pool bit for bit (the same ids in
 //! the same slots, links, vertices, CBT heap and draw list, as allocation goes in slot order on
-//! both), the same frame figures, and its state read back validates and is watertight.
+//! both), the same frame figures, and its state read back validates and is watertight. The
+//! compact mode (`PoolMode::Compact`, the renderer's: lists and atomic allocation) equals the twin
+//! by meaning instead: the same leaves, links between them and vertices by node id, in other slots.
 
 mod common;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use bisector::gpu::Gpu;
 use bisector::leb::node64::{octahedron_point_fixed, twice_area_fixed, BaseMesh64, Node64, MAP_ONE_64};
-use bisector::pool::{GpuPool, PoolSettings, PoolState, PoolTwin, TestCriterion};
+use bisector::pool::cpu::NO_SLOT;
+use bisector::pool::gpu::{LIST_ALLOCATIONS, LIST_CANDIDATES, LIST_MERGE, LIST_MERGED};
+use bisector::pool::{GpuPool, PoolMode, PoolSettings, PoolState, PoolTwin, TestCriterion};
 use rand::Rng;
 
 fn gpu_for(slots: u32) -> Gpu {
@@ -106,6 +110,66 @@ fn frame(gpu: &Gpu, pool: &GpuPool, twin: &mut PoolTwin, criterion: &TestCriteri
     assert_eq!(counters.leaves, twin.used_slots(), "{context}: leaves");
     let deepest = twin.leaves().iter().map(|l| l.depth()).max().unwrap();
     assert_eq!(counters.max_depth_reached, deepest, "{context}: the deepest leaf");
+    let listed = counters.listed.map(|n| n as usize);
+    if pool.mode() == PoolMode::Deterministic {
+        assert_eq!(listed, [0; 4], "{context}: the bit-exact mode wrote compact lists");
+        return;
+    }
+    // The lists hold what each pass acts for: the candidates below max depth; the bisected
+    // leaves, each allocating 1-3 slots; each merged diamond's even leaves, each freeing a slot.
+    let l = |k: u32| listed[k as usize] as u32;
+    if split {
+        assert_eq!(l(LIST_CANDIDATES), stats.wanted_split - stats.capped_by_depth, "{context}: listed candidates");
+        let bisected = l(LIST_ALLOCATIONS);
+        assert!(bisected <= stats.slots_allocated && stats.slots_allocated <= 3 * bisected, "{context}: {bisected} bisected leaves");
+        assert_eq!((l(LIST_MERGE), l(LIST_MERGED)), (0, 0), "{context}: merge lists in a split frame");
+    } else {
+        assert_eq!(l(LIST_MERGED), stats.slots_freed, "{context}: listed merged leaves");
+        assert!(l(LIST_MERGE) >= l(LIST_MERGED), "{context}: fewer even leaves in merge state than merged");
+        assert_eq!((l(LIST_CANDIDATES), l(LIST_ALLOCATIONS)), (0, 0), "{context}: split lists in a merge frame");
+    }
+}
+
+/// What a pool holds, slots aside: for every leaf's id, the ids of its three neighbours (0 across
+/// an open border) and its vertices.
+fn meaning(state: &PoolState) -> BTreeMap<u64, ([u64; 3], [[u64; 2]; 3])> {
+    let id_of = |slot: u32| if slot == NO_SLOT { 0 } else { state.ids.get(slot as usize).copied().unwrap_or(u64::MAX) };
+    state
+        .list
+        .iter()
+        .map(|&slot| (state.ids[slot as usize], (state.neighbours[slot as usize].map(id_of), state.vertices[slot as usize])))
+        .collect()
+}
+
+/// Leaves per depth.
+fn depth_histogram(state: &PoolState) -> BTreeMap<u32, u32> {
+    let mut histogram = BTreeMap::new();
+    for &slot in &state.list {
+        *histogram.entry(63 - state.ids[slot as usize].leading_zeros()).or_default() += 1;
+    }
+    histogram
+}
+
+/// The GPU's state equals the twin's by meaning: the CBT's root count, the set of leaf ids, the
+/// leaves per depth, every leaf's neighbours (as ids) and vertices, and T_eff².
+fn assert_same_meaning(got: &PoolState, twin: &PoolTwin, context: &str) {
+    let expected = twin.state();
+    assert_eq!(got.cbt.node_count(), expected.cbt.node_count(), "{context}: the CBT's root counts");
+    let (got_leaves, expected_leaves) = (meaning(got), meaning(&expected));
+    assert_eq!(got_leaves.len(), got.list.len(), "{context}: an id is listed twice");
+    if let Some(id) = expected_leaves.keys().find(|id| !got_leaves.contains_key(id)) {
+        panic!("{context}: leaf {id} is missing on the GPU ({} leaves there, {} in the twin)", got_leaves.len(), expected_leaves.len());
+    }
+    if let Some(id) = got_leaves.keys().find(|id| !expected_leaves.contains_key(id)) {
+        panic!("{context}: the GPU holds leaf {id}, the twin does not");
+    }
+    assert_eq!(depth_histogram(got), depth_histogram(&expected), "{context}: leaves per depth");
+    for (id, (neighbours, vertices)) in &expected_leaves {
+        let (got_neighbours, got_vertices) = &got_leaves[id];
+        assert_eq!(got_neighbours, neighbours, "{context}: the neighbours of leaf {id} (left, right, edge)");
+        assert_eq!(got_vertices, vertices, "{context}: the vertices of leaf {id}");
+    }
+    assert_eq!(got.effective_target_sq_px2.to_bits(), expected.effective_target_sq_px2.to_bits(), "{context}: T_eff²");
 }
 
 /// Step 5: a new pool holds the base mesh as the twin does; an uploaded twin state reads back
@@ -116,7 +180,7 @@ fn uploaded_states_read_back_and_validate() {
     let mut rng = common::rng("uploaded_states_read_back_and_validate");
     let slots = 1 << 12;
     let gpu = gpu_for(slots);
-    let settings = PoolSettings { pool_slots: slots, max_depth: 50, target_error_px: 1.0 };
+    let settings = PoolSettings { pool_slots: slots, max_depth: 50, target_error_px: 1.0, ..Default::default() };
     let pool = GpuPool::new(&gpu, &settings).unwrap();
     let fresh = PoolTwin::new(BaseMesh64::octahedron(), 12, 50, 1.0);
     assert_same_pool(&pool.read_state(&gpu), &fresh, "the base mesh");
@@ -143,6 +207,9 @@ fn uploaded_states_read_back_and_validate() {
         let message = GpuPool::new(&gpu, &bad).err().expect("bad settings are refused").to_string();
         assert!(message.contains("--pool-slots") && !message.contains('\n'), "{message}");
     }
+    let bad = PoolSettings { mode: PoolMode::Compact { workgroups: 0 }, ..settings };
+    let message = GpuPool::new(&gpu, &bad).err().expect("a compact mode of no workgroups is refused").to_string();
+    assert!(message.contains("workgroups") && !message.contains('\n'), "{message}");
 }
 
 /// Steps 6 and 7: random split and merge frames, alternating, with foci on the folds, corners,
@@ -236,4 +303,103 @@ fn a_large_pool_fills_and_empties_like_the_twin() {
     let state = pool.read_state(&gpu);
     assert_valid(&twin.with_state(state.clone()), "the end");
     assert_watertight(&state, "the end");
+}
+
+/// The compact mode (the renderer's) over random split and merge frames with foci on the folds,
+/// corners and base edges refined to depths 41-56 and moved once: after every frame the same figures, root count,
+/// leaf ids, leaves per depth, neighbours and vertices by id as the twin, with the lists holding
+/// what each pass acts for; every 10 frames the read-back validates and is watertight.
+#[test]
+fn compact_frames_equal_the_twin_by_meaning() {
+    let mut rng = common::rng("compact_frames_equal_the_twin_by_meaning");
+    let (pool_depth, max_depth) = (14, 56);
+    let gpu = gpu_for(1 << pool_depth);
+    let mesh = BaseMesh64::octahedron();
+    let mut twin = PoolTwin::new(mesh.clone(), pool_depth, max_depth, 1.0);
+    let pool = GpuPool::from_twin_in(&gpu, &twin, PoolMode::COMPACT);
+    let mut foci = Vec::new();
+    let (mut deepest, mut moved_slots) = (0, false);
+    for frame_index in 0..120 {
+        if frame_index % 100 == 0 {
+            foci = (0..3).map(|_| node_at(&mesh, random_point(&mut rng), rng.random_range(41..=max_depth))).collect();
+        }
+        let criterion =
+            TestCriterion { salt: rng.random(), split_share: 1 << 10, keep_share: 1 << 14, random_max_depth: 20, foci: foci.clone() };
+        let context = format!("frame {frame_index}");
+        frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
+        let state = pool.read_state(&gpu);
+        assert_same_meaning(&state, &twin, &context);
+        moved_slots |= state.list != twin.leaf_slots();
+        if frame_index % 10 == 9 {
+            assert_valid(&twin.with_state(state.clone()), &context);
+            assert_watertight(&state, &context);
+        }
+        deepest = deepest.max(pool.read_counters(&gpu).max_depth_reached);
+    }
+    assert!(deepest > 40, "the frames reached depth {deepest} only");
+    eprintln!("the compact mode's slots {} the twin's", if moved_slots { "left" } else { "kept" });
+}
+
+/// The compact mode on a pool of 4,096 slots that wants every leaf split, one workgroup per list
+/// pass (so each thread loops over many entries): the splits back off as the twin's do (the same
+/// b*, admitted and capped leaves), the pool fills past half without a crack or hole, and equals
+/// the twin by meaning after every frame.
+#[test]
+fn compact_tiny_pool_caps_like_the_twin() {
+    let mut rng = common::rng("compact_tiny_pool_caps_like_the_twin");
+    let (pool_depth, max_depth) = (12, 40);
+    let gpu = gpu_for(1 << pool_depth);
+    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
+    let pool = GpuPool::from_twin_in(&gpu, &twin, PoolMode::Compact { workgroups: 1 });
+    let salt = rng.random();
+    let (mut capped, mut longest) = (0, 0);
+    for frame_index in 0..40 {
+        let criterion = TestCriterion { salt, split_share: 1 << 16, keep_share: 0, random_max_depth: 64, foci: vec![] };
+        let context = format!("frame {frame_index}");
+        frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
+        let state = pool.read_state(&gpu);
+        assert_same_meaning(&state, &twin, &context);
+        assert!(twin.used_slots() <= twin.slot_count());
+        if frame_index % 2 == 0 {
+            let counters = pool.read_counters(&gpu);
+            capped = counters.capped_leaves();
+            assert_eq!(capped, twin.capped_leaves(), "{context}: capped leaves");
+            longest = longest.max(counters.listed[LIST_CANDIDATES as usize]);
+        }
+        if frame_index % 5 == 4 {
+            assert_valid(&twin.with_state(state.clone()), &context);
+            assert_watertight(&state, &context);
+        }
+    }
+    assert!(capped > 0, "the last split frame capped nothing");
+    assert!(longest > 4 * 256, "the candidate lists had {longest} entries at most: the threads never looped");
+    assert!(twin.used_slots() > (1 << pool_depth) / 2, "the pool never filled: {} slots used", twin.used_slots());
+}
+
+/// The compact mode's merges: a 2^16-slot pool filled by splits and merged back to the base
+/// mesh, two workgroups per list pass, equals the twin by meaning after every frame and ends
+/// with the 8 base triangles.
+#[test]
+fn compact_pool_fills_and_empties_like_the_twin() {
+    let mut rng = common::rng("compact_pool_fills_and_empties_like_the_twin");
+    let (pool_depth, max_depth) = (16, 30);
+    let gpu = gpu_for(1 << pool_depth);
+    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
+    let pool = GpuPool::from_twin_in(&gpu, &twin, PoolMode::Compact { workgroups: 2 });
+    let salt = rng.random();
+    let mut most = 0;
+    for frame_index in 0..36 {
+        let filling = frame_index < 12;
+        let split_share = if filling { 1 << 16 } else { 0 };
+        let criterion = TestCriterion { salt, split_share, keep_share: 0, random_max_depth: 64, foci: vec![] };
+        let context = format!("frame {frame_index}");
+        frame(&gpu, &pool, &mut twin, &criterion, filling, &context);
+        assert_same_meaning(&pool.read_state(&gpu), &twin, &context);
+        most = most.max(twin.used_slots());
+    }
+    assert!(most > 1 << 14, "the pool held {most} leaves at most");
+    let state = pool.read_state(&gpu);
+    assert_valid(&twin.with_state(state.clone()), "the end");
+    assert_watertight(&state, "the end");
+    assert_eq!(state.list.len(), 8, "the pool did not merge back to the base mesh");
 }

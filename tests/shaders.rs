@@ -232,6 +232,7 @@ fn mirrors() -> Vec<Mirror> {
                 slots_freed: "slots_freed",
                 max_depth_reached: "max_depth_reached",
                 leaves: "leaves",
+                listed: "listed",
                 _pad: _,
             }
         ),

@@ -1,6 +1,8 @@
 // The bindings of the pool's update passes (one layout for all of them, src/pool/gpu_passes.rs)
 // and their accessors. Every pass over the leaves runs one thread per entry of pool_list, the used
-// slots in slot order, dispatched indirectly on the args pool.list wrote.
+// slots in slot order, dispatched indirectly on the args pool.list wrote. In the compact mode the
+// passes after classify run over compact lists instead (`*_listed` entry points): a fixed number
+// of workgroups whose threads loop over the list's entries with a grid stride.
 //!include shared/pool_types.wgsl
 //!include shared/hash.wgsl
 //!include shared/pool_criterion.wgsl
@@ -26,6 +28,38 @@ fn cbt_load(word: u32) -> u32 {
 // The leaf index of a thread of a pass over the leaves (may be past the last leaf).
 fn pool_thread_index(group: vec3<u32>, local: u32) -> u32 {
     return dispatch_group_index(group) * WORKGROUP_SIZE + local;
+}
+
+// The compact lists (compact mode): pool_list holds the draw list in entries [0, N), list k's
+// entries at [N, 2N) for the first list of a frame (LIST_CANDIDATES, LIST_MERGE) and [2N, 3N) for
+// the second (LIST_ALLOCATIONS, LIST_MERGED), N the pool's slots; pool.counters.listed[k] counts
+// them. A slot enters a list at most once per frame, so N entries never overflow.
+fn list_base(k: u32) -> u32 {
+    return (1u + (k & 1u)) << CBT_MAX_DEPTH;
+}
+
+// Appends `slot` to compact list k (one atomicAdd; the order depends on the threads).
+fn list_push(k: u32, slot: u32) {
+    let at = atomicAdd(&pool.counters.listed[k], 1u);
+    pool_list[list_base(k) + at] = slot;
+}
+
+fn listed_count(k: u32) -> u32 {
+    return atomicLoad(&pool.counters.listed[k]);
+}
+
+fn listed_slot(k: u32, j: u32) -> u32 {
+    return pool_list[list_base(k) + j];
+}
+
+// The first list entry of a thread of a compact pass (a 1D dispatch) and the stride between its
+// entries: all the dispatch's threads.
+fn grid_first(group: vec3<u32>, local: u32) -> u32 {
+    return group.x * WORKGROUP_SIZE + local;
+}
+
+fn grid_stride(groups: vec3<u32>) -> u32 {
+    return groups.x * WORKGROUP_SIZE;
 }
 
 fn update_load(slot: u32, word: u32) -> u32 {
@@ -63,6 +97,15 @@ fn set_slot_used(slot: u32, used: bool) {
         atomicOr(&cbt_heap[bit >> 5u], mask);
     } else {
         atomicAnd(&cbt_heap[bit >> 5u], ~mask);
+    }
+}
+
+// Copies the links of `slot` to the snapshot (compact mode's pool.snapshot). Several threads may
+// copy one slot (a neighbour of two listed slots): they write the same words, read from links that
+// no thread of that pass writes.
+fn snapshot_links(slot: u32) {
+    for (var field = 0u; field < 3u; field += 1u) {
+        pool_snapshot[3u * slot + field] = pool_neighbours[3u * slot + field];
     }
 }
 

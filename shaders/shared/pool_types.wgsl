@@ -39,12 +39,10 @@ struct PoolCounters {
     slots_freed: atomic<u32>,
     max_depth_reached: atomic<u32>,
     leaves: atomic<u32>,
+    // Entries of the compact lists by LIST_* (compact mode, shared/pool_bindings.wgsl).
+    listed: array<atomic<u32>, 4>,
     _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
 }
 
 struct PoolControl {

@@ -127,7 +127,7 @@ impl GlobePoolRenderer {
         cache: TileCache,
     ) -> Result<GlobePoolRenderer, crate::pool::gpu::PoolError> {
         let device = &gpu.device;
-        let pool_settings = PoolSettings { target_error_px: settings.target_px(), ..pool_settings };
+        let pool_settings = PoolSettings { target_error_px: settings.target_px(), mode: crate::pool::PoolMode::COMPACT, ..pool_settings };
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
         };

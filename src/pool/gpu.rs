@@ -6,19 +6,25 @@
 //! buffer            per slot                                     written by
 //! pool.ids          vec2<u32>: the 64-bit node id (lo, hi); 0 = free      bisect, merge
 //! pool.neighbours   3 x u32: (left, right, edge) slots                    bisect, merge
-//! pool.snapshot     3 x u32: the links as the frame began (copied)        the copy
+//! pool.snapshot     3 x u32: the links as the frame began (copied;        the copy, or
+//!                   compact mode: only those bisect or merge read)        pool.snapshot
 //! pool.vertices     3 x vec4<u32>: (x lo, x hi, y lo, y hi), 2^62 = 1.0   bisect, merge
 //! pool.update       8 x u32: pattern, child slots x3, survivor, flags,    classify, mark,
 //!                   bucket, -                                             allocate, elect
 //! pool.list         u32: the used slots in slot order (the draw list)     list
+//!                   compact mode: two more lists of up to one entry per   classify, mark,
+//!                   slot after it (`LIST_*`)                              elect
 //! pool.control      PoolParams, PoolCounters, histogram[1024], group sums all
 //! pool.args         the indirect dispatch of the passes over the leaves   list
 //! cbt.heap          the pool-mode CBT: bit s = slot s used                bisect, merge, reduce
 //! ```
 //! 64-bit values are pairs of u32 words: the passes only add, subtract, shift and compare them,
-//! so they need no SHADER_INT64 (the camera-relative drawing of step 9 will). Allocation goes in
-//! slot order (a prefix sum over the draw list), so the GPU pool equals its CPU twin bit for bit:
-//! the same slots, links, vertices and CBT heap after every frame.
+//! so they need no SHADER_INT64 (the camera-relative drawing of step 9 will). In
+//! `PoolMode::Deterministic` allocation goes in slot order (a prefix sum over the draw list), so
+//! the GPU pool equals its CPU twin bit for bit: the same slots, links, vertices and CBT heap after
+//! every frame. In `PoolMode::Compact` (the renderer's) the passes after classify run over compact
+//! lists and allocation takes ranks by atomics, so the pool equals the twin by meaning (the same
+//! leaves, links between them and vertices by node id, the same figures) in other slots.
 
 use wgpu::util::DeviceExt;
 
@@ -51,6 +57,18 @@ pub const FLAG_CANDIDATE: u32 = 1;
 pub const FLAG_MERGE: u32 = 2;
 /// Flag: the leaf's diamond merges in this frame.
 pub const FLAG_MERGED: u32 = 4;
+
+/// Compact list (index into `PoolCounters::listed`): the split candidates (classify_split).
+pub const LIST_CANDIDATES: u32 = 0;
+/// Compact list: the slots whose pattern mark set from 0, each once (mark).
+pub const LIST_ALLOCATIONS: u32 = 1;
+/// Compact list: the even leaves in merge state (classify_merge).
+pub const LIST_MERGE: u32 = 2;
+/// Compact list: the even leaves of the diamonds elected to merge (elect).
+pub const LIST_MERGED: u32 = 3;
+/// Workgroups of a compact-mode pass over a list: two per SM of an H100 (132 SMs); its threads
+/// loop over the list with a grid stride.
+pub const COMPACT_WORKGROUPS: u32 = 264;
 
 /// Byte offset of `PoolCounters` in `pool.control`.
 pub const COUNTERS_OFFSET: u64 = 32;
@@ -87,6 +105,10 @@ pub fn constants_wgsl() -> String {
         const_u32("FLAG_CANDIDATE", FLAG_CANDIDATE),
         const_u32("FLAG_MERGE", FLAG_MERGE),
         const_u32("FLAG_MERGED", FLAG_MERGED),
+        const_u32("LIST_CANDIDATES", LIST_CANDIDATES),
+        const_u32("LIST_ALLOCATIONS", LIST_ALLOCATIONS),
+        const_u32("LIST_MERGE", LIST_MERGE),
+        const_u32("LIST_MERGED", LIST_MERGED),
         const_u32("BUCKET_COUNT", BUCKET_COUNT as u32),
         const_u32("BUCKET_SHIFT", BUCKET_SHIFT),
         const_f32("MERGE_RATIO_SQ", MERGE_RATIO_SQ),
@@ -140,7 +162,9 @@ pub struct GpuPoolCounters {
     pub max_depth_reached: u32,
     /// Leaves (used slots) after the frame.
     pub leaves: u32,
-    pub _pad: [u32; 6],
+    /// Entries of the compact lists, by `LIST_*` (compact mode; 0 in the deterministic mode).
+    pub listed: [u32; 4],
+    pub _pad: [u32; 2],
 }
 
 impl GpuPoolCounters {
@@ -164,6 +188,27 @@ impl GpuPoolCounters {
     }
 }
 
+/// How the passes after classify run and how allocation hands out slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PoolMode {
+    /// Every pass over the whole draw list; allocation ranks by a prefix sum in slot order, so
+    /// every buffer equals the CPU twin's bit for bit (`POOL_DETERMINISTIC_SLOTS`, for tests).
+    #[default]
+    Deterministic,
+    /// Only classify over the whole draw list; mark, allocate and bisect (elect and merge) over
+    /// compact lists of the slots that act, in `workgroups` workgroups looping with a grid stride;
+    /// allocation ranks by one atomicAdd per listed slot, so slot numbers depend on thread order.
+    Compact {
+        /// Workgroups of each pass over a list (`COMPACT_WORKGROUPS`).
+        workgroups: u32,
+    },
+}
+
+impl PoolMode {
+    /// The fast mode with its default dispatch.
+    pub const COMPACT: PoolMode = PoolMode::Compact { workgroups: COMPACT_WORKGROUPS };
+}
+
 /// The pool's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PoolSettings {
@@ -173,11 +218,13 @@ pub struct PoolSettings {
     pub max_depth: u32,
     /// The target error T in px.
     pub target_error_px: f32,
+    /// Bit-exact slots or compact lists (the renderer's).
+    pub mode: PoolMode,
 }
 
 impl Default for PoolSettings {
     fn default() -> PoolSettings {
-        PoolSettings { pool_slots: DEFAULT_POOL_SLOTS, max_depth: MAX_DEPTH_64, target_error_px: 1.0 }
+        PoolSettings { pool_slots: DEFAULT_POOL_SLOTS, max_depth: MAX_DEPTH_64, target_error_px: 1.0, mode: PoolMode::Deterministic }
     }
 }
 
@@ -188,6 +235,8 @@ pub enum PoolError {
     Slots(u32),
     #[error("max depth {0} is outside 4..={MAX_DEPTH_64} (64-bit node ids)")]
     Depth(u32),
+    #[error("the pool's compact mode needs 1..=65535 workgroups per pass, not {0}")]
+    Workgroups(u32),
 }
 
 impl PoolSettings {
@@ -198,6 +247,11 @@ impl PoolSettings {
         }
         if !(4..=MAX_DEPTH_64).contains(&self.max_depth) {
             return Err(PoolError::Depth(self.max_depth));
+        }
+        if let PoolMode::Compact { workgroups } = self.mode {
+            if !(1..=65535).contains(&workgroups) {
+                return Err(PoolError::Workgroups(workgroups));
+            }
         }
         Ok(self.pool_slots.trailing_zeros())
     }
@@ -221,6 +275,7 @@ pub struct GpuPool {
     pub(crate) mesh: BaseMesh64,
     pub(crate) max_depth: u32,
     pub(crate) slots: u32,
+    pub(crate) mode: PoolMode,
     /// The allocator (change tracking off: the reduction runs whole).
     pub cbt: GpuCbt,
     pub ids: wgpu::Buffer,
@@ -254,7 +309,7 @@ impl GpuPool {
     pub fn new(gpu: &Gpu, settings: &PoolSettings) -> Result<GpuPool, PoolError> {
         let pool_depth = settings.pool_depth()?;
         let twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, settings.max_depth, settings.target_error_px);
-        Ok(GpuPool::from_twin(gpu, &twin))
+        Ok(GpuPool::build(gpu, &twin, settings.mode, None))
     }
 
     /// A pool of `settings` over the octahedron whose passes evaluate `scene`'s criterion (frames
@@ -262,15 +317,21 @@ impl GpuPool {
     pub fn with_scene_criterion(gpu: &Gpu, settings: &PoolSettings, scene: &SceneCriterion) -> Result<GpuPool, PoolError> {
         let pool_depth = settings.pool_depth()?;
         let twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, settings.max_depth, settings.target_error_px);
-        Ok(GpuPool::build(gpu, &twin, Some(scene)))
+        Ok(GpuPool::build(gpu, &twin, settings.mode, Some(scene)))
     }
 
-    /// A pool holding `twin`'s state (its size, mesh, max depth and targets).
+    /// A pool holding `twin`'s state (its size, mesh, max depth and targets), bit-exact mode.
     pub fn from_twin(gpu: &Gpu, twin: &PoolTwin) -> GpuPool {
-        GpuPool::build(gpu, twin, None)
+        GpuPool::build(gpu, twin, PoolMode::Deterministic, None)
     }
 
-    fn build(gpu: &Gpu, twin: &PoolTwin, scene: Option<&SceneCriterion>) -> GpuPool {
+    /// A pool holding `twin`'s state whose passes run in `mode` (a compact mode's workgroups are
+    /// clamped to 1..=65535).
+    pub fn from_twin_in(gpu: &Gpu, twin: &PoolTwin, mode: PoolMode) -> GpuPool {
+        GpuPool::build(gpu, twin, mode, None)
+    }
+
+    fn build(gpu: &Gpu, twin: &PoolTwin, mode: PoolMode, scene: Option<&SceneCriterion>) -> GpuPool {
         let device = &gpu.device;
         let slots = twin.slot_count();
         let cbt = GpuCbt::new(device, &Cbt::new_pool(twin.cbt().max_depth()), 1 << 10).with_change_tracking(false);
@@ -292,19 +353,24 @@ impl GpuPool {
         let snapshot = storage(device, "pool.snapshot", 12 * slots64);
         let vertices = storage(device, "pool.vertices", vertex_bytes(slots));
         let update = storage(device, "pool.update", 4 * u64::from(UPDATE_WORDS) * slots64);
-        let list = storage(device, "pool.list", 4 * slots64);
+        // The draw list, then in compact mode two lists of at most one entry per slot: each slot
+        // is listed at most once per list (a leaf is a candidate once, its pattern leaves 0 once).
+        let lists = if mode == PoolMode::Deterministic { 1 } else { 3 };
+        let list = storage(device, "pool.list", 4 * lists * slots64);
         let control = storage(device, "pool.control", GROUP_SUMS_OFFSET + 4 * groups);
         let passes = PoolPasses::new(
             device,
             &cbt,
             &[&cbt.heap, &ids, &neighbours, &snapshot, &vertices, &update, &list, &control, scene.map_or(&criterion, |s| s.uniform)],
             &args,
+            mode,
             scene,
         );
         let pool = GpuPool {
             mesh: twin.mesh().clone(),
             max_depth: twin.max_depth(),
             slots,
+            mode,
             cbt,
             ids,
             neighbours,
@@ -324,6 +390,11 @@ impl GpuPool {
     /// Slots of the pool.
     pub fn slot_count(&self) -> u32 {
         self.slots
+    }
+
+    /// How its passes run.
+    pub fn mode(&self) -> PoolMode {
+        self.mode
     }
 
     /// Replaces the pool's state with `twin`'s (same size), then lists the used slots.

@@ -2,6 +2,7 @@
 //! function of split.rs or merge.rs, and the frames that record them.
 //!
 //! ```text
+//! PoolMode::Deterministic (bit-exact: every buffer equals the twin's)
 //! split frame  clear counters and histogram; copy neighbours -> snapshot;
 //!              pool.classify_split, pool.threshold, pool.mark,                 (pool_split.wgsl)
 //!              pool.alloc_sum, pool.alloc_scan, pool.allocate,                 (pool_allocate.wgsl)
@@ -10,17 +11,39 @@
 //! merge frame  clear counters; copy neighbours -> snapshot;
 //!              pool.classify_merge, pool.elect, pool.merge (fix-ups included), (pool_merge.wgsl)
 //!              cbt.reduce, pool.list
+//!
+//! PoolMode::Compact (the renderer's: equal to the twin by meaning; clear counters, no copy)
+//! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES
+//!              pool.threshold       one workgroup
+//!              pool.mark            over LIST_CANDIDATES; slots whose pattern leaves 0 -> LIST_ALLOCATIONS
+//!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern))
+//!              pool.snapshot        over LIST_ALLOCATIONS: the links of each slot and its 3 neighbours
+//!              pool.bisect          over LIST_ALLOCATIONS
+//!              cbt.reduce, pool.list
+//! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE
+//!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED
+//!              pool.snapshot        over LIST_MERGED: the links of e, its odd sibling o, o's edge neighbour
+//!              pool.merge           over LIST_MERGED
+//!              cbt.reduce, pool.list
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
-//! arguments the last pool.list wrote. All of them share one explicit layout (the pool's eight
-//! storage buffers and the criterion's uniform); pool.list has its own, as it writes the
-//! arguments buffer that the others dispatch from.
+//! arguments the last pool.list wrote. A pass over a compact list is a fixed dispatch of
+//! `workgroups` (`COMPACT_WORKGROUPS` = 264, two per H100 SM) whose threads loop over the list's
+//! entries with a grid stride, the count read from `PoolCounters::listed`: no pass writes indirect
+//! arguments between them (each would cost a pass, a few µs on the H100), and with the few hundred
+//! entries of a steady frame each pass costs about its launch; a frame that lists more (the first
+//! frames of a descent) loops. The lists live in pool.list after the draw list (no new binding:
+//! the globe's criterion already binds 12 storage buffers), N entries each, and a slot enters a
+//! list at most once per frame, so they never overflow. alloc_sum and alloc_scan are not needed.
+//!
+//! All of them share one explicit layout (the pool's eight storage buffers and the criterion's
+//! uniform); pool.list has its own, as it writes the arguments buffer that the others dispatch from.
 
 use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::CbtReduce;
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::Gpu;
-use crate::pool::gpu::{GpuPool, COUNTERS_OFFSET, GROUP_SUMS_OFFSET, HISTOGRAM_OFFSET};
+use crate::pool::gpu::{GpuPool, PoolMode, COUNTERS_OFFSET, GROUP_SUMS_OFFSET, HISTOGRAM_OFFSET};
 use crate::shaders::SHADERS;
 
 /// The pipelines and bind groups of the pool's passes.
@@ -35,7 +58,11 @@ pub(crate) struct PoolPasses {
     classify_merge: wgpu::ComputePipeline,
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
+    snapshot_split: wgpu::ComputePipeline,
+    snapshot_merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
+    /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
+    compact_workgroups: Option<u32>,
     bind_group: wgpu::BindGroup,
     /// Whether the passes bind a scene's group at @group(2) (a `SceneCriterion`).
     has_scene_group: bool,
@@ -83,11 +110,13 @@ impl PoolPasses {
     /// The passes over the pool's buffers: `bindings` are bindings 0..=8 of the shared layout
     /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion).
     /// With `scene`, the passes evaluate the scene's criterion (binding 8 is then its uniform).
+    /// In `PoolMode::Compact` the list binding holds three lists of N entries.
     pub(crate) fn new(
         device: &wgpu::Device,
         cbt: &GpuCbt,
         bindings: &[&wgpu::Buffer; 9],
         args: &wgpu::Buffer,
+        mode: PoolMode,
         scene: Option<&SceneCriterion>,
     ) -> PoolPasses {
         let leaf_data = scene.and_then(|s| s.leaf_data);
@@ -152,18 +181,27 @@ impl PoolPasses {
                 .collect::<Vec<_>>(),
         });
         let words = (1u32 << cbt.max_depth) / 32;
+        let compact_workgroups = match mode {
+            PoolMode::Deterministic => None,
+            PoolMode::Compact { workgroups } => Some(workgroups.clamp(1, 65535)),
+        };
+        // The compact mode's entry point of a pass, where it has one.
+        let listed = |entry: &str| if compact_workgroups.is_some() { format!("{entry}_listed") } else { entry.to_string() };
         PoolPasses {
-            classify_split: pipeline("pool_split.wgsl", "classify_split"),
+            classify_split: pipeline("pool_split.wgsl", &listed("classify_split")),
             threshold: pipeline("pool_split.wgsl", "threshold"),
-            mark: pipeline("pool_split.wgsl", "mark"),
+            mark: pipeline("pool_split.wgsl", &listed("mark")),
             alloc_sum: pipeline("pool_allocate.wgsl", "alloc_sum"),
             alloc_scan: pipeline("pool_allocate.wgsl", "alloc_scan"),
-            allocate: pipeline("pool_allocate.wgsl", "allocate"),
-            bisect: pipeline("pool_bisect.wgsl", "bisect"),
-            classify_merge: pipeline("pool_merge.wgsl", "classify_merge"),
-            elect: pipeline("pool_merge.wgsl", "elect"),
-            merge: pipeline("pool_merge.wgsl", "merge"),
+            allocate: pipeline("pool_allocate.wgsl", &listed("allocate")),
+            bisect: pipeline("pool_bisect.wgsl", &listed("bisect")),
+            classify_merge: pipeline("pool_merge.wgsl", &listed("classify_merge")),
+            elect: pipeline("pool_merge.wgsl", &listed("elect")),
+            merge: pipeline("pool_merge.wgsl", &listed("merge")),
+            snapshot_split: pipeline("pool_bisect.wgsl", "snapshot_split"),
+            snapshot_merge: pipeline("pool_merge.wgsl", "snapshot_merge"),
             list,
+            compact_workgroups,
             bind_group,
             has_scene_group: scene.is_some(),
             list_bind_group,
@@ -198,6 +236,18 @@ impl PoolPasses {
         });
     }
 
+    /// Records a pass over the leaves in the bit-exact mode, or over a compact list (a fixed
+    /// dispatch looping over it) in the compact mode.
+    fn over_list(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, label: &str, pipeline: &wgpu::ComputePipeline) {
+        let Some(workgroups) = self.compact_workgroups else {
+            return self.over_leaves(encoder, frame, label, pipeline);
+        };
+        pass(encoder, frame.profiler, label, |pass| {
+            self.bind(pass, pipeline, frame);
+            pass.dispatch_workgroups(workgroups, 1, 1);
+        });
+    }
+
     /// Records a pass of one workgroup.
     fn single(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, label: &str, pipeline: &wgpu::ComputePipeline) {
         pass(encoder, frame.profiler, label, |pass| {
@@ -222,10 +272,20 @@ impl PoolPasses {
         }
     }
 
-    /// The start of every frame: the counters cleared, the links copied to the snapshot.
+    /// The start of every frame: the counters cleared; in the bit-exact mode the links copied to
+    /// the snapshot (the compact mode's pool.snapshot copies only those bisect or merge reads).
     fn begin_frame(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(HISTOGRAM_OFFSET - COUNTERS_OFFSET));
-        encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
+        if self.compact_workgroups.is_none() {
+            encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
+        }
+    }
+
+    /// Records the compact mode's pool.snapshot (nothing in the bit-exact mode).
+    fn record_snapshot(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, pipeline: &wgpu::ComputePipeline) {
+        if self.compact_workgroups.is_some() {
+            self.over_list(encoder, frame, "pool.snapshot", pipeline);
+        }
     }
 
     /// The end of every frame: the reduction, then the draw list.
@@ -241,11 +301,14 @@ impl PoolPasses {
         encoder.clear_buffer(&self.control, HISTOGRAM_OFFSET, Some(GROUP_SUMS_OFFSET - HISTOGRAM_OFFSET));
         self.over_leaves(encoder, frame, "pool.classify_split", &self.classify_split);
         self.single(encoder, frame, "pool.threshold", &self.threshold);
-        self.over_leaves(encoder, frame, "pool.mark", &self.mark);
-        self.over_leaves(encoder, frame, "pool.alloc_sum", &self.alloc_sum);
-        self.single(encoder, frame, "pool.alloc_scan", &self.alloc_scan);
-        self.over_leaves(encoder, frame, "pool.allocate", &self.allocate);
-        self.over_leaves(encoder, frame, "pool.bisect", &self.bisect);
+        self.over_list(encoder, frame, "pool.mark", &self.mark);
+        if self.compact_workgroups.is_none() {
+            self.over_leaves(encoder, frame, "pool.alloc_sum", &self.alloc_sum);
+            self.single(encoder, frame, "pool.alloc_scan", &self.alloc_scan);
+        }
+        self.over_list(encoder, frame, "pool.allocate", &self.allocate);
+        self.record_snapshot(encoder, frame, &self.snapshot_split);
+        self.over_list(encoder, frame, "pool.bisect", &self.bisect);
         self.end_frame(encoder, profiler);
     }
 
@@ -254,8 +317,9 @@ impl PoolPasses {
         let profiler = frame.profiler;
         self.begin_frame(encoder);
         self.over_leaves(encoder, frame, "pool.classify_merge", &self.classify_merge);
-        self.over_leaves(encoder, frame, "pool.elect", &self.elect);
-        self.over_leaves(encoder, frame, "pool.merge", &self.merge);
+        self.over_list(encoder, frame, "pool.elect", &self.elect);
+        self.record_snapshot(encoder, frame, &self.snapshot_merge);
+        self.over_list(encoder, frame, "pool.merge", &self.merge);
         self.end_frame(encoder, profiler);
     }
 }

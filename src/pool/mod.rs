@@ -31,5 +31,5 @@ mod tests;
 
 pub use cpu::{FrameStats, PoolState, PoolTwin, SplitCandidate};
 pub use criterion::TestCriterion;
-pub use gpu::{GpuPool, PoolSettings};
+pub use gpu::{GpuPool, PoolMode, PoolSettings};
 pub use gpu_passes::SceneCriterion;
