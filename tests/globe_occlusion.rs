@@ -128,7 +128,7 @@ fn the_depth_pyramid_matches_its_cpu_twin_exactly() {
     let mut rng = common::rng("the_depth_pyramid_matches_its_cpu_twin_exactly");
     let mut occlusion = GpuOcclusion::new(&gpu.device);
     // Viewports odd and even, powers of two and not, a single row, inside larger attachments.
-    for viewport in [(37, 23), (64, 32), (1, 9), (rng.random_range(2..90), rng.random_range(2..70))] {
+    for viewport in [(37, 23), (64, 32), (1, 9), (2, 61), (531, 77), (rng.random_range(2..90), rng.random_range(2..70))] {
         let attachment = (viewport.0 + rng.random_range(0..5), viewport.1 + rng.random_range(0..5));
         let (depth_texture, depth) = random_depth(&gpu, attachment, rng.random(), 1);
         assert!(depth.contains(&0.0) && depth.iter().any(|&d| d > 0.5), "random depths");
@@ -164,7 +164,7 @@ fn the_depth_pyramid_from_the_visibility_buffer_matches_its_cpu_twin_exactly() {
     let gpu = common::gpu(16);
     let mut rng = common::rng("the_depth_pyramid_from_the_visibility_buffer_matches_its_cpu_twin_exactly");
     let mut occlusion = GpuOcclusion::new(&gpu.device);
-    for viewport in [(37, 23), (64, 32), (1, 9), (rng.random_range(2..90), rng.random_range(2..70))] {
+    for viewport in [(37, 23), (64, 32), (1, 9), (2, 61), (531, 77), (rng.random_range(2..90), rng.random_range(2..70))] {
         let mut words: Vec<u64> = (0..viewport.0 * viewport.1)
             .map(|_| match rng.random_range(0..8) {
                 0 => 0,

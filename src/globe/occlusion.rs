@@ -88,6 +88,15 @@ pub fn hzb_size(viewport_px: (u32, u32)) -> (u32, u32) {
     (half(viewport_px.0), half(viewport_px.1))
 }
 
+/// Levels one globe.hzb dispatch writes (shaders/globe_hzb.wgsl: a 16 x 16 block and three
+/// levels above it in workgroup memory).
+const HZB_CHUNK_LEVELS: u32 = 4;
+
+/// Workgroups of the globe.hzb dispatch whose first level is `first`: one per 16 x 16 block.
+fn hzb_chunk_groups(size: (u32, u32), first: u32) -> (u32, u32) {
+    ((size.0 >> first).max(1).div_ceil(16), (size.1 >> first).max(1).div_ceil(16))
+}
+
 /// The number of mip levels down to 1 x 1.
 pub fn hzb_level_count(size: (u32, u32)) -> u32 {
     32 - size.0.max(size.1).leading_zeros()
@@ -225,10 +234,11 @@ pub struct GpuOcclusion {
 struct SizedHzb {
     viewport_px: (u32, u32),
     texture: wgpu::Texture,
-    /// Level 0 alone: what from_depth writes.
-    base: wgpu::TextureView,
-    /// from_level's bind group of each level from 1.
-    level_groups: Vec<wgpu::BindGroup>,
+    /// The first chunk's storage views (levels 0..4, a placeholder past the last) and its
+    /// uniform: its bind group is made when the source is known (`record_levels`).
+    first_chunk: ([wgpu::TextureView; 4], wgpu::Buffer),
+    /// from_level's bind group and workgroup counts of every later chunk of four levels.
+    chunk_groups: Vec<(wgpu::BindGroup, (u32, u32))>,
     /// The pool passes' @group(1).
     group: wgpu::BindGroup,
 }
@@ -329,9 +339,6 @@ impl GpuOcclusion {
             _ => OcclusionFrame::off(),
         };
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
-        if std::env::var("OCC_DEBUG").is_ok() {
-            eprintln!("occ frame {frame:?}");
-        }
         self.recording = Some(view);
     }
 
@@ -352,16 +359,54 @@ impl GpuOcclusion {
         let mip = |level: u32| {
             texture.create_view(&wgpu::TextureViewDescriptor { base_mip_level: level, mip_level_count: Some(1), ..Default::default() })
         };
-        let level_groups = (1..levels)
-            .map(|level| {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
+        // Levels past the last go to a 1 x 1 placeholder the shader never writes.
+        let placeholder = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("globe.hzb_placeholder"),
+            size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::STORAGE_BINDING,
+            view_formats: &[],
+        });
+        let outputs = |first: u32| -> [wgpu::TextureView; 4] {
+            std::array::from_fn(|k| {
+                if first + (k as u32) < levels {
+                    mip(first + k as u32)
+                } else {
+                    placeholder.create_view(&Default::default())
+                }
+            })
+        };
+        let chunk_uniform = |first: u32| {
+            wgpu::util::DeviceExt::create_buffer_init(
+                device,
+                &wgpu::util::BufferInitDescriptor {
+                    label: Some("globe.hzb_chunk"),
+                    contents: bytemuck::cast_slice(&[(levels - first).min(HZB_CHUNK_LEVELS), 0, 0, 0]),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                },
+            )
+        };
+        let chunk_groups = (HZB_CHUNK_LEVELS..levels)
+            .step_by(HZB_CHUNK_LEVELS as usize)
+            .map(|first| {
+                let views = outputs(first);
+                let uniform = chunk_uniform(first);
+                let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("globe.hzb"),
                     layout: &self.from_level.get_bind_group_layout(0),
                     entries: &[
-                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&mip(level - 1)) },
-                        wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&mip(level)) },
+                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&mip(first - 1)) },
+                        wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[0]) },
+                        wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::TextureView(&views[1]) },
+                        wgpu::BindGroupEntry { binding: 6, resource: wgpu::BindingResource::TextureView(&views[2]) },
+                        wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::TextureView(&views[3]) },
+                        wgpu::BindGroupEntry { binding: 8, resource: uniform.as_entire_binding() },
                     ],
-                })
+                });
+                (group, hzb_chunk_groups(size, first))
             })
             .collect();
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -375,7 +420,7 @@ impl GpuOcclusion {
                 wgpu::BindGroupEntry { binding: 1, resource: self.frame.as_entire_binding() },
             ],
         });
-        SizedHzb { viewport_px, base: mip(0), texture, level_groups, group }
+        SizedHzb { viewport_px, first_chunk: (outputs(0), chunk_uniform(0)), texture, chunk_groups, group }
     }
 
     /// Records globe.hzb from `depth` (the draw's depth attachment, TEXTURE_BINDING, at least the
@@ -401,25 +446,30 @@ impl GpuOcclusion {
     ) {
         let Some(view) = self.recording else { return };
         let sized = self.sized();
+        let (views, uniform) = &sized.first_chunk;
         let base_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globe.hzb"),
             layout: &base.get_bind_group_layout(0),
             entries: &[
                 wgpu::BindGroupEntry { binding: source.0, resource: source.1 },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&sized.base) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&views[0]) },
                 wgpu::BindGroupEntry { binding: 3, resource: self.viewport.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::TextureView(&views[1]) },
+                wgpu::BindGroupEntry { binding: 6, resource: wgpu::BindingResource::TextureView(&views[2]) },
+                wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::TextureView(&views[3]) },
+                wgpu::BindGroupEntry { binding: 8, resource: uniform.as_entire_binding() },
             ],
         });
         let size = hzb_size(sized.viewport_px);
         profiled_compute_pass(profiler, encoder, "globe.hzb", |pass| {
             pass.set_pipeline(base);
             pass.set_bind_group(0, &base_group, &[]);
-            pass.dispatch_workgroups(size.0.div_ceil(8), size.1.div_ceil(8), 1);
+            let (x, y) = hzb_chunk_groups(size, 0);
+            pass.dispatch_workgroups(x, y, 1);
             pass.set_pipeline(&self.from_level);
-            for (i, group) in sized.level_groups.iter().enumerate() {
-                let level = i as u32 + 1;
+            for (group, (x, y)) in &sized.chunk_groups {
                 pass.set_bind_group(0, group, &[]);
-                pass.dispatch_workgroups((size.0 >> level).max(1).div_ceil(8), (size.1 >> level).max(1).div_ceil(8), 1);
+                pass.dispatch_workgroups(*x, *y, 1);
             }
         });
         self.drawn.set(Some(view));
