@@ -3,8 +3,9 @@
 // drawing order (globe.pool_draw_positions), are projected by the frame's clip_from_relative; a
 // triangle whose screen bounding box is at most RasterUniforms.large_px wide and tall, wholly in
 // front of the near plane, is rasterised here into the visibility buffer (shared/vis_raster.wgsl:
-// depth << 32 | the leaf's list index, by a 64-bit atomic max). Larger ones, and those crossing
-// the near plane, are appended to the list raster.large draws (globe_raster_large.wgsl). Back
+// depth << 32 | the leaf's list index, by a 64-bit atomic max). Larger ones go to raster.wide
+// (raster_wide.wgsl, per 32x32-px tile); those crossing the near plane, outside its guard band or
+// past its lists' capacity to the list raster.large draws (globe_raster_large.wgsl). Back
 // faces and triangles outside the viewport are dropped, as the hardware draw drops them. Every
 // triangle on screen counts in the size histogram.
 //!include shared/globe_frame.wgsl
@@ -28,9 +29,11 @@ fn raster_leaf(leaf_index: u32) {
     if (behind == 3u && clip[0].w <= 0.0 && clip[1].w <= 0.0 && clip[2].w <= 0.0) {
         return;
     }
-    if (behind > 0u || raster_triangle(clip, leaf_index) == RASTER_LARGE) {
-        // The hardware clips it against the near plane, or fills it faster.
+    if (behind > 0u) {
+        // The hardware clips it against the near plane.
         raster_large_push(leaf_index);
+    } else if (raster_triangle(clip, leaf_index) == RASTER_LARGE) {
+        raster_large_or_wide(clip, leaf_index);
     }
 }
 

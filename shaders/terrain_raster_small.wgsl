@@ -2,9 +2,10 @@
 // whose screen bounding box is at most RasterUniforms.large_px wide and tall, wholly in front of
 // the near plane, is rasterised here: its corners snapped to 1/256 px as the hardware does, every
 // pixel centre inside or on its edges gets depth << 32 | id by a 64-bit atomic max. Larger ones
-// (and those crossing the near plane) are appended to the list raster.large draws. Back faces,
-// triangles outside the viewport and those touching samples without data are dropped, as the
-// hardware draw drops them. Every triangle on screen counts in the size histogram. The buffer's
+// go to raster.wide (raster_wide.wgsl, per 32x32-px tile); those crossing the near plane, outside
+// its guard band or past its lists' capacity to the list raster.large draws. Back faces, triangles
+// outside the viewport and those touching samples without data are dropped, as the hardware draw
+// drops them. Every triangle on screen counts in the size histogram. The buffer's
 // ids are leaf indices (into leaf_ids); every drawn leaf's three morphed corner heights are stored
 // by leaf index, for raster.large and shade to read instead of sampling and morphing again.
 //!include shared/terrain_surface.wgsl
@@ -47,7 +48,7 @@ fn raster_leaf(leaf_index: u32) {
         return;
     }
     if (raster_triangle(clip, leaf_index) == RASTER_LARGE) {
-        raster_large_push(leaf_index);
+        raster_large_or_wide(clip, leaf_index);
     }
 }
 

@@ -45,9 +45,10 @@ use common::{bridge_camera, heightmap as data, taiwan_ground as taiwan};
 struct Drawn {
     image: image::RgbaImage,
     leaves: u32,
-    /// With the compute rasteriser: triangles left to the hardware in the last frame, and the
-    /// size histogram of every frame.
+    /// With the compute rasteriser: triangles left to the hardware and those sent to raster.wide
+    /// in the last frame, and the size histogram of every frame.
     large: u32,
+    wide: u32,
     histogram: Vec<u32>,
     /// Passes timed in the last frame (empty without timestamps).
     timed: Vec<String>,
@@ -67,12 +68,12 @@ fn render(ground: &Ground, pool_slots: u32, size_px: (u32, u32), tiles: u32, set
     let mut view = HeadlessView::new(&gpu, scene, size_px.0, size_px.1);
     let (frames, last) = view.converge(&gpu, camera, 600);
     assert!(view.scene.is_settled(), "the tile cache did not settle in {frames} frames");
-    let (large, histogram) = match view.scene.vis_raster() {
-        Some(raster) => (raster.read_large_triangles(&gpu), raster.read_histogram(&gpu).to_vec()),
-        None => (0, Vec::new()),
+    let ((large, wide), histogram) = match view.scene.vis_raster() {
+        Some(raster) => ((raster.read_large_triangles(&gpu), raster.read_wide_counts(&gpu).1), raster.read_histogram(&gpu).to_vec()),
+        None => ((0, 0), Vec::new()),
     };
     let timed = last.timings.passes.iter().map(|p| p.label.clone()).collect();
-    Drawn { image: view.image(&gpu), leaves: last.stats.leaves, large, histogram, timed }
+    Drawn { image: view.image(&gpu), leaves: last.stats.leaves, large, wide, histogram, timed }
 }
 
 use golden::mean_flip;
@@ -95,7 +96,7 @@ fn the_pool_golden_in_compute_matches_the_hardware_reference() {
     let drawn = render(&taiwan(), 1 << 20, (480, 270), 512, compute(GlobeSettings::default()), &bridge_camera());
     keep("taiwan_bridge_pool-compute", &drawn.image);
     if !drawn.timed.is_empty() {
-        for pass in ["raster.small", "raster.large", "shade", "globe.hzb"] {
+        for pass in ["raster.small", "raster.wide", "raster.large", "shade", "globe.hzb"] {
             assert!(drawn.timed.iter().any(|t| t == pass), "no timing for {pass} in {:?}", drawn.timed);
         }
     }
@@ -158,7 +159,8 @@ fn is_space(p: &image::Rgba<u8>) -> bool {
 }
 
 /// The bridge view without the atmosphere (space's colour where no triangle is) with triangles
-/// over 8 px sent to the hardware: many go each way, and no pixel inside the terrain of the
+/// over 8 px sent to raster.wide (those crossing the near plane to the hardware): many go each
+/// way, and no pixel inside the terrain of the
 /// hardware picture shows space in the compute one. Occlusion culling (on) refines as many
 /// leaves from the visibility buffer's depths as from the hardware depth.
 #[test]
@@ -172,7 +174,9 @@ fn no_cracks_where_compute_and_hardware_triangles_meet() {
     keep("cracks-compute", &compute.image);
     // Triangles under 8 px (bins 0-3, every frame) went to raster.small.
     let small: u32 = compute.histogram[..4].iter().sum();
-    assert!(compute.large > 500 && small > 5000, "both paths must draw: {} large, histogram {:?}", compute.large, compute.histogram);
+    let (large, wide) = (compute.large, compute.wide);
+    eprintln!("{large} triangles to raster.large, {wide} to raster.wide, histogram {:?}", compute.histogram);
+    assert!(large > 50 && wide > 300 && small > 5000, "all paths must draw: {large} large, {wide} wide, histogram {:?}", compute.histogram);
     let leaves = (f64::from(compute.leaves), f64::from(hardware.leaves));
     assert!((leaves.0 - leaves.1).abs() < 0.05 * leaves.1, "{} leaves in compute, {} with the hardware", leaves.0, leaves.1);
     let (mut inside, mut cracks) = (0, Vec::new());

@@ -20,7 +20,10 @@ mod golden;
 use std::path::Path;
 
 use bisector::flat::camera::Camera;
-use bisector::flat::raster::{rasterise_cpu, srgb_encoded_u8, RasterPath, RasterUniforms, TriangleOutcome};
+use bisector::flat::raster::{
+    rasterise_cpu, rasterise_wide_cpu, srgb_encoded_u8, wide_lists_size, RasterPath, RasterUniforms, TriangleOutcome, WIDE_ARGS_OFFSET,
+    WIDE_ENTRY_CAPACITY,
+};
 use bisector::flat::{render_shot, RenderSettings, Renderer};
 use bisector::gpu::Gpu;
 use bisector::schedule::headless::{convergence_frame_limit, HeadlessView};
@@ -75,7 +78,7 @@ fn check_against_golden(name: &str, field: &HeightField, camera: &Camera, wirefr
     assert!(shot.last.stats.leaves > 1000, "{name}: only {} leaves", shot.last.stats.leaves);
     let timed: Vec<_> = shot.last.timings.passes.iter().map(|p| p.label.as_str()).collect();
     if !timed.is_empty() {
-        for pass in ["raster.small", "raster.large", "shade"] {
+        for pass in ["raster.small", "raster.wide", "raster.large", "shade"] {
             assert!(timed.contains(&pass), "{name}: no timing for {pass} in {timed:?}");
         }
         assert!(!timed.contains(&"render.draw"), "{name}: the hardware draw ran too: {timed:?}");
@@ -115,22 +118,22 @@ fn compute_path_matches_the_hardware_goldens_of_taiwan() {
 }
 
 /// Renders `field` from `camera` at `size_px` with `settings` after the LOD converged; returns
-/// the image and, with the compute rasteriser, the triangles left to the hardware in the last
-/// frame and the size histogram of every frame.
+/// the image and, with the compute rasteriser, the triangles left to the hardware and those sent
+/// to raster.wide in the last frame, and the size histogram of every frame.
 fn render(
     gpu: &Gpu,
     field: &HeightField,
     settings: RenderSettings,
     camera: &Camera,
     size_px: (u32, u32),
-) -> (image::RgbaImage, u32, Vec<u32>) {
+) -> (image::RgbaImage, (u32, u32), Vec<u32>) {
     let max_frames = convergence_frame_limit(settings.max_depth);
     let renderer = Renderer::new(gpu, field, settings, bisector::gpu::target::COLOR_FORMAT);
     let mut view = HeadlessView::new(gpu, renderer, size_px.0, size_px.1);
     let shot = view.shot(gpu, camera, max_frames);
     let (large, histogram) = match view.scene.vis_raster() {
-        Some(raster) => (raster.read_large_triangles(gpu), raster.read_histogram(gpu).to_vec()),
-        None => (0, Vec::new()),
+        Some(raster) => ((raster.read_large_triangles(gpu), raster.read_wide_counts(gpu).1), raster.read_histogram(gpu).to_vec()),
+        None => ((0, 0), Vec::new()),
     };
     (shot.image, large, histogram)
 }
@@ -140,14 +143,16 @@ fn no_cracks_where_compute_and_hardware_triangles_meet() {
     let field = procedural_field();
     let gpu = gpu(&field);
     // Low over the terrain: near triangles are large on screen, far ones small; a 3 px threshold
-    // sends many each way.
+    // sends many each way: to raster.small, to raster.wide, and (those crossing the near plane) to
+    // the hardware.
     let camera = Camera::look_at(DVec3::new(4000.0, 3000.0, 1800.0), DVec3::new(12000.0, 11000.0, 300.0), 60.0);
     let size = (192, 128);
     let settings = RenderSettings { raster_large_px: 3, ..compute_settings(20) };
-    let (compute, large, histogram) = render(&gpu, &field, settings.clone(), &camera, size);
+    let (compute, (large, wide), histogram) = render(&gpu, &field, settings.clone(), &camera, size);
     let (hardware, _, _) = render(&gpu, &field, RenderSettings { raster: RasterPath::Hardware, ..settings }, &camera, size);
     let small: u32 = histogram[..3].iter().sum();
-    assert!(large > 100 && small > 100, "both paths must draw: {large} large triangles, histogram {histogram:?}");
+    eprintln!("{large} triangles to raster.large, {wide} to raster.wide, histogram {histogram:?}");
+    assert!(large > 10 && wide > 100 && small > 100, "all paths must draw: {large} large, {wide} wide, histogram {histogram:?}");
     // The sky's colour: the clear colour in both pictures (top-left corner is sky here).
     let sky = *hardware.get_pixel(0, 0);
     assert_eq!(*compute.get_pixel(0, 0), sky, "the top-left corner must be sky");
@@ -348,6 +353,149 @@ fn triangle_pass_matches_its_cpu_twin_on_random_triangles() {
         }
     }
     assert!(clear > (size * size) as usize / 4, "too few pixels with a clear winner: {clear}");
+}
+
+/// What raster.small's binning (vis_raster_wide_probe.wgsl) and raster.wide (raster_wide.wgsl) did
+/// with `triangles` (id = index) on a `size` x `size` viewport: the visibility buffer, the ids
+/// left to raster.large (sorted), and raster.wide's entry and triangle counts.
+struct WideRun {
+    vis: Vec<u64>,
+    large_ids: Vec<u32>,
+    wide_counts: (u32, u32),
+}
+
+fn run_wide_probe(gpu: &Gpu, triangles: &[[[f32; 4]; 3]], size: u32, large_px: u32, entry_capacity: u64) -> WideRun {
+    let device = &gpu.device;
+    let constants = [("RASTER_WIDE_ENTRIES", entry_capacity as f64)];
+    let small = SHADERS.compute_pipeline(device, "raster.small", "vis_raster_wide_probe.wgsl", "raster_small", &constants);
+    let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
+    use wgpu::BufferUsages as U;
+    let init = |contents: &[u8], usage| device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents, usage });
+    let empty = |size: u64, usage| device.create_buffer(&wgpu::BufferDescriptor { label: None, size, usage, mapped_at_creation: false });
+    let input = init(bytemuck::cast_slice(triangles), U::STORAGE);
+    let uniforms = init(bytemuck::bytes_of(&RasterUniforms { size_px: [size, size], large_px, _pad: 0 }), U::UNIFORM);
+    let vis = empty(u64::from(size * size) * 8, U::STORAGE | U::COPY_SRC);
+    let large_ids = empty(triangles.len() as u64 * 4, U::STORAGE | U::COPY_SRC);
+    let large_args = empty(32, U::STORAGE | U::INDIRECT | U::COPY_SRC);
+    let histogram = empty(64, U::STORAGE);
+    let wide_lists = empty(wide_lists_size(triangles.len() as u64), U::STORAGE);
+    let group = |pipeline: &wgpu::ComputePipeline, index, entries: &[(u32, &wgpu::Buffer)]| {
+        let entries: Vec<_> =
+            entries.iter().map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }).collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(index),
+            entries: &entries,
+        })
+    };
+    let small_input = group(&small, 0, &[(0, &input)]);
+    let small_vis = group(&small, 2, &[(0, &vis), (1, &uniforms), (2, &large_ids), (3, &large_args), (4, &histogram), (6, &wide_lists)]);
+    let wide_vis = group(&wide, 2, &[(0, &vis), (1, &uniforms), (6, &wide_lists)]);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&small);
+        pass.set_bind_group(0, &small_input, &[]);
+        pass.set_bind_group(2, &small_vis, &[]);
+        pass.dispatch_workgroups((triangles.len() as u32).div_ceil(256), 1, 1);
+    }
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&wide);
+        pass.set_bind_group(2, &wide_vis, &[]);
+        pass.dispatch_workgroups_indirect(&large_args, WIDE_ARGS_OFFSET);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let read = |buffer: &wgpu::Buffer| bisector::gpu::readback::read_buffer(device, &gpu.queue, buffer, 0, buffer.size());
+    let args: Vec<u32> = bytemuck::pod_collect_to_vec(&read(&large_args));
+    let mut large: Vec<u32> = bytemuck::pod_collect_to_vec(&read(&large_ids));
+    large.truncate(args[0] as usize / 3);
+    large.sort_unstable();
+    WideRun { vis: bytemuck::pod_collect_to_vec(&read(&vis)), large_ids: large, wide_counts: (args[4], args[7]) }
+}
+
+/// The CPU twins of raster.small and raster.wide on `triangle` `id`: the scanlines up to
+/// `large_px`, rasterise_wide_cpu beyond.
+fn rasterise_twin(vis: &mut [u64], size: u32, large_px: u32, triangle: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    match rasterise_cpu(vis, (size, size), large_px, triangle, id) {
+        TriangleOutcome::Large => rasterise_wide_cpu(vis, (size, size), triangle, id),
+        outcome => outcome,
+    }
+}
+
+/// Checks the GPU's visibility buffer `got` against the twin's `want`: coverage exactly, depth
+/// within 1e-5, the winner's id exactly where no other triangle (of `covering`) is that close.
+fn assert_vis_matches(got: &[u64], want: &[u64], covering: &[Vec<u64>], size: u32) {
+    let depth = |word: u64| f32::from_bits((word >> 32) as u32);
+    let mut clear = 0;
+    for (pixel, (&got, &want)) in got.iter().zip(want).enumerate() {
+        let (x, y) = (pixel as u32 % size, pixel as u32 / size);
+        assert_eq!(got == 0, want == 0, "pixel {x},{y}: GPU {got:#x}, CPU {want:#x} (coverage)");
+        if want == 0 {
+            continue;
+        }
+        assert!((depth(got) - depth(want)).abs() <= 1e-5, "pixel {x},{y}: depth {} on the GPU, {} on the CPU", depth(got), depth(want));
+        if covering[pixel].iter().filter(|&&w| depth(want) - depth(w) <= 1e-5).count() == 1 {
+            clear += 1;
+            assert_eq!(got as u32, want as u32, "pixel {x},{y}: triangle {} on the GPU, {} on the CPU", got as u32, want as u32);
+        }
+    }
+    assert!(clear > (size * size) as usize / 8, "too few pixels with a clear winner: {clear}");
+}
+
+#[test]
+fn wide_pass_matches_its_cpu_twin_on_random_large_triangles() {
+    let mut rng = common::rng("wide_pass_matches_its_cpu_twin_on_random_large_triangles");
+    let field = procedural::generate(1, 65, 1000.0);
+    let gpu = gpu(&field);
+    let (size, large_px) = (72u32, 12u32);
+    let mut triangles: Vec<[[f32; 4]; 3]> = (0..300)
+        .map(|_| {
+            let extent_px = if rng.random_bool(0.3) { rng.random_range(1.0..14.0) } else { rng.random_range(14.0..300.0) };
+            random_triangle(&mut rng, size, extent_px)
+        })
+        .collect();
+    // Beyond the guard band (2^20 px): left to the hardware, drawn or not.
+    let ndc = |x: f32, y: f32| [x / size as f32 * 2.0 - 1.0, 1.0 - y / size as f32 * 2.0, 0.5, 1.0];
+    triangles.push([ndc(10.0, 10.0), ndc(10.0, 3.0e6), ndc(3.0e6, 10.0)]);
+    triangles.push([ndc(-2.0e6, -2.0e6), ndc(-2.0e6, 40.0), ndc(40.0, 40.0)]);
+    let mut expected = vec![0u64; (size * size) as usize];
+    let mut covering: Vec<Vec<u64>> = vec![Vec::new(); expected.len()];
+    let (mut wide, mut hardware) = (0, Vec::new());
+    for (i, triangle) in triangles.iter().enumerate() {
+        let mut alone = vec![0u64; expected.len()];
+        let outcome = rasterise_twin(&mut alone, size, large_px, triangle, i as u32);
+        if outcome == TriangleOutcome::Large {
+            hardware.push(i as u32);
+            continue;
+        }
+        let mut small = vec![0u64; expected.len()];
+        wide += usize::from(rasterise_cpu(&mut small, (size, size), large_px, triangle, 0) == TriangleOutcome::Large && alone != small);
+        for (pixel, &word) in alone.iter().enumerate().filter(|(_, &w)| w != 0) {
+            covering[pixel].push(word);
+            expected[pixel] = expected[pixel].max(word);
+        }
+    }
+    eprintln!("{wide} large triangles drawn");
+    assert!(wide > 40, "too few large triangles drawn: {wide}");
+    assert_eq!(hardware.len(), 2, "the guard band's triangles");
+    let run = run_wide_probe(&gpu, &triangles, size, large_px, WIDE_ENTRY_CAPACITY);
+    assert_eq!(run.large_ids, hardware, "the triangles left to raster.large");
+    assert!(run.wide_counts.0 as usize > wide && run.wide_counts.1 as usize >= wide, "{:?}", run.wide_counts);
+    assert_vis_matches(&run.vis, &expected, &covering, size);
+    // With room for only 20 tile entries, the triangles that find it full go to raster.large:
+    // none lost (drawn here by the twin, as the hardware would), none drawn twice.
+    let triangles = &triangles[..triangles.len() - 2];
+    let mut run = run_wide_probe(&gpu, triangles, size, large_px, 20);
+    assert!(run.wide_counts.0 <= 20 && run.large_ids.len() > 10, "{:?}, {} to raster.large", run.wide_counts, run.large_ids.len());
+    for &id in &run.large_ids {
+        let mut alone = vec![0u64; expected.len()];
+        assert_eq!(rasterise_twin(&mut alone, size, 0, &triangles[id as usize], id), TriangleOutcome::Drawn);
+        for (pixel, &word) in alone.iter().enumerate().filter(|(_, &w)| w != 0) {
+            run.vis[pixel] = run.vis[pixel].max(word);
+        }
+    }
+    assert_vis_matches(&run.vis, &expected, &covering, size);
 }
 
 #[test]

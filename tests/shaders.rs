@@ -15,7 +15,7 @@ use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
 use bisector::cbt::reduce_subgroup::SubgroupReduceParams;
-use bisector::flat::raster::RasterUniforms;
+use bisector::flat::raster::{RasterUniforms, WideTriangle};
 use bisector::flat::terrain_draw::DrawUniforms;
 use bisector::globe::atmosphere::AtmosphereUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
@@ -163,6 +163,11 @@ fn mirrors() -> Vec<Mirror> {
             RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }
         ),
         mirror!(
+            "raster_wide.wgsl",
+            Wgsl::Struct("WideTriangle"),
+            WideTriangle { a: "a", b: "b", c: "c", base_px: "base", lo_px: "lo", hi_px: "hi", z: "z", id: "id" }
+        ),
+        mirror!(
             "atmosphere_views.wgsl",
             Wgsl::Struct("Atmosphere"),
             AtmosphereUniforms {
@@ -297,6 +302,9 @@ fn constants_shared_with_rust_agree() {
         ("terrain_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::flat::raster::SHADE_TILE_PX)),
         ("globe_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::schedule::raster::SHADE_TILE_PX)),
         ("globe_raster_small.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::schedule::raster::HISTOGRAM_BINS as u32)),
+        ("raster_wide.wgsl", "RASTER_WIDE_ENTRY_CAPACITY", Value::U32(bisector::schedule::raster::WIDE_ENTRY_CAPACITY as u32)),
+        ("raster_wide.wgsl", "RASTER_WIDE_TILE_PX", Value::I32(bisector::schedule::raster::WIDE_TILE_PX as i32)),
+        ("raster_wide.wgsl", "RASTER_WIDE_GUARD_PX", Value::F32(bisector::schedule::raster::WIDE_GUARD_PX)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
         ("kernel_tile_table_bucketed.wgsl", "TILE_BUCKET_SALT", Value::U32(bisector::kernels::tile_table_bucketed::SECONDARY_SALT)),
     ];

@@ -4,7 +4,8 @@
 // RasterUniforms.large_px wide and tall is rasterised: its corners snapped to 1/256 px as the
 // hardware does, every pixel centre inside or on its edges gets depth << 32 | id by a 64-bit
 // atomic max. Back faces and triangles outside the viewport are dropped. Binds the visibility
-// buffer and the uniforms at @group(2) @binding(0) and (1).
+// buffer and the uniforms at @group(2) @binding(0) and (1). Larger triangles are set up here for
+// raster.wide (`raster_wide_setup`, `raster_wide_pixel`: the same snapping and edge test in i64).
 //!include shared/vis_buffer.wgsl
 
 @group(2) @binding(0) var<storage, read_write> vis: array<atomic<u64>>;
@@ -100,4 +101,98 @@ fn raster_triangle(clip: array<vec4<f32>, 3>, id: u32) -> u32 {
         row += step_y;
     }
     return RASTER_DRAWN;
+}
+
+// Snapped pixel coordinates of a triangle raster.wide draws stay below this (in absolute value),
+// so that round(p * 256) and its differences fit i32; larger ones go to the hardware.
+const RASTER_WIDE_GUARD_PX: f32 = 1048576.0;
+// Side in pixels of the square screen tiles of raster.wide (one workgroup each).
+const RASTER_WIDE_TILE_PX: i32 = 32;
+
+// A large triangle set up for raster.wide by raster.small, as `raster_triangle` sets one up:
+// corners snapped to 1/256 px relative to `base`, in the order of its edge test.
+struct WideTriangle {
+    a: vec2<i32>,
+    b: vec2<i32>,
+    c: vec2<i32>,
+    // floor of the bounding box's minimum corner, in pixels.
+    base: vec2<i32>,
+    // The pixels whose centres lie in the bounding box, inside the viewport (inclusive).
+    lo: vec2<i32>,
+    hi: vec2<i32>,
+    // Reverse-Z depths at a, b and c.
+    z: vec3<f32>,
+    // The id written into the visibility buffer.
+    id: u32,
+}
+
+// Tile entries raster.wide's lists hold at most (one workgroup each, within one dispatch
+// dimension); src/schedule/raster.rs's WIDE_ENTRY_CAPACITY.
+const RASTER_WIDE_ENTRY_CAPACITY: u32 = 65535u;
+
+// raster.wide's lists, written by raster.small: per tile entry the index into `triangles` and the
+// tile's x | y << 16, then the large triangles set up.
+struct WideLists {
+    entries: array<vec2<u32>, RASTER_WIDE_ENTRY_CAPACITY>,
+    triangles: array<WideTriangle>,
+}
+
+// `edge_function` in i64, for triangles too large for i32.
+fn edge_function_i64(a: vec2<i32>, b: vec2<i32>, p: vec2<i32>) -> i64 {
+    return (i64(b.x) - i64(a.x)) * (i64(p.y) - i64(a.y)) - (i64(b.y) - i64(a.y)) * (i64(p.x) - i64(a.x));
+}
+
+// Sets up triangle `id` with corners at `clip` (in front of the near plane, a front face on the
+// viewport, as `raster_triangle` found it) for raster.wide; `ok` false when a corner lies outside
+// the guard band (the hardware draws it).
+struct WideSetup {
+    t: WideTriangle,
+    ok: bool,
+}
+
+fn raster_wide_setup(clip: array<vec4<f32>, 3>, id: u32) -> WideSetup {
+    var out: WideSetup;
+    let p0 = raster_pixel_position(clip[0], r.size_px);
+    let p1 = raster_pixel_position(clip[1], r.size_px);
+    let p2 = raster_pixel_position(clip[2], r.size_px);
+    let p_min = min(p0, min(p1, p2));
+    let p_max = max(p0, max(p1, p2));
+    // Written so that NaN fails too.
+    out.ok = all(abs(p_min) < vec2<f32>(RASTER_WIDE_GUARD_PX)) && all(abs(p_max) < vec2<f32>(RASTER_WIDE_GUARD_PX));
+    if (!out.ok) {
+        return out;
+    }
+    out.t.lo = max(vec2<i32>(ceil(p_min - 0.5)), vec2<i32>(0));
+    out.t.hi = min(vec2<i32>(floor(p_max - 0.5)), vec2<i32>(r.size_px) - 1);
+    let base = floor(p_min);
+    out.t.base = vec2<i32>(base);
+    out.t.a = vec2<i32>(round((p0 - base) * 256.0));
+    // Clockwise here: b and c swapped to make the area positive.
+    out.t.b = vec2<i32>(round((p2 - base) * 256.0));
+    out.t.c = vec2<i32>(round((p1 - base) * 256.0));
+    out.t.z = vec3<f32>(clip[0].z / clip[0].w, clip[2].z / clip[2].w, clip[1].z / clip[1].w);
+    out.t.id = id;
+    return out;
+}
+
+// Twice the area of `t` in 1/256-px units squared (<= 0: nothing to draw).
+fn raster_wide_area(t: WideTriangle) -> i64 {
+    return edge_function_i64(t.a, t.b, t.c);
+}
+
+// Writes `t` into the visibility buffer at `pixel` if the pixel's centre lies in its bounding
+// box and inside or on its edges, with the depth `raster_triangle` interpolates.
+fn raster_wide_pixel(t: WideTriangle, inv_area: f32, pixel: vec2<i32>) {
+    if (any(pixel < t.lo) || any(pixel > t.hi)) {
+        return;
+    }
+    let p = (pixel - t.base) * 256 + 128;
+    let w0 = edge_function_i64(t.b, t.c, p);
+    let w1 = edge_function_i64(t.c, t.a, p);
+    let w2 = edge_function_i64(t.a, t.b, p);
+    if (w0 < 0 || w1 < 0 || w2 < 0) {
+        return;
+    }
+    let depth = (f32(w0) * t.z.x + f32(w1) * t.z.y + f32(w2) * t.z.z) * inv_area;
+    atomicMax(&vis[u32(pixel.y) * r.size_px.x + u32(pixel.x)], vis_pack(depth, t.id));
 }

@@ -1,17 +1,19 @@
 //! Hybrid rasterisation of the flat terrain into a visibility buffer (`--raster compute`):
 //!
 //! ```text
-//! clear vis -> raster.small (compute, per leaf) -> raster.large (hardware, the leaves left to it)
-//!   -> shade (compute, per pixel)
+//! clear vis -> raster.small (compute, per leaf) -> raster.wide (compute, per 32x32-px tile of
+//!   the large triangles) -> raster.large (hardware, the leaves left to it) -> shade (compute, per pixel)
 //! ```
 //!
 //! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | leaf index, kept
 //! by a 64-bit atomic max (nearest wins; 0 is empty). `raster.small` (shaders/
 //! terrain_raster_small.wgsl) rasterises every triangle whose screen bounding box is at most
-//! `large_px` wide and tall with integer edge functions at 1/256 px, and lists the larger ones,
-//! and those crossing the near plane, for `raster.large` (terrain_raster_large.wgsl): an indirect
-//! hardware draw whose fragments write the same buffer by the same atomic max, so the two paths
-//! meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
+//! `large_px` wide and tall with integer edge functions at 1/256 px; it sets up the larger ones
+//! for `raster.wide` (shaders/raster_wide.wgsl: one workgroup per screen tile they cover, the
+//! same snapping and edge test in i64), and lists those crossing the near plane (or outside
+//! raster.wide's guard band, or finding its lists full) for `raster.large`
+//! (terrain_raster_large.wgsl): an indirect hardware draw whose fragments write the same buffer
+//! by the same atomic max, so the paths meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
 //! every leaf's three morphed corner heights (12 bytes per leaf), so that raster.large and `shade`
 //! sample and morph nothing again: shade re-derives each pixel's triangle from its leaf's node id
 //! and those heights and shades it with the draw's own WGSL (shared/vis_shade.wgsl over
@@ -19,8 +21,8 @@
 //! per pixel) that stores the colour, sRGB-encoded by hand, through an `Rgba8Unorm` storage view
 //! of the target (`gpu::target::OffscreenTarget`'s texture is `Rgba8Unorm` with an sRGB render
 //! view for that); a target without `STORAGE_BINDING` (the viewer's window surface) gets the same
-//! shading as a full-screen fragment pass (terrain_shade.wgsl). The CPU twin of the triangle pass
-//! is `rasterise_cpu`.
+//! shading as a full-screen fragment pass (terrain_shade.wgsl). The CPU twins of the triangle
+//! passes are `rasterise_cpu` (raster.small) and `rasterise_wide_cpu` (raster.wide).
 //!
 //! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
 //! hardware path (`terrain_draw`) needs neither.
@@ -34,8 +36,8 @@ use crate::schedule::raster::{
 };
 
 pub use crate::schedule::raster::{
-    histogram_bin_floor_px, storage_format_for, RasterPath, RasterUniforms, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS,
-    MAX_LARGE_PX, SHADE_TILE_PX,
+    histogram_bin_floor_px, storage_format_for, wide_lists_size, RasterPath, RasterUniforms, WideTriangle, COMPUTE_FEATURES,
+    DEFAULT_LARGE_PX, HISTOGRAM_BINS, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ARGS_OFFSET, WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_TILE_PX,
 };
 
 /// What the raster passes read from the flat renderer.
@@ -50,6 +52,8 @@ pub struct RasterInputs<'a> {
 /// The raster passes, their buffers and bind groups.
 pub struct VisRaster {
     small: wgpu::ComputePipeline,
+    /// raster.wide: the large triangles raster.small binned per screen tile.
+    wide: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
     /// shade as a full-screen fragment pass, for targets that are not storage textures.
     shade: wgpu::RenderPipeline,
@@ -80,6 +84,7 @@ impl std::ops::Deref for VisRaster {
 /// The bind groups over the visibility buffer of one viewport size.
 struct VisGroups {
     small: wgpu::BindGroup,
+    wide: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade: wgpu::BindGroup,
     shade_compute: Option<wgpu::BindGroup>,
@@ -97,6 +102,7 @@ impl VisRaster {
         large_px: u32,
     ) -> VisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
+        let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
         let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
         let large = large_pipeline(device, &large_module);
         let shade_module = SHADERS.create_module(device, "terrain_shade.wgsl");
@@ -176,6 +182,7 @@ impl VisRaster {
         let shade_compute_groups = shade_compute.as_ref().map(|p| shade_groups_for([0, 1].map(|i| p.get_bind_group_layout(i))));
         VisRaster {
             small,
+            wide,
             large,
             shade,
             shade_compute,
@@ -196,6 +203,7 @@ impl VisRaster {
             let buffers = &self.buffers;
             self.vis_groups = Some(VisGroups {
                 small: buffers.small_group(&self.small.get_bind_group_layout(2), &[entry(5, self.corner_heights.as_entire_binding())]),
+                wide: buffers.wide_group(&self.wide.get_bind_group_layout(2)),
                 large: buffers.vis_group("raster.large.vis", &self.large.get_bind_group_layout(2), &[]),
                 shade: buffers.vis_group("shade.vis", &self.shade.get_bind_group_layout(2), &[]),
                 shade_compute: self.shade_compute.as_ref().map(|p| buffers.vis_group("shade.vis", &p.get_bind_group_layout(2), &[])),
@@ -217,7 +225,7 @@ impl VisRaster {
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
         let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
-        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args);
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args, &self.wide, &groups.wide);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_groups[0], &self.large_groups[1], &groups.large]);
         let compute = (self.shade_compute.as_ref(), self.shade_compute_groups.as_ref(), groups.shade_compute.as_ref());
         if let ((Some(pipeline), Some(shade_groups), Some(vis_group)), Some(view)) = (compute, storage_view_of(target.color)) {
@@ -321,6 +329,59 @@ pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: 
     TriangleOutcome::Drawn
 }
 
+fn edge_function_i64(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i64 {
+    let d = |u: i32, v: i32| i64::from(u) - i64::from(v);
+    d(b[0], a[0]) * d(p[1], a[1]) - d(b[1], a[1]) * d(p[0], a[0])
+}
+
+/// CPU twin of raster.small's hand-over to raster.wide and of raster.wide (shared/vis_raster.wgsl's
+/// `raster_wide_setup` and `raster_wide_pixel`): rasterises triangle `id` with clip-space corners
+/// `clip` (in front of the near plane) of any size into `vis` with `rasterise_cpu`'s snapping and
+/// edge test in i64; `Large` when a corner lies outside the guard band (WIDE_GUARD_PX).
+pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    let size = [size_px.0 as f32, size_px.1 as f32];
+    let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
+    let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
+    let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
+    if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
+        return TriangleOutcome::Dropped;
+    }
+    let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
+    let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
+    if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
+        return TriangleOutcome::Dropped;
+    }
+    if !(p_min.iter().chain(&p_max).all(|v| v.abs() < WIDE_GUARD_PX)) {
+        return TriangleOutcome::Large;
+    }
+    let lo = [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0));
+    let hi = [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1));
+    let base = [p_min[0].floor(), p_min[1].floor()];
+    let snap = |p: [f32; 2]| [0, 1].map(|i| ((p[i] - base[i]) * 256.0).round_ties_even() as i32);
+    let (a, b, c) = (snap(p0), snap(p2), snap(p1));
+    let area = edge_function_i64(a, b, c);
+    if area <= 0 {
+        return TriangleOutcome::Dropped;
+    }
+    let z = |c: &[f32; 4]| c[2] / c[3];
+    let (za, zb, zc) = (z(&clip[0]), z(&clip[2]), z(&clip[1]));
+    let inv_area = 1.0 / area as f32;
+    let base = [base[0] as i32, base[1] as i32];
+    for y in lo[1]..=hi[1] {
+        for x in lo[0]..=hi[0] {
+            let p = [(x - base[0]) * 256 + 128, (y - base[1]) * 256 + 128];
+            let w = [edge_function_i64(b, c, p), edge_function_i64(c, a, p), edge_function_i64(a, b, p)];
+            if w.iter().any(|&w| w < 0) {
+                continue;
+            }
+            let depth = (w[0] as f32 * za + w[1] as f32 * zb + w[2] as f32 * zc) * inv_area;
+            let word = &mut vis[y as usize * size_px.0 as usize + x as usize];
+            *word = (*word).max(vis_pack(depth, id));
+        }
+    }
+    TriangleOutcome::Drawn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +443,42 @@ mod tests {
             assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
         }
         assert!(drawn > 100, "seed {seed}: only {drawn} triangles drawn");
+    }
+
+    #[test]
+    fn the_wide_twin_draws_what_the_scanlines_draw_and_covers_large_triangles_exactly() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let size = (40, 30);
+        let (mut small, mut large) = (0, 0);
+        for _ in 0..1000 {
+            let centre = [rng.random_range(-5.0..45.0f32), rng.random_range(-5.0..35.0f32)];
+            let extent = if rng.random_bool(0.5) { rng.random_range(0.5..20.0f32) } else { rng.random_range(20.0..400.0f32) };
+            let clip: [[f32; 4]; 3] = std::array::from_fn(|_| {
+                let p = [centre[0] + rng.random_range(-extent..extent), centre[1] + rng.random_range(-extent..extent)];
+                [p[0] / 20.0 - 1.0, 1.0 - p[1] / 15.0, rng.random_range(0.01..1.0f32), 1.0]
+            });
+            let mut wide = vec![0u64; 1200];
+            let outcome = rasterise_wide_cpu(&mut wide, size, &clip, 7);
+            let mut scan = vec![0u64; 1200];
+            match rasterise_cpu(&mut scan, size, MAX_LARGE_PX, &clip, 7) {
+                TriangleOutcome::Large => {
+                    assert_eq!(outcome, TriangleOutcome::Drawn, "seed {seed}, triangle {clip:?}");
+                    large += 1;
+                    let covered: Vec<bool> = wide.iter().map(|&w| w != 0).collect();
+                    assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
+                }
+                other => {
+                    small += usize::from(other == TriangleOutcome::Drawn);
+                    assert_eq!((outcome, &wide), (other, &scan), "seed {seed}, triangle {clip:?}");
+                }
+            }
+        }
+        assert!(small > 100 && large > 60, "seed {seed}: {small} small and {large} large triangles drawn");
+        // Beyond the guard band: the hardware's.
+        let far = [[-1.0, 1.0, 0.5, 1.0], [-1.0, -1.0e6, 0.5, 1.0], [1.0e6, -1.0, 0.5, 1.0]];
+        assert_eq!(rasterise_wide_cpu(&mut vec![0u64; 1200], size, &far, 7), TriangleOutcome::Large);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! globe.pool_decode -> clear vis -> raster.small (compute, per listed leaf)
+//!   -> raster.wide (compute, per 32x32-px tile of the large triangles)
 //!   -> raster.large (hardware, the leaves left to it) -> globe.hzb (from the buffer's depths)
 //!   -> shade (compute, per pixel: the terrain, or the sky where no triangle is)
 //! ```
@@ -12,7 +13,9 @@
 //! empty). `raster.small` (shaders/globe_raster_small.wgsl) projects the three camera-relative
 //! vertices globe.pool_decode placed for the draw (`globe.pool_draw_positions`) and rasterises a
 //! triangle at most `large_px` wide and tall with shared/vis_raster.wgsl's `raster_triangle` (CPU
-//! twin `flat::raster::rasterise_cpu`); larger ones and those crossing the near plane go to
+//! twin `flat::raster::rasterise_cpu`); larger ones go to `raster.wide` (shaders/raster_wide.wgsl,
+//! the flat terrain's pass: binned per screen tile, edge functions in i64, CPU twin
+//! `flat::raster::rasterise_wide_cpu`), and those crossing the near plane to
 //! `raster.large` (globe_raster_large.wgsl), an indirect hardware draw whose fragments write the
 //! same buffer by the same atomic max, so the paths meet per pixel under one depth order. `shade`
 //! (globe_shade_compute.wgsl) re-derives each pixel's triangle from its leaf (slot, vertices, map
@@ -63,6 +66,8 @@ pub struct ShadeGroups<'a> {
 /// The globe's raster passes, their buffers and bind groups.
 pub struct GlobeVisRaster {
     small: wgpu::ComputePipeline,
+    /// raster.wide: the large triangles raster.small binned per screen tile.
+    wide: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
     /// shade as a compute pass writing the target's storage view (None: the colour format has none).
     shade_compute: Option<wgpu::ComputePipeline>,
@@ -90,6 +95,7 @@ impl std::ops::Deref for GlobeVisRaster {
 /// The bind groups over the visibility buffer of one viewport size.
 struct VisGroups {
     small: wgpu::BindGroup,
+    wide: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade_fragment: wgpu::BindGroup,
 }
@@ -99,6 +105,7 @@ impl GlobeVisRaster {
     /// over `large_px` (at most MAX_LARGE_PX) to the hardware.
     pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &PoolRasterInputs, large_px: u32) -> GlobeVisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "globe_raster_small.wgsl", "raster_small", &[]);
+        let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
         let large_module = SHADERS.create_module(device, "globe_raster_large.wgsl");
         let large = large_pipeline(device, &large_module);
         use wgpu::BufferBindingType::{Storage, Uniform};
@@ -193,6 +200,7 @@ impl GlobeVisRaster {
         );
         GlobeVisRaster {
             small,
+            wide,
             large,
             shade_compute,
             shade_fragment,
@@ -211,6 +219,7 @@ impl GlobeVisRaster {
         if self.buffers.set_view(queue, size_px) || self.vis_groups.is_none() {
             self.vis_groups = Some(VisGroups {
                 small: self.buffers.small_group(&self.small.get_bind_group_layout(2), &[]),
+                wide: self.buffers.wide_group(&self.wide.get_bind_group_layout(2)),
                 large: self.buffers.vis_group("raster.large.vis", &self.large.get_bind_group_layout(1), &[]),
                 shade_fragment: self.buffers.vis_group("shade.vis", &self.vis_layout_fragment, &[]),
             });
@@ -228,7 +237,7 @@ impl GlobeVisRaster {
     ) {
         let groups = self.vis_groups.as_ref().expect("set_view before record_raster");
         let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
-        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, pool_args);
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, pool_args, &self.wide, &groups.wide);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_group, &groups.large]);
     }
 

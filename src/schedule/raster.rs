@@ -1,8 +1,9 @@
 //! The choice between the hardware draw and the compute rasteriser (`--raster`), and what the
 //! scenes' compute rasterisers share: the flat terrain's (`flat::raster`) and the globe's over the
 //! bisector pool (`globe::pool_raster`) both rasterise small triangles in compute into a 64-bit
-//! visibility buffer (shaders/shared/vis_buffer.wgsl), large ones by the hardware into it, then
-//! shade every pixel in compute.
+//! visibility buffer (shaders/shared/vis_buffer.wgsl), large ones in compute too binned per
+//! screen tile (raster.wide), those crossing the near plane by the hardware into it, then shade
+//! every pixel in compute.
 
 use super::FrameTarget;
 
@@ -12,7 +13,7 @@ pub enum RasterPath {
     /// The hardware draw of every leaf (render.draw).
     #[default]
     Hardware,
-    /// Small triangles in compute into a visibility buffer, large ones by the hardware into it.
+    /// Triangles in compute into a visibility buffer, those crossing the near plane by the hardware into it.
     Compute,
     /// Compute where the adapter has the features and is a GPU (not a CPU rasteriser such as
     /// lavapipe), hardware elsewhere.
@@ -24,8 +25,20 @@ pub const COMPUTE_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(
 
 /// Largest `large_px` (keeps the 1/256-px edge functions within i32).
 pub const MAX_LARGE_PX: u32 = 64;
-/// Default threshold in pixels above which a triangle goes to the hardware pass.
+/// Default threshold in pixels above which a triangle goes to raster.wide (binned per tile).
 pub const DEFAULT_LARGE_PX: u32 = 32;
+/// Tile entries raster.wide holds at most (one workgroup each, within one dispatch dimension);
+/// a triangle finding them full goes to raster.large.
+pub const WIDE_ENTRY_CAPACITY: u64 = 65535;
+/// Large triangles raster.wide holds at most per frame (more go to raster.large).
+pub const WIDE_TRIANGLE_CAPACITY: u64 = 65536;
+/// Byte offset of raster.wide's indirect dispatch arguments in `VisBuffers::large_args`.
+pub const WIDE_ARGS_OFFSET: u64 = 16;
+/// Side in pixels of raster.wide's square screen tiles (shared/vis_raster.wgsl's RASTER_WIDE_TILE_PX).
+pub const WIDE_TILE_PX: u32 = 32;
+/// Snapped corners of a triangle raster.wide draws lie below this many pixels in absolute value
+/// (shared/vis_raster.wgsl's RASTER_WIDE_GUARD_PX); beyond, the hardware draws it.
+pub const WIDE_GUARD_PX: f32 = 1_048_576.0;
 /// Bins of the triangle-size histogram (shared/vis_buffer.wgsl's RASTER_HISTOGRAM_BINS).
 pub const HISTOGRAM_BINS: usize = 16;
 /// Side in pixels of the square of pixels one workgroup of the compute shade covers
@@ -70,6 +83,34 @@ pub struct RasterUniforms {
     pub _pad: u32,
 }
 const _: () = assert!(std::mem::size_of::<RasterUniforms>() == 16);
+
+/// A large triangle raster.small set up for raster.wide. Keep in sync with WideTriangle in
+/// shaders/shared/vis_raster.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct WideTriangle {
+    /// Corners in 1/256 px relative to `base_px`, in the edge test's order.
+    pub a: [i32; 2],
+    pub b: [i32; 2],
+    pub c: [i32; 2],
+    /// floor of the bounding box's minimum corner.
+    pub base_px: [i32; 2],
+    /// The pixels whose centres lie in the bounding box, inside the viewport (inclusive).
+    pub lo_px: [i32; 2],
+    pub hi_px: [i32; 2],
+    /// Reverse-Z depths at a, b and c.
+    pub z: [f32; 3],
+    /// The id written into the visibility buffer.
+    pub id: u32,
+}
+const _: () = assert!(std::mem::size_of::<WideTriangle>() == 64);
+
+/// Bytes of raster.wide's lists (shared/vis_raster.wgsl's WideLists) holding `triangles` triangles:
+/// WIDE_ENTRY_CAPACITY entries of 8 bytes (padded to the triangles' 16-byte alignment), then 64
+/// bytes per triangle.
+pub fn wide_lists_size(triangles: u64) -> u64 {
+    (WIDE_ENTRY_CAPACITY * 8).next_multiple_of(16) + triangles * std::mem::size_of::<WideTriangle>() as u64
+}
 
 /// The format of the storage view through which the compute shade writes a target whose render
 /// view has `color_format`, if it has one.
@@ -179,8 +220,13 @@ pub struct VisBuffers {
     pub uniforms: wgpu::Buffer,
     /// The leaves raster.small leaves to raster.large (u32 each).
     pub large_ids: wgpu::Buffer,
-    /// raster.large's indirect draw arguments (the first word: three vertices per listed leaf).
+    /// raster.large's indirect draw arguments (the first word: three vertices per listed leaf),
+    /// then at byte 16 raster.wide's indirect dispatch arguments (one workgroup per tile entry)
+    /// and its triangle count.
     pub large_args: wgpu::Buffer,
+    /// raster.wide's lists (shared/vis_raster.wgsl's WideLists): WIDE_ENTRY_CAPACITY tile entries
+    /// (the index of the triangle, the tile's x | y << 16), then the WideTriangles.
+    pub wide_lists: wgpu::Buffer,
     /// Triangles counted per size bin since the last `reset_histogram_now` (u32 each).
     pub histogram: wgpu::Buffer,
     /// Threshold in pixels above which a triangle goes to raster.large.
@@ -201,7 +247,8 @@ impl VisBuffers {
             device: device.clone(),
             uniforms: buffer("raster.uniforms", std::mem::size_of::<RasterUniforms>() as u64, U::UNIFORM | U::COPY_DST),
             large_ids: buffer("raster.large_ids", large_leaves * 4, U::STORAGE),
-            large_args: buffer("raster.large_args", 16, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC),
+            large_args: buffer("raster.large_args", 32, U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC),
+            wide_lists: buffer("raster.wide_lists", wide_lists_size(large_leaves.clamp(1, WIDE_TRIANGLE_CAPACITY)), U::STORAGE),
             histogram: buffer("raster.histogram", HISTOGRAM_BINS as u64 * 4, U::STORAGE | U::COPY_SRC | U::COPY_DST),
             large_px: large_px.clamp(1, MAX_LARGE_PX),
             vis: None,
@@ -241,7 +288,8 @@ impl VisBuffers {
     }
 
     /// raster.small's group over the visibility buffer (group 2): the buffer (0), the uniforms
-    /// (1), the large list (2), its arguments (3), the histogram (4), then the scene's `more`.
+    /// (1), the large list (2), its and raster.wide's arguments (3), the histogram (4), raster.wide's
+    /// lists (6), then the scene's `more`.
     pub fn small_group(&self, layout: &wgpu::BindGroupLayout, more: &[wgpu::BindGroupEntry]) -> wgpu::BindGroup {
         let mut entries = vec![
             entry(0, self.vis().as_entire_binding()),
@@ -249,6 +297,7 @@ impl VisBuffers {
             entry(2, self.large_ids.as_entire_binding()),
             entry(3, self.large_args.as_entire_binding()),
             entry(4, self.histogram.as_entire_binding()),
+            entry(6, self.wide_lists.as_entire_binding()),
         ];
         entries.extend_from_slice(more);
         self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("raster.small.vis"), layout, entries: &entries })
@@ -260,6 +309,12 @@ impl VisBuffers {
         let mut entries = vec![entry(0, self.vis().as_entire_binding()), entry(1, self.uniforms.as_entire_binding())];
         entries.extend_from_slice(more);
         self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+    }
+
+    /// raster.wide's group (group 2) for `layout` (of the pipeline from shaders/raster_wide.wgsl):
+    /// the visibility buffer (0), the uniforms (1), its lists (6).
+    pub fn wide_group(&self, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
+        self.vis_group("raster.wide.vis", layout, &[entry(6, self.wide_lists.as_entire_binding())])
     }
 
     /// Triangles per size bin counted since the last `reset_histogram_now` (blocks on the GPU).
@@ -274,13 +329,24 @@ impl VisBuffers {
         bytemuck::pod_read_unaligned::<u32>(&bytes) / 3
     }
 
+    /// The tile entries and the triangles the last submitted frame sent to raster.wide (blocks on
+    /// the GPU).
+    pub fn read_wide_counts(&self, gpu: &crate::gpu::Gpu) -> (u32, u32) {
+        let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.large_args, WIDE_ARGS_OFFSET, 16);
+        let words: [u32; 4] = bytemuck::pod_read_unaligned(&bytes);
+        (words[0], words[3])
+    }
+
     /// Zeroes the triangle-size histogram before the next submission.
     pub fn reset_histogram_now(&self, queue: &wgpu::Queue) {
         queue.write_buffer(&self.histogram, 0, &[0; HISTOGRAM_BINS * 4]);
     }
 
-    /// Records the clearing of the visibility buffer and of raster.large's arguments, then
-    /// raster.small: `pipeline` with `groups` bound in order, dispatched by the indirect `args`.
+    /// Records the clearing of the visibility buffer and of raster.large's and raster.wide's
+    /// arguments, then raster.small: `pipeline` with `groups` bound in order, dispatched by the
+    /// indirect `args`; then raster.wide: `wide` (from shaders/raster_wide.wgsl) with
+    /// `wide_group` (from `wide_group`) at group 2, dispatched by the entries raster.small wrote.
+    #[allow(clippy::too_many_arguments)]
     pub fn record_small(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -288,12 +354,19 @@ impl VisBuffers {
         pipeline: &wgpu::ComputePipeline,
         groups: &[&wgpu::BindGroup],
         args: &wgpu::Buffer,
+        wide: &wgpu::ComputePipeline,
+        wide_group: &wgpu::BindGroup,
     ) {
         encoder.clear_buffer(self.vis(), 0, None);
         encoder.clear_buffer(&self.large_args, 0, None);
         crate::gpu::profiled_compute_pass(profiler, encoder, "raster.small", |pass| {
             set_compute_pipeline(pass, pipeline, groups);
             pass.dispatch_workgroups_indirect(args, 0);
+        });
+        crate::gpu::profiled_compute_pass(profiler, encoder, "raster.wide", |pass| {
+            pass.set_pipeline(wide);
+            pass.set_bind_group(2, wide_group, &[]);
+            pass.dispatch_workgroups_indirect(&self.large_args, WIDE_ARGS_OFFSET);
         });
     }
 
