@@ -1,9 +1,9 @@
-// raster.wide: the compute rasteriser's pass over the large triangles raster.small binned per
-// 32x32-px screen tile (shared/raster_small.wgsl, `raster_large_or_wide`), on both scenes. One
+// raster.wide: the compute rasteriser's pass over the large and near-plane-clipped triangles
+// raster.bin binned per 32x32-px screen tile (raster_bin.wgsl), on both scenes. One
 // workgroup per tile entry, 256 threads of 4 pixels each; every pixel centre of the tile inside or
 // on the triangle's edges gets depth << 32 | id by the 64-bit atomic max (`raster_wide_pixel`:
 // `raster_triangle`'s snapping and edge test in i64). CPU twin: src/flat/raster.rs's
-// `rasterise_wide_cpu`. Dispatched indirectly by raster.small's count of entries.
+// `rasterise_wide_cpu`. Dispatched indirectly by raster.bin's count of entries.
 //!include shared/vis_raster.wgsl
 
 @group(2) @binding(6) var<storage, read> wide: WideLists;

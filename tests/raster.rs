@@ -21,8 +21,9 @@ use std::path::Path;
 
 use bisector::flat::camera::Camera;
 use bisector::flat::raster::{
-    rasterise_cpu, rasterise_wide_cpu, srgb_encoded_u8, wide_lists_size, RasterPath, RasterUniforms, TriangleOutcome, WIDE_ARGS_OFFSET,
-    WIDE_ENTRY_CAPACITY,
+    clip_near_cpu, in_front_of_near_plane, rasterise_any_cpu, rasterise_cpu, srgb_encoded_u8, wide_area, wide_inputs_size, wide_lists_size,
+    wide_setup_cpu, RasterPath, RasterUniforms, TriangleOutcome, WideInput, WideTriangle, LARGE_ARGS_SIZE, WIDE_ARGS_OFFSET,
+    WIDE_ENTRY_CAPACITY, WIDE_INPUTS_HEADER,
 };
 use bisector::flat::{render_shot, RenderSettings, Renderer};
 use bisector::gpu::Gpu;
@@ -355,19 +356,30 @@ fn triangle_pass_matches_its_cpu_twin_on_random_triangles() {
     assert!(clear > (size * size) as usize / 4, "too few pixels with a clear winner: {clear}");
 }
 
-/// What raster.small's binning (vis_raster_wide_probe.wgsl) and raster.wide (raster_wide.wgsl) did
-/// with `triangles` (id = index) on a `size` x `size` viewport: the visibility buffer, the ids
-/// left to raster.large (sorted), and raster.wide's entry and triangle counts.
+/// What raster.small's hand-over (vis_raster_wide_probe.wgsl), raster.bin (raster_bin.wgsl) and
+/// raster.wide (raster_wide.wgsl) did with `triangles` (id = index) on a `size` x `size` viewport:
+/// the visibility buffer, the ids left to raster.large (sorted), raster.wide's entry count and the
+/// triangles listed for raster.bin, and what raster.bin set up for each listed id (its two slots).
 struct WideRun {
     vis: Vec<u64>,
     large_ids: Vec<u32>,
     wide_counts: (u32, u32),
+    setups: Vec<(u32, [WideTriangle; 2])>,
 }
 
-fn run_wide_probe(gpu: &Gpu, triangles: &[[[f32; 4]; 3]], size: u32, large_px: u32, entry_capacity: u64) -> WideRun {
+/// Runs the probe with room for `triangle_capacity` listed triangles and `entry_capacity` tile entries.
+fn run_wide_probe(
+    gpu: &Gpu,
+    triangles: &[[[f32; 4]; 3]],
+    size: u32,
+    large_px: u32,
+    triangle_capacity: u64,
+    entry_capacity: u64,
+) -> WideRun {
     let device = &gpu.device;
-    let constants = [("RASTER_WIDE_ENTRIES", entry_capacity as f64)];
-    let small = SHADERS.compute_pipeline(device, "raster.small", "vis_raster_wide_probe.wgsl", "raster_small", &constants);
+    let small = SHADERS.compute_pipeline(device, "raster.small", "vis_raster_wide_probe.wgsl", "raster_small", &[]);
+    let bin =
+        SHADERS.compute_pipeline(device, "raster.bin", "raster_bin.wgsl", "raster_bin", &[("RASTER_WIDE_ENTRIES", entry_capacity as f64)]);
     let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
     use wgpu::BufferUsages as U;
     let init = |contents: &[u8], usage| device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents, usage });
@@ -376,9 +388,10 @@ fn run_wide_probe(gpu: &Gpu, triangles: &[[[f32; 4]; 3]], size: u32, large_px: u
     let uniforms = init(bytemuck::bytes_of(&RasterUniforms { size_px: [size, size], large_px, _pad: 0 }), U::UNIFORM);
     let vis = empty(u64::from(size * size) * 8, U::STORAGE | U::COPY_SRC);
     let large_ids = empty(triangles.len() as u64 * 4, U::STORAGE | U::COPY_SRC);
-    let large_args = empty(32, U::STORAGE | U::INDIRECT | U::COPY_SRC);
+    let large_args = empty(LARGE_ARGS_SIZE, U::STORAGE | U::INDIRECT | U::COPY_SRC);
     let histogram = empty(64, U::STORAGE);
-    let wide_lists = empty(wide_lists_size(triangles.len() as u64), U::STORAGE);
+    let wide_inputs = empty(wide_inputs_size(triangle_capacity), U::STORAGE | U::INDIRECT | U::COPY_SRC);
+    let wide_lists = empty(wide_lists_size(triangle_capacity), U::STORAGE | U::COPY_SRC);
     let group = |pipeline: &wgpu::ComputePipeline, index, entries: &[(u32, &wgpu::Buffer)]| {
         let entries: Vec<_> =
             entries.iter().map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }).collect();
@@ -389,7 +402,8 @@ fn run_wide_probe(gpu: &Gpu, triangles: &[[[f32; 4]; 3]], size: u32, large_px: u
         })
     };
     let small_input = group(&small, 0, &[(0, &input)]);
-    let small_vis = group(&small, 2, &[(0, &vis), (1, &uniforms), (2, &large_ids), (3, &large_args), (4, &histogram), (6, &wide_lists)]);
+    let small_vis = group(&small, 2, &[(0, &vis), (1, &uniforms), (2, &large_ids), (3, &large_args), (4, &histogram), (7, &wide_inputs)]);
+    let bin_lists = group(&bin, 2, &[(1, &uniforms), (2, &large_ids), (3, &large_args), (6, &wide_lists), (7, &wide_inputs)]);
     let wide_vis = group(&wide, 2, &[(0, &vis), (1, &uniforms), (6, &wide_lists)]);
     let mut encoder = device.create_command_encoder(&Default::default());
     {
@@ -398,6 +412,12 @@ fn run_wide_probe(gpu: &Gpu, triangles: &[[[f32; 4]; 3]], size: u32, large_px: u
         pass.set_bind_group(0, &small_input, &[]);
         pass.set_bind_group(2, &small_vis, &[]);
         pass.dispatch_workgroups((triangles.len() as u32).div_ceil(256), 1, 1);
+    }
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&bin);
+        pass.set_bind_group(2, &bin_lists, &[]);
+        pass.dispatch_workgroups_indirect(&wide_inputs, 0);
     }
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -411,16 +431,18 @@ fn run_wide_probe(gpu: &Gpu, triangles: &[[[f32; 4]; 3]], size: u32, large_px: u
     let mut large: Vec<u32> = bytemuck::pod_collect_to_vec(&read(&large_ids));
     large.truncate(args[0] as usize / 3);
     large.sort_unstable();
-    WideRun { vis: bytemuck::pod_collect_to_vec(&read(&vis)), large_ids: large, wide_counts: (args[4], args[7]) }
+    let inputs_bytes = read(&wide_inputs);
+    let header: [u32; 4] = bytemuck::pod_read_unaligned(&inputs_bytes[..WIDE_INPUTS_HEADER as usize]);
+    let inputs: Vec<WideInput> = bytemuck::pod_collect_to_vec(&inputs_bytes[WIDE_INPUTS_HEADER as usize..]);
+    let lists = read(&wide_lists);
+    let slots: Vec<WideTriangle> = bytemuck::pod_collect_to_vec(&lists[wide_lists_size(0) as usize..]);
+    let setups = (0..header[0] as usize).map(|i| (inputs[i].id, [slots[2 * i], slots[2 * i + 1]])).collect();
+    WideRun { vis: bytemuck::pod_collect_to_vec(&read(&vis)), large_ids: large, wide_counts: (args[4], header[0]), setups }
 }
 
-/// The CPU twins of raster.small and raster.wide on `triangle` `id`: the scanlines up to
-/// `large_px`, rasterise_wide_cpu beyond.
+/// The CPU twins of raster.small, raster.bin and raster.wide on `triangle` `id`.
 fn rasterise_twin(vis: &mut [u64], size: u32, large_px: u32, triangle: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
-    match rasterise_cpu(vis, (size, size), large_px, triangle, id) {
-        TriangleOutcome::Large => rasterise_wide_cpu(vis, (size, size), triangle, id),
-        outcome => outcome,
-    }
+    rasterise_any_cpu(vis, (size, size), large_px, triangle, id)
 }
 
 /// Checks the GPU's visibility buffer `got` against the twin's `want`: coverage exactly, depth
@@ -479,22 +501,104 @@ fn wide_pass_matches_its_cpu_twin_on_random_large_triangles() {
     eprintln!("{wide} large triangles drawn");
     assert!(wide > 40, "too few large triangles drawn: {wide}");
     assert_eq!(hardware.len(), 2, "the guard band's triangles");
-    let run = run_wide_probe(&gpu, &triangles, size, large_px, WIDE_ENTRY_CAPACITY);
+    let run = run_wide_probe(&gpu, &triangles, size, large_px, triangles.len() as u64, WIDE_ENTRY_CAPACITY);
     assert_eq!(run.large_ids, hardware, "the triangles left to raster.large");
     assert!(run.wide_counts.0 as usize > wide && run.wide_counts.1 as usize >= wide, "{:?}", run.wide_counts);
     assert_vis_matches(&run.vis, &expected, &covering, size);
-    // With room for only 20 tile entries, the triangles that find it full go to raster.large:
-    // none lost (drawn here by the twin, as the hardware would), none drawn twice.
+    // With room for only 20 tile entries, or for only 10 listed triangles, the triangles that
+    // find the list full go to raster.large: none lost (drawn here by the twin, as the hardware
+    // would), none drawn twice.
     let triangles = &triangles[..triangles.len() - 2];
-    let mut run = run_wide_probe(&gpu, triangles, size, large_px, 20);
-    assert!(run.wide_counts.0 <= 20 && run.large_ids.len() > 10, "{:?}, {} to raster.large", run.wide_counts, run.large_ids.len());
+    for (triangle_capacity, entry_capacity) in [(triangles.len() as u64, 20), (10, WIDE_ENTRY_CAPACITY)] {
+        let mut run = run_wide_probe(&gpu, triangles, size, large_px, triangle_capacity, entry_capacity);
+        let counts = run.wide_counts;
+        assert!(counts.0 as u64 <= entry_capacity && counts.1 as u64 <= triangle_capacity, "{counts:?}");
+        assert!(run.large_ids.len() > 10, "{counts:?}, {} to raster.large", run.large_ids.len());
+        draw_as_the_hardware(&mut run, triangles, size);
+        assert_vis_matches(&run.vis, &expected, &covering, size);
+    }
+}
+
+/// Adds to `run`'s visibility buffer what the hardware would draw of the triangles it left to
+/// raster.large (by the twin: every pixel centre inside), each drawn.
+fn draw_as_the_hardware(run: &mut WideRun, triangles: &[[[f32; 4]; 3]], size: u32) {
     for &id in &run.large_ids {
-        let mut alone = vec![0u64; expected.len()];
-        assert_eq!(rasterise_twin(&mut alone, size, 0, &triangles[id as usize], id), TriangleOutcome::Drawn);
+        let mut alone = vec![0u64; run.vis.len()];
+        assert_eq!(rasterise_twin(&mut alone, size, 0, &triangles[id as usize], id), TriangleOutcome::Drawn, "triangle {id}");
         for (pixel, &word) in alone.iter().enumerate().filter(|(_, &w)| w != 0) {
             run.vis[pixel] = run.vis[pixel].max(word);
         }
     }
+}
+
+/// A random triangle of which one or two corners lie behind the near plane (clip z = 0.1, as the
+/// reverse-Z projection's near distance; w from -1 to 2), the others anywhere on a viewport of
+/// `size` or beyond.
+fn random_crossing_triangle(rng: &mut impl Rng) -> [[f32; 4]; 3] {
+    loop {
+        let triangle: [[f32; 4]; 3] = std::array::from_fn(|_| {
+            let w = rng.random_range(-1.0..2.0f32);
+            [rng.random_range(-1.5..1.5f32) * w, rng.random_range(-1.5..1.5f32) * w, 0.1, w]
+        });
+        let in_front = triangle.iter().filter(|p| in_front_of_near_plane(p)).count();
+        if in_front == 1 || in_front == 2 {
+            return triangle;
+        }
+    }
+}
+
+#[test]
+fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
+    let mut rng = common::rng("wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin");
+    let field = procedural::generate(1, 65, 1000.0);
+    let gpu = gpu(&field);
+    let (size, large_px) = (72u32, 12u32);
+    // Crossing triangles, and large ones in front between them.
+    let triangles: Vec<[[f32; 4]; 3]> = (0..160)
+        .map(|i| {
+            if i % 4 == 3 {
+                let extent_px = rng.random_range(14.0..100.0);
+                random_triangle(&mut rng, size, extent_px)
+            } else {
+                random_crossing_triangle(&mut rng)
+            }
+        })
+        .collect();
+    let mut expected = vec![0u64; (size * size) as usize];
+    let mut covering: Vec<Vec<u64>> = vec![Vec::new(); expected.len()];
+    let mut hardware = Vec::new();
+    for (i, triangle) in triangles.iter().enumerate() {
+        let mut alone = vec![0u64; expected.len()];
+        if rasterise_twin(&mut alone, size, large_px, triangle, i as u32) == TriangleOutcome::Large {
+            hardware.push(i as u32);
+        }
+        for (pixel, &word) in alone.iter().enumerate().filter(|(_, &w)| w != 0) {
+            covering[pixel].push(word);
+            expected[pixel] = expected[pixel].max(word);
+        }
+    }
+    let run = run_wide_probe(&gpu, &triangles, size, large_px, triangles.len() as u64, WIDE_ENTRY_CAPACITY);
+    assert_eq!(run.large_ids, hardware, "the triangles left to raster.large (outside the guard band)");
+    // What raster.bin set up for each piece it binned, exactly (integers and depths).
+    let (mut pieces, mut quads) = (0, 0);
+    for (id, slots) in &run.setups {
+        let triangle = &triangles[*id as usize];
+        if triangle.iter().all(in_front_of_near_plane) {
+            continue;
+        }
+        let twin = clip_near_cpu(triangle);
+        quads += usize::from(twin.len() == 2);
+        for (p, piece) in twin.iter().enumerate() {
+            let Some(t) = wide_setup_cpu((size, size), piece, *id) else { continue };
+            if t.lo_px[0] > t.hi_px[0] || t.lo_px[1] > t.hi_px[1] || wide_area(&t) <= 0 {
+                continue;
+            }
+            pieces += 1;
+            assert_eq!(slots[p], t, "triangle {id} {triangle:?}, piece {p} {piece:?}");
+        }
+    }
+    eprintln!("{pieces} clipped pieces binned, {quads} triangles clipped to quads, {} listed", run.setups.len());
+    assert!(pieces > 40 && quads > 10, "too few clipped pieces drawn: {pieces} ({quads} quads)");
     assert_vis_matches(&run.vis, &expected, &covering, size);
 }
 

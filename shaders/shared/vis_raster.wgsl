@@ -4,7 +4,8 @@
 // RasterUniforms.large_px wide and tall is rasterised: its corners snapped to 1/256 px as the
 // hardware does, every pixel centre inside or on its edges gets depth << 32 | id by a 64-bit
 // atomic max. Back faces and triangles outside the viewport are dropped. Binds the visibility
-// buffer and the uniforms at @group(2) @binding(0) and (1). Larger triangles are set up here for
+// buffer and the uniforms at @group(2) @binding(0) and (1). Larger triangles, and those crossing
+// the near plane clipped against it (`raster_near_clip`), are set up here for raster.bin and
 // raster.wide (`raster_wide_setup`, `raster_wide_pixel`: the same snapping and edge test in i64).
 //!include shared/vis_buffer.wgsl
 
@@ -130,8 +131,9 @@ struct WideTriangle {
 // dimension); src/schedule/raster.rs's WIDE_ENTRY_CAPACITY.
 const RASTER_WIDE_ENTRY_CAPACITY: u32 = 65535u;
 
-// raster.wide's lists, written by raster.small: per tile entry the index into `triangles` and the
-// tile's x | y << 16, then the large triangles set up.
+// raster.wide's lists, written by raster.bin: per tile entry the index into `triangles` and the
+// tile's x | y << 16, then the large triangles set up (two slots per listed triangle: the pieces
+// of its clipping against the near plane).
 struct WideLists {
     entries: array<vec2<u32>, RASTER_WIDE_ENTRY_CAPACITY>,
     triangles: array<WideTriangle>,
@@ -142,8 +144,7 @@ fn edge_function_i64(a: vec2<i32>, b: vec2<i32>, p: vec2<i32>) -> i64 {
     return (i64(b.x) - i64(a.x)) * (i64(p.y) - i64(a.y)) - (i64(b.y) - i64(a.y)) * (i64(p.x) - i64(a.x));
 }
 
-// Sets up triangle `id` with corners at `clip` (in front of the near plane, a front face on the
-// viewport, as `raster_triangle` found it) for raster.wide; `ok` false when a corner lies outside
+// Sets up triangle `id` with corners at `clip` (in front of the near plane) for raster.wide; `ok` false when a corner lies outside
 // the guard band (the hardware draws it).
 struct WideSetup {
     t: WideTriangle,
@@ -195,4 +196,85 @@ fn raster_wide_pixel(t: WideTriangle, inv_area: f32, pixel: vec2<i32>) {
     }
     let depth = (f32(w0) * t.z.x + f32(w1) * t.z.y + f32(w2) * t.z.z) * inv_area;
     atomicMax(&vis[u32(pixel.y) * r.size_px.x + u32(pixel.x)], vis_pack(depth, t.id));
+}
+
+// Triangles raster.small lists for raster.bin at most (one workgroup each, within one dispatch
+// dimension); src/schedule/raster.rs's WIDE_TRIANGLE_CAPACITY.
+const RASTER_WIDE_TRIANGLE_CAPACITY: u32 = 65535u;
+
+// A triangle raster.small lists for raster.bin: its clip-space corners in drawing order and the
+// id it writes. Keep in sync with WideInput in src/schedule/raster.rs.
+struct WideInput {
+    clip: array<vec4<f32>, 3>,
+    id: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// Whether clip-space point `p` lies in front of the near plane (reverse Z with an infinite far
+// plane: clip z is the near distance, so w <= z is on or before it).
+fn raster_in_front(p: vec4<f32>) -> bool {
+    return p.w > p.z;
+}
+
+// Whether `p` orders before `q` (lexicographically by x, y, z, w).
+fn raster_clip_before(p: vec4<f32>, q: vec4<f32>) -> bool {
+    if (p.x != q.x) {
+        return p.x < q.x;
+    }
+    if (p.y != q.y) {
+        return p.y < q.y;
+    }
+    if (p.z != q.z) {
+        return p.z < q.z;
+    }
+    return p.w < q.w;
+}
+
+// Where edge p-q (one end in front of the near plane, the other not) meets it: interpolated
+// from the edge's endpoints in a fixed order (the one `raster_clip_before` puts first), so that
+// two triangles sharing the edge get bit-identical points, whichever way each runs along it.
+fn raster_near_crossing(p: vec4<f32>, q: vec4<f32>) -> vec4<f32> {
+    var a = p;
+    var b = q;
+    if (raster_clip_before(q, p)) {
+        a = q;
+        b = p;
+    }
+    let da = a.w - a.z;
+    let db = b.w - b.z;
+    let t = da / (da - db);
+    return a + (b - a) * t;
+}
+
+// What is left of a triangle in front of the near plane: `count` triangles (0, 1, or 2 from a
+// quad split along its diagonal from the first corner) in the triangle's drawing order.
+struct NearPieces {
+    count: u32,
+    corners: array<array<vec4<f32>, 3>, 2>,
+}
+
+// Clips triangle `clip` against the near plane in homogeneous clip space; a triangle wholly in
+// front is its one piece, unchanged.
+fn raster_near_clip(clip: array<vec4<f32>, 3>) -> NearPieces {
+    var polygon: array<vec4<f32>, 4>;
+    var n = 0u;
+    for (var k = 0u; k < 3u; k++) {
+        let p = clip[k];
+        let q = clip[(k + 1u) % 3u];
+        if (raster_in_front(p)) {
+            polygon[n] = p;
+            n++;
+        }
+        if (raster_in_front(p) != raster_in_front(q)) {
+            polygon[n] = raster_near_crossing(p, q);
+            n++;
+        }
+    }
+    var out: NearPieces;
+    out.count = select(0u, n - 2u, n >= 3u);
+    out.corners[0] = array<vec4<f32>, 3>(polygon[0], polygon[1], polygon[2]);
+    out.corners[1] = array<vec4<f32>, 3>(polygon[0], polygon[2], polygon[3]);
+    return out;
 }

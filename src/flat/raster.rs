@@ -32,12 +32,13 @@ use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
 
 use crate::schedule::raster::{
-    entry, large_pipeline, record_shade_compute, record_shade_fragment, shade_fragment_pipeline, storage_view_of, VisBuffers,
+    entry, large_pipeline, record_shade_compute, record_shade_fragment, shade_fragment_pipeline, storage_view_of, VisBuffers, WidePipelines,
 };
 
 pub use crate::schedule::raster::{
-    histogram_bin_floor_px, storage_format_for, wide_lists_size, RasterPath, RasterUniforms, WideTriangle, COMPUTE_FEATURES,
-    DEFAULT_LARGE_PX, HISTOGRAM_BINS, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ARGS_OFFSET, WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_TILE_PX,
+    histogram_bin_floor_px, storage_format_for, wide_inputs_size, wide_lists_size, RasterPath, RasterUniforms, WideInput, WideTriangle,
+    COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS, LARGE_ARGS_SIZE, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ARGS_OFFSET,
+    WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_INPUTS_HEADER, WIDE_TILE_PX, WIDE_TRIANGLE_CAPACITY,
 };
 
 /// What the raster passes read from the flat renderer.
@@ -52,8 +53,6 @@ pub struct RasterInputs<'a> {
 /// The raster passes, their buffers and bind groups.
 pub struct VisRaster {
     small: wgpu::ComputePipeline,
-    /// raster.wide: the large triangles raster.small binned per screen tile.
-    wide: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
     /// shade as a full-screen fragment pass, for targets that are not storage textures.
     shade: wgpu::RenderPipeline,
@@ -84,7 +83,6 @@ impl std::ops::Deref for VisRaster {
 /// The bind groups over the visibility buffer of one viewport size.
 struct VisGroups {
     small: wgpu::BindGroup,
-    wide: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade: wgpu::BindGroup,
     shade_compute: Option<wgpu::BindGroup>,
@@ -102,7 +100,6 @@ impl VisRaster {
         large_px: u32,
     ) -> VisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "terrain_raster_small.wgsl", "raster_small", &[]);
-        let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
         let large_module = SHADERS.create_module(device, "terrain_raster_large.wgsl");
         let large = large_pipeline(device, &large_module);
         let shade_module = SHADERS.create_module(device, "terrain_shade.wgsl");
@@ -116,7 +113,7 @@ impl VisRaster {
             ];
             SHADERS.compute_pipeline(device, "shade", "terrain_shade_compute.wgsl", "cs_shade", &constants)
         });
-        let buffers = VisBuffers::new(device, inputs.cbt.leaf_capacity as u64, large_px);
+        let buffers = VisBuffers::new(device, inputs.cbt.leaf_capacity as u64, large_px, wide_pipelines(device));
         let corner_heights = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("raster.corner_heights"),
             size: inputs.cbt.leaf_capacity as u64 * 12,
@@ -182,7 +179,6 @@ impl VisRaster {
         let shade_compute_groups = shade_compute.as_ref().map(|p| shade_groups_for([0, 1].map(|i| p.get_bind_group_layout(i))));
         VisRaster {
             small,
-            wide,
             large,
             shade,
             shade_compute,
@@ -203,7 +199,6 @@ impl VisRaster {
             let buffers = &self.buffers;
             self.vis_groups = Some(VisGroups {
                 small: buffers.small_group(&self.small.get_bind_group_layout(2), &[entry(5, self.corner_heights.as_entire_binding())]),
-                wide: buffers.wide_group(&self.wide.get_bind_group_layout(2)),
                 large: buffers.vis_group("raster.large.vis", &self.large.get_bind_group_layout(2), &[]),
                 shade: buffers.vis_group("shade.vis", &self.shade.get_bind_group_layout(2), &[]),
                 shade_compute: self.shade_compute.as_ref().map(|p| buffers.vis_group("shade.vis", &p.get_bind_group_layout(2), &[])),
@@ -225,7 +220,7 @@ impl VisRaster {
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
         let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
-        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args, &self.wide, &groups.wide);
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, &cbt.args);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_groups[0], &self.large_groups[1], &groups.large]);
         let compute = (self.shade_compute.as_ref(), self.shade_compute_groups.as_ref(), groups.shade_compute.as_ref());
         if let ((Some(pipeline), Some(shade_groups), Some(vis_group)), Some(view)) = (compute, storage_view_of(target.color)) {
@@ -240,6 +235,14 @@ impl VisRaster {
         }
         let groups = [&self.shade_groups[0], &self.shade_groups[1], &groups.shade];
         record_shade_fragment(encoder, profiler, target, &self.shade, self.clear_color, &groups);
+    }
+}
+
+/// raster.bin and raster.wide (shaders/raster_bin.wgsl, shaders/raster_wide.wgsl), as both scenes use them.
+pub fn wide_pipelines(device: &wgpu::Device) -> WidePipelines {
+    WidePipelines {
+        bin: SHADERS.compute_pipeline(device, "raster.bin", "raster_bin.wgsl", "raster_bin", &[]),
+        wide: SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]),
     }
 }
 
@@ -329,57 +332,153 @@ pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: 
     TriangleOutcome::Drawn
 }
 
+/// Whether clip-space point `p` lies in front of the near plane (reverse Z, infinite far plane:
+/// clip z is the near distance); CPU twin of shared/vis_raster.wgsl's `raster_in_front`.
+pub fn in_front_of_near_plane(p: &[f32; 4]) -> bool {
+    p[3] > p[2]
+}
+
+/// Where edge p-q (one end in front of the near plane) meets it, interpolated from the endpoint
+/// that orders first (lexicographically), so that both directions give the same bits; CPU twin of
+/// `raster_near_crossing`.
+pub fn near_crossing_cpu(p: &[f32; 4], q: &[f32; 4]) -> [f32; 4] {
+    let before = |p: &[f32; 4], q: &[f32; 4]| p.iter().zip(q).find(|(a, b)| a != b).is_some_and(|(a, b)| a < b);
+    let (a, b) = if before(q, p) { (q, p) } else { (p, q) };
+    let (da, db) = (a[3] - a[2], b[3] - b[2]);
+    let t = da / (da - db);
+    [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * t)
+}
+
+/// What is left of triangle `clip` in front of the near plane, in its drawing order: nothing, one
+/// triangle (itself when wholly in front), or a quad as two triangles sharing the diagonal from
+/// its first corner; CPU twin of `raster_near_clip`.
+pub fn clip_near_cpu(clip: &[[f32; 4]; 3]) -> Vec<[[f32; 4]; 3]> {
+    let mut polygon = Vec::with_capacity(4);
+    for k in 0..3 {
+        let (p, q) = (&clip[k], &clip[(k + 1) % 3]);
+        if in_front_of_near_plane(p) {
+            polygon.push(*p);
+        }
+        if in_front_of_near_plane(p) != in_front_of_near_plane(q) {
+            polygon.push(near_crossing_cpu(p, q));
+        }
+    }
+    (2..polygon.len()).map(|k| [polygon[0], polygon[k - 1], polygon[k]]).collect()
+}
+
 fn edge_function_i64(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i64 {
     let d = |u: i32, v: i32| i64::from(u) - i64::from(v);
     d(b[0], a[0]) * d(p[1], a[1]) - d(b[1], a[1]) * d(p[0], a[0])
 }
 
-/// CPU twin of raster.small's hand-over to raster.wide and of raster.wide (shared/vis_raster.wgsl's
-/// `raster_wide_setup` and `raster_wide_pixel`): rasterises triangle `id` with clip-space corners
-/// `clip` (in front of the near plane) of any size into `vis` with `rasterise_cpu`'s snapping and
-/// edge test in i64; `Large` when a corner lies outside the guard band (WIDE_GUARD_PX).
-pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+/// CPU twin of `raster_wide_setup`: triangle `id` with clip-space corners `clip` (in front of the
+/// near plane) set up for raster.wide on a viewport of `size_px`; None when a corner lies outside
+/// the guard band (WIDE_GUARD_PX: the hardware draws it).
+pub fn wide_setup_cpu(size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> Option<WideTriangle> {
     let size = [size_px.0 as f32, size_px.1 as f32];
     let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
     let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
-    let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
-    if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
-        return TriangleOutcome::Dropped;
-    }
     let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
     let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
-    if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
-        return TriangleOutcome::Dropped;
-    }
     if !(p_min.iter().chain(&p_max).all(|v| v.abs() < WIDE_GUARD_PX)) {
-        return TriangleOutcome::Large;
+        return None;
     }
-    let lo = [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0));
-    let hi = [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1));
     let base = [p_min[0].floor(), p_min[1].floor()];
     let snap = |p: [f32; 2]| [0, 1].map(|i| ((p[i] - base[i]) * 256.0).round_ties_even() as i32);
-    let (a, b, c) = (snap(p0), snap(p2), snap(p1));
-    let area = edge_function_i64(a, b, c);
-    if area <= 0 {
-        return TriangleOutcome::Dropped;
-    }
     let z = |c: &[f32; 4]| c[2] / c[3];
-    let (za, zb, zc) = (z(&clip[0]), z(&clip[2]), z(&clip[1]));
+    Some(WideTriangle {
+        a: snap(p0),
+        // Clockwise on screen (y down): b and c swapped to make the area positive.
+        b: snap(p2),
+        c: snap(p1),
+        base_px: base.map(|v| v as i32),
+        lo_px: [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0)),
+        hi_px: [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1)),
+        z: [z(&clip[0]), z(&clip[2]), z(&clip[1])],
+        id,
+    })
+}
+
+/// Twice the area of `t` in 1/256-px units squared (<= 0: a back face or degenerate, nothing to draw).
+pub fn wide_area(t: &WideTriangle) -> i64 {
+    edge_function_i64(t.a, t.b, t.c)
+}
+
+/// CPU twin of raster.wide (`raster_wide_pixel` over every tile): draws `t` into `vis` (`size_px.0`
+/// wide); false when its area is not positive (nothing drawn).
+pub fn wide_draw_cpu(vis: &mut [u64], size_px: (u32, u32), t: &WideTriangle) -> bool {
+    let area = wide_area(t);
+    if area <= 0 {
+        return false;
+    }
     let inv_area = 1.0 / area as f32;
-    let base = [base[0] as i32, base[1] as i32];
-    for y in lo[1]..=hi[1] {
-        for x in lo[0]..=hi[0] {
-            let p = [(x - base[0]) * 256 + 128, (y - base[1]) * 256 + 128];
-            let w = [edge_function_i64(b, c, p), edge_function_i64(c, a, p), edge_function_i64(a, b, p)];
+    for y in t.lo_px[1]..=t.hi_px[1] {
+        for x in t.lo_px[0]..=t.hi_px[0] {
+            let p = [(x - t.base_px[0]) * 256 + 128, (y - t.base_px[1]) * 256 + 128];
+            let w = [edge_function_i64(t.b, t.c, p), edge_function_i64(t.c, t.a, p), edge_function_i64(t.a, t.b, p)];
             if w.iter().any(|&w| w < 0) {
                 continue;
             }
-            let depth = (w[0] as f32 * za + w[1] as f32 * zb + w[2] as f32 * zc) * inv_area;
+            let depth = (w[0] as f32 * t.z[0] + w[1] as f32 * t.z[1] + w[2] as f32 * t.z[2]) * inv_area;
             let word = &mut vis[y as usize * size_px.0 as usize + x as usize];
-            *word = (*word).max(vis_pack(depth, id));
+            *word = (*word).max(vis_pack(depth, t.id));
         }
     }
-    TriangleOutcome::Drawn
+    true
+}
+
+/// CPU twin of raster.bin and raster.wide (with raster.small's tests before them): rasterises
+/// triangle `id` with clip-space corners `clip` of any size into `vis` with `rasterise_cpu`'s
+/// snapping and edge test in i64. Wholly in front of the near plane, back faces and triangles off
+/// the viewport are dropped as `rasterise_cpu` drops them; crossing it, the triangle is clipped
+/// against it (`clip_near_cpu`) and each piece drawn. `Large` when a piece's corner lies outside
+/// the guard band (WIDE_GUARD_PX): nothing drawn, the hardware draws the whole triangle.
+pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    if clip.iter().all(in_front_of_near_plane) {
+        let size = [size_px.0 as f32, size_px.1 as f32];
+        let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
+        let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
+        let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
+        if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
+            return TriangleOutcome::Dropped;
+        }
+        let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
+        let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
+        if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
+            return TriangleOutcome::Dropped;
+        }
+    }
+    let pieces: Option<Vec<WideTriangle>> = clip_near_cpu(clip).iter().map(|piece| wide_setup_cpu(size_px, piece, id)).collect();
+    let Some(pieces) = pieces else {
+        return TriangleOutcome::Large;
+    };
+    let mut drawn = false;
+    for t in &pieces {
+        drawn |= wide_draw_cpu(vis, size_px, t);
+    }
+    if drawn {
+        TriangleOutcome::Drawn
+    } else {
+        TriangleOutcome::Dropped
+    }
+}
+
+/// CPU twin of the compute rasteriser on one triangle (shared/raster_small.wgsl's
+/// `raster_any_triangle`, then raster.bin and raster.wide): wholly behind the near plane, dropped;
+/// wholly in front and at most `large_px`, `rasterise_cpu`; else `rasterise_wide_cpu` (`Large`:
+/// left to the hardware, nothing drawn).
+pub fn rasterise_any_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    let in_front = clip.iter().filter(|p| in_front_of_near_plane(p)).count();
+    if in_front == 0 {
+        return TriangleOutcome::Dropped;
+    }
+    if in_front == 3 {
+        let outcome = rasterise_cpu(vis, size_px, large_px, clip, id);
+        if outcome != TriangleOutcome::Large {
+            return outcome;
+        }
+    }
+    rasterise_wide_cpu(vis, size_px, clip, id)
 }
 
 #[cfg(test)]

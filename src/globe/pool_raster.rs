@@ -30,7 +30,7 @@
 
 use crate::schedule::raster::{
     buffer_entry, entry, large_pipeline, record_shade_compute, record_shade_fragment, shade_fragment_pipeline, storage_format_for,
-    storage_view_of, VisBuffers,
+    storage_view_of, VisBuffers, WidePipelines,
 };
 use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
@@ -66,8 +66,6 @@ pub struct ShadeGroups<'a> {
 /// The globe's raster passes, their buffers and bind groups.
 pub struct GlobeVisRaster {
     small: wgpu::ComputePipeline,
-    /// raster.wide: the large triangles raster.small binned per screen tile.
-    wide: wgpu::ComputePipeline,
     large: wgpu::RenderPipeline,
     /// shade as a compute pass writing the target's storage view (None: the colour format has none).
     shade_compute: Option<wgpu::ComputePipeline>,
@@ -95,7 +93,6 @@ impl std::ops::Deref for GlobeVisRaster {
 /// The bind groups over the visibility buffer of one viewport size.
 struct VisGroups {
     small: wgpu::BindGroup,
-    wide: wgpu::BindGroup,
     large: wgpu::BindGroup,
     shade_fragment: wgpu::BindGroup,
 }
@@ -105,7 +102,6 @@ impl GlobeVisRaster {
     /// over `large_px` (at most MAX_LARGE_PX) to the hardware.
     pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &PoolRasterInputs, large_px: u32) -> GlobeVisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "globe_raster_small.wgsl", "raster_small", &[]);
-        let wide = SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]);
         let large_module = SHADERS.create_module(device, "globe_raster_large.wgsl");
         let large = large_pipeline(device, &large_module);
         use wgpu::BufferBindingType::{Storage, Uniform};
@@ -165,7 +161,11 @@ impl GlobeVisRaster {
         });
         let shade_fragment =
             shade_fragment_pipeline(device, &shade_module, Some(&pipeline_layout(&vis_layout_fragment)), options, color_format);
-        let buffers = VisBuffers::new(device, u64::from(inputs.pool_slots.max(1)), large_px);
+        let pipelines = WidePipelines {
+            bin: SHADERS.compute_pipeline(device, "raster.bin", "raster_bin.wgsl", "raster_bin", &[]),
+            wide: SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]),
+        };
+        let buffers = VisBuffers::new(device, u64::from(inputs.pool_slots.max(1)), large_px, pipelines);
         let group = |label, layout: &wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries })
         };
@@ -200,7 +200,6 @@ impl GlobeVisRaster {
         );
         GlobeVisRaster {
             small,
-            wide,
             large,
             shade_compute,
             shade_fragment,
@@ -219,7 +218,6 @@ impl GlobeVisRaster {
         if self.buffers.set_view(queue, size_px) || self.vis_groups.is_none() {
             self.vis_groups = Some(VisGroups {
                 small: self.buffers.small_group(&self.small.get_bind_group_layout(2), &[]),
-                wide: self.buffers.wide_group(&self.wide.get_bind_group_layout(2)),
                 large: self.buffers.vis_group("raster.large.vis", &self.large.get_bind_group_layout(1), &[]),
                 shade_fragment: self.buffers.vis_group("shade.vis", &self.vis_layout_fragment, &[]),
             });
@@ -237,7 +235,7 @@ impl GlobeVisRaster {
     ) {
         let groups = self.vis_groups.as_ref().expect("set_view before record_raster");
         let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
-        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, pool_args, &self.wide, &groups.wide);
+        self.buffers.record_small(encoder, profiler, &self.small, &small_groups, pool_args);
         self.buffers.record_large(encoder, profiler, target, &self.large, &[&self.large_group, &groups.large]);
     }
 
