@@ -104,9 +104,10 @@ fn raster_triangle(clip: array<vec4<f32>, 3>, id: u32) -> u32 {
     return RASTER_DRAWN;
 }
 
-// Snapped pixel coordinates of a triangle raster.wide draws stay below this (in absolute value),
-// so that round(p * 256) and its differences fit i32; larger ones go to the hardware.
-const RASTER_WIDE_GUARD_PX: f32 = 1048576.0;
+// Pixel coordinates of a triangle raster.wide draws stay below this (2^22, in absolute value), so
+// that round(p * 256) fits within 2^30, the corners relative to the box's corner within i32, and
+// the edge functions within i64; larger ones go to the hardware.
+const RASTER_WIDE_GUARD_PX: f32 = 4194304.0;
 // Side in pixels of the square screen tiles of raster.wide (one workgroup each).
 const RASTER_WIDE_TILE_PX: i32 = 32;
 
@@ -165,12 +166,15 @@ fn raster_wide_setup(clip: array<vec4<f32>, 3>, id: u32) -> WideSetup {
     }
     out.t.lo = max(vec2<i32>(ceil(p_min - 0.5)), vec2<i32>(0));
     out.t.hi = min(vec2<i32>(floor(p_max - 0.5)), vec2<i32>(r.size_px) - 1);
-    let base = floor(p_min);
-    out.t.base = vec2<i32>(base);
-    out.t.a = vec2<i32>(round((p0 - base) * 256.0));
+    out.t.base = vec2<i32>(floor(p_min));
+    // Snapped where they are (p * 256 is exact), then made relative: a corner shared by two
+    // triangles snaps to the same point whatever their boxes (`raster_triangle`'s p - base is
+    // exact in its small boxes, so the two agree).
+    let origin = out.t.base * 256;
+    out.t.a = vec2<i32>(round(p0 * 256.0)) - origin;
     // Clockwise here: b and c swapped to make the area positive.
-    out.t.b = vec2<i32>(round((p2 - base) * 256.0));
-    out.t.c = vec2<i32>(round((p1 - base) * 256.0));
+    out.t.b = vec2<i32>(round(p2 * 256.0)) - origin;
+    out.t.c = vec2<i32>(round(p1 * 256.0)) - origin;
     out.t.z = vec3<f32>(clip[0].z / clip[0].w, clip[2].z / clip[2].w, clip[1].z / clip[1].w);
     out.t.id = id;
     return out;

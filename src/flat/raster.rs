@@ -383,15 +383,16 @@ pub fn wide_setup_cpu(size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> Opt
     if !(p_min.iter().chain(&p_max).all(|v| v.abs() < WIDE_GUARD_PX)) {
         return None;
     }
-    let base = [p_min[0].floor(), p_min[1].floor()];
-    let snap = |p: [f32; 2]| [0, 1].map(|i| ((p[i] - base[i]) * 256.0).round_ties_even() as i32);
+    let base = [p_min[0].floor() as i32, p_min[1].floor() as i32];
+    // Snapped where they are, then made relative: the same point for every triangle sharing a corner.
+    let snap = |p: [f32; 2]| [0, 1].map(|i| (p[i] * 256.0).round_ties_even() as i32 - base[i] * 256);
     let z = |c: &[f32; 4]| c[2] / c[3];
     Some(WideTriangle {
         a: snap(p0),
         // Clockwise on screen (y down): b and c swapped to make the area positive.
         b: snap(p2),
         c: snap(p1),
-        base_px: base.map(|v| v as i32),
+        base_px: base,
         lo_px: [0, 1].map(|i| ((p_min[i] - 0.5).ceil() as i32).max(0)),
         hi_px: [0, 1].map(|i| ((p_max[i] - 0.5).floor() as i32).min([size_px.0, size_px.1][i] as i32 - 1)),
         z: [z(&clip[0]), z(&clip[2]), z(&clip[1])],

@@ -47,7 +47,7 @@ pub const WIDE_INPUTS_HEADER: u64 = 16;
 pub const WIDE_TILE_PX: u32 = 32;
 /// Snapped corners of a triangle raster.wide draws lie below this many pixels in absolute value
 /// (shared/vis_raster.wgsl's RASTER_WIDE_GUARD_PX); beyond, the hardware draws it.
-pub const WIDE_GUARD_PX: f32 = 1_048_576.0;
+pub const WIDE_GUARD_PX: f32 = 4_194_304.0;
 /// Bins of the triangle-size histogram (shared/vis_buffer.wgsl's RASTER_HISTOGRAM_BINS).
 pub const HISTOGRAM_BINS: usize = 16;
 /// Side in pixels of the square of pixels one workgroup of the compute shade covers
