@@ -21,9 +21,9 @@ use std::path::Path;
 
 use bisector::flat::camera::Camera;
 use bisector::flat::raster::{
-    clip_near_cpu, in_front_of_near_plane, rasterise_any_cpu, rasterise_cpu, srgb_encoded_u8, wide_area, wide_inputs_size, wide_lists_size,
-    wide_setup_cpu, RasterPath, RasterUniforms, TriangleOutcome, WideInput, WideTriangle, LARGE_ARGS_SIZE, WIDE_ARGS_OFFSET,
-    WIDE_ENTRY_CAPACITY, WIDE_INPUTS_HEADER,
+    clip_pieces_cpu, in_front_of_near_plane, rasterise_any_cpu, rasterise_cpu, srgb_encoded_u8, wide_area, wide_inputs_size,
+    wide_lists_size, wide_setup_cpu, RasterPath, RasterUniforms, TriangleOutcome, WideInput, WideTriangle, LARGE_ARGS_SIZE,
+    WIDE_ARGS_OFFSET, WIDE_ENTRY_CAPACITY, WIDE_INPUTS_HEADER, WIDE_PIECES,
 };
 use bisector::flat::{render_shot, RenderSettings, Renderer};
 use bisector::gpu::Gpu;
@@ -391,12 +391,13 @@ fn triangle_pass_matches_its_cpu_twin_on_random_triangles() {
 /// What raster.small's hand-over (vis_raster_wide_probe.wgsl), raster.bin (raster_bin.wgsl) and
 /// raster.wide (raster_wide.wgsl) did with `triangles` (id = index) on a `size` x `size` viewport:
 /// the visibility buffer, the ids left to raster.large (sorted), raster.wide's entry count and the
-/// triangles listed for raster.bin, and what raster.bin set up for each listed id (its two slots).
+/// triangles listed for raster.bin, and what raster.bin set up for each listed id (its WIDE_PIECES
+/// slots).
 struct WideRun {
     vis: Vec<u64>,
     large_ids: Vec<u32>,
     wide_counts: (u32, u32),
-    setups: Vec<(u32, [WideTriangle; 2])>,
+    setups: Vec<(u32, Vec<WideTriangle>)>,
 }
 
 /// Runs the probe with room for `triangle_capacity` listed triangles and `entry_capacity` tile entries.
@@ -468,7 +469,8 @@ fn run_wide_probe(
     let inputs: Vec<WideInput> = bytemuck::pod_collect_to_vec(&inputs_bytes[WIDE_INPUTS_HEADER as usize..]);
     let lists = read(&wide_lists);
     let slots: Vec<WideTriangle> = bytemuck::pod_collect_to_vec(&lists[wide_lists_size(0) as usize..]);
-    let setups = (0..header[0] as usize).map(|i| (inputs[i].id, [slots[2 * i], slots[2 * i + 1]])).collect();
+    let pieces = WIDE_PIECES as usize;
+    let setups = (0..header[0] as usize).map(|i| (inputs[i].id, slots[pieces * i..pieces * (i + 1)].to_vec())).collect();
     WideRun { vis: bytemuck::pod_collect_to_vec(&read(&vis)), large_ids: large, wide_counts: (args[4], header[0]), setups }
 }
 
@@ -509,11 +511,11 @@ fn wide_pass_matches_its_cpu_twin_on_random_large_triangles() {
             random_triangle(&mut rng, size, extent_px)
         })
         .collect();
-    // Beyond the guard band (2^22 px): left to the hardware, drawn or not.
+    // Beyond raster.wide's guard band (2^22 px), and within it: clipped to raster.bin's (256 w)
+    // and drawn in compute.
     let ndc = |x: f32, y: f32| [x / size as f32 * 2.0 - 1.0, 1.0 - y / size as f32 * 2.0, 0.5, 1.0];
     triangles.push([ndc(10.0, 10.0), ndc(10.0, 6.0e6), ndc(6.0e6, 10.0)]);
     triangles.push([ndc(-5.0e6, -5.0e6), ndc(-5.0e6, 40.0), ndc(40.0, 40.0)]);
-    // Within it, as large as it allows: drawn in compute.
     triangles.push([ndc(-4.0e6, -4.0e6), ndc(-4.0e6, 50.0), ndc(50.0, 50.0)]);
     let mut expected = vec![0u64; (size * size) as usize];
     let mut covering: Vec<Vec<u64>> = vec![Vec::new(); expected.len()];
@@ -534,7 +536,7 @@ fn wide_pass_matches_its_cpu_twin_on_random_large_triangles() {
     }
     eprintln!("{wide} large triangles drawn");
     assert!(wide > 40, "too few large triangles drawn: {wide}");
-    assert_eq!(hardware.len(), 2, "the guard band's triangles");
+    assert_eq!(hardware, [0u32; 0], "with room in the lists, nothing is left to the hardware");
     let run = run_wide_probe(&gpu, &triangles, size, large_px, triangles.len() as u64, WIDE_ENTRY_CAPACITY);
     assert_eq!(run.large_ids, hardware, "the triangles left to raster.large");
     assert!(run.wide_counts.0 as usize > wide && run.wide_counts.1 as usize >= wide, "{:?}", run.wide_counts);
@@ -581,21 +583,32 @@ fn random_crossing_triangle(rng: &mut impl Rng) -> [[f32; 4]; 3] {
     }
 }
 
+/// A random triangle in front of the near plane with one or two corners beyond the clip-space
+/// guard band (|x| or |y| up to 2000 w, the band being 256 w), the others near the viewport.
+fn random_far_triangle(rng: &mut impl Rng) -> [[f32; 4]; 3] {
+    let far = rng.random_range(1..3);
+    std::array::from_fn(|k| {
+        let w = rng.random_range(0.2..2.0f32);
+        let reach = if k < far { 2000.0 } else { 1.5 };
+        [rng.random_range(-reach..reach) * w, rng.random_range(-reach..reach) * w, 0.1, w]
+    })
+}
+
 #[test]
 fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
     let mut rng = common::rng("wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin");
     let field = procedural::generate(1, 65, 1000.0);
     let gpu = gpu(&field);
     let (size, large_px) = (72u32, 12u32);
-    // Crossing triangles, and large ones in front between them.
-    let triangles: Vec<[[f32; 4]; 3]> = (0..160)
-        .map(|i| {
-            if i % 4 == 3 {
+    // Crossing triangles, triangles beyond the guard band, and large ones in front between them.
+    let triangles: Vec<[[f32; 4]; 3]> = (0..200)
+        .map(|i| match i % 5 {
+            0 => {
                 let extent_px = rng.random_range(14.0..100.0);
                 random_triangle(&mut rng, size, extent_px)
-            } else {
-                random_crossing_triangle(&mut rng)
             }
+            1 => random_far_triangle(&mut rng),
+            _ => random_crossing_triangle(&mut rng),
         })
         .collect();
     let mut expected = vec![0u64; (size * size) as usize];
@@ -612,16 +625,16 @@ fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
         }
     }
     let run = run_wide_probe(&gpu, &triangles, size, large_px, triangles.len() as u64, WIDE_ENTRY_CAPACITY);
-    assert_eq!(run.large_ids, hardware, "the triangles left to raster.large (outside the guard band)");
+    assert_eq!(run.large_ids, hardware, "the triangles left to raster.large");
+    assert!(hardware.is_empty(), "with room in the lists, nothing is left to the hardware: {hardware:?}");
     // What raster.bin set up for each piece it binned, exactly (integers and depths).
-    let (mut pieces, mut quads) = (0, 0);
+    let (mut pieces, mut split, mut guard) = (0, 0, 0);
     for (id, slots) in &run.setups {
         let triangle = &triangles[*id as usize];
-        if triangle.iter().all(in_front_of_near_plane) {
-            continue;
-        }
-        let twin = clip_near_cpu(triangle);
-        quads += usize::from(twin.len() == 2);
+        let twin = clip_pieces_cpu(triangle);
+        split += usize::from(twin.len() > 1);
+        // Split while wholly in front: by the guard band's planes.
+        guard += usize::from(twin.len() > 1 && triangle.iter().all(in_front_of_near_plane));
         for (p, piece) in twin.iter().enumerate() {
             let Some(t) = wide_setup_cpu((size, size), piece, *id) else { continue };
             if t.lo_px[0] > t.hi_px[0] || t.lo_px[1] > t.hi_px[1] || wide_area(&t) <= 0 {
@@ -631,8 +644,14 @@ fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
             assert_eq!(slots[p], t, "triangle {id} {triangle:?}, piece {p} {piece:?}");
         }
     }
-    eprintln!("{pieces} clipped pieces binned, {quads} triangles clipped to quads, {} listed", run.setups.len());
-    assert!(pieces > 40 && quads > 10, "too few clipped pieces drawn: {pieces} ({quads} quads)");
+    eprintln!(
+        "{pieces} pieces binned, {split} triangles clipped into several ({guard} by the guard band alone), {} listed",
+        run.setups.len()
+    );
+    assert!(
+        pieces > 60 && split > 20 && guard > 5,
+        "too few clipped pieces drawn: {pieces} ({split} triangles split, {guard} by the guard band)"
+    );
     assert_vis_matches(&run.vis, &expected, &covering, size);
 }
 

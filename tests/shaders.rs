@@ -307,6 +307,8 @@ fn constants_shared_with_rust_agree() {
         ("raster_wide.wgsl", "RASTER_WIDE_TILE_PX", Value::I32(bisector::schedule::raster::WIDE_TILE_PX as i32)),
         ("raster_wide.wgsl", "RASTER_WIDE_GUARD_PX", Value::F32(bisector::schedule::raster::WIDE_GUARD_PX)),
         ("raster_bin.wgsl", "RASTER_WIDE_TRIANGLE_CAPACITY", Value::U32(bisector::schedule::raster::WIDE_TRIANGLE_CAPACITY as u32)),
+        ("raster_bin.wgsl", "RASTER_WIDE_PIECES", Value::U32(bisector::schedule::raster::WIDE_PIECES as u32)),
+        ("raster_bin.wgsl", "RASTER_CLIP_GUARD", Value::F32(bisector::schedule::raster::CLIP_GUARD)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
         ("kernel_tile_table_bucketed.wgsl", "TILE_BUCKET_SALT", Value::U32(bisector::kernels::tile_table_bucketed::SECONDARY_SALT)),
     ];
@@ -378,7 +380,8 @@ fn word_layouts_match_rust() {
     let (members, _) = wgsl::wgsl_layout(&module, &Wgsl::Struct("WideLists"));
     let triangles = members.iter().find(|(n, _, _)| n == "triangles").expect("WideLists.triangles").1 as u64;
     assert_eq!(wide_lists_size(0), triangles, "WideLists.triangles");
-    assert_eq!(wide_lists_size(1) - wide_lists_size(0), 2 * std::mem::size_of::<WideTriangle>() as u64, "two pieces per triangle");
+    let pieces = bisector::schedule::raster::WIDE_PIECES;
+    assert_eq!(wide_lists_size(1) - wide_lists_size(0), pieces * std::mem::size_of::<WideTriangle>() as u64, "a slot per piece");
 }
 
 /// WGSL files generated from Rust constants, by the folder that holds them. They are checked in,

@@ -5,7 +5,7 @@
 // hardware does, every pixel centre inside or on its edges gets depth << 32 | id by a 64-bit
 // atomic max. Back faces and triangles outside the viewport are dropped. Binds the visibility
 // buffer and the uniforms at @group(2) @binding(0) and (1). Larger triangles, and those crossing
-// the near plane clipped against it (`raster_near_clip`), are set up here for raster.bin and
+// the near plane clipped against it (`raster_clip`), are set up here for raster.bin and
 // raster.wide (`raster_wide_setup`, `raster_wide_pixel`: the same snapping and edge test in i64).
 //!include shared/vis_buffer.wgsl
 
@@ -133,8 +133,8 @@ struct WideTriangle {
 const RASTER_WIDE_ENTRY_CAPACITY: u32 = 65535u;
 
 // raster.wide's lists, written by raster.bin: per tile entry the index into `triangles` and the
-// tile's x | y << 16, then the large triangles set up (two slots per listed triangle: the pieces
-// of its clipping against the near plane).
+// tile's x | y << 16, then the large triangles set up (RASTER_WIDE_PIECES slots per listed
+// triangle: the pieces of its clipping, `raster_clip`).
 struct WideLists {
     entries: array<vec2<u32>, RASTER_WIDE_ENTRY_CAPACITY>,
     triangles: array<WideTriangle>,
@@ -222,6 +222,37 @@ fn raster_in_front(p: vec4<f32>) -> bool {
     return p.w > p.z;
 }
 
+// Clip-space guard band of raster.bin's clipping: x and y within +-RASTER_CLIP_GUARD * w (a
+// power of two, so that the planes' distances round alike with or without a fused multiply-add;
+// 128.5 viewport widths from the centre, inside RASTER_WIDE_GUARD_PX up to 2^15-px viewports).
+const RASTER_CLIP_GUARD: f32 = 256.0;
+// Most corners of a triangle clipped by the near plane and the guard band's four planes.
+const RASTER_CLIP_CORNERS: u32 = 8u;
+// Most triangles it is split into (a fan from its first corner): raster.bin's slots per triangle.
+const RASTER_WIDE_PIECES: u32 = 6u;
+
+// Distance of clip-space point `p` to clipping plane `plane` (> 0 inside): 0 the near plane (w > z,
+// as `raster_in_front`), 1-4 the guard band's x <= g w, -x <= g w, y <= g w, -y <= g w.
+fn raster_plane_distance(p: vec4<f32>, plane: u32) -> f32 {
+    switch plane {
+        case 0u: {
+            return p.w - p.z;
+        }
+        case 1u: {
+            return RASTER_CLIP_GUARD * p.w - p.x;
+        }
+        case 2u: {
+            return RASTER_CLIP_GUARD * p.w + p.x;
+        }
+        case 3u: {
+            return RASTER_CLIP_GUARD * p.w - p.y;
+        }
+        default: {
+            return RASTER_CLIP_GUARD * p.w + p.y;
+        }
+    }
+}
+
 // Whether `p` orders before `q` (lexicographically by x, y, z, w).
 fn raster_clip_before(p: vec4<f32>, q: vec4<f32>) -> bool {
     if (p.x != q.x) {
@@ -236,49 +267,59 @@ fn raster_clip_before(p: vec4<f32>, q: vec4<f32>) -> bool {
     return p.w < q.w;
 }
 
-// Where edge p-q (one end in front of the near plane, the other not) meets it: interpolated
-// from the edge's endpoints in a fixed order (the one `raster_clip_before` puts first), so that
-// two triangles sharing the edge get bit-identical points, whichever way each runs along it.
-fn raster_near_crossing(p: vec4<f32>, q: vec4<f32>) -> vec4<f32> {
+// Where edge p-q (one end inside plane `plane`, the other not) meets it: interpolated from the
+// edge's endpoints in a fixed order (the one `raster_clip_before` puts first), so that two
+// triangles sharing the edge get bit-identical points, whichever way each runs along it.
+fn raster_plane_crossing(p: vec4<f32>, q: vec4<f32>, plane: u32) -> vec4<f32> {
     var a = p;
     var b = q;
     if (raster_clip_before(q, p)) {
         a = q;
         b = p;
     }
-    let da = a.w - a.z;
-    let db = b.w - b.z;
+    let da = raster_plane_distance(a, plane);
+    let db = raster_plane_distance(b, plane);
     let t = da / (da - db);
     return a + (b - a) * t;
 }
 
-// What is left of a triangle in front of the near plane: `count` triangles (0, 1, or 2 from a
-// quad split along its diagonal from the first corner) in the triangle's drawing order.
-struct NearPieces {
+// A convex polygon in clip space, its corners in drawing order.
+struct ClipPolygon {
     count: u32,
-    corners: array<array<vec4<f32>, 3>, 2>,
+    corners: array<vec4<f32>, RASTER_CLIP_CORNERS>,
 }
 
-// Clips triangle `clip` against the near plane in homogeneous clip space; a triangle wholly in
-// front is its one piece, unchanged.
-fn raster_near_clip(clip: array<vec4<f32>, 3>) -> NearPieces {
-    var polygon: array<vec4<f32>, 4>;
-    var n = 0u;
-    for (var k = 0u; k < 3u; k++) {
-        let p = clip[k];
-        let q = clip[(k + 1u) % 3u];
-        if (raster_in_front(p)) {
-            polygon[n] = p;
-            n++;
+// Clips triangle `clip` in homogeneous clip space against the near plane, then the guard band's
+// planes (Sutherland-Hodgman: each edge's crossing by `raster_plane_crossing`); a triangle wholly
+// inside is itself, its corners in the same order. Fewer than 3 corners left: count 0. Its
+// pieces are the fan (corner 0, k + 1, k + 2), in the triangle's drawing order.
+fn raster_clip(clip: array<vec4<f32>, 3>) -> ClipPolygon {
+    var polygon: ClipPolygon;
+    polygon.count = 3u;
+    polygon.corners[0] = clip[0];
+    polygon.corners[1] = clip[1];
+    polygon.corners[2] = clip[2];
+    for (var plane = 0u; plane < 5u; plane++) {
+        var out: ClipPolygon;
+        out.count = 0u;
+        for (var k = 0u; k < polygon.count; k++) {
+            let p = polygon.corners[k];
+            let q = polygon.corners[(k + 1u) % polygon.count];
+            let p_inside = raster_plane_distance(p, plane) > 0.0;
+            if (p_inside) {
+                out.corners[out.count] = p;
+                out.count++;
+            }
+            if (p_inside != (raster_plane_distance(q, plane) > 0.0)) {
+                out.corners[out.count] = raster_plane_crossing(p, q, plane);
+                out.count++;
+            }
         }
-        if (raster_in_front(p) != raster_in_front(q)) {
-            polygon[n] = raster_near_crossing(p, q);
-            n++;
+        polygon = out;
+        if (polygon.count < 3u) {
+            polygon.count = 0u;
+            break;
         }
     }
-    var out: NearPieces;
-    out.count = select(0u, n - 2u, n >= 3u);
-    out.corners[0] = array<vec4<f32>, 3>(polygon[0], polygon[1], polygon[2]);
-    out.corners[1] = array<vec4<f32>, 3>(polygon[0], polygon[2], polygon[3]);
-    return out;
+    return polygon;
 }

@@ -37,8 +37,8 @@ use crate::schedule::raster::{
 
 pub use crate::schedule::raster::{
     histogram_bin_floor_px, storage_format_for, wide_inputs_size, wide_lists_size, RasterPath, RasterUniforms, WideInput, WideTriangle,
-    COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS, LARGE_ARGS_SIZE, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ARGS_OFFSET,
-    WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_INPUTS_HEADER, WIDE_TILE_PX, WIDE_TRIANGLE_CAPACITY,
+    CLIP_GUARD, COMPUTE_FEATURES, DEFAULT_LARGE_PX, HISTOGRAM_BINS, LARGE_ARGS_SIZE, MAX_LARGE_PX, SHADE_TILE_PX, WIDE_ARGS_OFFSET,
+    WIDE_ENTRY_CAPACITY, WIDE_GUARD_PX, WIDE_INPUTS_HEADER, WIDE_PIECES, WIDE_TILE_PX, WIDE_TRIANGLE_CAPACITY,
 };
 
 /// What the raster passes read from the flat renderer.
@@ -338,29 +338,49 @@ pub fn in_front_of_near_plane(p: &[f32; 4]) -> bool {
     p[3] > p[2]
 }
 
-/// Where edge p-q (one end in front of the near plane) meets it, interpolated from the endpoint
-/// that orders first (lexicographically), so that both directions give the same bits; CPU twin of
-/// `raster_near_crossing`.
-pub fn near_crossing_cpu(p: &[f32; 4], q: &[f32; 4]) -> [f32; 4] {
+/// Distance of clip-space point `p` to raster.bin's clipping plane `plane` (> 0 inside): 0 the
+/// near plane, 1-4 the guard band's (CLIP_GUARD); CPU twin of `raster_plane_distance`.
+pub fn plane_distance(p: &[f32; 4], plane: usize) -> f32 {
+    match plane {
+        0 => p[3] - p[2],
+        1 => CLIP_GUARD * p[3] - p[0],
+        2 => CLIP_GUARD * p[3] + p[0],
+        3 => CLIP_GUARD * p[3] - p[1],
+        _ => CLIP_GUARD * p[3] + p[1],
+    }
+}
+
+/// Where edge p-q (one end inside `plane`) meets it, interpolated from the endpoint that orders
+/// first (lexicographically), so that both directions give the same bits; CPU twin of
+/// `raster_plane_crossing`.
+pub fn plane_crossing_cpu(p: &[f32; 4], q: &[f32; 4], plane: usize) -> [f32; 4] {
     let before = |p: &[f32; 4], q: &[f32; 4]| p.iter().zip(q).find(|(a, b)| a != b).is_some_and(|(a, b)| a < b);
     let (a, b) = if before(q, p) { (q, p) } else { (p, q) };
-    let (da, db) = (a[3] - a[2], b[3] - b[2]);
+    let (da, db) = (plane_distance(a, plane), plane_distance(b, plane));
     let t = da / (da - db);
     [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * t)
 }
 
-/// What is left of triangle `clip` in front of the near plane, in its drawing order: nothing, one
-/// triangle (itself when wholly in front), or a quad as two triangles sharing the diagonal from
-/// its first corner; CPU twin of `raster_near_clip`.
-pub fn clip_near_cpu(clip: &[[f32; 4]; 3]) -> Vec<[[f32; 4]; 3]> {
-    let mut polygon = Vec::with_capacity(4);
-    for k in 0..3 {
-        let (p, q) = (&clip[k], &clip[(k + 1) % 3]);
-        if in_front_of_near_plane(p) {
-            polygon.push(*p);
+/// The pieces of triangle `clip` inside the near plane and the guard band, in its drawing order:
+/// the fan from the first corner of the clipped polygon (none, itself when wholly inside, or up to
+/// WIDE_PIECES); CPU twin of `raster_clip` and raster.bin's fan.
+pub fn clip_pieces_cpu(clip: &[[f32; 4]; 3]) -> Vec<[[f32; 4]; 3]> {
+    let mut polygon = clip.to_vec();
+    for plane in 0..5 {
+        let mut out = Vec::with_capacity(polygon.len() + 1);
+        for k in 0..polygon.len() {
+            let (p, q) = (&polygon[k], &polygon[(k + 1) % polygon.len()]);
+            let p_inside = plane_distance(p, plane) > 0.0;
+            if p_inside {
+                out.push(*p);
+            }
+            if p_inside != (plane_distance(q, plane) > 0.0) {
+                out.push(plane_crossing_cpu(p, q, plane));
+            }
         }
-        if in_front_of_near_plane(p) != in_front_of_near_plane(q) {
-            polygon.push(near_crossing_cpu(p, q));
+        polygon = out;
+        if polygon.len() < 3 {
+            return Vec::new();
         }
     }
     (2..polygon.len()).map(|k| [polygon[0], polygon[k - 1], polygon[k]]).collect()
@@ -431,9 +451,10 @@ pub fn wide_draw_cpu(vis: &mut [u64], size_px: (u32, u32), t: &WideTriangle) -> 
 /// CPU twin of raster.bin and raster.wide (with raster.small's tests before them): rasterises
 /// triangle `id` with clip-space corners `clip` of any size into `vis` with `rasterise_cpu`'s
 /// snapping and edge test in i64. Wholly in front of the near plane, back faces and triangles off
-/// the viewport are dropped as `rasterise_cpu` drops them; crossing it, the triangle is clipped
-/// against it (`clip_near_cpu`) and each piece drawn. `Large` when a piece's corner lies outside
-/// the guard band (WIDE_GUARD_PX): nothing drawn, the hardware draws the whole triangle.
+/// the viewport are dropped as `rasterise_cpu` drops them; the triangle is clipped against the
+/// near plane and the guard band (`clip_pieces_cpu`) and each piece drawn. `Large` when a piece's
+/// corner lies outside raster.wide's guard band (WIDE_GUARD_PX; only NaN or viewports over 2^15
+/// px): nothing drawn, the hardware draws the whole triangle.
 pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
     if clip.iter().all(in_front_of_near_plane) {
         let size = [size_px.0 as f32, size_px.1 as f32];
@@ -449,7 +470,7 @@ pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]
             return TriangleOutcome::Dropped;
         }
     }
-    let pieces: Option<Vec<WideTriangle>> = clip_near_cpu(clip).iter().map(|piece| wide_setup_cpu(size_px, piece, id)).collect();
+    let pieces: Option<Vec<WideTriangle>> = clip_pieces_cpu(clip).iter().map(|piece| wide_setup_cpu(size_px, piece, id)).collect();
     let Some(pieces) = pieces else {
         return TriangleOutcome::Large;
     };

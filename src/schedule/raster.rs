@@ -125,11 +125,18 @@ pub struct WideInput {
 }
 const _: () = assert!(std::mem::size_of::<WideInput>() == 64);
 
+/// Pieces a triangle raster.bin clips (against the near plane and the guard band) is split into
+/// at most: its slots in raster.wide's lists (shared/vis_raster.wgsl's RASTER_WIDE_PIECES).
+pub const WIDE_PIECES: u64 = 6;
+/// The clip-space guard band raster.bin clips against: x and y within +-CLIP_GUARD * w
+/// (shared/vis_raster.wgsl's RASTER_CLIP_GUARD).
+pub const CLIP_GUARD: f32 = 256.0;
+
 /// Bytes of raster.wide's lists (shared/vis_raster.wgsl's WideLists) for `triangles` listed
 /// triangles: WIDE_ENTRY_CAPACITY entries of 8 bytes (padded to the triangles' 16-byte alignment),
-/// then two WideTriangles per listed triangle (the pieces of its clipping against the near plane).
+/// then WIDE_PIECES WideTriangles per listed triangle (the pieces of its clipping).
 pub fn wide_lists_size(triangles: u64) -> u64 {
-    (WIDE_ENTRY_CAPACITY * 8).next_multiple_of(16) + 2 * triangles * std::mem::size_of::<WideTriangle>() as u64
+    (WIDE_ENTRY_CAPACITY * 8).next_multiple_of(16) + WIDE_PIECES * triangles * std::mem::size_of::<WideTriangle>() as u64
 }
 
 /// Bytes of raster.small's list for raster.bin (shared/raster_small.wgsl's WideInputs) holding
