@@ -1,6 +1,8 @@
 //! The compute rasteriser of the flat terrain (`--raster compute`, src/flat/raster.rs) on
-//! lavapipe: its triangle pass against the CPU twin on random triangles, its pictures against the
-//! hardware path's goldens, and no cracks where the two paths meet.
+//! lavapipe: its triangle passes against the CPU twins on random triangles (raster.small; raster.bin
+//! and raster.wide with triangles crossing the near plane and the guard band), its pictures
+//! against the hardware path's goldens, and no cracks where the paths meet or where triangles
+//! clipped at the near plane meet.
 //!
 //! Thresholds against the hardware goldens of tests/screenshots.rs at 256x256: mean FLIP <= 0.007
 //! shaded, <= 0.008 in wireframe (for scale: 1-level noise on 10 % of the pixels gives about
