@@ -597,9 +597,61 @@ mod tests {
             }
         }
         assert!(small > 100 && large > 60, "seed {seed}: {small} small and {large} large triangles drawn");
-        // Beyond the guard band: the hardware's.
+        // Beyond the guard band: clipped to it and drawn (over the whole viewport), or on a
+        // viewport over 2^15 px wide, where the band's edge lies beyond raster.wide's, the hardware's.
         let far = [[-1.0, 1.0, 0.5, 1.0], [-1.0, -1.0e6, 0.5, 1.0], [1.0e6, -1.0, 0.5, 1.0]];
-        assert_eq!(rasterise_wide_cpu(&mut vec![0u64; 1200], size, &far, 7), TriangleOutcome::Large);
+        let mut vis = vec![0u64; 1200];
+        assert_eq!(rasterise_wide_cpu(&mut vis, size, &far, 7), TriangleOutcome::Drawn);
+        assert!(vis.iter().all(|&w| w != 0), "the whole viewport covered");
+        assert_eq!(clip_pieces_cpu(&far).len(), 2, "cut by the guard band's planes x <= 256 w and -y <= 256 w");
+        assert_eq!(rasterise_wide_cpu(&mut vec![0u64; 40_000 * 2], (40_000, 2), &far, 7), TriangleOutcome::Large);
+    }
+
+    /// Twice the signed area of triangle `c` projected, times the signs of its w: det(x, y, w).
+    fn homogeneous_orientation(c: &[[f32; 4]; 3]) -> f64 {
+        let v = c.map(|p| [p[0], p[1], p[3]].map(f64::from));
+        v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) - v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0])
+            + v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0])
+    }
+
+    #[test]
+    fn clipping_gives_an_edge_one_crossing_either_way_and_keeps_the_winding() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let (mut crossings, mut split) = (0, 0);
+        for _ in 0..2000 {
+            let reach = if rng.random_bool(0.5) { 2.0 } else { 1000.0 };
+            let clip: [[f32; 4]; 3] = std::array::from_fn(|_| {
+                let w = rng.random_range(-1.0..2.0f32);
+                [rng.random_range(-reach..reach) * w.abs(), rng.random_range(-reach..reach) * w.abs(), 0.1, w]
+            });
+            for k in 0..3 {
+                let (p, q) = (&clip[k], &clip[(k + 1) % 3]);
+                for plane in 0..5 {
+                    if (plane_distance(p, plane) > 0.0) != (plane_distance(q, plane) > 0.0) {
+                        crossings += 1;
+                        let (a, b) = (plane_crossing_cpu(p, q, plane), plane_crossing_cpu(q, p, plane));
+                        assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "seed {seed}: edge {p:?} {q:?}, plane {plane}");
+                        let scale = p.iter().chain(q).fold(0.0f32, |m, v| m.max(v.abs()));
+                        assert!(plane_distance(&a, plane).abs() <= 1e-5 * scale * CLIP_GUARD, "seed {seed}: {a:?} off plane {plane}");
+                    }
+                }
+            }
+            let pieces = clip_pieces_cpu(&clip);
+            assert!(pieces.len() <= WIDE_PIECES as usize);
+            split += usize::from(pieces.len() > 2);
+            let orientation = homogeneous_orientation(&clip);
+            for piece in &pieces {
+                assert!(piece.iter().all(|p| p[3] > 0.0), "seed {seed}: a piece behind the camera {piece:?}");
+                let o = homogeneous_orientation(piece);
+                // Pieces too thin to have a sign in f32 are dropped by the snapped area anyway.
+                if o.abs() > 1e-6 * orientation.abs() {
+                    assert_eq!(o > 0.0, orientation > 0.0, "seed {seed}: piece {piece:?} of {clip:?} turned over");
+                }
+            }
+        }
+        assert!(crossings > 1000 && split > 50, "seed {seed}: {crossings} crossings, {split} triangles in over two pieces");
     }
 
     #[test]
