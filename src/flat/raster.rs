@@ -1,19 +1,22 @@
 //! Hybrid rasterisation of the flat terrain into a visibility buffer (`--raster compute`):
 //!
 //! ```text
-//! clear vis -> raster.small (compute, per leaf) -> raster.wide (compute, per 32x32-px tile of
-//!   the large triangles) -> raster.large (hardware, the leaves left to it) -> shade (compute, per pixel)
+//! clear vis -> raster.small (compute, per leaf) -> raster.bin (compute, per large or near-plane-
+//!   crossing triangle: clipped, binned per 32x32-px tile) -> raster.wide (compute, per tile entry)
+//!   -> raster.large (hardware, what overflowed the lists) -> shade (compute, per pixel)
 //! ```
 //!
 //! The visibility buffer holds one u64 per viewport pixel: reverse-Z depth << 32 | leaf index, kept
 //! by a 64-bit atomic max (nearest wins; 0 is empty). `raster.small` (shaders/
-//! terrain_raster_small.wgsl) rasterises every triangle whose screen bounding box is at most
-//! `large_px` wide and tall with integer edge functions at 1/256 px; it sets up the larger ones
-//! for `raster.wide` (shaders/raster_wide.wgsl: one workgroup per screen tile they cover, the
-//! same snapping and edge test in i64), and lists those crossing the near plane (or outside
-//! raster.wide's guard band, or finding its lists full) for `raster.large`
-//! (terrain_raster_large.wgsl): an indirect hardware draw whose fragments write the same buffer
-//! by the same atomic max, so the paths meet per pixel under one depth order with no depth buffer to merge. raster.small also stores
+//! terrain_raster_small.wgsl) rasterises every triangle in front of the near plane whose screen
+//! bounding box is at most `large_px` wide and tall with integer edge functions at 1/256 px; it
+//! lists the larger ones and those crossing the near plane for `raster.bin` (shaders/
+//! raster_bin.wgsl: one workgroup per triangle clips it against the near plane and the guard band
+//! and reserves the tile entries of its pieces at once), which `raster.wide` (shaders/
+//! raster_wide.wgsl: one workgroup per entry, the same snapping and edge test in i64) draws. What
+//! finds a list full goes to `raster.large` (terrain_raster_large.wgsl): an indirect hardware draw
+//! whose fragments write the same buffer by the same atomic max, so the paths meet per pixel under
+//! one depth order with no depth buffer to merge. raster.small also stores
 //! every leaf's three morphed corner heights (12 bytes per leaf), so that raster.large and `shade`
 //! sample and morph nothing again: shade re-derives each pixel's triangle from its leaf's node id
 //! and those heights and shades it with the draw's own WGSL (shared/vis_shade.wgsl over
@@ -22,7 +25,8 @@
 //! of the target (`gpu::target::OffscreenTarget`'s texture is `Rgba8Unorm` with an sRGB render
 //! view for that); a target without `STORAGE_BINDING` (the viewer's window surface) gets the same
 //! shading as a full-screen fragment pass (terrain_shade.wgsl). The CPU twins of the triangle
-//! passes are `rasterise_cpu` (raster.small) and `rasterise_wide_cpu` (raster.wide).
+//! passes are `rasterise_cpu` (raster.small), `clip_pieces_cpu` and `wide_setup_cpu` (raster.bin),
+//! `wide_draw_cpu` (raster.wide), `rasterise_wide_cpu` (the three) and `rasterise_any_cpu` (all).
 //!
 //! Needs `SHADER_INT64` and `SHADER_INT64_ATOMIC_MIN_MAX` (storage-buffer u64 atomic max); the
 //! hardware path (`terrain_draw`) needs neither.
@@ -90,7 +94,7 @@ struct VisGroups {
 
 impl VisRaster {
     /// Builds the passes for colour targets of `color_format` over the renderer's `inputs`,
-    /// sending triangles over `large_px` (at most MAX_LARGE_PX) to the hardware; pixels without
+    /// sending triangles over `large_px` (at most MAX_LARGE_PX) to raster.bin; pixels without
     /// terrain get `clear_color`.
     pub fn new(
         device: &wgpu::Device,
@@ -216,7 +220,7 @@ impl VisRaster {
     }
 
     /// Records the frame's raster passes into `target` (after the decode): clear, raster.small,
-    /// raster.large, shade; pixels without terrain get the clear colour.
+    /// raster.bin, raster.wide, raster.large, shade; pixels without terrain get the clear colour.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt, target: &FrameTarget) {
         let groups = self.vis_groups.as_ref().expect("set_view before record");
         let small_groups = [&self.small_groups[0], &self.small_groups[1], &groups.small];
@@ -261,7 +265,7 @@ pub enum TriangleOutcome {
     Dropped = 0,
     /// Rasterised into the visibility buffer.
     Drawn = 1,
-    /// Larger than `large_px`: left to the hardware.
+    /// Larger than `large_px` (`rasterise_cpu`: listed for raster.bin), or outside raster.wide's guard band (`rasterise_wide_cpu`: left to the hardware).
     Large = 2,
 }
 

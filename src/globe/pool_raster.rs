@@ -3,8 +3,9 @@
 //!
 //! ```text
 //! globe.pool_decode -> clear vis -> raster.small (compute, per listed leaf)
-//!   -> raster.wide (compute, per 32x32-px tile of the large triangles)
-//!   -> raster.large (hardware, the leaves left to it) -> globe.hzb (from the buffer's depths)
+//!   -> raster.bin (compute, per large or near-plane-crossing triangle: clipped, binned per tile)
+//!   -> raster.wide (compute, per 32x32-px tile entry)
+//!   -> raster.large (hardware, the leaves that overflowed the lists) -> globe.hzb (from the buffer's depths)
 //!   -> shade (compute, per pixel: the terrain, or the sky where no triangle is)
 //! ```
 //!
@@ -13,11 +14,13 @@
 //! empty). `raster.small` (shaders/globe_raster_small.wgsl) projects the three camera-relative
 //! vertices globe.pool_decode placed for the draw (`globe.pool_draw_positions`) and rasterises a
 //! triangle at most `large_px` wide and tall with shared/vis_raster.wgsl's `raster_triangle` (CPU
-//! twin `flat::raster::rasterise_cpu`); larger ones go to `raster.wide` (shaders/raster_wide.wgsl,
-//! the flat terrain's pass: binned per screen tile, edge functions in i64, CPU twin
-//! `flat::raster::rasterise_wide_cpu`), and those crossing the near plane to
-//! `raster.large` (globe_raster_large.wgsl), an indirect hardware draw whose fragments write the
-//! same buffer by the same atomic max, so the paths meet per pixel under one depth order. `shade`
+//! twin `flat::raster::rasterise_cpu`); larger ones and those crossing the near plane go to
+//! `raster.bin` and `raster.wide` (shaders/raster_bin.wgsl, shaders/raster_wide.wgsl, the flat
+//! terrain's passes: clipped against the near plane and the guard band, binned per screen tile,
+//! edge functions in i64, CPU twin `flat::raster::rasterise_wide_cpu`), and what overflows their
+//! lists to `raster.large` (globe_raster_large.wgsl), an indirect hardware draw whose fragments
+//! write the same buffer by the same atomic max, so the paths meet per pixel under one depth
+//! order. `shade`
 //! (globe_shade_compute.wgsl) re-derives each pixel's triangle from its leaf (slot, vertices, map
 //! points), its perspective-correct barycentric coordinates from the vertices' clip positions, and
 //! shades it with the draw's own function (`globe_shaded` in shared/globe_shade.wgsl) under the
@@ -99,7 +102,7 @@ struct VisGroups {
 
 impl GlobeVisRaster {
     /// Builds the passes for colour targets of `color_format` over `inputs`, sending triangles
-    /// over `large_px` (at most MAX_LARGE_PX) to the hardware.
+    /// over `large_px` (at most MAX_LARGE_PX) to raster.bin.
     pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &PoolRasterInputs, large_px: u32) -> GlobeVisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "globe_raster_small.wgsl", "raster_small", &[]);
         let large_module = SHADERS.create_module(device, "globe_raster_large.wgsl");
@@ -225,7 +228,8 @@ impl GlobeVisRaster {
     }
 
     /// Records the rasterisation after globe.pool_decode: clear, raster.small (dispatched by
-    /// `pool_args`, the pool's arguments over its listed leaves), raster.large.
+    /// `pool_args`, the pool's arguments over its listed leaves), raster.bin, raster.wide,
+    /// raster.large.
     pub fn record_raster(
         &self,
         encoder: &mut wgpu::CommandEncoder,
