@@ -1,12 +1,14 @@
 // raster.bin: bins the triangles raster.small listed (shared/raster_small.wgsl,
 // `raster_wide_push`) per 32x32-px screen tile for raster.wide, on both scenes. One workgroup per
 // listed triangle (dispatched indirectly by the list's count): its first thread clips it against
-// the near plane and the guard band (`raster_clip`: up to RASTER_WIDE_PIECES pieces), sets each
-// piece up for raster.wide (`raster_wide_setup`), counts the tiles of the pieces' pixel
-// rectangles inside the viewport, reserves that many tile entries with one atomicAdd and
-// broadcasts the first; then the workgroup's threads write the entries in parallel. A piece
-// outside raster.wide's guard band (NaN corners) or entries past the capacity send the whole
-// triangle to raster.large. CPU twin: src/flat/raster.rs's `rasterise_wide_cpu`.
+// the near plane and the guard band (`raster_clip`: up to RASTER_WIDE_PIECES pieces) and sets
+// each piece up for raster.wide (`raster_wide_setup`); the workgroup's threads then test the
+// tiles of the pieces' pixel boxes inside the viewport in parallel (`raster_wide_tile_touched`:
+// does some pixel centre of the tile lie on the inner side of every edge?) and count those
+// touched; the first thread reserves that many tile entries with one atomicAdd and broadcasts the
+// first; the threads write the entries in parallel. A piece outside raster.wide's guard band (NaN
+// corners, or viewports over 2^15 px) or entries past the capacity send the whole triangle to
+// raster.large. CPU twin: src/flat/raster.rs's `rasterise_wide_cpu` and `wide_tiles_cpu`.
 //!include shared/vis_raster.wgsl
 //!include shared/raster_lists.wgsl
 
@@ -24,18 +26,43 @@ override RASTER_WIDE_ENTRIES: u32 = RASTER_WIDE_ENTRY_CAPACITY;
 
 const BIN_THREADS: u32 = 64u;
 
-// What the first thread found, for the workgroup: the first entry reserved, the entries of all
-// pieces, and per piece the end of its entries (counted from the first), its first tile and its
-// width in tiles.
+// What the first thread set up, for the workgroup: the pieces, per piece the end of its box's
+// tiles (counted over the pieces), its first tile and its width in tiles; then the tiles touched
+// (counted by every thread), the first entry reserved, and the cursor through the entries.
 struct Bin {
-    first: u32,
-    total: u32,
+    pieces: array<WideTriangle, RASTER_WIDE_PIECES>,
     ends: array<u32, RASTER_WIDE_PIECES>,
     tile_lo: array<vec2<u32>, RASTER_WIDE_PIECES>,
     tiles_x: array<u32, RASTER_WIDE_PIECES>,
+    boxes: u32,
+    first: u32,
+    written: bool,
 }
 
 var<workgroup> bin: Bin;
+var<workgroup> touched: atomic<u32>;
+var<workgroup> cursor: atomic<u32>;
+
+// The piece and tile of the `k`-th tile of the pieces' boxes, and whether the piece touches it.
+struct BinTile {
+    piece: u32,
+    tile: vec2<u32>,
+    touched: bool,
+}
+
+fn bin_tile(k: u32) -> BinTile {
+    var out: BinTile;
+    var p = 0u;
+    while (bin.ends[p] <= k) {
+        p++;
+    }
+    let j = k - select(0u, bin.ends[max(p, 1u) - 1u], p > 0u);
+    let tiles_x = bin.tiles_x[p];
+    out.piece = p;
+    out.tile = bin.tile_lo[p] + vec2<u32>(j % tiles_x, j / tiles_x);
+    out.touched = raster_wide_tile_touched(bin.pieces[p], vec2<i32>(out.tile));
+    return out;
+}
 
 @compute @workgroup_size(BIN_THREADS)
 fn raster_bin(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
@@ -43,7 +70,7 @@ fn raster_bin(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation
     if (local == 0u) {
         let input = wide_in.inputs[index];
         let polygon = raster_clip(input.clip);
-        var total = 0u;
+        var boxes = 0u;
         var inside = true;
         for (var p = 0u; p < RASTER_WIDE_PIECES; p++) {
             if (p + 2u < polygon.count) {
@@ -55,41 +82,54 @@ fn raster_bin(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation
                 if (setup.ok && all(t.lo <= t.hi) && raster_wide_area(t) > 0) {
                     let tile_lo = t.lo / RASTER_WIDE_TILE_PX;
                     let tiles = t.hi / RASTER_WIDE_TILE_PX - tile_lo + 1;
-                    total += u32(tiles.x * tiles.y);
+                    boxes += u32(tiles.x * tiles.y);
+                    bin.pieces[p] = t;
                     bin.tile_lo[p] = vec2<u32>(tile_lo);
                     bin.tiles_x[p] = u32(tiles.x);
                     wide.triangles[RASTER_WIDE_PIECES * index + p] = t;
                 }
             }
-            bin.ends[p] = total;
+            bin.ends[p] = boxes;
         }
         if (!inside) {
             raster_large_push(input.id);
-            total = 0u;
-        } else if (total > 0u) {
+            boxes = 0u;
+        }
+        bin.boxes = boxes;
+    }
+    workgroupBarrier();
+    let boxes = bin.boxes;
+    var count = 0u;
+    for (var k = local; k < boxes; k += BIN_THREADS) {
+        count += u32(bin_tile(k).touched);
+    }
+    atomicAdd(&touched, count);
+    workgroupBarrier();
+    if (local == 0u) {
+        let total = atomicLoad(&touched);
+        bin.written = false;
+        if (total > 0u) {
             let first = atomicAdd(&large_args.wide_requested, total);
             if (first + total > min(RASTER_WIDE_ENTRIES, RASTER_WIDE_ENTRY_CAPACITY)) {
-                raster_large_push(input.id);
-                total = 0u;
+                raster_large_push(wide_in.inputs[index].id);
             } else {
                 // Reservations are contiguous in the order of the atomicAdd, so every entry below
                 // the highest end that fit belongs to one that fit.
                 atomicMax(&large_args.wide_entries, first + total);
                 bin.first = first;
+                bin.written = true;
             }
         }
-        bin.total = total;
     }
     workgroupBarrier();
-    let total = bin.total;
-    for (var k = local; k < total; k += BIN_THREADS) {
-        var p = 0u;
-        while (bin.ends[p] <= k) {
-            p++;
+    if (!bin.written) {
+        return;
+    }
+    for (var k = local; k < boxes; k += BIN_THREADS) {
+        let t = bin_tile(k);
+        if (t.touched) {
+            let slot = bin.first + atomicAdd(&cursor, 1u);
+            wide.entries[slot] = vec2<u32>(RASTER_WIDE_PIECES * index + t.piece, t.tile.x | (t.tile.y << 16u));
         }
-        let j = k - select(0u, bin.ends[max(p, 1u) - 1u], p > 0u);
-        let tiles_x = bin.tiles_x[p];
-        let tile = bin.tile_lo[p] + vec2<u32>(j % tiles_x, j / tiles_x);
-        wide.entries[bin.first + k] = vec2<u32>(RASTER_WIDE_PIECES * index + p, tile.x | (tile.y << 16u));
     }
 }

@@ -24,7 +24,7 @@ use std::path::Path;
 use bisector::flat::camera::Camera;
 use bisector::flat::raster::{
     clip_pieces_cpu, in_front_of_near_plane, rasterise_any_cpu, rasterise_cpu, srgb_encoded_u8, wide_area, wide_inputs_size,
-    wide_lists_size, wide_setup_cpu, RasterPath, RasterUniforms, TriangleOutcome, WideInput, WideTriangle, LARGE_ARGS_SIZE,
+    wide_lists_size, wide_setup_cpu, wide_tiles_cpu, RasterPath, RasterUniforms, TriangleOutcome, WideInput, WideTriangle, LARGE_ARGS_SIZE,
     WIDE_ARGS_OFFSET, WIDE_ENTRY_CAPACITY, WIDE_INPUTS_HEADER, WIDE_PIECES,
 };
 use bisector::flat::{render_shot, RenderSettings, Renderer};
@@ -400,6 +400,8 @@ struct WideRun {
     large_ids: Vec<u32>,
     wide_counts: (u32, u32),
     setups: Vec<(u32, Vec<WideTriangle>)>,
+    /// The tiles raster.bin binned for each slot (WIDE_PIECES per listed triangle), row by row.
+    tiles: Vec<Vec<[u32; 2]>>,
 }
 
 /// Runs the probe with room for `triangle_capacity` listed triangles and `entry_capacity` tile entries.
@@ -473,7 +475,15 @@ fn run_wide_probe(
     let slots: Vec<WideTriangle> = bytemuck::pod_collect_to_vec(&lists[wide_lists_size(0) as usize..]);
     let pieces = WIDE_PIECES as usize;
     let setups = (0..header[0] as usize).map(|i| (inputs[i].id, slots[pieces * i..pieces * (i + 1)].to_vec())).collect();
-    WideRun { vis: bytemuck::pod_collect_to_vec(&read(&vis)), large_ids: large, wide_counts: (args[4], header[0]), setups }
+    let entries: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&lists[..args[4] as usize * 8]);
+    let mut tiles = vec![Vec::new(); header[0] as usize * pieces];
+    for [slot, tile] in entries {
+        tiles[slot as usize].push([tile & 0xffff, tile >> 16]);
+    }
+    for slot in &mut tiles {
+        slot.sort_unstable_by_key(|&[x, y]| (y, x));
+    }
+    WideRun { vis: bytemuck::pod_collect_to_vec(&read(&vis)), large_ids: large, wide_counts: (args[4], header[0]), setups, tiles }
 }
 
 /// The CPU twins of raster.small, raster.bin and raster.wide on `triangle` `id`.
@@ -602,14 +612,15 @@ fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
     let field = procedural::generate(1, 65, 1000.0);
     let gpu = gpu(&field);
     let (size, large_px) = (72u32, 12u32);
-    // Crossing triangles, triangles beyond the guard band, and large ones in front between them.
+    // Crossing triangles, triangles beyond the guard band, and large ones in front between them
+    // (2, 2 and 1 in 5).
     let triangles: Vec<[[f32; 4]; 3]> = (0..200)
         .map(|i| match i % 5 {
             0 => {
                 let extent_px = rng.random_range(14.0..100.0);
                 random_triangle(&mut rng, size, extent_px)
             }
-            1 => random_far_triangle(&mut rng),
+            1 | 2 => random_far_triangle(&mut rng),
             _ => random_crossing_triangle(&mut rng),
         })
         .collect();
@@ -629,9 +640,10 @@ fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
     let run = run_wide_probe(&gpu, &triangles, size, large_px, triangles.len() as u64, WIDE_ENTRY_CAPACITY);
     assert_eq!(run.large_ids, hardware, "the triangles left to raster.large");
     assert!(hardware.is_empty(), "with room in the lists, nothing is left to the hardware: {hardware:?}");
-    // What raster.bin set up for each piece it binned, exactly (integers and depths).
-    let (mut pieces, mut split, mut guard) = (0, 0, 0);
-    for (id, slots) in &run.setups {
+    // What raster.bin set up for each piece it binned, exactly (integers and depths), and the
+    // tiles it binned it in.
+    let (mut pieces, mut split, mut guard, mut binned) = (0, 0, 0, 0);
+    for (i, (id, slots)) in run.setups.iter().enumerate() {
         let triangle = &triangles[*id as usize];
         let twin = clip_pieces_cpu(triangle);
         split += usize::from(twin.len() > 1);
@@ -644,8 +656,12 @@ fn wide_pass_clips_triangles_crossing_the_near_plane_as_its_cpu_twin() {
             }
             pieces += 1;
             assert_eq!(slots[p], t, "triangle {id} {triangle:?}, piece {p} {piece:?}");
+            let tiles = wide_tiles_cpu(&t);
+            assert_eq!(run.tiles[i * WIDE_PIECES as usize + p], tiles, "triangle {id}, piece {p}: tiles");
+            binned += tiles.len();
         }
     }
+    assert_eq!(binned, run.wide_counts.0 as usize, "tile entries: the twin's pieces' tiles and no others");
     eprintln!(
         "{pieces} pieces binned, {split} triangles clipped into several ({guard} by the guard band alone), {} listed",
         run.setups.len()

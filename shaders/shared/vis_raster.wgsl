@@ -185,6 +185,28 @@ fn raster_wide_area(t: WideTriangle) -> i64 {
     return edge_function_i64(t.a, t.b, t.c);
 }
 
+// Whether some pixel centre of screen tile `tile` (RASTER_WIDE_TILE_PX square) inside `t`'s
+// pixel box lies on the inner side of each of `t`'s edges: each edge function is linear, so its
+// largest value over the box's pixel centres is at one of their corners. False: raster.wide would
+// draw nothing there (exact per edge; a tile all three edges graze apart may still be true).
+fn raster_wide_tile_touched(t: WideTriangle, tile: vec2<i32>) -> bool {
+    let lo = max(tile * RASTER_WIDE_TILE_PX, t.lo);
+    let hi = min(tile * RASTER_WIDE_TILE_PX + RASTER_WIDE_TILE_PX - 1, t.hi);
+    let p_lo = (lo - t.base) * 256 + 128;
+    let p_hi = (hi - t.base) * 256 + 128;
+    let corners = array<vec2<i32>, 3>(t.a, t.b, t.c);
+    for (var e = 0u; e < 3u; e++) {
+        let a = corners[(e + 1u) % 3u];
+        let b = corners[(e + 2u) % 3u];
+        // The edge a -> b's function grows with x when b.y < a.y and with y when b.x > a.x.
+        let p = vec2<i32>(select(p_lo.x, p_hi.x, b.y < a.y), select(p_lo.y, p_hi.y, b.x > a.x));
+        if (edge_function_i64(a, b, p) < 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // Writes `t` into the visibility buffer at `pixel` if the pixel's centre lies in its bounding
 // box and inside or on its edges, with the depth `raster_triangle` interpolates.
 fn raster_wide_pixel(t: WideTriangle, inv_area: f32, pixel: vec2<i32>) {

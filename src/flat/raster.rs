@@ -429,16 +429,46 @@ pub fn wide_area(t: &WideTriangle) -> i64 {
     edge_function_i64(t.a, t.b, t.c)
 }
 
-/// CPU twin of raster.wide (`raster_wide_pixel` over every tile): draws `t` into `vis` (`size_px.0`
-/// wide); false when its area is not positive (nothing drawn).
+/// CPU twin of raster.bin's binning of piece `t` (`raster_wide_tile_touched` over the tiles of its
+/// pixel box): the WIDE_TILE_PX-square screen tiles (x, y) in which some pixel centre of the box
+/// lies on the inner side of each edge, row by row.
+pub fn wide_tiles_cpu(t: &WideTriangle) -> Vec<[u32; 2]> {
+    let side = WIDE_TILE_PX as i32;
+    let mut tiles = Vec::new();
+    for tile_y in t.lo_px[1] / side..=t.hi_px[1] / side {
+        for tile_x in t.lo_px[0] / side..=t.hi_px[0] / side {
+            let lo = [(tile_x * side).max(t.lo_px[0]), (tile_y * side).max(t.lo_px[1])];
+            let hi = [(tile_x * side + side - 1).min(t.hi_px[0]), (tile_y * side + side - 1).min(t.hi_px[1])];
+            let centre = |v: [i32; 2]| [0, 1].map(|i| (v[i] - t.base_px[i]) * 256 + 128);
+            let (p_lo, p_hi) = (centre(lo), centre(hi));
+            let corners = [t.a, t.b, t.c];
+            let touched = (0..3).all(|e| {
+                let (a, b) = (corners[(e + 1) % 3], corners[(e + 2) % 3]);
+                let p = [if b[1] < a[1] { p_hi[0] } else { p_lo[0] }, if b[0] > a[0] { p_hi[1] } else { p_lo[1] }];
+                edge_function_i64(a, b, p) >= 0
+            });
+            if touched {
+                tiles.push([tile_x as u32, tile_y as u32]);
+            }
+        }
+    }
+    tiles
+}
+
+/// CPU twin of raster.wide (`raster_wide_pixel` over the tiles raster.bin binned, `wide_tiles_cpu`):
+/// draws `t` into `vis` (`size_px.0` wide); false when its area is not positive (nothing drawn).
 pub fn wide_draw_cpu(vis: &mut [u64], size_px: (u32, u32), t: &WideTriangle) -> bool {
     let area = wide_area(t);
     if area <= 0 {
         return false;
     }
     let inv_area = 1.0 / area as f32;
-    for y in t.lo_px[1]..=t.hi_px[1] {
-        for x in t.lo_px[0]..=t.hi_px[0] {
+    let side = WIDE_TILE_PX as i32;
+    for [tile_x, tile_y] in wide_tiles_cpu(t) {
+        let (x0, y0) = (tile_x as i32 * side, tile_y as i32 * side);
+        let pixels = (y0.max(t.lo_px[1])..=(y0 + side - 1).min(t.hi_px[1]))
+            .flat_map(|y| (x0.max(t.lo_px[0])..=(x0 + side - 1).min(t.hi_px[0])).map(move |x| (x, y)));
+        for (x, y) in pixels {
             let p = [(x - t.base_px[0]) * 256 + 128, (y - t.base_px[1]) * 256 + 128];
             let w = [edge_function_i64(t.b, t.c, p), edge_function_i64(t.c, t.a, p), edge_function_i64(t.a, t.b, p)];
             if w.iter().any(|&w| w < 0) {
@@ -656,6 +686,41 @@ mod tests {
             }
         }
         assert!(crossings > 1000 && split > 50, "seed {seed}: {crossings} crossings, {split} triangles in over two pieces");
+    }
+
+    #[test]
+    fn the_wide_twin_bins_the_tiles_its_edges_touch_and_loses_no_pixel() {
+        use rand::{Rng, SeedableRng};
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let size = (160, 128);
+        let (mut boxes, mut binned) = (0, 0);
+        for _ in 0..300 {
+            // Long thin triangles cross many tiles of their box that they do not touch.
+            let (a, b) = (
+                [rng.random_range(-50.0..210.0f32), rng.random_range(-50.0..180.0f32)],
+                [rng.random_range(-50.0..210.0f32), rng.random_range(-50.0..180.0f32)],
+            );
+            let c = [a[0] + rng.random_range(-12.0..12.0), a[1] + rng.random_range(-12.0..12.0)];
+            let mut ndc = |p: [f32; 2]| [p[0] / 80.0 - 1.0, 1.0 - p[1] / 64.0, rng.random_range(0.01..1.0f32), 1.0];
+            let mut clip = [ndc(a), ndc(b), ndc(c)];
+            let Some(mut t) = wide_setup_cpu(size, &clip, 7) else { unreachable!("within the guard band") };
+            if wide_area(&t) < 0 {
+                clip.swap(1, 2);
+                t = wide_setup_cpu(size, &clip, 7).unwrap();
+            }
+            if wide_area(&t) <= 0 || t.lo_px[0] > t.hi_px[0] || t.lo_px[1] > t.hi_px[1] {
+                continue;
+            }
+            let side = WIDE_TILE_PX as i32;
+            boxes += (t.hi_px[0] / side - t.lo_px[0] / side + 1) * (t.hi_px[1] / side - t.lo_px[1] / side + 1);
+            binned += wide_tiles_cpu(&t).len() as i32;
+            let mut vis = vec![0u64; 160 * 128];
+            assert!(wide_draw_cpu(&mut vis, size, &t));
+            let covered: Vec<bool> = vis.iter().map(|&w| w != 0).collect();
+            assert_eq!(covered, brute_force_coverage(size, &clip), "seed {seed}, triangle {clip:?}");
+        }
+        assert!(binned * 3 < boxes * 2, "seed {seed}: {binned} of {boxes} tiles binned");
     }
 
     #[test]
