@@ -561,6 +561,8 @@ fn wide_pass_matches_its_cpu_twin_on_random_large_triangles() {
         let mut run = run_wide_probe(&gpu, triangles, size, large_px, triangle_capacity, entry_capacity);
         let counts = run.wide_counts;
         assert!(counts.0 as u64 <= entry_capacity && counts.1 as u64 <= triangle_capacity, "{counts:?}");
+        // The listed count, raster.bin's workgroup count, ends at the capacity when it overflows.
+        assert!(triangle_capacity > 10 || counts.1 == 10, "{counts:?}");
         assert!(run.large_ids.len() > 10, "{counts:?}, {} to raster.large", run.large_ids.len());
         draw_as_the_hardware(&mut run, triangles, size);
         assert_vis_matches(&run.vis, &expected, &covering, size);

@@ -11,29 +11,30 @@
 // raster.bin's indirect dispatch arguments (one workgroup per listed triangle) and the triangles
 // it reads. Keep in sync with src/schedule/raster.rs's wide_inputs.
 struct WideInputs {
-    // The end of the listed triangles (a high-water mark by atomicMax, never past the capacity).
+    // The listed triangles (at most the capacity once raster.small is done).
     bin_x: atomic<u32>,
     bin_y: u32,
     bin_z: u32,
-    // Triangles reserved by atomicAdd, those that did not fit included.
-    requested: atomic<u32>,
+    _pad: u32,
     inputs: array<WideInput>,
 }
 
 @group(2) @binding(4) var<storage, read_write> histogram: array<atomic<u32>, RASTER_HISTOGRAM_BINS>;
 @group(2) @binding(7) var<storage, read_write> wide_in: WideInputs;
 
-// Lists triangle `leaf_index` with corners `clip` for raster.bin: one atomicAdd to reserve a slot,
-// one atomicMax to publish it. When the list is full it goes to raster.large instead.
+// Lists triangle `leaf_index` with corners `clip` for raster.bin: one atomicAdd reserves its slot.
+// When the list is full it goes to raster.large instead, and the add is undone, so that the count
+// ends at the capacity (raster.bin's workgroup count). No slot is handed out twice: the count
+// first reaches the capacity when every slot is taken, and stays at or above it while any
+// overflowing thread has yet to undo its add.
 fn raster_wide_push(clip: array<vec4<f32>, 3>, leaf_index: u32) {
-    let index = atomicAdd(&wide_in.requested, 1u);
+    let index = atomicAdd(&wide_in.bin_x, 1u);
     if (index >= min(arrayLength(&wide_in.inputs), RASTER_WIDE_TRIANGLE_CAPACITY)) {
+        atomicSub(&wide_in.bin_x, 1u);
         raster_large_push(leaf_index);
         return;
     }
     wide_in.inputs[index] = WideInput(clip, leaf_index, 0u, 0u, 0u);
-    // Slots are handed out in order, so every slot below the highest published one is written.
-    atomicMax(&wide_in.bin_x, index + 1u);
 }
 
 // Draws triangle `leaf_index` with clip-space corners `clip` (in drawing order): wholly behind the

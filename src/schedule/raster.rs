@@ -40,8 +40,8 @@ pub const WIDE_ARGS_OFFSET: u64 = 16;
 /// Bytes of `VisBuffers::large_args`: raster.large's draw arguments, raster.wide's dispatch
 /// arguments and the tile entries reserved.
 pub const LARGE_ARGS_SIZE: u64 = 32;
-/// Bytes of the header of `VisBuffers::wide_inputs` (raster.bin's dispatch arguments and the
-/// triangles reserved) before its WideInputs.
+/// Bytes of the header of `VisBuffers::wide_inputs` (raster.bin's dispatch arguments, padded)
+/// before its WideInputs.
 pub const WIDE_INPUTS_HEADER: u64 = 16;
 /// Side in pixels of raster.wide's square screen tiles (shared/vis_raster.wgsl's RASTER_WIDE_TILE_PX).
 pub const WIDE_TILE_PX: u32 = 32;
@@ -265,8 +265,7 @@ pub struct VisBuffers {
     /// and the tile entries reserved (shared/raster_lists.wgsl's RasterArgs).
     pub large_args: wgpu::Buffer,
     /// raster.small's list for raster.bin (shared/raster_small.wgsl's WideInputs): raster.bin's
-    /// indirect dispatch arguments (one workgroup per listed triangle), the triangles reserved,
-    /// then the WideInputs.
+    /// indirect dispatch arguments (one workgroup per listed triangle), then the WideInputs.
     pub wide_inputs: wgpu::Buffer,
     /// raster.wide's lists (shared/vis_raster.wgsl's WideLists), written by raster.bin:
     /// WIDE_ENTRY_CAPACITY tile entries (the index of the triangle, the tile's x | y << 16), then
