@@ -97,7 +97,7 @@ fn the_pool_golden_in_compute_matches_the_hardware_reference() {
     let drawn = render(&taiwan(), 1 << 20, (480, 270), 512, compute(GlobeSettings::default()), &bridge_camera());
     keep("taiwan_bridge_pool-compute", &drawn.image);
     if !drawn.timed.is_empty() {
-        for pass in ["raster.small", "raster.wide", "raster.large", "shade", "globe.hzb"] {
+        for pass in ["raster.small", "raster.bin", "raster.wide", "raster.large", "shade", "globe.hzb"] {
             assert!(drawn.timed.iter().any(|t| t == pass), "no timing for {pass} in {:?}", drawn.timed);
         }
     }

@@ -81,7 +81,7 @@ fn check_against_golden(name: &str, field: &HeightField, camera: &Camera, wirefr
     assert!(shot.last.stats.leaves > 1000, "{name}: only {} leaves", shot.last.stats.leaves);
     let timed: Vec<_> = shot.last.timings.passes.iter().map(|p| p.label.as_str()).collect();
     if !timed.is_empty() {
-        for pass in ["raster.small", "raster.wide", "raster.large", "shade"] {
+        for pass in ["raster.small", "raster.bin", "raster.wide", "raster.large", "shade"] {
             assert!(timed.contains(&pass), "{name}: no timing for {pass} in {timed:?}");
         }
         assert!(!timed.contains(&"render.draw"), "{name}: the hardware draw ran too: {timed:?}");
