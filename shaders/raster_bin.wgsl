@@ -27,8 +27,9 @@ override RASTER_WIDE_ENTRIES: u32 = RASTER_WIDE_ENTRY_CAPACITY;
 const BIN_THREADS: u32 = 64u;
 
 // What the first thread set up, for the workgroup: the pieces, per piece the end of its box's
-// tiles (counted over the pieces), its first tile and its width in tiles; then the tiles touched
-// (counted by every thread), the first entry reserved, and the cursor through the entries.
+// tiles (counted over the pieces), its first tile and its width in tiles, the tiles of all boxes;
+// then the first entry reserved, and whether the entries are to be written (false: none touched,
+// or the list full).
 struct Bin {
     pieces: array<WideTriangle, RASTER_WIDE_PIECES>,
     ends: array<u32, RASTER_WIDE_PIECES>,
@@ -40,7 +41,9 @@ struct Bin {
 }
 
 var<workgroup> bin: Bin;
+// The tiles touched, counted by every thread.
 var<workgroup> touched: atomic<u32>;
+// The entries written so far, each thread taking the next for each tile it writes.
 var<workgroup> cursor: atomic<u32>;
 
 // The piece and tile of the `k`-th tile of the pieces' boxes, and whether the piece touches it.
