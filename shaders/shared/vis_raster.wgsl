@@ -111,7 +111,7 @@ const RASTER_WIDE_GUARD_PX: f32 = 4194304.0;
 // Side in pixels of the square screen tiles of raster.wide (one workgroup each).
 const RASTER_WIDE_TILE_PX: i32 = 32;
 
-// A large triangle set up for raster.wide by raster.small, as `raster_triangle` sets one up:
+// A piece of a listed triangle set up for raster.wide by raster.bin, as `raster_triangle` sets one up:
 // corners snapped to 1/256 px relative to `base`, in the order of its edge test.
 struct WideTriangle {
     a: vec2<i32>,

@@ -26,7 +26,7 @@ pub const COMPUTE_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(
 
 /// Largest `large_px` (keeps the 1/256-px edge functions within i32).
 pub const MAX_LARGE_PX: u32 = 64;
-/// Default threshold in pixels above which a triangle goes to raster.wide (binned per tile).
+/// Default threshold in pixels above which a triangle goes to raster.bin and raster.wide (binned per tile).
 pub const DEFAULT_LARGE_PX: u32 = 32;
 /// Tile entries raster.wide holds at most (one workgroup each, within one dispatch dimension);
 /// a triangle finding them full goes to raster.large.
@@ -93,7 +93,7 @@ pub struct RasterUniforms {
 }
 const _: () = assert!(std::mem::size_of::<RasterUniforms>() == 16);
 
-/// A large triangle raster.small set up for raster.wide. Keep in sync with WideTriangle in
+/// A piece of a listed triangle raster.bin set up for raster.wide. Keep in sync with WideTriangle in
 /// shaders/shared/vis_raster.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -258,7 +258,7 @@ pub struct VisBuffers {
     device: wgpu::Device,
     /// The RasterUniforms of the current viewport.
     pub uniforms: wgpu::Buffer,
-    /// The leaves raster.small leaves to raster.large (u32 each).
+    /// The leaves raster.small and raster.bin leave to raster.large (u32 each).
     pub large_ids: wgpu::Buffer,
     /// raster.large's indirect draw arguments (the first word: three vertices per listed leaf),
     /// then at byte 16 raster.wide's indirect dispatch arguments (one workgroup per tile entry)
@@ -268,8 +268,8 @@ pub struct VisBuffers {
     /// indirect dispatch arguments (one workgroup per listed triangle), then the WideInputs.
     pub wide_inputs: wgpu::Buffer,
     /// raster.wide's lists (shared/vis_raster.wgsl's WideLists), written by raster.bin:
-    /// WIDE_ENTRY_CAPACITY tile entries (the index of the triangle, the tile's x | y << 16), then
-    /// the WideTriangles.
+    /// WIDE_ENTRY_CAPACITY tile entries (the piece's slot, the tile's x | y << 16), then the
+    /// WideTriangles, WIDE_PIECES slots per listed triangle.
     pub wide_lists: wgpu::Buffer,
     /// Triangles counted per size bin since the last `reset_histogram_now` (u32 each).
     pub histogram: wgpu::Buffer,
@@ -449,7 +449,7 @@ impl VisBuffers {
     }
 
     /// Records raster.large into `target`'s viewport: `pipeline` (from `large_pipeline`) with
-    /// `groups` bound in order, drawn by the arguments raster.small wrote.
+    /// `groups` bound in order, drawn by the arguments raster.small and raster.bin wrote.
     pub fn record_large(
         &self,
         encoder: &mut wgpu::CommandEncoder,
