@@ -3,8 +3,10 @@
 // drawing order (globe.pool_draw_positions), are projected by the frame's clip_from_relative; a
 // triangle whose screen bounding box is at most RasterUniforms.large_px wide and tall, wholly in
 // front of the near plane, is rasterised here into the visibility buffer (shared/vis_raster.wgsl:
-// depth << 32 | the leaf's list index, by a 64-bit atomic max). Larger ones, and those crossing
-// the near plane, are appended to the list raster.large draws (globe_raster_large.wgsl). Back
+// depth << 32 | the leaf's list index, by a 64-bit atomic max). Larger ones and those crossing
+// the near plane are listed for raster.bin (raster_bin.wgsl: clipped against the near plane,
+// binned per 32x32-px tile for raster.wide); those outside its guard band or past its lists'
+// capacity go to the list raster.large draws (globe_raster_large.wgsl). Back
 // faces and triangles outside the viewport are dropped, as the hardware draw drops them. Every
 // triangle on screen counts in the size histogram.
 //!include shared/globe_frame.wgsl
@@ -18,20 +20,10 @@
 
 fn raster_leaf(leaf_index: u32) {
     var clip: array<vec4<f32>, 3>;
-    var behind = 0u;
     for (var k = 0u; k < 3u; k++) {
         clip[k] = globe.clip_from_relative * vec4<f32>(draw_positions[3u * leaf_index + k].xyz, 1.0);
-        // Reverse Z with an infinite far plane: clip z is the near distance, so w < z is before
-        // the near plane.
-        behind += u32(clip[k].w <= clip[k].z);
     }
-    if (behind == 3u && clip[0].w <= 0.0 && clip[1].w <= 0.0 && clip[2].w <= 0.0) {
-        return;
-    }
-    if (behind > 0u || raster_triangle(clip, leaf_index) == RASTER_LARGE) {
-        // The hardware clips it against the near plane, or fills it faster.
-        raster_large_push(leaf_index);
-    }
+    raster_any_triangle(clip, leaf_index);
 }
 
 // The leaves raster.small draws: those listed, at most what globe.pool_draw_positions holds.

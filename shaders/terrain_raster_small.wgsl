@@ -2,9 +2,11 @@
 // whose screen bounding box is at most RasterUniforms.large_px wide and tall, wholly in front of
 // the near plane, is rasterised here: its corners snapped to 1/256 px as the hardware does, every
 // pixel centre inside or on its edges gets depth << 32 | id by a 64-bit atomic max. Larger ones
-// (and those crossing the near plane) are appended to the list raster.large draws. Back faces,
-// triangles outside the viewport and those touching samples without data are dropped, as the
-// hardware draw drops them. Every triangle on screen counts in the size histogram. The buffer's
+// and those crossing the near plane are listed for raster.bin (raster_bin.wgsl: clipped against
+// the near plane, binned per 32x32-px tile for raster.wide); those outside its guard band or past
+// its lists' capacity go to the list raster.large draws. Back faces, triangles
+// outside the viewport and those touching samples without data are dropped, as the hardware draw
+// drops them. Every triangle on screen counts in the size histogram. The buffer's
 // ids are leaf indices (into leaf_ids); every drawn leaf's three morphed corner heights are stored
 // by leaf index, for raster.large and shade to read instead of sampling and morphing again.
 //!include shared/terrain_surface.wgsl
@@ -29,26 +31,12 @@ fn raster_leaf(leaf_index: u32) {
         return;
     }
     var clip: array<vec4<f32>, 3>;
-    var behind = 0u;
     for (var k = 0u; k < 3u; k++) {
         let world = vec3<f32>(uv[k] * u.terrain_size_m, morphed_height_m(uv[k], s[k].height_m));
         corner_heights[3u * leaf_index + k] = world.z;
         clip[k] = u.clip_from_world * vec4<f32>(world, 1.0);
-        // Reverse Z with an infinite far plane: clip z is the near distance, so w < z is before
-        // the near plane.
-        behind += u32(clip[k].w <= clip[k].z);
     }
-    if (behind == 3u && clip[0].w <= 0.0 && clip[1].w <= 0.0 && clip[2].w <= 0.0) {
-        return;
-    }
-    if (behind > 0u) {
-        // The hardware clips it against the near plane.
-        raster_large_push(leaf_index);
-        return;
-    }
-    if (raster_triangle(clip, leaf_index) == RASTER_LARGE) {
-        raster_large_push(leaf_index);
-    }
+    raster_any_triangle(clip, leaf_index);
 }
 
 // The leaves raster.small draws: those listed, at most the capacity.

@@ -15,7 +15,7 @@ use bisector::cbt::gpu::{FrameArgs, FrameStats};
 use bisector::cbt::ops::CbtOp;
 use bisector::cbt::reduce::ReduceParams;
 use bisector::cbt::reduce_subgroup::SubgroupReduceParams;
-use bisector::flat::raster::RasterUniforms;
+use bisector::flat::raster::{RasterUniforms, WideInput, WideTriangle};
 use bisector::flat::terrain_draw::DrawUniforms;
 use bisector::globe::atmosphere::AtmosphereUniforms;
 use bisector::globe::cache::tile_generate::TileJob;
@@ -163,6 +163,12 @@ fn mirrors() -> Vec<Mirror> {
             RasterUniforms { size_px: "size_px", large_px: "large_px", _pad: _ }
         ),
         mirror!(
+            "raster_wide.wgsl",
+            Wgsl::Struct("WideTriangle"),
+            WideTriangle { a: "a", b: "b", c: "c", base_px: "base", lo_px: "lo", hi_px: "hi", z: "z", id: "id" }
+        ),
+        mirror!("raster_bin.wgsl", Wgsl::Struct("WideInput"), WideInput { clip: "clip", id: "id", _pad: _ }),
+        mirror!(
             "atmosphere_views.wgsl",
             Wgsl::Struct("Atmosphere"),
             AtmosphereUniforms {
@@ -298,6 +304,12 @@ fn constants_shared_with_rust_agree() {
         ("terrain_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::flat::raster::SHADE_TILE_PX)),
         ("globe_shade_compute.wgsl", "SHADE_TILE_PX", Value::U32(bisector::schedule::raster::SHADE_TILE_PX)),
         ("globe_raster_small.wgsl", "RASTER_HISTOGRAM_BINS", Value::U32(bisector::schedule::raster::HISTOGRAM_BINS as u32)),
+        ("raster_wide.wgsl", "RASTER_WIDE_ENTRY_CAPACITY", Value::U32(bisector::schedule::raster::WIDE_ENTRY_CAPACITY as u32)),
+        ("raster_wide.wgsl", "RASTER_WIDE_TILE_PX", Value::I32(bisector::schedule::raster::WIDE_TILE_PX as i32)),
+        ("raster_wide.wgsl", "RASTER_WIDE_GUARD_PX", Value::F32(bisector::schedule::raster::WIDE_GUARD_PX)),
+        ("raster_bin.wgsl", "RASTER_WIDE_TRIANGLE_CAPACITY", Value::U32(bisector::schedule::raster::WIDE_TRIANGLE_CAPACITY as u32)),
+        ("raster_bin.wgsl", "RASTER_WIDE_PIECES", Value::U32(bisector::schedule::raster::WIDE_PIECES as u32)),
+        ("raster_bin.wgsl", "RASTER_CLIP_GUARD", Value::F32(bisector::schedule::raster::CLIP_GUARD)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
         ("kernel_tile_table_bucketed.wgsl", "TILE_BUCKET_SALT", Value::U32(bisector::kernels::tile_table_bucketed::SECONDARY_SALT)),
     ];
@@ -352,6 +364,25 @@ fn word_layouts_match_rust() {
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).unwrap();
     assert_eq!(layouter[stats_words.ty].size as usize, std::mem::size_of::<FrameStats>(), "stats_words is FrameStats as words");
+
+    // The compute rasteriser's arguments and lists: Rust clears, dispatches from and reads them by
+    // byte offset and sizes them.
+    use bisector::schedule::raster::{wide_inputs_size, wide_lists_size, LARGE_ARGS_SIZE, WIDE_ARGS_OFFSET, WIDE_INPUTS_HEADER};
+    let module = wgsl::parse(&SHADERS, "vis_raster_wide_probe.wgsl");
+    let (members, size) = wgsl::wgsl_layout(&module, &Wgsl::Struct("RasterArgs"));
+    let offset = |name: &str| members.iter().find(|(n, _, _)| n == name).unwrap_or_else(|| panic!("RasterArgs.{name}")).1 as u64;
+    assert_eq!(offset("wide_entries"), WIDE_ARGS_OFFSET, "RasterArgs.wide_entries");
+    assert_eq!(size as u64, LARGE_ARGS_SIZE, "RasterArgs");
+    let (members, _) = wgsl::wgsl_layout(&module, &Wgsl::Struct("WideInputs"));
+    let inputs = members.iter().find(|(n, _, _)| n == "inputs").expect("WideInputs.inputs").1 as u64;
+    assert_eq!(inputs, WIDE_INPUTS_HEADER, "WideInputs.inputs");
+    assert_eq!(wide_inputs_size(3) - wide_inputs_size(2), std::mem::size_of::<WideInput>() as u64);
+    let module = wgsl::parse(&SHADERS, "raster_wide.wgsl");
+    let (members, _) = wgsl::wgsl_layout(&module, &Wgsl::Struct("WideLists"));
+    let triangles = members.iter().find(|(n, _, _)| n == "triangles").expect("WideLists.triangles").1 as u64;
+    assert_eq!(wide_lists_size(0), triangles, "WideLists.triangles");
+    let pieces = bisector::schedule::raster::WIDE_PIECES;
+    assert_eq!(wide_lists_size(1) - wide_lists_size(0), pieces * std::mem::size_of::<WideTriangle>() as u64, "a slot per piece");
 }
 
 /// WGSL files generated from Rust constants, by the folder that holds them. They are checked in,

@@ -7,7 +7,8 @@
 struct RasterUniforms {
     // The viewport (and the buffer's) width and height in pixels.
     size_px: vec2<u32>,
-    // Triangles whose screen bounding box is wider or taller than this go to the hardware pass.
+    // Triangles whose screen bounding box is wider or taller than this go to raster.bin and
+    // raster.wide (binned per tile in compute), as do those crossing the near plane.
     large_px: u32,
     _pad: u32,
 }

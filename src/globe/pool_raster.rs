@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! globe.pool_decode -> clear vis -> raster.small (compute, per listed leaf)
-//!   -> raster.large (hardware, the leaves left to it) -> globe.hzb (from the buffer's depths)
+//!   -> raster.bin (compute, per large or near-plane-crossing triangle: clipped, binned per tile)
+//!   -> raster.wide (compute, per 32x32-px tile entry)
+//!   -> raster.large (hardware, the leaves that overflowed the lists) -> globe.hzb (from the buffer's depths)
 //!   -> shade (compute, per pixel: the terrain, or the sky where no triangle is)
 //! ```
 //!
@@ -13,8 +15,12 @@
 //! vertices globe.pool_decode placed for the draw (`globe.pool_draw_positions`) and rasterises a
 //! triangle at most `large_px` wide and tall with shared/vis_raster.wgsl's `raster_triangle` (CPU
 //! twin `flat::raster::rasterise_cpu`); larger ones and those crossing the near plane go to
-//! `raster.large` (globe_raster_large.wgsl), an indirect hardware draw whose fragments write the
-//! same buffer by the same atomic max, so the paths meet per pixel under one depth order. `shade`
+//! `raster.bin` and `raster.wide` (shaders/raster_bin.wgsl, shaders/raster_wide.wgsl, the flat
+//! terrain's passes: clipped against the near plane and the guard band, binned per screen tile,
+//! edge functions in i64, CPU twin `flat::raster::rasterise_wide_cpu`), and what overflows their
+//! lists to `raster.large` (globe_raster_large.wgsl), an indirect hardware draw whose fragments
+//! write the same buffer by the same atomic max, so the paths meet per pixel under one depth
+//! order. `shade`
 //! (globe_shade_compute.wgsl) re-derives each pixel's triangle from its leaf (slot, vertices, map
 //! points), its perspective-correct barycentric coordinates from the vertices' clip positions, and
 //! shades it with the draw's own function (`globe_shaded` in shared/globe_shade.wgsl) under the
@@ -27,7 +33,7 @@
 
 use crate::schedule::raster::{
     buffer_entry, entry, large_pipeline, record_shade_compute, record_shade_fragment, shade_fragment_pipeline, storage_format_for,
-    storage_view_of, VisBuffers,
+    storage_view_of, VisBuffers, WidePipelines,
 };
 use crate::schedule::FrameTarget;
 use crate::shaders::SHADERS;
@@ -96,7 +102,7 @@ struct VisGroups {
 
 impl GlobeVisRaster {
     /// Builds the passes for colour targets of `color_format` over `inputs`, sending triangles
-    /// over `large_px` (at most MAX_LARGE_PX) to the hardware.
+    /// over `large_px` (at most MAX_LARGE_PX) to raster.bin.
     pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, inputs: &PoolRasterInputs, large_px: u32) -> GlobeVisRaster {
         let small = SHADERS.compute_pipeline(device, "raster.small", "globe_raster_small.wgsl", "raster_small", &[]);
         let large_module = SHADERS.create_module(device, "globe_raster_large.wgsl");
@@ -158,7 +164,11 @@ impl GlobeVisRaster {
         });
         let shade_fragment =
             shade_fragment_pipeline(device, &shade_module, Some(&pipeline_layout(&vis_layout_fragment)), options, color_format);
-        let buffers = VisBuffers::new(device, u64::from(inputs.pool_slots.max(1)), large_px);
+        let pipelines = WidePipelines {
+            bin: SHADERS.compute_pipeline(device, "raster.bin", "raster_bin.wgsl", "raster_bin", &[]),
+            wide: SHADERS.compute_pipeline(device, "raster.wide", "raster_wide.wgsl", "raster_wide", &[]),
+        };
+        let buffers = VisBuffers::new(device, u64::from(inputs.pool_slots.max(1)), large_px, pipelines);
         let group = |label, layout: &wgpu::BindGroupLayout, entries: &[wgpu::BindGroupEntry]| {
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries })
         };
@@ -218,7 +228,8 @@ impl GlobeVisRaster {
     }
 
     /// Records the rasterisation after globe.pool_decode: clear, raster.small (dispatched by
-    /// `pool_args`, the pool's arguments over its listed leaves), raster.large.
+    /// `pool_args`, the pool's arguments over its listed leaves), raster.bin, raster.wide,
+    /// raster.large.
     pub fn record_raster(
         &self,
         encoder: &mut wgpu::CommandEncoder,
