@@ -126,7 +126,8 @@ pub struct RasterSummary {
     pub requested: String,
     /// The path that drew: hardware or compute.
     pub used: String,
-    /// Triangles wider or taller than this many pixels went to raster.large.
+    /// Triangles wider or taller than this many pixels went to raster.bin and raster.wide (or,
+    /// overflowing their lists, raster.large).
     pub large_px: u32,
     /// With the compute path: on-screen triangles by the longest side of their screen bounding
     /// box, summed over the measured frames (what decides `large_px`).

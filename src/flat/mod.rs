@@ -1,6 +1,7 @@
 //! The flat terrain: its passes in the shared schedule (`crate::schedule`):
 //! update (leb.split | leb.merge) -> cbt.reduce -> cbt.args -> leb.decode -> render.draw, or
-//! with `RasterPath::Compute` raster.small -> raster.large -> shade instead of render.draw
+//! with `RasterPath::Compute` raster.small -> raster.bin -> raster.wide -> raster.large (what
+//! overflows) -> shade instead of render.draw
 //! (`raster`).
 
 pub mod camera;

@@ -13,7 +13,8 @@
 //!            histogram (globe::near_edges) into globe.near_edges
 //! draw       3 vertices per listed slot, placed from the 64-bit vertices (shared/pool_globe.wgsl);
 //!            or with `--raster compute` the compute rasteriser (globe::pool_raster): raster.small,
-//!            raster.large, globe.hzb from its visibility buffer, shade
+//!            raster.bin, raster.wide, raster.large (what overflows), globe.hzb from its visibility
+//!            buffer, shade
 //! ```
 //! `LebTree` holds the pool's allocator CBT (the same heap buffer), its profiler and the frame
 //! index that alternates split and merge frames; its own cbt.reduce and cbt.args are not recorded
@@ -409,8 +410,8 @@ impl LebScene for GlobePoolRenderer {
         "globe.pool_draw"
     }
 
-    /// The hardware draw, or the compute rasteriser's passes: raster.small, raster.large,
-    /// globe.hzb from the visibility buffer, then shade (which paints the sky where no triangle is).
+    /// The hardware draw, or the compute rasteriser's passes: raster.small, raster.bin, raster.wide,
+    /// raster.large (what overflows their lists), globe.hzb from the visibility buffer, then shade (which paints the sky where no triangle is).
     fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
         let Some(raster) = &self.raster else {
             return record_hardware_draw(self, encoder, target);
