@@ -63,7 +63,7 @@ impl BenchReport {
         if let Some(r) = &self.raster {
             out.push_str(&format!("raster: {} (asked {})", r.used, r.requested));
             if r.used == "compute" {
-                out.push_str(&format!(", triangles over {} px to the hardware", r.large_px));
+                out.push_str(&format!(", triangles over {} px binned per tile", r.large_px));
             }
             let bins: Vec<String> = r
                 .size_histogram

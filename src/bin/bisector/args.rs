@@ -142,8 +142,8 @@ pub(crate) struct RenderArgs {
     /// (--pool-slots 0) draws with the hardware.
     #[arg(long, value_enum, default_value_t = RasterArg::Auto)]
     pub(crate) raster: RasterArg,
-    /// With --raster compute or auto: triangles wider or taller than this many pixels on screen go
-    /// to the hardware (1..=64).
+    /// With --raster compute or auto: triangles wider or taller than this many pixels on screen are
+    /// binned into 32x32-px tiles and drawn a tile per workgroup (1..=64); smaller ones a thread each.
     #[arg(long, default_value_t = bisector::flat::raster::DEFAULT_LARGE_PX)]
     pub(crate) raster_large_px: u32,
 }
