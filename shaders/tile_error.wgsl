@@ -9,9 +9,10 @@
 // layout), bit for bit.
 //!include shared/tile_constants.wgsl
 
-// x = atlas slot, y = N: the data's samples are 2^N cells apart (bends below are smoothed, up to
-// N = 6; N itself is stored in every block's row-2 texel's .z for the detail below the data).
-@group(0) @binding(0) var<storage, read> slots: array<vec2<u32>>;
+// x = atlas slot, y = N, z = f's bits: the data's samples are 2^(N + f) cells apart (bends below
+// 2^N are smoothed, up to N = 6; N and f are stored in every block's row-2 texel's .zw for the
+// detail below the data).
+@group(0) @binding(0) var<storage, read> slots: array<vec4<u32>>;
 @group(0) @binding(1) var atlas: texture_2d_array<f32>;
 @group(0) @binding(2) var errors: texture_storage_2d_array<rgba32float, write>;
 // Each listed slot's 64 level-0 blocks (index 64 x job + block), written by `blocks`.
@@ -48,10 +49,10 @@ fn merge(a: Block, b: Block) -> Block {
     return m;
 }
 
-fn store(slot: u32, x: u32, y: u32, b: Block, shift: u32) {
+fn store(slot: u32, x: u32, y: u32, b: Block, native: vec4<u32>) {
     textureStore(errors, vec2<u32>(x, y), slot, vec4<f32>(b.lo, b.hi, b.bend[0], b.bend[1]));
     textureStore(errors, vec2<u32>(x, y + 8u), slot, vec4<f32>(b.bend[2], b.bend[3], b.bend[4], b.bend[5]));
-    textureStore(errors, vec2<u32>(x, y + 16u), slot, vec4<f32>(b.bend[6], b.slope, f32(shift), 0.0));
+    textureStore(errors, vec2<u32>(x, y + 16u), slot, vec4<f32>(b.bend[6], b.slope, f32(native.y), bitcast<f32>(native.z)));
 }
 
 fn empty_block() -> Block {
@@ -115,7 +116,7 @@ fn blocks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             m.bend[s] = m.bend[smoothed] * bitcast<f32>((127u - 2u * (smoothed - s)) << 23u);
         }
         partial[64u * job + group.x] = m;
-        store(slot, bx, by, m, shift);
+        store(slot, bx, by, m, slots[job]);
     }
 }
 
@@ -124,7 +125,6 @@ fn blocks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
 fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let job = group.x;
     let slot = slots[job].x;
-    let shift = slots[job].y;
     let base = 64u * job;
     let x = local % 4u;
     let y = local / 4u;
@@ -132,13 +132,13 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     let bottom = merge(partial[base + (2u * y + 1u) * 8u + 2u * x], partial[base + (2u * y + 1u) * 8u + 2u * x + 1u]);
     let m = merge(top, bottom);
     wg_blocks[local] = m;
-    store(slot, 8u + x, y, m, shift);
+    store(slot, 8u + x, y, m, slots[job]);
     workgroupBarrier();
     if (local < 4u) {
         let x2 = local % 2u;
         let y2 = local / 2u;
         let top2 = merge(wg_blocks[(2u * y2) * 4u + 2u * x2], wg_blocks[(2u * y2) * 4u + 2u * x2 + 1u]);
         let bottom2 = merge(wg_blocks[(2u * y2 + 1u) * 4u + 2u * x2], wg_blocks[(2u * y2 + 1u) * 4u + 2u * x2 + 1u]);
-        store(slot, 12u + x2, y2, merge(top2, bottom2), shift);
+        store(slot, 12u + x2, y2, merge(top2, bottom2), slots[job]);
     }
 }

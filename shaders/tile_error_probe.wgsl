@@ -27,7 +27,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 // The detail below the data (shared/globe_detail.wgsl) at given inputs: per query, two entries:
-// (map.x, map.y, slope_m bits, data_m bits) then (pixel_m bits, data level, 0, 0); x = metres.
+// (map.x, map.y, slope_m bits, data_m bits) then (pixel_m bits, data level, first bits, 0);
+// x = metres.
 @compute @workgroup_size(64)
 fn detail(@builtin(global_invocation_id) id: vec3<u32>) {
     if (2u * id.x + 1u >= arrayLength(&probe_queries)) {
@@ -35,7 +36,7 @@ fn detail(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let a = probe_queries[2u * id.x];
     let b = probe_queries[2u * id.x + 1u];
-    let d = globe_detail_from_m(a.xy, bitcast<f32>(a.z), bitcast<f32>(a.w), bitcast<f32>(b.x), b.y);
+    let d = globe_detail_from_m(a.xy, bitcast<f32>(a.z), bitcast<f32>(a.w), bitcast<f32>(b.x), b.y, bitcast<f32>(b.z));
     probe_results[id.x] = vec4<f32>(d, 0.0, 0.0, 0.0);
 }
 
@@ -55,7 +56,7 @@ fn slope(@builtin(global_invocation_id) id: vec3<u32>) {
 // The data's height and the detail below it from the tile a vertex finds, its level read from the
 // tile's error layer (tile_detail_sample, as globe_found_height_m uses it): per query, two
 // entries: (map.x, map.y, wanted zoom, pixel_m bits) then unused; x = height, y = detail, z = the
-// found slot's bits, w = the data's level.
+// found slot's bits, w = the data's level + its fraction of an octave / 2 (in [0, 0.5)).
 @compute @workgroup_size(64)
 fn found_detail(@builtin(global_invocation_id) id: vec3<u32>) {
     if (2u * id.x + 1u >= arrayLength(&probe_queries)) {
@@ -64,5 +65,6 @@ fn found_detail(@builtin(global_invocation_id) id: vec3<u32>) {
     let q = probe_queries[2u * id.x];
     let found = tile_cache_find(q.xy, q.z);
     let s = tile_detail_sample(found, q.xy, bitcast<f32>(q.w));
-    probe_results[id.x] = vec4<f32>(s, bitcast<f32>(found.slot), f32(tile_error_data_level(found)));
+    let lattice = tile_error_data_level(found);
+    probe_results[id.x] = vec4<f32>(s, bitcast<f32>(found.slot), lattice.x + 0.5 * lattice.y);
 }

@@ -13,7 +13,7 @@ mod common;
 use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{cpu_find, cpu_height_slope, Producer, TileCache, TileCacheConfig};
-use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, native_shift, tile_error_texels};
+use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, data_lattice, native_spacing, tile_error_texels, NativeSpacing};
 use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::globe::cache::tile_producer::TileProducer;
@@ -121,7 +121,7 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
     for (key, slot) in &resident {
         let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, *slot);
         let gpu_blocks = cache.errors.read_layer(&gpu.device, &gpu.queue, *slot);
-        let cpu_blocks = tile_error_texels(&layer, 0);
+        let cpu_blocks = tile_error_texels(&layer, native_spacing(1.0));
         assert_eq!(gpu_blocks, cpu_blocks, "{key:?} in slot {slot}");
         zooms.insert(key.zoom);
         blocks.insert(*slot, gpu_blocks);
@@ -171,6 +171,8 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
         // The data's lattice level: zoom + 7 - N for data from zoom 0 to 16 in tiles up to 6 zooms
         // finer (N > 0: the octaves start above the finest zoom's cells).
         let data_level = rng.random_range(7..=23u32);
+        // The data a fraction of an octave coarser than that lattice (real data's spacing).
+        let first: f32 = if i % 3 == 0 { 0.0 } else { rng.random_range(0.0..1.0) };
         let map = if i % 4 == 0 {
             // A data sample: the detail is 0 there.
             let cell = 1u32 << (30 - data_level);
@@ -182,17 +184,17 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
         let data_m: f32 = rng.random_range(-100.0..4000.0);
         let pixel_m: f32 = if rng.random_bool(0.3) { 0.0 } else { rng.random_range(0.01..50.0) };
         queries.push([map[0], map[1], slope_m.to_bits(), data_m.to_bits()]);
-        queries.push([pixel_m.to_bits(), data_level, 0, 0]);
-        inputs.push((map, slope_m, data_m, pixel_m, data_level, i % 4 == 0));
+        queries.push([pixel_m.to_bits(), data_level, first.to_bits(), 0]);
+        inputs.push((map, slope_m, data_m, pixel_m, (data_level, first), i % 4 == 0));
     }
     let answers = probe_frame(&gpu, &mut cache, &pipeline, &queries);
     let mut nonzero = 0;
-    for (answer, &(map, slope_m, data_m, pixel_m, data_level, sample)) in answers.iter().zip(&inputs) {
-        let cpu = detail_m(map, slope_m, data_m, pixel_m, data_level);
-        let tolerance = 1e-5 * amplitude_bound_m(slope_m, data_level) + 1e-6;
+    for (answer, &(map, slope_m, data_m, pixel_m, (data_level, first), sample)) in answers.iter().zip(&inputs) {
+        let cpu = detail_m(map, slope_m, data_m, pixel_m, data_level, first);
+        let tolerance = 1e-5 * amplitude_bound_m(slope_m, data_level, first) + 1e-6;
         assert!(
             (answer[0] - cpu).abs() <= tolerance,
-            "{map:?} slope {slope_m} data {data_m} pixel {pixel_m} level {data_level}: GPU {} CPU {cpu}",
+            "{map:?} slope {slope_m} data {data_m} pixel {pixel_m} level {data_level} first {first}: GPU {} CPU {cpu}",
             answer[0]
         );
         if sample {
@@ -250,7 +252,7 @@ fn tiles_finer_than_their_data_equal_the_twin() {
         }));
         probe_frame(&gpu, &mut cache, &pipeline, &queries);
         let resident: std::collections::BTreeSet<u32> =
-            cache.table().iter().map(|(key, _)| native_shift(producer.native_cells(key).unwrap())).collect();
+            cache.table().iter().map(|(key, _)| native_spacing(producer.native_cells(key).unwrap()).shift).collect();
         if resident.len() >= 4 {
             break;
         }
@@ -259,14 +261,14 @@ fn tiles_finer_than_their_data_equal_the_twin() {
     let mut shifts = std::collections::BTreeSet::new();
     for (key, slot) in cache.table().iter() {
         let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, slot);
-        let shift = native_shift(producer.native_cells(key).unwrap());
-        assert_eq!(cache.errors.read_layer(&gpu.device, &gpu.queue, slot), tile_error_texels(&layer, shift), "{key:?} shift {shift}");
-        shifts.insert(shift);
+        let spacing = native_spacing(producer.native_cells(key).unwrap());
+        assert_eq!(cache.errors.read_layer(&gpu.device, &gpu.queue, slot), tile_error_texels(&layer, spacing), "{key:?} {spacing:?}");
+        shifts.insert(spacing.shift);
     }
     assert!(shifts.len() >= 4, "shifts {shifts:?}");
-    let shift_of = |cache: &TileCache, slot: u32| {
+    let spacing_of = |cache: &TileCache, slot: u32| -> NativeSpacing {
         let key = cache.table().iter().find(|&(_, s)| s == slot).expect("resident").0;
-        native_shift(producer.native_cells(key).unwrap())
+        native_spacing(producer.native_cells(key).unwrap())
     };
     // The error bound with the detail's term, over tiles of every shift.
     let boxes: Vec<([u32; 2], [u32; 2], u32)> = (0..512)
@@ -292,7 +294,7 @@ fn tiles_finer_than_their_data_equal_the_twin() {
         let expected = bound_cells_m(&texels, lo_c, hi_c, found_zoom as u32, true);
         assert_eq!(answer[0].to_bits(), expected.to_bits(), "box {lo:?}..{hi:?} wanted {wanted}: GPU {} CPU {expected}", answer[0]);
         if expected > bound_cells_m(&texels, lo_c, hi_c, found_zoom as u32, false) {
-            detailed_shifts.insert(shift_of(&cache, slot));
+            detailed_shifts.insert(spacing_of(&cache, slot).shift);
         }
     }
     assert!(detailed_shifts.iter().any(|&s| s > 0), "the detail's bound over tiles of shifts {detailed_shifts:?}");
@@ -314,19 +316,21 @@ fn tiles_finer_than_their_data_equal_the_twin() {
     for (answer, &(p, z, pixel_m)) in answers.iter().zip(&points) {
         let (slot, zoom) = cpu_find(cache.table(), cache.source(), cache.max_zoom(), p, z).expect("the root is pinned");
         assert_eq!(answer[2].to_bits(), slot, "{p:?} wanted {z}");
-        let shift = shift_of(&cache, slot);
+        let spacing = spacing_of(&cache, slot);
+        let shift = spacing.shift;
         let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, slot);
-        let [data_m, detail] = tile_detail_m(&layer, zoom, shift, p, pixel_m);
-        let level = u32::from(zoom) + 7 - shift.min(u32::from(zoom) + 7);
-        assert_eq!(answer[3] as u32, level, "{p:?} zoom {zoom} shift {shift}");
+        let [data_m, detail] = tile_detail_m(&layer, zoom, spacing, p, pixel_m);
+        let (level, first) = data_lattice(u32::from(zoom), spacing);
+        assert_eq!(answer[3].floor() as u32, level, "{p:?} zoom {zoom} {spacing:?}");
+        assert!((answer[3] - level as f32 - 0.5 * first).abs() < 1e-5, "{p:?} zoom {zoom} {spacing:?}: GPU {}", answer[3]);
         let (_, g) = cpu_height_slope(&layer, zoom, p);
         let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << level) as f32;
-        let tolerance = 1e-4 * amplitude_bound_m(slope_m, level) + 1e-4;
+        let tolerance = 1e-4 * amplitude_bound_m(slope_m, level, first) + 1e-4;
         assert!((answer[0] - data_m).abs() <= 1e-3 + 1e-5 * data_m.abs(), "{p:?}: GPU height {} CPU {data_m}", answer[0]);
         assert!((answer[1] - detail).abs() <= tolerance, "{p:?} zoom {zoom} shift {shift} pixel {pixel_m}: GPU {} CPU {detail}", answer[1]);
         if detail != 0.0 {
             shown.insert(shift);
         }
     }
-    assert!(shown.iter().filter(|&&s| s > 0).count() >= 2, "detail shown over tiles of shifts {shown:?}");
+    assert!(shown.iter().any(|&s| s > 0), "detail shown over tiles of shifts {shown:?}");
 }

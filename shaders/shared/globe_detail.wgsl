@@ -43,27 +43,28 @@ fn detail_noise(map: vec2<u32>, level: u32) -> f32 {
 }
 
 // The detail in metres at fixed-point map point `map` where the data gives `data_m` and slope
-// `slope_m` (metres per data spacing), the data's samples lying on the lattice of level
-// `data_level` (2^data_level per map side), for a vertex whose pixel spans `pixel_m` metres:
-// octaves at spacings of the data's / 2^i (lattice levels data_level + i up to
-// DETAIL_FINEST_LEVEL), each faded in over an octave as its spacing grows from 1 to 2 pixels
-// (the loop stops at the first under 1 pixel), none at sea, and none on the map's border (where
-// the octahedral map folds).
-fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32) -> f32 {
+// `slope_m` (metres per level-data_level cell), the data's samples `first` (in [0, 1)) of an
+// octave coarser than the lattice of level `data_level` (2^data_level per map side), for a vertex
+// whose pixel spans `pixel_m` metres: octaves at lattice levels data_level + i up to
+// DETAIL_FINEST_LEVEL (i = 0 weighted by `first`), each faded in over an octave as its spacing
+// grows from 1 to 2 pixels (the loop stops at the first under 1 pixel), none at sea, and none on
+// the map's border (where the octahedral map folds).
+fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> f32 {
     if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || data_m <= 0.0) {
         return 0.0;
     }
     let shore = clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
-    // Metres per data spacing (the map's side over its cells, ignoring the map's distortion).
+    // Metres per level-data_level cell (the map's side over its cells, ignoring the map's distortion).
     let cell_m = GLOBE_MAP_SIDE_M / f32(1u << data_level);
     var sum = 0.0;
-    for (var i = 1u; data_level + i <= DETAIL_FINEST_LEVEL; i += 1u) {
+    for (var i = 0u; data_level + i <= DETAIL_FINEST_LEVEL; i += 1u) {
         let spacing_m = cell_m / f32(1u << i);
         let weight = clamp(spacing_m / pixel_m - 1.0, 0.0, 1.0);
         if (!(weight > 0.0)) {
             break;
         }
-        sum += weight * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, data_level + i);
+        let octave = select(1.0, first, i == 0u);
+        sum += (weight * octave) * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, data_level + i);
     }
     return shore * sum;
 }

@@ -26,34 +26,39 @@ fn tile_error_texel(level: u32, bx: u32, by: u32) -> vec2<u32> {
     return vec2<u32>(select(select(12u, 8u, level == 1u), 0u, level == 0u) + bx, by);
 }
 
-// The lattice level of the data's samples in tile `found` (2^level per map side): its cells'
-// level, zoom + 7, less its native shift N (the data's samples are 2^N cells apart), which pass
-// cache.tile_error stores in every block's row-2 texel's .z.
-fn tile_error_data_level(found: TileFound) -> u32 {
-    let shift = u32(textureLoad(tile_errors, vec2<u32>(0u, 16u), found.slot, 0).z);
+// Where the data's samples lie in tile `found`: x = the lattice level D of its cells, zoom + 7,
+// less its native shift N (the data's samples are c = 2^(N + f) cells apart), y = f, the
+// fraction of an octave the data is coarser still (0 where N reaches the map's whole side); pass
+// cache.tile_error stores (N, f) in every block's row-2 texel's .zw. Mirrors
+// tile_error::data_lattice.
+fn tile_error_data_level(found: TileFound) -> vec2<f32> {
+    let t = textureLoad(tile_errors, vec2<u32>(0u, 16u), found.slot, 0);
     let level = found.zoom + 7u;
-    return level - min(shift, level);
+    let shift = u32(t.z);
+    return vec2<f32>(f32(level - min(shift, level)), select(t.w, 0.0, shift >= level));
 }
 
 // The data's height at `map` in tile `found` (x) and the detail below it (y) for a vertex whose
 // pixel spans `pixel_m` metres (shared/globe_detail.wgsl). Mirrors ground::tile_detail_m.
 fn tile_detail_sample(found: TileFound, map: vec2<u32>, pixel_m: f32) -> vec2<f32> {
     let s = tile_cache_height_slope(found, map);
-    let level = tile_error_data_level(found);
-    // Metres per map unit -> metres per data spacing (the error's bound takes the larger forward
+    let lattice = tile_error_data_level(found);
+    let level = u32(lattice.x);
+    // Metres per map unit -> metres per level-D cell (the error's bound takes the larger forward
     // difference times sqrt 2, which bounds this magnitude).
     let slope_m = length(s.yz) / f32(1u << level);
-    return vec2<f32>(s.x, globe_detail_from_m(map, slope_m, s.x, pixel_m, level));
+    return vec2<f32>(s.x, globe_detail_from_m(map, slope_m, s.x, pixel_m, level, lattice.y));
 }
 
 // The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a
-// zoom-`tile_zoom` tile whose data's samples are 2^`shift` cells apart, where the slope is at most
-// `slope_m` per tile cell along x or y (shared/globe_detail.wgsl; src/globe/cache/tile_error.rs
-// detail_bound_m): the octaves' spacings are 2^e cells for e from shift - 1 down to
-// tile_zoom - 23 (lattice level 30), of amplitude at most DETAIL_GAIN sqrt 2 slope_m 2^e; those
-// under 2n (from 2^top down) sum to DETAIL_GAIN sqrt 2 slope_m (2^(top + 1) - 2^(tile_zoom - 23)).
-// Exponents are kept biased (127 + e), as f32 bits build the powers exactly.
-fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32) -> f32 {
+// zoom-`tile_zoom` tile whose data's samples are 2^(shift + first) cells apart, where the slope is
+// at most `slope_m` per tile cell along x or y (shared/globe_detail.wgsl;
+// src/globe/cache/tile_error.rs detail_bound_m): the octaves' spacings are 2^e cells for e from
+// shift (weighted by `first`) down to tile_zoom - 23 (lattice level 30), of amplitude at most
+// DETAIL_GAIN sqrt 2 slope_m 2^e; those under 2n (from 2^top down) sum to DETAIL_GAIN sqrt 2
+// slope_m (2^(top + 1) - 2^(tile_zoom - 23)), plus `first` 2^shift's share. Exponents are kept
+// biased (127 + e), as f32 bits build the powers exactly.
+fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32, first: f32) -> f32 {
     let bottom = 104u + tile_zoom;
     let two_n = 2.0 * n;
     if (!(two_n > bitcast<f32>(bottom << 23u))) {
@@ -62,13 +67,18 @@ fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32) -> f32 
     // The largest power of two under 2n: 2n's exponent, less one where 2n is a power of two.
     let bits = bitcast<u32>(two_n);
     let under = (bits >> 23u) - select(0u, 1u, (bits & 0x7fffffu) == 0u);
-    let top = min(126u + min(shift, tile_zoom + 7u), under);
-    if (top < bottom) {
-        return 0.0;
+    let level0 = 127u + min(shift, tile_zoom + 7u);
+    let top = min(level0 - 1u, under);
+    // In units of 2^bottom: (2^(top + 1 - bottom) - 1), then the first octave's (an exact product).
+    var ones = 0.0;
+    if (top >= bottom) {
+        ones = bitcast<f32>((127u + top + 1u - bottom) << 23u) - 1.0;
     }
-    // As (2^(top + 1 - bottom) - 1) 2^bottom, the power of two last: a caller's add fused with an
-    // exact product rounds as the twin's separate add does.
-    let ones = bitcast<f32>((127u + top + 1u - bottom) << 23u) - 1.0;
+    if (level0 <= under && level0 >= bottom) {
+        ones += first * bitcast<f32>((127u + level0 - bottom) << 23u);
+    }
+    // The power of two last: a caller's add fused with an exact product rounds as the twin's
+    // separate add does.
     // DETAIL_GAIN x sqrt 2 in f32, one constant (a compiler may fold two constants' products).
     let gain = bitcast<f32>(0x3e593924u);
     return ((gain * slope_m) * ones) * bitcast<f32>(bottom << 23u);
@@ -124,8 +134,9 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     }
     let data = min(t0.y - t0.x, e);
     if (detail && t0.y > 0.0) {
-        // t2.z: the tile's native shift, the same in every block.
-        return data + tile_error_detail_m(t2.y, n, tile_zoom, u32(t2.z));
+        // t2.zw: the tile's native shift and fraction, the same in every block.
+        let first = select(t2.w, 0.0, u32(t2.z) >= tile_zoom + 7u);
+        return data + tile_error_detail_m(t2.y, n, tile_zoom, u32(t2.z), first);
     }
     return data;
 }

@@ -3,21 +3,25 @@
 //! shaders/shared/globe_detail.wgsl (f32, operation for operation; `--detail off` disables it).
 //!
 //! ```text
-//! detail(p) = shore(h) x sum over i = 1, 2, ... (lattice levels L = D + i <= 30) of
-//!             w_i x 0.15 x slope x n_i(p) / 2^i
+//! detail(p) = shore(h) x sum over i = 0, 1, 2, ... (lattice levels L = D + i <= 30) of
+//!             f_i x w_i x 0.15 x slope x n_i(p) / 2^i
 //!   D        the lattice level of the data's samples in the tile sampled (2^D per map side):
-//!            zoom + 7 - N, N = floor(log2 native_cells) the tile's native shift (the data's
-//!            samples are 2^N of its cells apart; pass cache.tile_error stores N in the error
-//!            layer, src/globe/cache/tile_error.rs). A place's data has one spacing, so every tile
-//!            at or finer than the data there gives the same D (the data's zoom + 7), whichever
-//!            zoom a vertex samples; where data is coarser than the finest zoom (Taiwan's coast at
-//!            zoom 10 under a zoom-13 cache, ETOPO's 37 km) the octaves start there, not one
-//!            octave below the finest zoom's cells. A tile coarser than its data (N = 0) starts
-//!            the octaves below its own cells: under 1-2 px at the zoom a vertex wants, so faded
-//!            out (and only while a finer tile is still loading where it wants more)
+//!            zoom + 7 - N, N = floor(log2 c) the tile's native shift, c = native_cells (the
+//!            data's samples are c of its cells apart; pass cache.tile_error stores N and
+//!            log2 c - N in the error layer, src/globe/cache/tile_error.rs). A place's data has one
+//!            spacing, so every tile at or finer than the data there gives the same D, whichever
+//!            zoom a vertex samples; where data is coarser than the finest zoom (Taiwan's coast,
+//!            about 2.4 zoom-13 cells; ETOPO's 37 km) the octaves start there, not one octave
+//!            below the finest zoom's cells. A tile coarser than its data (c = 1) starts the
+//!            octaves at its own cells: under 1-2 px at the zoom a vertex wants, so faded out
+//!            (and only while a finer tile is still loading where it wants more)
+//!   f_i      1, but f_0 = log2 c - N: the octave at level D itself is finer than the data by
+//!            that fraction of an octave and comes in with it, so the detail is continuous in c
+//!            (real data's c varies across the map: neighbouring tiles whose c straddles a power
+//!            of two would otherwise differ by a whole octave along their common edge)
 //!   n_i      gradient (Perlin) noise on the lattice of level D + i, on the octahedral map in
 //!            fixed point: 0 at every lattice point, |n_i| < 1
-//!   slope    the data's slope at p, metres per data spacing (2^-D of the map's side): steep
+//!   slope    the data's slope at p, metres per level-D cell (2^-D of the map's side): steep
 //!            ground gets rough detail, flat ground (beaches, plains) little; octave i's amplitude
 //!            is 0.15 x the gradient (m/m) x its own spacing (a fractal continuation of the data
 //!            with Hurst exponent 1)
@@ -31,10 +35,10 @@
 //! Data whose samples lie on the level-D lattice (a power-of-two spacing aligned with the map:
 //! the procedural planet, tiles at the data's zoom) lies on every octave's lattice, so the detail
 //! is exactly 0 there: heights at the data's own samples do not move (bound: 0 m, tested). Every
-//! octave's amplitude is at most 0.15 slope / 2^i, so anywhere, samples of data that is not
+//! octave's amplitude is at most 0.15 f_i slope / 2^i, so anywhere, samples of data that is not
 //! lattice-aligned (real data resampled onto the map) included, the detail stays within
-//! `amplitude_bound_m` = 0.15 x slope x (1 - 2^-(30 - D)) < 0.15 x the gradient x the data's
-//! spacing of the data (tested).
+//! `amplitude_bound_m` = 0.15 x slope x (f_0 + 1 - 2^-(30 - D)) < 0.3 x the gradient x the
+//! data's spacing of the data (tested).
 
 use crate::gpu::hash::fmix32;
 
@@ -87,34 +91,36 @@ pub fn noise(map: [u32; 2], level: u32) -> f32 {
 }
 
 /// The detail in metres at fixed-point map point `map` where the data gives `data_m` and a slope
-/// of `slope_m` metres per data spacing, the data's samples lying on the lattice of level
-/// `data_level` (2^`data_level` per map side), at a vertex whose pixel spans `pixel_m` metres (0:
-/// every octave). Mirrors globe_detail_from_m.
-pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32) -> f32 {
+/// of `slope_m` metres per level-`data_level` cell, the data's samples `first` (in [0, 1)) of an
+/// octave coarser than the lattice of level `data_level` (2^`data_level` per map side), at a
+/// vertex whose pixel spans `pixel_m` metres (0: every octave). Mirrors globe_detail_from_m.
+pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> f32 {
     if map.contains(&0) || map[0] >= MAP_ONE || map[1] >= MAP_ONE || data_m.is_nan() || data_m <= 0.0 {
         return 0.0;
     }
     let shore = (data_m / DETAIL_SHORE_M).clamp(0.0, 1.0);
     let cell_m = crate::globe::MAP_SIDE_M as f32 / (1u32 << data_level) as f32;
     let mut sum = 0.0f32;
-    let mut i = 1;
+    let mut i = 0;
     while data_level + i <= DETAIL_FINEST_LEVEL {
         let spacing_m = cell_m / (1u32 << i) as f32;
         let weight = (spacing_m / pixel_m - 1.0).clamp(0.0, 1.0);
         if !(weight > 0.0) {
             break;
         }
-        sum += weight * (DETAIL_GAIN * slope_m / (1u32 << i) as f32) * noise(map, data_level + i);
+        let octave = if i == 0 { first } else { 1.0 };
+        sum += (weight * octave) * (DETAIL_GAIN * slope_m / (1u32 << i) as f32) * noise(map, data_level + i);
         i += 1;
     }
     shore * sum
 }
 
-/// The largest detail any point can get where the slope is `slope_m` (metres per data spacing)
-/// and the data's samples lie on the lattice of level `data_level`: the sum of every octave's
-/// amplitude.
-pub fn amplitude_bound_m(slope_m: f32, data_level: u32) -> f32 {
-    (1..=DETAIL_FINEST_LEVEL.saturating_sub(data_level)).map(|i| DETAIL_GAIN * slope_m / (1u32 << i) as f32).sum()
+/// The largest detail any point can get where the slope is `slope_m` (metres per level-`data_level`
+/// cell) and the data's samples are `first` of an octave coarser than that lattice (`detail_m`):
+/// the sum of every octave's amplitude.
+pub fn amplitude_bound_m(slope_m: f32, data_level: u32, first: f32) -> f32 {
+    let finer: f32 = (1..=DETAIL_FINEST_LEVEL.saturating_sub(data_level)).map(|i| DETAIL_GAIN * slope_m / (1u32 << i) as f32).sum();
+    DETAIL_GAIN * slope_m * first + finer
 }
 
 #[cfg(test)]
@@ -125,32 +131,34 @@ mod tests {
     #[test]
     fn detail_is_zero_at_the_data_samples_and_bounded_elsewhere() {
         let mut rng = XorShift::fresh("detail_is_zero_at_the_data_samples_and_bounded_elsewhere");
-        for _ in 0..20_000 {
+        for k in 0..20_000 {
             // Data from zoom 4 to 15 in tiles up to 6 zooms finer: levels 5 (zoom 4, N = 6) to 22.
             let data_level = 5 + (rng.next_u64() % 18) as u32;
+            let first = if k % 4 == 0 { 0.0 } else { rng.unit() as f32 };
             let slope_m = rng.range(0.0, 40.0) as f32;
             let data_m = rng.range(-50.0, 3000.0) as f32;
-            // A data sample: a multiple of the data's spacing (2^(30 - data_level) fixed units).
+            // A data sample on the level's lattice (2^(30 - data_level) fixed units apart).
             let cell = 1u32 << (30 - data_level);
             let sample = [(rng.next_u64() as u32 % (MAP_ONE / cell)) * cell, (rng.next_u64() as u32 % (MAP_ONE / cell)) * cell];
-            assert_eq!(detail_m(sample, slope_m, data_m, 0.0, data_level), 0.0, "{sample:?} at level {data_level}");
+            assert_eq!(detail_m(sample, slope_m, data_m, 0.0, data_level, first), 0.0, "{sample:?} at level {data_level}");
             let p = [1 + rng.next_u64() as u32 % (MAP_ONE - 1), 1 + rng.next_u64() as u32 % (MAP_ONE - 1)];
-            let d = detail_m(p, slope_m, data_m, 0.0, data_level);
-            let bound = amplitude_bound_m(slope_m, data_level);
+            let d = detail_m(p, slope_m, data_m, 0.0, data_level, first);
+            let bound = amplitude_bound_m(slope_m, data_level, first);
             assert!(d.abs() <= bound + 1e-6, "{d} m at slope {slope_m}");
-            assert!(bound <= DETAIL_GAIN * slope_m, "{bound} m bound at slope {slope_m}");
+            assert!(bound <= 2.0 * DETAIL_GAIN * slope_m, "{bound} m bound at slope {slope_m}");
             if data_m <= 0.0 {
                 assert_eq!(d, 0.0, "detail at sea");
             }
             // Faded by pixel size: octaves under a pixel add nothing, so a pixel as large as the
-            // data's spacing (every octave under 1 px) leaves the data alone.
+            // lattice's cell (every octave under 1 px) leaves the data alone.
             let cell_m = crate::globe::MAP_SIDE_M as f32 / (1u32 << data_level) as f32;
-            assert_eq!(detail_m(p, slope_m, data_m, cell_m, data_level), 0.0, "detail under a pixel");
+            assert_eq!(detail_m(p, slope_m, data_m, cell_m, data_level, first), 0.0, "detail under a pixel");
         }
         // Not zero in general: some detail where it is asked for, for data at zoom 13 (level 20)
         // and for coarse data at zoom 10 under a zoom-13 tile (level 17).
         for data_level in [17, 20] {
-            let some = (1..1000u32).filter(|&k| detail_m([k * 7919 + 12345, k * 104_729 + 999], 10.0, 100.0, 0.0, data_level) != 0.0).count();
+            let some =
+                (1..1000u32).filter(|&k| detail_m([k * 7919 + 12345, k * 104_729 + 999], 10.0, 100.0, 0.0, data_level, 0.0) != 0.0).count();
             assert!(some > 900, "{some} of 999 points have detail at level {data_level}");
         }
     }
@@ -160,9 +168,9 @@ mod tests {
         // Data at level 17 (zoom 10): its octaves of 76, 38 and 19 m show at a pixel of 10 m;
         // data at level 20 (zoom 13) has none that coarse, and its first (9.5 m) is under 1 px.
         let map = [123_456_789, 987_654_321];
-        let coarse = detail_m(map, 30.0, 500.0, 10.0, 17);
+        let coarse = detail_m(map, 30.0, 500.0, 10.0, 17, 0.0);
         assert!(coarse.abs() > 0.01, "{coarse}");
-        assert_eq!(detail_m(map, 30.0 / 8.0, 500.0, 10.0, 20), 0.0);
+        assert_eq!(detail_m(map, 30.0 / 8.0, 500.0, 10.0, 20, 0.0), 0.0);
         // Only octaves down to the pixel: spacings of 76, 38 and 19 m at a 10 m pixel (the last
         // one faded by 0.9), none of the finer ones.
         let spacing_m = |level: u32| crate::globe::MAP_SIDE_M as f32 / (1u32 << level) as f32;
@@ -173,5 +181,24 @@ mod tests {
         }
         assert!(spacing_m(21) < 10.0);
         assert_eq!(coarse, sum);
+    }
+
+    #[test]
+    fn the_detail_is_continuous_in_the_datas_spacing() {
+        // Data 2^(N + f) cells apart: as f reaches 1 (level L, first -> 1), the detail becomes
+        // that of the next shift (level L - 1, first 0, the same gradient: twice the slope per
+        // cell), so tiles whose spacings straddle a power of two agree along their edges.
+        let mut rng = XorShift::fresh("the_detail_is_continuous_in_the_datas_spacing");
+        for _ in 0..5000 {
+            let level = 6 + (rng.next_u64() % 20) as u32;
+            let slope_m = rng.range(0.0, 40.0) as f32;
+            let pixel_m = if rng.unit() < 0.3 { 0.0 } else { rng.range(0.01, 2000.0) as f32 };
+            let p = [1 + rng.next_u64() as u32 % (MAP_ONE - 1), 1 + rng.next_u64() as u32 % (MAP_ONE - 1)];
+            let at_one = detail_m(p, slope_m, 50.0, pixel_m, level, 1.0);
+            let next = detail_m(p, 2.0 * slope_m, 50.0, pixel_m, level - 1, 0.0);
+            assert!((at_one - next).abs() <= 1e-6 * amplitude_bound_m(slope_m, level, 1.0) + 1e-9, "{at_one} vs {next}");
+            let almost = detail_m(p, slope_m, 50.0, pixel_m, level, 0.999);
+            assert!((almost - next).abs() <= 2e-3 * DETAIL_GAIN * slope_m + 1e-6, "{almost} vs {next}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::globe::cache::tile_cache::Producer;
 use crate::globe::cache::tile_cache::{cpu_height_slope, cpu_wanted_key};
-use crate::globe::cache::tile_error::native_shift;
+use crate::globe::cache::tile_error::{data_lattice, native_spacing, NativeSpacing};
 use crate::globe::cache::tile_generate::{planet_height_m, planet_tile, PLANET_MAX_ZOOM, PLANET_SOURCE};
 use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
@@ -14,15 +14,14 @@ use crate::leb::octahedral;
 use crate::terrain::TerrainError;
 
 /// The data's height at fixed-point map point `map` in the zoom-`zoom` tile whose heights are
-/// `layer` and whose data's samples are 2^`shift` cells apart (`tile_error::native_shift`), and
-/// the detail below it for a vertex whose pixel spans `pixel_m` metres: [data_m, detail_m].
+/// `layer` and whose data's samples are `spacing` apart (`tile_error::native_spacing`), and the
+/// detail below it for a vertex whose pixel spans `pixel_m` metres: [data_m, detail_m].
 /// Mirrors tile_detail_sample in shaders/shared/tile_error.wgsl.
-pub fn tile_detail_m(layer: &[f32], zoom: u8, shift: u32, map: [u32; 2], pixel_m: f32) -> [f32; 2] {
+pub fn tile_detail_m(layer: &[f32], zoom: u8, spacing: NativeSpacing, map: [u32; 2], pixel_m: f32) -> [f32; 2] {
     let (data_m, g) = cpu_height_slope(layer, zoom, map);
-    let level = u32::from(zoom) + 7;
-    let data_level = level - shift.min(level);
+    let (data_level, first) = data_lattice(u32::from(zoom), spacing);
     let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << data_level) as f32;
-    [data_m, crate::globe::detail::detail_m(map, slope_m, data_m, pixel_m, data_level)]
+    [data_m, crate::globe::detail::detail_m(map, slope_m, data_m, pixel_m, data_level, first)]
 }
 
 /// A globe's heights on the CPU.
@@ -74,7 +73,7 @@ impl Ground {
             Ground::Procedural { seed } => (planet_tile(key, *seed), 1.0),
             Ground::Earth(earth) => (earth.produce(key)?, earth.native_cells(key)?),
         };
-        Ok(tile_detail_m(&layer, key.zoom, native_shift(native_cells), map, 0.0)[1])
+        Ok(tile_detail_m(&layer, key.zoom, native_spacing(native_cells), map, 0.0)[1])
     }
 
     /// What is wrong, in one line, when `camera` is below the drawn surface (the ground, or sea
