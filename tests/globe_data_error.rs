@@ -3,7 +3,9 @@
 //! layer bit for bit, and the error bound of random map boxes (shared/tile_error.wgsl) equals
 //! `tile_error::{error_zoom, box_cells, bound_cells_m}` over the same resident set, exactly; the
 //! detail below the data (shared/globe_detail.wgsl) equals `globe::detail::detail_m` within
-//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both.
+//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both; over tiles finer
+//! than their data the native spacing the error layer stores, the detail's bound and the detail
+//! a vertex gets from the tile it finds equal their twins.
 //! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
 
 #[path = "support/cache_probe.rs"]
@@ -13,7 +15,9 @@ mod common;
 use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{cpu_find, cpu_height_slope, Producer, TileCache, TileCacheConfig};
-use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, data_lattice, native_spacing, tile_error_texels, NativeSpacing};
+use bisector::globe::cache::tile_error::{
+    bound_cells_m, box_cells, data_lattice, error_zoom, native_spacing, tile_error_texels, NativeSpacing,
+};
 use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::globe::cache::tile_producer::TileProducer;
