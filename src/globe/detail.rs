@@ -105,7 +105,7 @@ pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_lev
     while data_level + i <= DETAIL_FINEST_LEVEL {
         let spacing_m = cell_m / (1u32 << i) as f32;
         let weight = (spacing_m / pixel_m - 1.0).clamp(0.0, 1.0);
-        if !(weight > 0.0) {
+        if weight.is_nan() || weight <= 0.0 {
             break;
         }
         let octave = if i == 0 { first } else { 1.0 };

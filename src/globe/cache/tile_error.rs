@@ -82,7 +82,7 @@ pub struct NativeSpacing {
 
 /// The spacing of a tile whose data's samples are `native_cells` = c cells apart.
 pub fn native_spacing(native_cells: f32) -> NativeSpacing {
-    if !(native_cells > 1.0) {
+    if native_cells.is_nan() || native_cells <= 1.0 {
         return NativeSpacing { shift: 0, first: 0.0 };
     }
     let log2 = native_cells.log2();
@@ -388,7 +388,7 @@ const DETAIL_GAIN_SQRT_2: f32 = f32::from_bits(0x3e59_3924);
 pub fn detail_bound_m(slope_m: f32, n: f32, tile_zoom: u32, spacing: NativeSpacing) -> f32 {
     let bottom = 104 + tile_zoom;
     let two_n = 2.0 * n;
-    if !(two_n > f32::from_bits(bottom << 23)) {
+    if two_n.is_nan() || two_n <= f32::from_bits(bottom << 23) {
         return 0.0;
     }
     // The largest power of two under 2n: 2n's exponent, less one where 2n is a power of two.
