@@ -9,8 +9,10 @@
 // layout), bit for bit.
 //!include shared/tile_constants.wgsl
 
-// x = atlas slot, y = N: the data's samples are 2^N cells apart (bends below are smoothed).
-@group(0) @binding(0) var<storage, read> slots: array<vec2<u32>>;
+// x = atlas slot, y = N, z = f's bits: the data's samples are 2^(N + f) cells apart (bends below
+// 2^N are smoothed, up to N = 6; N and f are stored in every block's row-2 texel's .zw for the
+// detail below the data).
+@group(0) @binding(0) var<storage, read> slots: array<vec4<u32>>;
 @group(0) @binding(1) var atlas: texture_2d_array<f32>;
 @group(0) @binding(2) var errors: texture_storage_2d_array<rgba32float, write>;
 // Each listed slot's 64 level-0 blocks (index 64 x job + block), written by `blocks`.
@@ -47,10 +49,10 @@ fn merge(a: Block, b: Block) -> Block {
     return m;
 }
 
-fn store(slot: u32, x: u32, y: u32, b: Block) {
+fn store(slot: u32, x: u32, y: u32, b: Block, native: vec4<u32>) {
     textureStore(errors, vec2<u32>(x, y), slot, vec4<f32>(b.lo, b.hi, b.bend[0], b.bend[1]));
     textureStore(errors, vec2<u32>(x, y + 8u), slot, vec4<f32>(b.bend[2], b.bend[3], b.bend[4], b.bend[5]));
-    textureStore(errors, vec2<u32>(x, y + 16u), slot, vec4<f32>(b.bend[6], b.slope, 0.0, 0.0));
+    textureStore(errors, vec2<u32>(x, y + 16u), slot, vec4<f32>(b.bend[6], b.slope, f32(native.y), bitcast<f32>(native.z)));
 }
 
 fn empty_block() -> Block {
@@ -109,11 +111,12 @@ fn blocks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     if (local == 0u) {
         var m = wg_blocks[0];
-        for (var s = 0u; s < shift; s += 1u) {
-            m.bend[s] = m.bend[shift] * bitcast<f32>((127u - 2u * (shift - s)) << 23u);
+        let smoothed = min(shift, SCALES - 1u);
+        for (var s = 0u; s < smoothed; s += 1u) {
+            m.bend[s] = m.bend[smoothed] * bitcast<f32>((127u - 2u * (smoothed - s)) << 23u);
         }
         partial[64u * job + group.x] = m;
-        store(slot, bx, by, m);
+        store(slot, bx, by, m, slots[job]);
     }
 }
 
@@ -129,13 +132,13 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     let bottom = merge(partial[base + (2u * y + 1u) * 8u + 2u * x], partial[base + (2u * y + 1u) * 8u + 2u * x + 1u]);
     let m = merge(top, bottom);
     wg_blocks[local] = m;
-    store(slot, 8u + x, y, m);
+    store(slot, 8u + x, y, m, slots[job]);
     workgroupBarrier();
     if (local < 4u) {
         let x2 = local % 2u;
         let y2 = local / 2u;
         let top2 = merge(wg_blocks[(2u * y2) * 4u + 2u * x2], wg_blocks[(2u * y2) * 4u + 2u * x2 + 1u]);
         let bottom2 = merge(wg_blocks[(2u * y2 + 1u) * 4u + 2u * x2], wg_blocks[(2u * y2 + 1u) * 4u + 2u * x2 + 1u]);
-        store(slot, 12u + x2, y2, merge(top2, bottom2));
+        store(slot, 12u + x2, y2, merge(top2, bottom2), slots[job]);
     }
 }

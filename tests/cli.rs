@@ -274,8 +274,10 @@ fn probe_reads_the_globes_ground() {
 }
 
 /// `probe --detail on` (the default) adds the globe's detail below the data: a fraction of a
-/// metre to a few metres on steep ground (at most 0.15 x the slope per finest cell), nothing at
-/// sea; `--detail off` gives the data alone.
+/// metre to a few metres on steep ground (at most 0.15 x the gradient x the data's spacing),
+/// nothing at sea; `--detail off` gives the data alone. Its octaves start at the data's own
+/// spacing: on the Andes, where only ETOPO's 20' (37 km) has data, it moves the ground by metres
+/// (octaves one below the zoom-13 cells there moved it by under 0.01 m).
 #[test]
 fn probe_reports_the_detail_below_the_data() {
     let earth = format!("planet:{},{}", data("etopo20_global.tif"), data("taiwan-terrain-rgb"));
@@ -292,6 +294,13 @@ fn probe_reports_the_detail_below_the_data() {
     }
     assert!(moved >= 4, "the detail moved only {moved} of 6 mountain points");
     assert_eq!(probe("121.8,23.5", "on"), probe("121.8,23.5", "off"), "detail at sea");
+    let mut andes = 0.0f64;
+    for at in ["-70,-33", "-70.1,-33.05", "-69.3,-32.7"] {
+        let (with, without) = (probe(at, "on"), probe(at, "off"));
+        assert!((with - without).abs() < 100.0, "{at}: {with} m with detail, {without} m without");
+        andes = andes.max((with - without).abs());
+    }
+    assert!(andes > 1.0, "the detail below ETOPO's 37 km moved the Andes by only {andes} m");
 }
 
 /// `--time` puts the sun where it is at that moment: Taiwan from 30 km is lit at 04:00Z (noon

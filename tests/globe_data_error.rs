@@ -3,7 +3,9 @@
 //! layer bit for bit, and the error bound of random map boxes (shared/tile_error.wgsl) equals
 //! `tile_error::{error_zoom, box_cells, bound_cells_m}` over the same resident set, exactly; the
 //! detail below the data (shared/globe_detail.wgsl) equals `globe::detail::detail_m` within
-//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both.
+//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both; over tiles finer
+//! than their data the native spacing the error layer stores, the detail's bound and the detail
+//! a vertex gets from the tile it finds equal their twins.
 //! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
 
 #[path = "support/cache_probe.rs"]
@@ -13,11 +15,14 @@ mod common;
 use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{cpu_find, cpu_height_slope, Producer, TileCache, TileCacheConfig};
-use bisector::globe::cache::tile_error::{bound_cells_m, box_cells, error_zoom, native_shift, tile_error_texels};
+use bisector::globe::cache::tile_error::{
+    bound_cells_m, box_cells, data_lattice, error_zoom, native_spacing, tile_error_texels, NativeSpacing,
+};
 use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::globe::cache::tile_producer::TileProducer;
 use bisector::globe::detail::{amplitude_bound_m, detail_m};
+use bisector::globe::ground::tile_detail_m;
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::MAP_ONE;
@@ -104,10 +109,10 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
                 (lo, [(lo[0] + size).min(MAP_ONE), (lo[1] + size).min(MAP_ONE)])
             };
             let wanted = rng.random_range(0..=16u32);
-            // The detail's bound on half the boxes, as if the finest data were at zoom 10 to 16.
-            let detail = rng.random_bool(0.5).then(|| rng.random_range(10..=16u32));
+            // The detail's bound on half the boxes.
+            let detail = rng.random_bool(0.5);
             queries.push([lo[0], lo[1], hi[0], hi[1]]);
-            queries.push([wanted, detail.unwrap_or(u32::MAX), 0, 0]);
+            queries.push([wanted, detail as u32, 0, 0]);
             boxes.push((lo, hi, wanted, detail));
         }
         last = (probe_frame(&gpu, &mut cache, &pipeline, &queries), boxes);
@@ -120,7 +125,7 @@ fn tile_error_summaries_and_box_bounds_equal_the_cpu_twin() {
     for (key, slot) in &resident {
         let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, *slot);
         let gpu_blocks = cache.errors.read_layer(&gpu.device, &gpu.queue, *slot);
-        let cpu_blocks = tile_error_texels(&layer, 0);
+        let cpu_blocks = tile_error_texels(&layer, native_spacing(1.0));
         assert_eq!(gpu_blocks, cpu_blocks, "{key:?} in slot {slot}");
         zooms.insert(key.zoom);
         blocks.insert(*slot, gpu_blocks);
@@ -167,10 +172,14 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
     let mut queries = Vec::new();
     let mut inputs = Vec::new();
     for i in 0..4096u32 {
-        let max_zoom = rng.random_range(6..=16u32);
+        // The data's lattice level: zoom + 7 - N for data from zoom 0 to 16 in tiles up to 6 zooms
+        // finer (N > 0: the octaves start above the finest zoom's cells).
+        let data_level = rng.random_range(7..=23u32);
+        // The data a fraction of an octave coarser than that lattice (real data's spacing).
+        let first: f32 = if i % 3 == 0 { 0.0 } else { rng.random_range(0.0..1.0) };
         let map = if i % 4 == 0 {
-            // A data sample of the finest zoom: the detail is 0 there.
-            let cell = 1u32 << (23 - max_zoom);
+            // A data sample: the detail is 0 there.
+            let cell = 1u32 << (30 - data_level);
             [rng.random_range(1..MAP_ONE / cell) * cell, rng.random_range(1..MAP_ONE / cell) * cell]
         } else {
             [rng.random_range(0..=MAP_ONE), rng.random_range(0..=MAP_ONE)]
@@ -179,17 +188,17 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
         let data_m: f32 = rng.random_range(-100.0..4000.0);
         let pixel_m: f32 = if rng.random_bool(0.3) { 0.0 } else { rng.random_range(0.01..50.0) };
         queries.push([map[0], map[1], slope_m.to_bits(), data_m.to_bits()]);
-        queries.push([pixel_m.to_bits(), max_zoom, 0, 0]);
-        inputs.push((map, slope_m, data_m, pixel_m, max_zoom, i % 4 == 0));
+        queries.push([pixel_m.to_bits(), data_level, first.to_bits(), 0]);
+        inputs.push((map, slope_m, data_m, pixel_m, (data_level, first), i % 4 == 0));
     }
     let answers = probe_frame(&gpu, &mut cache, &pipeline, &queries);
     let mut nonzero = 0;
-    for (answer, &(map, slope_m, data_m, pixel_m, max_zoom, sample)) in answers.iter().zip(&inputs) {
-        let cpu = detail_m(map, slope_m, data_m, pixel_m, max_zoom);
-        let tolerance = 1e-5 * amplitude_bound_m(slope_m) + 1e-6;
+    for (answer, &(map, slope_m, data_m, pixel_m, (data_level, first), sample)) in answers.iter().zip(&inputs) {
+        let cpu = detail_m(map, slope_m, data_m, pixel_m, data_level, first);
+        let tolerance = 1e-5 * amplitude_bound_m(slope_m, data_level, first) + 1e-6;
         assert!(
             (answer[0] - cpu).abs() <= tolerance,
-            "{map:?} slope {slope_m} data {data_m} pixel {pixel_m} zoom {max_zoom}: GPU {} CPU {cpu}",
+            "{map:?} slope {slope_m} data {data_m} pixel {pixel_m} level {data_level} first {first}: GPU {} CPU {cpu}",
             answer[0]
         );
         if sample {
@@ -223,7 +232,10 @@ impl TileProducer for Waves {
 }
 
 /// Tiles finer than their data (native_cells > 1) smooth the bends below the data's spacing,
-/// on the GPU as in the twin, bit for bit.
+/// on the GPU as in the twin, bit for bit, and store the native shift N; the detail's bound over
+/// them equals the twin's exactly, and the detail a vertex gets from the tile it finds (its
+/// octaves from the data's spacing, zoom + 7 - N, read from the error layer) equals
+/// `ground::tile_detail_m` within 1e-4 of its amplitude bound.
 #[test]
 fn tiles_finer_than_their_data_equal_the_twin() {
     let mut rng = common::rng("tiles_finer_than_their_data_equal_the_twin");
@@ -244,7 +256,7 @@ fn tiles_finer_than_their_data_equal_the_twin() {
         }));
         probe_frame(&gpu, &mut cache, &pipeline, &queries);
         let resident: std::collections::BTreeSet<u32> =
-            cache.table().iter().map(|(key, _)| native_shift(producer.native_cells(key).unwrap())).collect();
+            cache.table().iter().map(|(key, _)| native_spacing(producer.native_cells(key).unwrap()).shift).collect();
         if resident.len() >= 4 {
             break;
         }
@@ -253,9 +265,76 @@ fn tiles_finer_than_their_data_equal_the_twin() {
     let mut shifts = std::collections::BTreeSet::new();
     for (key, slot) in cache.table().iter() {
         let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, slot);
-        let shift = native_shift(producer.native_cells(key).unwrap());
-        assert_eq!(cache.errors.read_layer(&gpu.device, &gpu.queue, slot), tile_error_texels(&layer, shift), "{key:?} shift {shift}");
-        shifts.insert(shift);
+        let spacing = native_spacing(producer.native_cells(key).unwrap());
+        assert_eq!(cache.errors.read_layer(&gpu.device, &gpu.queue, slot), tile_error_texels(&layer, spacing), "{key:?} {spacing:?}");
+        shifts.insert(spacing.shift);
     }
     assert!(shifts.len() >= 4, "shifts {shifts:?}");
+    let spacing_of = |cache: &TileCache, slot: u32| -> NativeSpacing {
+        let key = cache.table().iter().find(|&(_, s)| s == slot).expect("resident").0;
+        native_spacing(producer.native_cells(key).unwrap())
+    };
+    // The error bound with the detail's term, over tiles of every shift.
+    let boxes: Vec<([u32; 2], [u32; 2], u32)> = (0..512)
+        .map(|i| {
+            let (lo, hi) = if i % 2 == 0 {
+                random_box(&mut rng)
+            } else {
+                let size = 1u32 << rng.random_range(4..20);
+                (centre, [centre[0] + size, centre[1] + size])
+            };
+            (lo, hi, rng.random_range(0..=12u32))
+        })
+        .collect();
+    let queries: Vec<[u32; 4]> = boxes.iter().flat_map(|&(lo, hi, wanted)| [[lo[0], lo[1], hi[0], hi[1]], [wanted, 1, 0, 0]]).collect();
+    let answers = probe_frame(&gpu, &mut cache, &pipeline, &queries);
+    let mut detailed_shifts = std::collections::BTreeSet::new();
+    for (answer, &(lo, hi, wanted)) in answers.iter().zip(&boxes) {
+        let zoom = error_zoom(lo, hi, wanted);
+        let (slot, found_zoom) = cpu_find(cache.table(), cache.source(), cache.max_zoom(), lo, zoom).expect("the root is pinned");
+        assert_eq!((answer[1] as u32, answer[2].to_bits()), (found_zoom as u32, slot), "box {lo:?}..{hi:?} at zoom {zoom}");
+        let texels = cache.errors.read_layer(&gpu.device, &gpu.queue, slot);
+        let (lo_c, hi_c) = box_cells(lo, hi, found_zoom as u32);
+        let expected = bound_cells_m(&texels, lo_c, hi_c, found_zoom as u32, true);
+        assert_eq!(answer[0].to_bits(), expected.to_bits(), "box {lo:?}..{hi:?} wanted {wanted}: GPU {} CPU {expected}", answer[0]);
+        if expected > bound_cells_m(&texels, lo_c, hi_c, found_zoom as u32, false) {
+            detailed_shifts.insert(spacing_of(&cache, slot).shift);
+        }
+    }
+    assert!(detailed_shifts.iter().any(|&s| s > 0), "the detail's bound over tiles of shifts {detailed_shifts:?}");
+    // The detail at vertices, from the tile each finds: every octave (pixel 0), or down to a pixel.
+    let found = make_pipeline(&gpu, &cache, "found_detail");
+    let points: Vec<([u32; 2], u32, f32)> = (0..1024)
+        .map(|i| {
+            let p = if i % 2 == 0 {
+                [rng.random_range(1..MAP_ONE), rng.random_range(1..MAP_ONE)]
+            } else {
+                [centre[0] + rng.random_range(0..1 << 20), centre[1] + rng.random_range(0..1 << 20)]
+            };
+            (p, rng.random_range(0..=12u32), if rng.random_bool(0.5) { 0.0 } else { rng.random_range(1.0..5000.0) })
+        })
+        .collect();
+    let queries: Vec<[u32; 4]> = points.iter().flat_map(|&(p, z, pixel_m)| [[p[0], p[1], z, pixel_m.to_bits()], [0; 4]]).collect();
+    let answers = probe_frame(&gpu, &mut cache, &found, &queries);
+    let mut shown = std::collections::BTreeSet::new();
+    for (answer, &(p, z, pixel_m)) in answers.iter().zip(&points) {
+        let (slot, zoom) = cpu_find(cache.table(), cache.source(), cache.max_zoom(), p, z).expect("the root is pinned");
+        assert_eq!(answer[2].to_bits(), slot, "{p:?} wanted {z}");
+        let spacing = spacing_of(&cache, slot);
+        let shift = spacing.shift;
+        let layer = cache.atlas.read_layer(&gpu.device, &gpu.queue, slot);
+        let [data_m, detail] = tile_detail_m(&layer, zoom, spacing, p, pixel_m);
+        let (level, first) = data_lattice(u32::from(zoom), spacing);
+        assert_eq!(answer[3].floor() as u32, level, "{p:?} zoom {zoom} {spacing:?}");
+        assert!((answer[3] - level as f32 - 0.5 * first).abs() < 1e-5, "{p:?} zoom {zoom} {spacing:?}: GPU {}", answer[3]);
+        let (_, g) = cpu_height_slope(&layer, zoom, p);
+        let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << level) as f32;
+        let tolerance = 1e-4 * amplitude_bound_m(slope_m, level, first) + 1e-4;
+        assert!((answer[0] - data_m).abs() <= 1e-3 + 1e-5 * data_m.abs(), "{p:?}: GPU height {} CPU {data_m}", answer[0]);
+        assert!((answer[1] - detail).abs() <= tolerance, "{p:?} zoom {zoom} shift {shift} pixel {pixel_m}: GPU {} CPU {detail}", answer[1]);
+        if detail != 0.0 {
+            shown.insert(shift);
+        }
+    }
+    assert!(shown.iter().any(|&s| s > 0), "detail shown over tiles of shifts {shown:?}");
 }

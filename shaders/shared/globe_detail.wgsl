@@ -1,12 +1,13 @@
 // Detail below the data (issue 15 item 4): deterministic band-limited gradient noise added to
-// the globe's heights at spacings finer than the finest data's samples. Mirrors
-// src/globe/detail.rs (the CPU twin; its module comment explains the choices). No bindings;
-// TILE_CACHE_MAX_ZOOM comes from shared/tile_cache.wgsl.
+// the globe's heights at spacings finer than the data's own samples. Mirrors
+// src/globe/detail.rs (the CPU twin; its module comment explains the choices). No bindings (the
+// data's level comes from the tile's error layer: tile_detail_sample in shared/tile_error.wgsl).
 //!include shared/hash.wgsl
 //!include shared/globe_constants.wgsl
 
-const DETAIL_OCTAVES: u32 = 6u;
-// Octave i's amplitude is DETAIL_GAIN x the data's slope (metres per finest cell) / 2^i.
+// The finest lattice level of the detail (the 32-bit fixed-point map's limit).
+const DETAIL_FINEST_LEVEL: u32 = 30u;
+// Octave i's amplitude is DETAIL_GAIN x the data's slope (metres per data spacing) / 2^i.
 const DETAIL_GAIN: f32 = 0.15;
 // Heights (m) over which detail fades in above sea level.
 const DETAIL_SHORE_M: f32 = 2.0;
@@ -42,28 +43,28 @@ fn detail_noise(map: vec2<u32>, level: u32) -> f32 {
 }
 
 // The detail in metres at fixed-point map point `map` where the data gives `data_m` and slope
-// `slope_m` (metres per cell of the finest zoom `max_zoom`), for a vertex whose pixel spans
-// `pixel_m` metres: octaves at spacings of the finest cell / 2^i (i = 1..=DETAIL_OCTAVES, above
-// 2 cm), each faded in over an octave as its spacing grows from 1 to 2 pixels, none at sea, and
-// none on the map's border (where the octahedral map folds).
-fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, max_zoom: u32) -> f32 {
+// `slope_m` (metres per level-data_level cell), the data's samples `first` (in [0, 1)) of an
+// octave coarser than the lattice of level `data_level` (2^data_level per map side), for a vertex
+// whose pixel spans `pixel_m` metres: octaves at lattice levels data_level + i up to
+// DETAIL_FINEST_LEVEL (i = 0 weighted by `first`), each faded in over an octave as its spacing
+// grows from 1 to 2 pixels (the loop stops at the first under 1 pixel), none at sea, and none on
+// the map's border (where the octahedral map folds).
+fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> f32 {
     if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || data_m <= 0.0) {
         return 0.0;
     }
     let shore = clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
-    // Metres per finest cell (the map's side over its cells, ignoring the map's distortion).
-    let cell_m = GLOBE_MAP_SIDE_M / f32(128u << max_zoom);
+    // Metres per level-data_level cell (the map's side over its cells, ignoring the map's distortion).
+    let cell_m = GLOBE_MAP_SIDE_M / f32(1u << data_level);
     var sum = 0.0;
-    for (var i = 1u; i <= DETAIL_OCTAVES; i += 1u) {
-        let level = max_zoom + 7u + i;
-        if (level > 30u) {
-            break;
-        }
+    for (var i = 0u; data_level + i <= DETAIL_FINEST_LEVEL; i += 1u) {
         let spacing_m = cell_m / f32(1u << i);
         let weight = clamp(spacing_m / pixel_m - 1.0, 0.0, 1.0);
-        if (weight > 0.0) {
-            sum += weight * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, level);
+        if (!(weight > 0.0)) {
+            break;
         }
+        let octave = select(1.0, first, i == 0u);
+        sum += (weight * octave) * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, data_level + i);
     }
     return shore * sum;
 }

@@ -45,23 +45,16 @@ fn globe_vertex_sample(map: vec2<u32>) -> VertexSample {
     return VertexSample(globe_found_height_m(map, distance_m, found), wanted_zoom, found);
 }
 
-// The height at vertex `map`, `distance_m` from the camera at sea level, from tile `found`.
+// The height at vertex `map`, `distance_m` from the camera at sea level, from tile `found`; with
+// the detail, its octaves start below the spacing of the data in that tile (the tile's native
+// shift, read from its error layer: shared/tile_error.wgsl tile_detail_sample).
 fn globe_found_height_m(map: vec2<u32>, distance_m: f32, found: TileFound) -> f32 {
     if (globe.detail == 0u || found.slot == TILE_MISS) {
         return max(tile_cache_height(found, map), 0.0);
     }
-    let s = tile_cache_height_slope(found, map);
-    let data_m = s.x;
-    // Metres per map unit -> metres per cell of the finest zoom (the error's bound takes the
-    // larger forward difference times sqrt 2, which bounds this magnitude).
-    let slope_m = length(s.yz) / f32(128u << TILE_CACHE_MAX_ZOOM);
     let pixel_m = max(distance_m, 0.1) / globe.projection_scale_px;
-    return max(data_m + globe_detail_from_m(map, slope_m, data_m, pixel_m, TILE_CACHE_MAX_ZOOM), 0.0);
-}
-
-// The zoom of the finest data when the detail below it is on, else TILE_ERROR_NO_DETAIL.
-fn globe_detail_zoom() -> u32 {
-    return select(TILE_ERROR_NO_DETAIL, TILE_CACHE_MAX_ZOOM, globe.detail != 0u);
+    let s = tile_detail_sample(found, map, pixel_m);
+    return max(s.x + s.y, 0.0);
 }
 
 // The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the
@@ -84,7 +77,7 @@ fn globe_data_error_sample(m: array<vec2<u32>, 3>, distance_m: f32) -> DataError
     let hi = max(max(m[0], m[1]), m[2]);
     let wanted_zoom = tile_error_zoom(lo, hi, globe_wanted_zoom(distance_m));
     let found = tile_cache_find(lo, wanted_zoom);
-    return DataError(tile_error_found_box_m(found, lo, hi, globe_detail_zoom()), lo, wanted_zoom, found);
+    return DataError(tile_error_found_box_m(found, lo, hi, globe.detail != 0u), lo, wanted_zoom, found);
 }
 
 // The fixed-point map point of `map_f` ([0, 1]^2, floats).

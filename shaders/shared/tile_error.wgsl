@@ -9,7 +9,6 @@
 const TILE_ERROR_BLOCK_CELLS: u32 = 16u;
 const TILE_ERROR_LEVELS: u32 = 3u;
 const TILE_ERROR_MAP_LAST: u32 = 1073741823u;
-const TILE_ERROR_NO_DETAIL: u32 = 4294967295u;
 
 // The zoom of the tile whose data bounds the box lo..=hi (fixed-point map points): the finest
 // tile holding the whole box, but no finer than `wanted_zoom`.
@@ -27,29 +26,69 @@ fn tile_error_texel(level: u32, bx: u32, by: u32) -> vec2<u32> {
     return vec2<u32>(select(select(12u, 8u, level == 1u), 0u, level == 0u) + bx, by);
 }
 
-// The error in metres of a triangle drawn flat whose box spans cells lo..=hi (0..=128) of the
-// tile in `slot`: min(height range, the largest bend up to the triangle's scale / 2) over the
-// blocks holding the box (src/globe/cache/tile_error.rs says why).
-// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a tile
-// `finer` zooms above the finest data, where the slope is at most `slope_m` per tile cell along
-// x or y (shared/globe_detail.wgsl; src/globe/cache/tile_error.rs detail_bound_m).
-fn tile_error_detail_m(slope_m: f32, n: f32, finer: u32) -> f32 {
-    let scale = bitcast<f32>((127u + finer) << 23u);
-    let slope_finest_m = slope_m * 1.4142135 / scale;
-    let n_finest = n * scale;
-    var sum = 0.0;
-    var spacing = 0.5;
-    for (var i = 1u; i <= DETAIL_OCTAVES; i += 1u) {
-        if (spacing < 2.0 * n_finest) {
-            sum += DETAIL_GAIN * slope_finest_m / f32(1u << i);
-        }
-        spacing *= 0.5;
-    }
-    return sum;
+// Where the data's samples lie in tile `found`: x = the lattice level D of its cells, zoom + 7,
+// less its native shift N (the data's samples are c = 2^(N + f) cells apart), y = f, the
+// fraction of an octave the data is coarser still (0 where N reaches the map's whole side); pass
+// cache.tile_error stores (N, f) in every block's row-2 texel's .zw. Mirrors
+// tile_error::data_lattice.
+fn tile_error_data_level(found: TileFound) -> vec2<f32> {
+    let t = textureLoad(tile_errors, vec2<u32>(0u, 16u), found.slot, 0);
+    let level = found.zoom + 7u;
+    let shift = u32(t.z);
+    return vec2<f32>(f32(level - min(shift, level)), select(t.w, 0.0, shift >= level));
 }
 
-// `detail_zoom`: the finest data zoom when the detail below the data is on, else TILE_ERROR_NO_DETAIL.
-fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: u32, detail_zoom: u32) -> f32 {
+// The data's height at `map` in tile `found` (x) and the detail below it (y) for a vertex whose
+// pixel spans `pixel_m` metres (shared/globe_detail.wgsl). Mirrors ground::tile_detail_m.
+fn tile_detail_sample(found: TileFound, map: vec2<u32>, pixel_m: f32) -> vec2<f32> {
+    let s = tile_cache_height_slope(found, map);
+    let lattice = tile_error_data_level(found);
+    let level = u32(lattice.x);
+    // Metres per map unit -> metres per level-D cell (the error's bound takes the larger forward
+    // difference times sqrt 2, which bounds this magnitude).
+    let slope_m = length(s.yz) / f32(1u << level);
+    return vec2<f32>(s.x, globe_detail_from_m(map, slope_m, s.x, pixel_m, level, lattice.y));
+}
+
+// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a
+// zoom-`tile_zoom` tile whose data's samples are 2^(shift + first) cells apart, where the slope is
+// at most `slope_m` per tile cell along x or y (shared/globe_detail.wgsl;
+// src/globe/cache/tile_error.rs detail_bound_m): the octaves' spacings are 2^e cells for e from
+// shift (weighted by `first`) down to tile_zoom - 23 (lattice level 30), of amplitude at most
+// DETAIL_GAIN sqrt 2 slope_m 2^e; those under 2n (from 2^top down) sum to DETAIL_GAIN sqrt 2
+// slope_m (2^(top + 1) - 2^(tile_zoom - 23)), plus `first` 2^shift's share. Exponents are kept
+// biased (127 + e), as f32 bits build the powers exactly.
+fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32, first: f32) -> f32 {
+    let bottom = 104u + tile_zoom;
+    let two_n = 2.0 * n;
+    if (!(two_n > bitcast<f32>(bottom << 23u))) {
+        return 0.0;
+    }
+    // The largest power of two under 2n: 2n's exponent, less one where 2n is a power of two.
+    let bits = bitcast<u32>(two_n);
+    let under = (bits >> 23u) - select(0u, 1u, (bits & 0x7fffffu) == 0u);
+    let level0 = 127u + min(shift, tile_zoom + 7u);
+    let top = min(level0 - 1u, under);
+    // In units of 2^bottom: (2^(top + 1 - bottom) - 1), then the first octave's (an exact product).
+    var ones = 0.0;
+    if (top >= bottom) {
+        ones = bitcast<f32>((127u + top + 1u - bottom) << 23u) - 1.0;
+    }
+    if (level0 <= under && level0 >= bottom) {
+        ones += first * bitcast<f32>((127u + level0 - bottom) << 23u);
+    }
+    // The power of two last: a caller's add fused with an exact product rounds as the twin's
+    // separate add does.
+    // DETAIL_GAIN x sqrt 2 in f32, one constant (a compiler may fold two constants' products).
+    let gain = bitcast<f32>(0x3e593924u);
+    return ((gain * slope_m) * ones) * bitcast<f32>(bottom << 23u);
+}
+
+// The error in metres of a triangle drawn flat whose box spans cells lo..=hi (0..=128) of the
+// zoom-`tile_zoom` tile in `slot`: min(height range, the largest bend up to the triangle's
+// scale / 2) over the blocks holding the box (src/globe/cache/tile_error.rs says why), plus the
+// detail's bound where `detail` and the blocks have land.
+fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: u32, detail: bool) -> f32 {
     let lo_cell = vec2<u32>(clamp(lo, vec2<f32>(0.0), vec2<f32>(127.0)));
     let hi_cell = vec2<u32>(clamp(hi, vec2<f32>(0.0), vec2<f32>(127.0)));
     var level = 0u;
@@ -68,14 +107,14 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     let last = hi_cell / size;
     var t0 = vec4<f32>(3.4e38, -3.4e38, 0.0, 0.0);
     var t1 = vec4<f32>(0.0);
-    var t2 = vec2<f32>(0.0);
+    var t2 = vec4<f32>(0.0);
     for (var by = first.y; by <= last.y; by += 1u) {
         for (var bx = first.x; bx <= last.x; bx += 1u) {
             let p = tile_error_texel(level, bx, by);
             let a = textureLoad(tile_errors, p, slot, 0);
             t0 = vec4<f32>(min(t0.x, a.x), max(t0.y, a.y), max(t0.z, a.z), max(t0.w, a.w));
             t1 = max(t1, textureLoad(tile_errors, p + vec2<u32>(0u, 8u), slot, 0));
-            t2 = max(t2, textureLoad(tile_errors, p + vec2<u32>(0u, 16u), slot, 0).xy);
+            t2 = max(t2, textureLoad(tile_errors, p + vec2<u32>(0u, 16u), slot, 0));
         }
     }
     let bends = array<f32, 7>(t0.z, t0.w, t1.x, t1.y, t1.z, t1.w, t2.x);
@@ -94,21 +133,23 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
         e = 0.5 * bend * (0.5 * n) * (0.5 * n);
     }
     let data = min(t0.y - t0.x, e);
-    if (detail_zoom != TILE_ERROR_NO_DETAIL && t0.y > 0.0 && detail_zoom >= tile_zoom) {
-        return data + tile_error_detail_m(t2.y, n, detail_zoom - tile_zoom);
+    if (detail && t0.y > 0.0) {
+        // t2.zw: the tile's native shift and fraction, the same in every block.
+        let first = select(t2.w, 0.0, u32(t2.z) >= tile_zoom + 7u);
+        return data + tile_error_detail_m(t2.y, n, tile_zoom, u32(t2.z), first);
     }
     return data;
 }
 
 // The error bound in metres of a triangle drawn flat whose fixed-point map box is lo..=hi, from
 // the resident tile nearest to `tile_error_zoom` (its ancestors bound coarser, and their blocks
-// are as good a bound as the cache has).
-fn tile_error_box_m(lo: vec2<u32>, hi: vec2<u32>, wanted_zoom: u32, detail_zoom: u32) -> f32 {
-    return tile_error_found_box_m(tile_cache_find(lo, tile_error_zoom(lo, hi, wanted_zoom)), lo, hi, detail_zoom);
+// are as good a bound as the cache has); with the detail's bound where `detail`.
+fn tile_error_box_m(lo: vec2<u32>, hi: vec2<u32>, wanted_zoom: u32, detail: bool) -> f32 {
+    return tile_error_found_box_m(tile_cache_find(lo, tile_error_zoom(lo, hi, wanted_zoom)), lo, hi, detail);
 }
 
 // `tile_error_box_m` from the tile `found` there (tile_cache_find at lo and tile_error_zoom).
-fn tile_error_found_box_m(found: TileFound, lo: vec2<u32>, hi: vec2<u32>, detail_zoom: u32) -> f32 {
+fn tile_error_found_box_m(found: TileFound, lo: vec2<u32>, hi: vec2<u32>, detail: bool) -> f32 {
     if (found.slot == TILE_MISS) {
         return 0.0;
     }
@@ -117,5 +158,5 @@ fn tile_error_found_box_m(found: TileFound, lo: vec2<u32>, hi: vec2<u32>, detail
     // 2^(zoom - 23), exactly: built from its exponent bits.
     let scale = bitcast<f32>((zoom + 104u) << 23u);
     let h = min(hi, vec2<u32>(TILE_ERROR_MAP_LAST));
-    return tile_error_bound_cells_m(found.slot, vec2<f32>(lo - origin) * scale, vec2<f32>(h - origin) * scale, zoom, detail_zoom);
+    return tile_error_bound_cells_m(found.slot, vec2<f32>(lo - origin) * scale, vec2<f32>(h - origin) * scale, zoom, detail);
 }

@@ -1,28 +1,50 @@
 //! Detail below the data (issue 15 item 4): deterministic band-limited noise added to the
-//! globe's heights at spacings finer than the finest data's samples, and the CPU twin of
+//! globe's heights at spacings finer than the data's own samples, and the CPU twin of
 //! shaders/shared/globe_detail.wgsl (f32, operation for operation; `--detail off` disables it).
 //!
 //! ```text
-//! detail(p) = shore(h) x sum over i = 1..=6 of  w_i x 0.15 x slope x n_i(p) / 2^i
-//!   n_i      gradient (Perlin) noise on the lattice of the finest zoom's cells / 2^i, on the
-//!            octahedral map in fixed point: 0 at every lattice point, |n_i| < 1
-//!   slope    the data's slope at p, metres per finest cell: steep ground gets rough detail,
-//!            flat ground (beaches, plains) little; each octave halves the amplitude (a
-//!            fractal continuation of the data with Hurst exponent 1)
+//! detail(p) = shore(h) x sum over i = 0, 1, 2, ... (lattice levels L = D + i <= 30) of
+//!             f_i x w_i x 0.15 x slope x n_i(p) / 2^i
+//!   D        the lattice level of the data's samples in the tile sampled (2^D per map side):
+//!            zoom + 7 - N, N = floor(log2 c) the tile's native shift, c = native_cells (the
+//!            data's samples are c of its cells apart; pass cache.tile_error stores N and
+//!            log2 c - N in the error layer, src/globe/cache/tile_error.rs). A place's data has one
+//!            spacing, so every tile at or finer than the data there gives the same D, whichever
+//!            zoom a vertex samples; where data is coarser than the finest zoom (Taiwan's coast,
+//!            about 2.4 zoom-13 cells; ETOPO's 37 km) the octaves start there, not one octave
+//!            below the finest zoom's cells. A tile coarser than its data (c = 1) starts the
+//!            octaves at its own cells: under 1-2 px at the zoom a vertex wants, so faded out
+//!            (and only while a finer tile is still loading where it wants more)
+//!   f_i      1, but f_0 = log2 c - N: the octave at level D itself is finer than the data by
+//!            that fraction of an octave and comes in with it, so the detail is continuous in c
+//!            (real data's c varies across the map: neighbouring tiles whose c straddles a power
+//!            of two would otherwise differ by a whole octave along their common edge)
+//!   n_i      gradient (Perlin) noise on the lattice of level D + i, on the octahedral map in
+//!            fixed point: 0 at every lattice point, |n_i| < 1
+//!   slope    the data's slope at p, metres per level-D cell (2^-D of the map's side): steep
+//!            ground gets rough detail, flat ground (beaches, plains) little; octave i's amplitude
+//!            is 0.15 x the gradient (m/m) x its own spacing (a fractal continuation of the data
+//!            with Hurst exponent 1)
 //!   w_i      the octave faded in over an octave of distance: 0 while its spacing is under 1 px
-//!            at the vertex, 1 from 2 px (no shimmer, no popping as the camera moves)
+//!            at the vertex, 1 from 2 px (no shimmer, no popping as the camera moves); spacings
+//!            fall with i, so the sum stops at the first octave of weight 0: its cost is the
+//!            number of visible octaves
 //!   shore(h) min(h / 2 m, 1) for data height h above 0 m; 0 over the sea and on the map's
 //!            border (where the octahedral map folds, so both sides agree)
 //! ```
-//! Every data sample lies on every octave's lattice, so the detail is exactly 0 there: heights at
-//! the data's own samples do not move (bound: 0 m, tested). Every octave's amplitude is at most
-//! 0.15 slope / 2^i, so the detail stays within 0.15 x slope (x 63/64) of the data everywhere.
+//! Data whose samples lie on the level-D lattice (a power-of-two spacing aligned with the map:
+//! the procedural planet, tiles at the data's zoom) lies on every octave's lattice, so the detail
+//! is exactly 0 there: heights at the data's own samples do not move (bound: 0 m, tested). Every
+//! octave's amplitude is at most 0.15 f_i slope / 2^i, so anywhere, samples of data that is not
+//! lattice-aligned (real data resampled onto the map) included, the detail stays within
+//! `amplitude_bound_m` = 0.15 x slope x (f_0 + 1 - 2^-(30 - D)) < 0.3 x the gradient x the
+//! data's spacing of the data (tested).
 
 use crate::gpu::hash::fmix32;
 
-/// Octaves of detail.
-pub const DETAIL_OCTAVES: u32 = 6;
-/// Octave i's amplitude is this x the slope (metres per finest cell) / 2^i.
+/// The finest lattice level of the detail (the 32-bit fixed-point map's limit).
+pub const DETAIL_FINEST_LEVEL: u32 = 30;
+/// Octave i's amplitude is this x the slope (metres per data spacing) / 2^i.
 pub const DETAIL_GAIN: f32 = 0.15;
 /// Heights over which the detail fades in above sea level, metres.
 pub const DETAIL_SHORE_M: f32 = 2.0;
@@ -69,32 +91,36 @@ pub fn noise(map: [u32; 2], level: u32) -> f32 {
 }
 
 /// The detail in metres at fixed-point map point `map` where the data gives `data_m` and a slope
-/// of `slope_m` metres per cell of the finest zoom `max_zoom`, at a vertex whose pixel spans
-/// `pixel_m` metres (`f32::MIN_POSITIVE` or less: every octave). Mirrors globe_detail_from_m.
-pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, max_zoom: u32) -> f32 {
+/// of `slope_m` metres per level-`data_level` cell, the data's samples `first` (in [0, 1)) of an
+/// octave coarser than the lattice of level `data_level` (2^`data_level` per map side), at a
+/// vertex whose pixel spans `pixel_m` metres (0: every octave). Mirrors globe_detail_from_m.
+pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> f32 {
     if map.contains(&0) || map[0] >= MAP_ONE || map[1] >= MAP_ONE || data_m.is_nan() || data_m <= 0.0 {
         return 0.0;
     }
     let shore = (data_m / DETAIL_SHORE_M).clamp(0.0, 1.0);
-    let cell_m = crate::globe::MAP_SIDE_M as f32 / (128u32 << max_zoom) as f32;
+    let cell_m = crate::globe::MAP_SIDE_M as f32 / (1u32 << data_level) as f32;
     let mut sum = 0.0f32;
-    for i in 1..=DETAIL_OCTAVES {
-        let level = max_zoom + 7 + i;
-        if level > 30 {
-            break;
-        }
+    let mut i = 0;
+    while data_level + i <= DETAIL_FINEST_LEVEL {
         let spacing_m = cell_m / (1u32 << i) as f32;
         let weight = (spacing_m / pixel_m - 1.0).clamp(0.0, 1.0);
-        if weight > 0.0 {
-            sum += weight * (DETAIL_GAIN * slope_m / (1u32 << i) as f32) * noise(map, level);
+        if weight.is_nan() || weight <= 0.0 {
+            break;
         }
+        let octave = if i == 0 { first } else { 1.0 };
+        sum += (weight * octave) * (DETAIL_GAIN * slope_m / (1u32 << i) as f32) * noise(map, data_level + i);
+        i += 1;
     }
     shore * sum
 }
 
-/// The largest detail any point can get where the slope is `slope_m` (metres per finest cell).
-pub fn amplitude_bound_m(slope_m: f32) -> f32 {
-    (1..=DETAIL_OCTAVES).map(|i| DETAIL_GAIN * slope_m / (1u32 << i) as f32).sum()
+/// The largest detail any point can get where the slope is `slope_m` (metres per level-`data_level`
+/// cell) and the data's samples are `first` of an octave coarser than that lattice (`detail_m`):
+/// the sum of every octave's amplitude.
+pub fn amplitude_bound_m(slope_m: f32, data_level: u32, first: f32) -> f32 {
+    let finer: f32 = (1..=DETAIL_FINEST_LEVEL.saturating_sub(data_level)).map(|i| DETAIL_GAIN * slope_m / (1u32 << i) as f32).sum();
+    DETAIL_GAIN * slope_m * first + finer
 }
 
 #[cfg(test)]
@@ -105,23 +131,74 @@ mod tests {
     #[test]
     fn detail_is_zero_at_the_data_samples_and_bounded_elsewhere() {
         let mut rng = XorShift::fresh("detail_is_zero_at_the_data_samples_and_bounded_elsewhere");
-        for _ in 0..20_000 {
-            let max_zoom = 4 + (rng.next_u64() % 12) as u32;
+        for k in 0..20_000 {
+            // Data from zoom 4 to 15 in tiles up to 6 zooms finer: levels 5 (zoom 4, N = 6) to 22.
+            let data_level = 5 + (rng.next_u64() % 18) as u32;
+            let first = if k % 4 == 0 { 0.0 } else { rng.unit() as f32 };
             let slope_m = rng.range(0.0, 40.0) as f32;
             let data_m = rng.range(-50.0, 3000.0) as f32;
-            // A data sample: a multiple of the finest cell (2^(30 - max_zoom - 7) fixed units).
-            let cell = 1u32 << (23 - max_zoom);
+            // A data sample on the level's lattice (2^(30 - data_level) fixed units apart).
+            let cell = 1u32 << (30 - data_level);
             let sample = [(rng.next_u64() as u32 % (MAP_ONE / cell)) * cell, (rng.next_u64() as u32 % (MAP_ONE / cell)) * cell];
-            assert_eq!(detail_m(sample, slope_m, data_m, 1e-9, max_zoom), 0.0, "{sample:?} at zoom {max_zoom}");
+            assert_eq!(detail_m(sample, slope_m, data_m, 0.0, data_level, first), 0.0, "{sample:?} at level {data_level}");
             let p = [1 + rng.next_u64() as u32 % (MAP_ONE - 1), 1 + rng.next_u64() as u32 % (MAP_ONE - 1)];
-            let d = detail_m(p, slope_m, data_m, 1e-9, max_zoom);
-            assert!(d.abs() <= amplitude_bound_m(slope_m) + 1e-6, "{d} m at slope {slope_m}");
+            let d = detail_m(p, slope_m, data_m, 0.0, data_level, first);
+            let bound = amplitude_bound_m(slope_m, data_level, first);
+            assert!(d.abs() <= bound + 1e-6, "{d} m at slope {slope_m}");
+            assert!(bound <= 2.0 * DETAIL_GAIN * slope_m, "{bound} m bound at slope {slope_m}");
             if data_m <= 0.0 {
                 assert_eq!(d, 0.0, "detail at sea");
             }
+            // Faded by pixel size: octaves under a pixel add nothing, so a pixel as large as the
+            // lattice's cell (every octave under 1 px) leaves the data alone.
+            let cell_m = crate::globe::MAP_SIDE_M as f32 / (1u32 << data_level) as f32;
+            assert_eq!(detail_m(p, slope_m, data_m, cell_m, data_level, first), 0.0, "detail under a pixel");
         }
-        // Not zero in general: some detail where it is asked for.
-        let some = (1..1000u32).filter(|&k| detail_m([k * 7919 + 12345, k * 104_729 + 999], 10.0, 100.0, 1e-9, 13) != 0.0).count();
-        assert!(some > 900, "{some} of 999 points have detail");
+        // Not zero in general: some detail where it is asked for, for data at zoom 13 (level 20)
+        // and for coarse data at zoom 10 under a zoom-13 tile (level 17).
+        for data_level in [17, 20] {
+            let some =
+                (1..1000u32).filter(|&k| detail_m([k * 7919 + 12345, k * 104_729 + 999], 10.0, 100.0, 0.0, data_level, 0.0) != 0.0).count();
+            assert!(some > 900, "{some} of 999 points have detail at level {data_level}");
+        }
+    }
+
+    #[test]
+    fn the_octaves_start_at_the_data_and_stop_at_the_pixel() {
+        // Data at level 17 (zoom 10): its octaves of 76, 38 and 19 m show at a pixel of 10 m;
+        // data at level 20 (zoom 13) has none that coarse, and its first (9.5 m) is under 1 px.
+        let map = [123_456_789, 987_654_321];
+        let coarse = detail_m(map, 30.0, 500.0, 10.0, 17, 0.0);
+        assert!(coarse.abs() > 0.01, "{coarse}");
+        assert_eq!(detail_m(map, 30.0 / 8.0, 500.0, 10.0, 20, 0.0), 0.0);
+        // Only octaves down to the pixel: spacings of 76, 38 and 19 m at a 10 m pixel (the last
+        // one faded by 0.9), none of the finer ones.
+        let spacing_m = |level: u32| crate::globe::MAP_SIDE_M as f32 / (1u32 << level) as f32;
+        let mut sum = 0.0f32;
+        for i in 1..=3 {
+            let weight = (spacing_m(17 + i) / 10.0 - 1.0).clamp(0.0, 1.0);
+            sum += weight * (DETAIL_GAIN * 30.0 / (1u32 << i) as f32) * noise(map, 17 + i);
+        }
+        assert!(spacing_m(21) < 10.0);
+        assert_eq!(coarse, sum);
+    }
+
+    #[test]
+    fn the_detail_is_continuous_in_the_datas_spacing() {
+        // Data 2^(N + f) cells apart: as f reaches 1 (level L, first -> 1), the detail becomes
+        // that of the next shift (level L - 1, first 0, the same gradient: twice the slope per
+        // cell), so tiles whose spacings straddle a power of two agree along their edges.
+        let mut rng = XorShift::fresh("the_detail_is_continuous_in_the_datas_spacing");
+        for _ in 0..5000 {
+            let level = 6 + (rng.next_u64() % 20) as u32;
+            let slope_m = rng.range(0.0, 40.0) as f32;
+            let pixel_m = if rng.unit() < 0.3 { 0.0 } else { rng.range(0.01, 2000.0) as f32 };
+            let p = [1 + rng.next_u64() as u32 % (MAP_ONE - 1), 1 + rng.next_u64() as u32 % (MAP_ONE - 1)];
+            let at_one = detail_m(p, slope_m, 50.0, pixel_m, level, 1.0);
+            let next = detail_m(p, 2.0 * slope_m, 50.0, pixel_m, level - 1, 0.0);
+            assert!((at_one - next).abs() <= 1e-6 * amplitude_bound_m(slope_m, level, 1.0) + 1e-9, "{at_one} vs {next}");
+            let almost = detail_m(p, slope_m, 50.0, pixel_m, level, 0.999);
+            assert!((almost - next).abs() <= 2e-3 * DETAIL_GAIN * slope_m + 1e-6, "{almost} vs {next}");
+        }
     }
 }

@@ -5,12 +5,24 @@ use std::sync::Arc;
 
 use crate::globe::cache::tile_cache::Producer;
 use crate::globe::cache::tile_cache::{cpu_height_slope, cpu_wanted_key};
+use crate::globe::cache::tile_error::{data_lattice, native_spacing, NativeSpacing};
 use crate::globe::cache::tile_generate::{planet_height_m, planet_tile, PLANET_MAX_ZOOM, PLANET_SOURCE};
 use crate::globe::cache::tile_producer::TileProducer;
 use crate::globe::earth::{texel_step_m, LayeredEarth};
 use crate::globe::spec::GlobeSpec;
 use crate::leb::octahedral;
 use crate::terrain::TerrainError;
+
+/// The data's height at fixed-point map point `map` in the zoom-`zoom` tile whose heights are
+/// `layer` and whose data's samples are `spacing` apart (`tile_error::native_spacing`), and the
+/// detail below it for a vertex whose pixel spans `pixel_m` metres: [data_m, detail_m].
+/// Mirrors tile_detail_sample in shaders/shared/tile_error.wgsl.
+pub fn tile_detail_m(layer: &[f32], zoom: u8, spacing: NativeSpacing, map: [u32; 2], pixel_m: f32) -> [f32; 2] {
+    let (data_m, g) = cpu_height_slope(layer, zoom, map);
+    let (data_level, first) = data_lattice(u32::from(zoom), spacing);
+    let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << data_level) as f32;
+    [data_m, crate::globe::detail::detail_m(map, slope_m, data_m, pixel_m, data_level, first)]
+}
 
 /// A globe's heights on the CPU.
 #[derive(Clone)]
@@ -48,7 +60,8 @@ impl Ground {
 
     /// The detail below the data (src/globe/detail.rs) that the renderer adds at (`lon_deg`,
     /// `lat_deg`) seen from up close (every octave), from the finest tile there as the GPU
-    /// samples it: its bilinear height and gradient. 0 over the sea and where there is no data.
+    /// samples it: its bilinear height and gradient, its octaves from the spacing of the data in
+    /// that tile (the producer's `native_cells`). 0 over the sea and where there is no data.
     pub fn detail_m(&self, lon_deg: f64, lat_deg: f64) -> Result<f32, TerrainError> {
         let map = octahedral::to_fixed(octahedral::from_unit_sphere(octahedral::from_lon_lat_deg(lon_deg, lat_deg)));
         let (source, max_zoom) = match self {
@@ -56,13 +69,11 @@ impl Ground {
             Ground::Earth(earth) => (earth.source(), earth.max_zoom()),
         };
         let key = cpu_wanted_key(source, max_zoom, map, max_zoom as u32);
-        let layer = match self {
-            Ground::Procedural { seed } => planet_tile(key, *seed),
-            Ground::Earth(earth) => earth.produce(key)?,
+        let (layer, native_cells) = match self {
+            Ground::Procedural { seed } => (planet_tile(key, *seed), 1.0),
+            Ground::Earth(earth) => (earth.produce(key)?, earth.native_cells(key)?),
         };
-        let (data_m, g) = cpu_height_slope(&layer, max_zoom, map);
-        let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (128u32 << max_zoom) as f32;
-        Ok(crate::globe::detail::detail_m(map, slope_m, data_m, 0.0, max_zoom as u32))
+        Ok(tile_detail_m(&layer, key.zoom, native_spacing(native_cells), map, 0.0)[1])
     }
 
     /// What is wrong, in one line, when `camera` is below the drawn surface (the ground, or sea

@@ -16,11 +16,13 @@
 //!                    detail's bound
 //! A tile finer than its data (the producer's `native_cells` = c > 1: the data's samples are c
 //! cells apart, the tile interpolates them) has kinks every c cells that are no terrain: at the
-//! spacings 2^s below c, bend_m[s] is bend_m[N] / 4^(N - s), N = floor(log2 c) (at most 6), as a
-//! smooth surface through the data would bend.
+//! spacings 2^s below c, bend_m[s] is bend_m[N'] / 4^(N' - s), N = floor(log2 c), N' = min(N, 6),
+//! as a smooth surface through the data would bend. N and f = log2 c - N are stored in every
+//! block (row 2's last two channels): the detail below the data starts at the data's spacing
+//! (src/globe/detail.rs).
 //! Texels of block (bx, by) at level L in its tile's layer of "cache.tile_error" (Rgba32Float,
 //! 16 x 24): x = (0, 8, 12)[L] + bx, y = by + 8 r for rows r = 0, 1, 2 holding
-//!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], slope_m, 0, 0)
+//!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], slope_m, N, f)
 //! The error of a triangle drawn flat whose box spans n cells (its longest side times sqrt 2) in
 //! the blocks holding the box: min(max - min, e(n)) with
 //!   e(n) = max over s <= s(n) of bend_m[s] / 2,   s(n) the least s with 2^(s+1) >= n (at most 6)
@@ -30,7 +32,10 @@
 //! error is at most its parent's: refinement never stops above detail that the data shows. It is
 //! an estimate at the triangle's scale, not a strict bound over its interior.
 //! With the detail below the data (src/globe/detail.rs) on, the error adds the amplitude bound of
-//! the detail's octaves finer than the triangle (from slope_m, where the block has land).
+//! the detail's octaves finer than the triangle, from the data's spacing (2^(N + f) cells) down
+//! to lattice level 30 (from slope_m, where the block has land): octave spacings 2^e cells, each
+//! of amplitude at most 0.15 sqrt 2 slope_m 2^e (the first, 2^N, times f), those under 2n summed. A smaller box in the same
+//! tile sums fewer octaves of no larger slope, so a parent still bounds its children.
 //! ```
 
 use super::atlas::Atlas;
@@ -65,33 +70,53 @@ fn drawn_m(layer: &[f32], i: u32, j: u32) -> f32 {
     }
 }
 
-/// The spacing exponent N of a tile whose data's samples are `native_cells` cells apart.
-pub fn native_shift(native_cells: f32) -> u32 {
-    if native_cells >= 2.0 {
-        (native_cells.log2().floor() as u32).min(SCALES as u32 - 1)
-    } else {
-        0
+/// How far apart a tile's data's samples are: 2^(shift + first) cells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NativeSpacing {
+    /// N = floor(log2 c) (0 where the tile is no finer than its data; the bends use at most
+    /// SCALES - 1), at most 30.
+    pub shift: u32,
+    /// log2 c - N, in [0, 1) (0 at N = 30).
+    pub first: f32,
+}
+
+/// The spacing of a tile whose data's samples are `native_cells` = c cells apart.
+pub fn native_spacing(native_cells: f32) -> NativeSpacing {
+    if native_cells.is_nan() || native_cells <= 1.0 {
+        return NativeSpacing { shift: 0, first: 0.0 };
     }
+    let log2 = native_cells.log2();
+    let shift = (log2.floor() as u32).min(30);
+    let first = if shift == 30 { 0.0 } else { (log2 - shift as f32).clamp(0.0, 1.0 - f32::EPSILON) };
+    NativeSpacing { shift, first }
+}
+
+/// Where the data's samples lie in a zoom-`zoom` tile of `spacing`: the lattice level D
+/// (zoom + 7 - N, at least 0) and the fraction of an octave they are coarser still (0 where N
+/// reaches D = 0), for `globe::detail::detail_m`. Mirrors tile_error_data_level.
+pub fn data_lattice(zoom: u32, spacing: NativeSpacing) -> (u32, f32) {
+    let level = zoom + 7;
+    (level - spacing.shift.min(level), if spacing.shift >= level { 0.0 } else { spacing.first })
 }
 
 /// The error layer of a tile's heights (`layer`: TILE_SIDE² texels) whose data's samples are
-/// 2^`shift` cells apart, as texels row-major in `ERROR_LAYER_SIZE` (unused texels zero).
+/// `spacing` apart, as texels row-major in `ERROR_LAYER_SIZE` (unused texels zero).
 /// Mirrors shaders/tile_error.wgsl.
-pub fn tile_error_texels(layer: &[f32], shift: u32) -> Vec<[f32; 4]> {
+pub fn tile_error_texels(layer: &[f32], spacing: NativeSpacing) -> Vec<[f32; 4]> {
     let (w, h) = ERROR_LAYER_SIZE;
     let mut out = vec![[0.0f32; 4]; (w * h) as usize];
-    for (level, bx, by, block) in tile_error_blocks(layer, shift) {
+    for (level, bx, by, block) in tile_error_blocks(layer, spacing.shift) {
         let (x, y) = block_texel(level, bx, by);
-        for (r, texel) in pack(&block).into_iter().enumerate() {
+        for (r, texel) in pack(&block, spacing).into_iter().enumerate() {
             out[((y + 8 * r as u32) * w + x) as usize] = texel;
         }
     }
     out
 }
 
-/// A block's three texels.
-fn pack(b: &Block) -> [[f32; 4]; 3] {
-    [[b[0], b[1], b[2], b[3]], [b[4], b[5], b[6], b[7]], [b[8], b[9], 0.0, 0.0]]
+/// A block's three texels, with the tile's native spacing.
+fn pack(b: &Block, spacing: NativeSpacing) -> [[f32; 4]; 3] {
+    [[b[0], b[1], b[2], b[3]], [b[4], b[5], b[6], b[7]], [b[8], b[9], spacing.shift as f32, spacing.first]]
 }
 
 /// A block from its three texels.
@@ -99,7 +124,8 @@ fn unpack(t: [[f32; 4]; 3]) -> Block {
     [t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], t[1][2], t[1][3], t[2][0], t[2][1]]
 }
 
-/// Every block of a tile's heights: (level, bx, by, summary).
+/// Every block of a tile's heights whose data's samples are 2^`shift` or more cells apart:
+/// (level, bx, by, summary).
 pub fn tile_error_blocks(layer: &[f32], shift: u32) -> Vec<(u32, u32, u32, Block)> {
     let side = TILE_INTERVALS / BLOCK_CELLS;
     let mut out = Vec::new();
@@ -107,8 +133,9 @@ pub fn tile_error_blocks(layer: &[f32], shift: u32) -> Vec<(u32, u32, u32, Block
     for by in 0..side {
         for bx in 0..side {
             let mut block = level0_block(layer, bx, by);
-            for s in 0..shift as usize {
-                block[2 + s] = block[2 + shift as usize] * f32::from_bits((127 - 2 * (shift - s as u32)) << 23);
+            let smooth = shift.min(SCALES as u32 - 1);
+            for s in 0..smooth as usize {
+                block[2 + s] = block[2 + smooth as usize] * f32::from_bits((127 - 2 * (smooth - s as u32)) << 23);
             }
             below.push(block);
             out.push((0, bx, by, block));
@@ -208,7 +235,7 @@ impl TileErrors {
         let max_slots = max_slots.max(1);
         let slots = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("cache.tile_error.slots"),
-            size: 8 * max_slots as u64,
+            size: 16 * max_slots as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -249,7 +276,13 @@ impl TileErrors {
         if slots.is_empty() {
             return;
         }
-        let jobs: Vec<[u32; 2]> = slots.iter().map(|&(slot, native)| [slot, native_shift(native)]).collect();
+        let jobs: Vec<[u32; 4]> = slots
+            .iter()
+            .map(|&(slot, native)| {
+                let spacing = native_spacing(native);
+                [slot, spacing.shift, spacing.first.to_bits(), 0]
+            })
+            .collect();
         queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(&jobs));
         let jobs = slots.len() as u32;
         crate::gpu::compute_pass_timed_by(profiler, encoder, "cache.tile_error", |pass| {
@@ -290,15 +323,11 @@ pub fn box_cells(lo: [u32; 2], hi: [u32; 2], zoom: u32) -> ([f32; 2], [f32; 2]) 
     ([cell(lo[0], ox), cell(lo[1], oy)], [cell(hi[0].min(MAP_LAST), ox), cell(hi[1].min(MAP_LAST), oy)])
 }
 
-/// The detail below the data that a box of the zoom-`tile_zoom` tile needs: None when off, else
-/// the data's finest zoom.
-pub type DetailZoom = Option<u32>;
-
 /// The error in metres of a triangle drawn flat whose box spans cells `lo`..=`hi` (floats, in
 /// the tile's cells, 0..=128) of the zoom-`tile_zoom` tile whose layer is `texels`
-/// (`tile_error_texels`), with the detail's bound when `detail` gives the finest zoom. Mirrors
+/// (`tile_error_texels`), with the detail's bound when `detail`. Mirrors
 /// tile_error_bound_cells_m in shaders/shared/tile_error.wgsl.
-pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom: u32, detail: DetailZoom) -> f32 {
+pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom: u32, detail: bool) -> f32 {
     let last = (TILE_INTERVALS - 1) as f32;
     let lo_cell = [lo[0].clamp(0.0, last) as u32, lo[1].clamp(0.0, last) as u32];
     let hi_cell = [hi[0].clamp(0.0, last) as u32, hi[1].clamp(0.0, last) as u32];
@@ -334,30 +363,50 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom:
     }
     let e = if n < 2.0 { 0.5 * bend * (0.5 * n) * (0.5 * n) } else { 0.5 * bend };
     let data = (b[1] - b[0]).min(e);
-    match detail {
-        Some(max_zoom) if b[1] > 0.0 && max_zoom >= tile_zoom => data + detail_bound_m(b[2 + SCALES], n, max_zoom - tile_zoom),
-        _ => data,
+    if detail && b[1] > 0.0 {
+        // The tile's native spacing, the same in every block.
+        let [_, _, shift, first] = texels[(16 * w) as usize];
+        let first = if shift as u32 >= tile_zoom + 7 { 0.0 } else { first };
+        data + detail_bound_m(b[2 + SCALES], n, tile_zoom, NativeSpacing { shift: shift as u32, first })
+    } else {
+        data
     }
 }
 
-/// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a tile
-/// `finer` zooms above the finest data, where the slope is at most `slope_m` per tile cell along
-/// x or y. Mirrors tile_error_detail_m.
-fn detail_bound_m(slope_m: f32, n: f32, finer: u32) -> f32 {
-    let scale = f32::from_bits((127 + finer) << 23);
-    // Metres per finest cell (the magnitude is at most sqrt 2 times the larger component), and
-    // the triangle's size in finest cells.
-    let slope_finest_m = slope_m * std::f32::consts::SQRT_2 / scale;
-    let n_finest = n * scale;
-    let mut sum = 0.0f32;
-    let mut spacing = 0.5f32;
-    for i in 1..=crate::globe::detail::DETAIL_OCTAVES {
-        if spacing < 2.0 * n_finest {
-            sum += crate::globe::detail::DETAIL_GAIN * slope_finest_m / (1u32 << i) as f32;
-        }
-        spacing *= 0.5;
+/// DETAIL_GAIN x sqrt 2 in f32 (one constant, as the shader has it: a GPU compiler may fold a
+/// product of two constants).
+const DETAIL_GAIN_SQRT_2: f32 = f32::from_bits(0x3e59_3924);
+
+/// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a
+/// zoom-`tile_zoom` tile whose data's samples are `spacing` apart (`first` already 0 where the
+/// shift reaches the whole map), where the slope is at most `slope_m` per tile cell along x or y:
+/// octave spacings 2^e cells for e from N (weighted by `first`) down to tile_zoom - 23 (lattice
+/// level 30), each of amplitude at most 0.15 sqrt 2 slope_m 2^e (the magnitude of the slope is at
+/// most sqrt 2 times the larger component); those under 2n, from 2^top down, sum to 0.15 sqrt 2
+/// slope_m (2^(top + 1) - 2^(tile_zoom - 23)) plus the first's share. Exponents biased (127 + e),
+/// as in f32 bits. Mirrors tile_error_detail_m.
+pub fn detail_bound_m(slope_m: f32, n: f32, tile_zoom: u32, spacing: NativeSpacing) -> f32 {
+    let bottom = 104 + tile_zoom;
+    let two_n = 2.0 * n;
+    if two_n.is_nan() || two_n <= f32::from_bits(bottom << 23) {
+        return 0.0;
     }
-    sum
+    // The largest power of two under 2n: 2n's exponent, less one where 2n is a power of two.
+    let bits = two_n.to_bits();
+    let under = (bits >> 23) - u32::from(bits & 0x7f_ffff == 0);
+    let level0 = 127 + spacing.shift.min(tile_zoom + 7);
+    let top = (level0 - 1).min(under);
+    // In units of 2^bottom: (2^(top + 1 - bottom) - 1), then the first octave's (an exact product).
+    let mut ones = 0.0f32;
+    if top >= bottom {
+        ones = f32::from_bits((127 + top + 1 - bottom) << 23) - 1.0;
+    }
+    if level0 <= under && level0 >= bottom {
+        ones += spacing.first * f32::from_bits((127 + level0 - bottom) << 23);
+    }
+    // The power of two last: the GPU may fuse the caller's add with the last product, which then
+    // must be exact.
+    ((DETAIL_GAIN_SQRT_2 * slope_m) * ones) * f32::from_bits(bottom << 23)
 }
 
 #[cfg(test)]
@@ -369,12 +418,12 @@ mod tests {
     fn a_parent_box_bounds_its_children_and_sea_costs_nothing() {
         let mut rng = XorShift::fresh("tile_error");
         let layer: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|_| (rng.unit() as f32) * 400.0 - 100.0).collect();
-        let blocks = tile_error_texels(&layer, (rng.next_u64() % 7) as u32);
+        let blocks = tile_error_texels(&layer, native_spacing(1.0 + (rng.unit() * 200.0) as f32));
         for _ in 0..2000 {
             let lo = [(rng.unit() as f32) * 120.0, (rng.unit() as f32) * 120.0];
             let size = (rng.unit() as f32) * 60.0;
             let hi = [(lo[0] + size).min(128.0), (lo[1] + size).min(128.0)];
-            let detail = (rng.unit() < 0.5).then_some(14);
+            let detail = rng.unit() < 0.5;
             let inner_lo = [lo[0] + (rng.unit() as f32) * (hi[0] - lo[0]) * 0.5, lo[1] + (rng.unit() as f32) * (hi[1] - lo[1]) * 0.5];
             let inner_hi =
                 [inner_lo[0] + (hi[0] - inner_lo[0]) * (rng.unit() as f32), inner_lo[1] + (hi[1] - inner_lo[1]) * (rng.unit() as f32)];
@@ -384,10 +433,57 @@ mod tests {
             );
         }
         let sea: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|_| -(rng.unit() as f32) * 4000.0).collect();
-        assert!(tile_error_texels(&sea, 0).iter().all(|b| *b == [0.0; 4]));
+        assert!(tile_error_texels(&sea, native_spacing(1.0)).iter().all(|b| *b == [0.0; 4]));
         let plane: Vec<f32> = (0..TILE_SIDE * TILE_SIDE).map(|t| 10.0 + (t % TILE_SIDE) as f32 * 2.0 + (t / TILE_SIDE) as f32).collect();
-        let blocks = tile_error_texels(&plane, 0);
+        let blocks = tile_error_texels(&plane, native_spacing(1.0));
         assert_eq!(blocks[0][2], 0.0, "a plane does not bend");
-        assert_eq!(bound_cells_m(&blocks, [3.0, 3.0], [90.0, 100.0], 12, None), 0.0);
+        assert_eq!(bound_cells_m(&blocks, [3.0, 3.0], [90.0, 100.0], 12, false), 0.0);
+    }
+
+    #[test]
+    fn the_detail_bound_sums_the_octaves_from_the_data_down() {
+        assert_eq!(DETAIL_GAIN_SQRT_2, crate::globe::detail::DETAIL_GAIN * std::f32::consts::SQRT_2);
+        let mut rng = XorShift::fresh("the_detail_bound_sums_the_octaves_from_the_data_down");
+        for _ in 0..5000 {
+            let tile_zoom = (rng.next_u64() % 20) as u32;
+            let spacing = native_spacing(2f64.powf(rng.range(-1.0, 12.0)) as f32);
+            let slope_m = (rng.unit() * 50.0) as f32;
+            let n = 2f64.powf(rng.range(-26.0, 8.0)) as f32;
+            // Octave by octave: lattice levels from the data's to 30, spacing 2^(zoom + 7 - level)
+            // cells, the first weighted by `first`.
+            let (data_level, first) = data_lattice(tile_zoom, spacing);
+            let spacing = NativeSpacing { first, ..spacing };
+            let mut sum = 0.0f64;
+            for level in data_level..=30 {
+                let cells = 2f64.powi(tile_zoom as i32 + 7 - level as i32);
+                let weight = if level == data_level { f64::from(first) } else { 1.0 };
+                if cells < 2.0 * f64::from(n) {
+                    sum += weight * 0.15 * std::f64::consts::SQRT_2 * f64::from(slope_m) * cells;
+                }
+            }
+            let bound = detail_bound_m(slope_m, n, tile_zoom, spacing);
+            assert!((f64::from(bound) - sum).abs() <= 1e-5 * sum, "zoom {tile_zoom} {spacing:?} n {n}: {bound} vs {sum}");
+            let smaller = n * rng.unit() as f32;
+            assert!(detail_bound_m(slope_m, smaller, tile_zoom, spacing) <= bound, "n {smaller} under {n}");
+            // A triangle larger than the data's spacing gets every octave: the detail's own bound at
+            // the slope per level-D cell the cells' slope allows.
+            let every = detail_bound_m(slope_m, 1e9, tile_zoom, spacing);
+            let per_cell = std::f32::consts::SQRT_2 * slope_m * (1u32 << (tile_zoom + 7 - data_level)) as f32;
+            let own = crate::globe::detail::amplitude_bound_m(per_cell, data_level, first);
+            assert!((every - own).abs() <= 1e-5 * own, "zoom {tile_zoom} {spacing:?}: {every} vs {own}");
+        }
+    }
+
+    #[test]
+    fn native_spacing_splits_the_octaves() {
+        assert_eq!(native_spacing(1.0), NativeSpacing { shift: 0, first: 0.0 });
+        assert_eq!(native_spacing(0.5), NativeSpacing { shift: 0, first: 0.0 });
+        assert_eq!(native_spacing(4.0), NativeSpacing { shift: 2, first: 0.0 });
+        let s = native_spacing(2.45);
+        assert_eq!(s.shift, 1);
+        assert!((s.first - (2.45f32.log2() - 1.0)).abs() < 1e-6, "{s:?}");
+        assert_eq!(native_spacing(1e12), NativeSpacing { shift: 30, first: 0.0 });
+        assert_eq!(data_lattice(13, native_spacing(2.45)), (19, s.first));
+        assert_eq!(data_lattice(2, native_spacing(2000.0)), (0, 0.0));
     }
 }
