@@ -212,114 +212,28 @@ fn uploaded_states_read_back_and_validate() {
     assert!(message.contains("workgroups") && !message.contains('\n'), "{message}");
 }
 
-/// Steps 6 and 7: random split and merge frames, alternating, with foci on the folds, corners,
-/// base edges and anywhere refined to depths 41-56 and moved once, random splits above depth 20
-/// and random merges: after every frame the GPU pool equals the twin bit for bit, with the same
-/// figures; every 10 frames its state read back validates and is watertight.
-#[test]
-fn random_frames_equal_the_twin() {
-    let mut rng = common::rng("random_frames_equal_the_twin");
+/// Compares a read-back with the twin as the pool's mode allows: bit for bit in the
+/// deterministic mode, by meaning in the compact one (slots differ there).
+fn assert_like_twin(mode: PoolMode, state: &PoolState, twin: &PoolTwin, context: &str) {
+    match mode {
+        PoolMode::Deterministic => assert_same_pool(state, twin, context),
+        PoolMode::Compact { .. } => assert_same_meaning(state, twin, context),
+    }
+}
+
+/// `frames` random split and merge frames with foci on the folds, corners and base edges refined
+/// to depths 41-56 (moved every 100 frames) in a 2^14-slot pool of `mode`, compared with the twin
+/// after every frame; returns whether the pool's slots ever left the twin's.
+fn random_frames(name: &str, mode: PoolMode, frames: u32) -> bool {
+    let mut rng = common::rng(name);
     let (pool_depth, max_depth) = (14, 56);
     let gpu = gpu_for(1 << pool_depth);
     let mesh = BaseMesh64::octahedron();
     let mut twin = PoolTwin::new(mesh.clone(), pool_depth, max_depth, 1.0);
-    let pool = GpuPool::from_twin(&gpu, &twin);
-    let mut foci = Vec::new();
-    let mut deepest = 0;
-    for frame_index in 0..150 {
-        if frame_index % 100 == 0 {
-            foci = (0..3).map(|_| node_at(&mesh, random_point(&mut rng), rng.random_range(41..=max_depth))).collect();
-        }
-        let criterion =
-            TestCriterion { salt: rng.random(), split_share: 1 << 10, keep_share: 1 << 14, random_max_depth: 20, foci: foci.clone() };
-        let context = format!("frame {frame_index}");
-        frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
-        let state = pool.read_state(&gpu);
-        assert_same_pool(&state, &twin, &context);
-        if frame_index % 10 == 9 {
-            assert_valid(&twin.with_state(state.clone()), &context);
-            assert_watertight(&state, &context);
-        }
-        deepest = deepest.max(pool.read_counters(&gpu).max_depth_reached);
-    }
-    assert!(deepest > 40, "the frames reached depth {deepest} only");
-}
-
-/// A pool of 4,096 slots under a criterion that wants every leaf split: the splits back off in
-/// priority order as the twin's do (the same b*, admitted and capped leaves, the same pool after
-/// every frame); the pool fills without a crack or hole, and `capped_leaves` > 0.
-#[test]
-fn a_tiny_pool_caps_like_the_twin() {
-    let mut rng = common::rng("a_tiny_pool_caps_like_the_twin");
-    let (pool_depth, max_depth) = (12, 40);
-    let gpu = gpu_for(1 << pool_depth);
-    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
-    let pool = GpuPool::from_twin(&gpu, &twin);
-    let salt = rng.random();
-    let mut capped = 0;
-    for frame_index in 0..40 {
-        let criterion = TestCriterion { salt, split_share: 1 << 16, keep_share: 0, random_max_depth: 64, foci: vec![] };
-        let context = format!("frame {frame_index}");
-        frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
-        let state = pool.read_state(&gpu);
-        assert_same_pool(&state, &twin, &context);
-        assert!(twin.used_slots() <= twin.slot_count());
-        if frame_index % 2 == 0 {
-            capped = pool.read_counters(&gpu).capped_leaves();
-            assert_eq!(capped, twin.capped_leaves(), "{context}: capped leaves");
-        }
-        if frame_index % 5 == 4 {
-            assert_valid(&twin.with_state(state.clone()), &context);
-            assert_watertight(&state, &context);
-        }
-    }
-    assert!(capped > 0, "the last split frame capped nothing");
-    assert!(twin.used_slots() > (1 << pool_depth) / 2, "the pool never filled: {} slots used", twin.used_slots());
-}
-
-/// A pool of 2^17 slots filled to over 65,536 leaves by a criterion that wants every leaf split,
-/// then coarsened: the allocation's scan then spans several group sums per thread, the list
-/// and every pass many workgroups, and the pool still equals the twin bit for bit.
-#[test]
-fn a_large_pool_fills_and_empties_like_the_twin() {
-    let mut rng = common::rng("a_large_pool_fills_and_empties_like_the_twin");
-    let (pool_depth, max_depth) = (17, 30);
-    let gpu = gpu_for(1 << pool_depth);
-    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
-    let pool = GpuPool::from_twin(&gpu, &twin);
-    let salt = rng.random();
-    let mut most = 0;
-    for frame_index in 0..20 {
-        // Fill, then let everything merge (every parent under the merge target).
-        let filling = frame_index < 16;
-        let split_share = if filling { 1 << 16 } else { 0 };
-        let criterion = TestCriterion { salt, split_share, keep_share: 0, random_max_depth: 64, foci: vec![] };
-        let context = format!("frame {frame_index}");
-        frame(&gpu, &pool, &mut twin, &criterion, filling, &context);
-        assert_same_pool(&pool.read_state(&gpu), &twin, &context);
-        most = most.max(twin.used_slots());
-    }
-    assert!(most > 1 << 16, "the pool held {most} leaves at most");
-    let state = pool.read_state(&gpu);
-    assert_valid(&twin.with_state(state.clone()), "the end");
-    assert_watertight(&state, "the end");
-}
-
-/// The compact mode (the renderer's) over random split and merge frames with foci on the folds,
-/// corners and base edges refined to depths 41-56 and moved once: after every frame the same figures, root count,
-/// leaf ids, leaves per depth, neighbours and vertices by id as the twin, with the lists holding
-/// what each pass acts for; every 10 frames the read-back validates and is watertight.
-#[test]
-fn compact_frames_equal_the_twin_by_meaning() {
-    let mut rng = common::rng("compact_frames_equal_the_twin_by_meaning");
-    let (pool_depth, max_depth) = (14, 56);
-    let gpu = gpu_for(1 << pool_depth);
-    let mesh = BaseMesh64::octahedron();
-    let mut twin = PoolTwin::new(mesh.clone(), pool_depth, max_depth, 1.0);
-    let pool = GpuPool::from_twin_in(&gpu, &twin, PoolMode::COMPACT);
+    let pool = GpuPool::from_twin_in(&gpu, &twin, mode);
     let mut foci = Vec::new();
     let (mut deepest, mut moved_slots) = (0, false);
-    for frame_index in 0..120 {
+    for frame_index in 0..frames {
         if frame_index % 100 == 0 {
             foci = (0..3).map(|_| node_at(&mesh, random_point(&mut rng), rng.random_range(41..=max_depth))).collect();
         }
@@ -328,7 +242,7 @@ fn compact_frames_equal_the_twin_by_meaning() {
         let context = format!("frame {frame_index}");
         frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
         let state = pool.read_state(&gpu);
-        assert_same_meaning(&state, &twin, &context);
+        assert_like_twin(mode, &state, &twin, &context);
         moved_slots |= state.list != twin.leaf_slots();
         if frame_index % 10 == 9 {
             assert_valid(&twin.with_state(state.clone()), &context);
@@ -337,20 +251,35 @@ fn compact_frames_equal_the_twin_by_meaning() {
         deepest = deepest.max(pool.read_counters(&gpu).max_depth_reached);
     }
     assert!(deepest > 40, "the frames reached depth {deepest} only");
-    eprintln!("the compact mode's slots {} the twin's", if moved_slots { "left" } else { "kept" });
+    moved_slots
 }
 
-/// The compact mode on a pool of 4,096 slots that wants every leaf split, one workgroup per list
-/// pass (so each thread loops over many entries): the splits back off as the twin's do (the same
-/// b*, admitted and capped leaves), the pool fills past half without a crack or hole, and equals
-/// the twin by meaning after every frame.
+/// Steps 6 and 7: random split and merge frames, alternating, with foci on the folds, corners,
+/// base edges and anywhere refined to depths 41-56 and moved once, random splits above depth 20
+/// and random merges: after every frame the GPU pool equals the twin bit for bit, with the same
+/// figures; every 10 frames its state read back validates and is watertight.
 #[test]
-fn compact_tiny_pool_caps_like_the_twin() {
-    let mut rng = common::rng("compact_tiny_pool_caps_like_the_twin");
+fn random_frames_equal_the_twin() {
+    assert!(!random_frames("random_frames_equal_the_twin", PoolMode::Deterministic, 150), "the deterministic mode moved slots");
+}
+
+/// The compact mode (the renderer's) over the same random frames equals the twin by meaning.
+#[test]
+fn compact_frames_equal_the_twin_by_meaning() {
+    let moved = random_frames("compact_frames_equal_the_twin_by_meaning", PoolMode::COMPACT, 120);
+    eprintln!("the compact mode's slots {} the twin's", if moved { "left" } else { "kept" });
+}
+
+/// A pool of 4,096 slots of `mode` under a criterion that wants every leaf split: the splits back
+/// off in priority order as the twin's do (the same b*, admitted and capped leaves, the same pool
+/// after every frame); the pool fills past half without a crack or hole, and `capped_leaves` > 0.
+/// Returns the longest candidate list (0 in the deterministic mode).
+fn tiny_pool(name: &str, mode: PoolMode) -> u32 {
+    let mut rng = common::rng(name);
     let (pool_depth, max_depth) = (12, 40);
     let gpu = gpu_for(1 << pool_depth);
     let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
-    let pool = GpuPool::from_twin_in(&gpu, &twin, PoolMode::Compact { workgroups: 1 });
+    let pool = GpuPool::from_twin_in(&gpu, &twin, mode);
     let salt = rng.random();
     let (mut capped, mut longest) = (0, 0);
     for frame_index in 0..40 {
@@ -358,7 +287,7 @@ fn compact_tiny_pool_caps_like_the_twin() {
         let context = format!("frame {frame_index}");
         frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
         let state = pool.read_state(&gpu);
-        assert_same_meaning(&state, &twin, &context);
+        assert_like_twin(mode, &state, &twin, &context);
         assert!(twin.used_slots() <= twin.slot_count());
         if frame_index % 2 == 0 {
             let counters = pool.read_counters(&gpu);
@@ -372,8 +301,56 @@ fn compact_tiny_pool_caps_like_the_twin() {
         }
     }
     assert!(capped > 0, "the last split frame capped nothing");
-    assert!(longest > 4 * 256, "the candidate lists had {longest} entries at most: the threads never looped");
     assert!(twin.used_slots() > (1 << pool_depth) / 2, "the pool never filled: {} slots used", twin.used_slots());
+    longest
+}
+
+#[test]
+fn a_tiny_pool_caps_like_the_twin() {
+    assert_eq!(tiny_pool("a_tiny_pool_caps_like_the_twin", PoolMode::Deterministic), 0, "the deterministic mode listed candidates");
+}
+
+/// The compact mode with one workgroup per list pass, so each thread loops over many entries.
+#[test]
+fn compact_tiny_pool_caps_like_the_twin() {
+    let longest = tiny_pool("compact_tiny_pool_caps_like_the_twin", PoolMode::Compact { workgroups: 1 });
+    assert!(longest > 4 * 256, "the candidate lists had {longest} entries at most: the threads never looped");
+}
+
+/// A pool of 2^`pool_depth` slots of `mode` filled by a criterion that wants every leaf split for
+/// `fill_frames` frames, then coarsened until `frames`, compared with the twin after every frame;
+/// returns the most leaves it held and its last state.
+fn fill_and_empty(name: &str, mode: PoolMode, pool_depth: u32, frames: u32, fill_frames: u32) -> (u32, PoolState) {
+    let mut rng = common::rng(name);
+    let max_depth = 30;
+    let gpu = gpu_for(1 << pool_depth);
+    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
+    let pool = GpuPool::from_twin_in(&gpu, &twin, mode);
+    let salt = rng.random();
+    let mut most = 0;
+    for frame_index in 0..frames {
+        // Fill, then let everything merge (every parent under the merge target).
+        let filling = frame_index < fill_frames;
+        let split_share = if filling { 1 << 16 } else { 0 };
+        let criterion = TestCriterion { salt, split_share, keep_share: 0, random_max_depth: 64, foci: vec![] };
+        let context = format!("frame {frame_index}");
+        frame(&gpu, &pool, &mut twin, &criterion, filling, &context);
+        assert_like_twin(mode, &pool.read_state(&gpu), &twin, &context);
+        most = most.max(twin.used_slots());
+    }
+    let state = pool.read_state(&gpu);
+    assert_valid(&twin.with_state(state.clone()), "the end");
+    assert_watertight(&state, "the end");
+    (most, state)
+}
+
+/// A pool of 2^17 slots filled to over 65,536 leaves, then coarsened: the allocation's scan then
+/// spans several group sums per thread, the list and every pass many workgroups, and the pool
+/// still equals the twin bit for bit.
+#[test]
+fn a_large_pool_fills_and_empties_like_the_twin() {
+    let (most, _) = fill_and_empty("a_large_pool_fills_and_empties_like_the_twin", PoolMode::Deterministic, 17, 20, 16);
+    assert!(most > 1 << 16, "the pool held {most} leaves at most");
 }
 
 /// The compact mode's merges: a 2^16-slot pool filled by splits and merged back to the base
@@ -381,25 +358,7 @@ fn compact_tiny_pool_caps_like_the_twin() {
 /// with the 8 base triangles.
 #[test]
 fn compact_pool_fills_and_empties_like_the_twin() {
-    let mut rng = common::rng("compact_pool_fills_and_empties_like_the_twin");
-    let (pool_depth, max_depth) = (16, 30);
-    let gpu = gpu_for(1 << pool_depth);
-    let mut twin = PoolTwin::new(BaseMesh64::octahedron(), pool_depth, max_depth, 1.0);
-    let pool = GpuPool::from_twin_in(&gpu, &twin, PoolMode::Compact { workgroups: 2 });
-    let salt = rng.random();
-    let mut most = 0;
-    for frame_index in 0..36 {
-        let filling = frame_index < 12;
-        let split_share = if filling { 1 << 16 } else { 0 };
-        let criterion = TestCriterion { salt, split_share, keep_share: 0, random_max_depth: 64, foci: vec![] };
-        let context = format!("frame {frame_index}");
-        frame(&gpu, &pool, &mut twin, &criterion, filling, &context);
-        assert_same_meaning(&pool.read_state(&gpu), &twin, &context);
-        most = most.max(twin.used_slots());
-    }
+    let (most, state) = fill_and_empty("compact_pool_fills_and_empties_like_the_twin", PoolMode::Compact { workgroups: 2 }, 16, 36, 12);
     assert!(most > 1 << 14, "the pool held {most} leaves at most");
-    let state = pool.read_state(&gpu);
-    assert_valid(&twin.with_state(state.clone()), "the end");
-    assert_watertight(&state, "the end");
     assert_eq!(state.list.len(), 8, "the pool did not merge back to the base mesh");
 }

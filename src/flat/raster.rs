@@ -278,22 +278,32 @@ fn edge_function(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i32 {
     (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
 }
 
-/// CPU twin of `raster_triangle`: rasterises triangle `id` with clip-space corners `clip` (in
-/// front of the near plane) into `vis` (`size_px.0` x `size_px.1` words, row by row) unless its
-/// screen bounding box exceeds `large_px`.
-pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+/// The pixel positions of the corners of `clip` (in front of the near plane) on a viewport of
+/// `size_px`, and their box; None for a back face or a triangle wholly off screen, which both
+/// rasterisers drop.
+fn screen_corners(size_px: (u32, u32), clip: &[[f32; 4]; 3]) -> Option<([[f32; 2]; 3], [f32; 2], [f32; 2])> {
     let size = [size_px.0 as f32, size_px.1 as f32];
     let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
     let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
     let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
     if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
-        return TriangleOutcome::Dropped;
+        return None;
     }
     let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
     let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
     if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
-        return TriangleOutcome::Dropped;
+        return None;
     }
+    Some(([p0, p1, p2], p_min, p_max))
+}
+
+/// CPU twin of `raster_triangle`: rasterises triangle `id` with clip-space corners `clip` (in
+/// front of the near plane) into `vis` (`size_px.0` x `size_px.1` words, row by row) unless its
+/// screen bounding box exceeds `large_px`.
+pub fn rasterise_cpu(vis: &mut [u64], size_px: (u32, u32), large_px: u32, clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
+    let Some(([p0, p1, p2], p_min, p_max)) = screen_corners(size_px, clip) else {
+        return TriangleOutcome::Dropped;
+    };
     if (p_max[0] - p_min[0]).max(p_max[1] - p_min[1]) > large_px as f32 {
         return TriangleOutcome::Large;
     }
@@ -490,19 +500,8 @@ pub fn wide_draw_cpu(vis: &mut [u64], size_px: (u32, u32), t: &WideTriangle) -> 
 /// corner lies outside raster.wide's guard band (WIDE_GUARD_PX; only NaN or viewports over 2^15
 /// px): nothing drawn, the hardware draws the whole triangle.
 pub fn rasterise_wide_cpu(vis: &mut [u64], size_px: (u32, u32), clip: &[[f32; 4]; 3], id: u32) -> TriangleOutcome {
-    if clip.iter().all(in_front_of_near_plane) {
-        let size = [size_px.0 as f32, size_px.1 as f32];
-        let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
-        let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
-        let (d1, d2) = ([p1[0] - p0[0], p1[1] - p0[1]], [p2[0] - p0[0], p2[1] - p0[1]]);
-        if d1[0] * d2[1] - d1[1] * d2[0] >= 0.0 {
-            return TriangleOutcome::Dropped;
-        }
-        let p_min = [0, 1].map(|i| p0[i].min(p1[i].min(p2[i])));
-        let p_max = [0, 1].map(|i| p0[i].max(p1[i].max(p2[i])));
-        if p_max[0] < 0.0 || p_max[1] < 0.0 || p_min[0] > size[0] || p_min[1] > size[1] {
-            return TriangleOutcome::Dropped;
-        }
+    if clip.iter().all(in_front_of_near_plane) && screen_corners(size_px, clip).is_none() {
+        return TriangleOutcome::Dropped;
     }
     let pieces: Option<Vec<WideTriangle>> = clip_pieces_cpu(clip).iter().map(|piece| wide_setup_cpu(size_px, piece, id)).collect();
     let Some(pieces) = pieces else {
