@@ -278,10 +278,13 @@ fn edge_function(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i32 {
     (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
 }
 
+/// A triangle's corners in pixels, and their box's lowest and highest corner.
+type ScreenCorners = ([[f32; 2]; 3], [f32; 2], [f32; 2]);
+
 /// The pixel positions of the corners of `clip` (in front of the near plane) on a viewport of
 /// `size_px`, and their box; None for a back face or a triangle wholly off screen, which both
 /// rasterisers drop.
-fn screen_corners(size_px: (u32, u32), clip: &[[f32; 4]; 3]) -> Option<([[f32; 2]; 3], [f32; 2], [f32; 2])> {
+fn screen_corners(size_px: (u32, u32), clip: &[[f32; 4]; 3]) -> Option<ScreenCorners> {
     let size = [size_px.0 as f32, size_px.1 as f32];
     let pixel = |c: &[f32; 4]| [(0.5 + 0.5 * (c[0] / c[3])) * size[0], (0.5 - 0.5 * (c[1] / c[3])) * size[1]];
     let (p0, p1, p2) = (pixel(&clip[0]), pixel(&clip[1]), pixel(&clip[2]));
