@@ -68,3 +68,16 @@ fn found_detail(@builtin(global_invocation_id) id: vec3<u32>) {
     let lattice = tile_error_data_level(found);
     probe_results[id.x] = vec4<f32>(s, bitcast<f32>(found.slot), lattice.x + 0.5 * lattice.y);
 }
+
+// The gradient of the detail below the data (globe_detail_gradient) at given inputs: queries as
+// `detail`'s; xy = metres per map unit.
+@compute @workgroup_size(64)
+fn detail_gradient(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (2u * id.x + 1u >= arrayLength(&probe_queries)) {
+        return;
+    }
+    let a = probe_queries[2u * id.x];
+    let b = probe_queries[2u * id.x + 1u];
+    let g = globe_detail_gradient(a.xy, bitcast<f32>(a.z), bitcast<f32>(a.w), bitcast<f32>(b.x), b.y, bitcast<f32>(b.z));
+    probe_results[id.x] = vec4<f32>(g, 0.0, 0.0);
+}

@@ -3,7 +3,8 @@
 //! layer bit for bit, and the error bound of random map boxes (shared/tile_error.wgsl) equals
 //! `tile_error::{error_zoom, box_cells, bound_cells_m}` over the same resident set, exactly; the
 //! detail below the data (shared/globe_detail.wgsl) equals `globe::detail::detail_m` within
-//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both; over tiles finer
+//! 1e-5 of its amplitude bound, and is exactly 0 at the data's samples on both; its gradient (the
+//! shading's) equals `detail_gradient`; over tiles finer
 //! than their data the native spacing the error layer stores, the detail's bound and the detail
 //! a vertex gets from the tile it finds equal their twins.
 //! Fresh random inputs every run (seed printed; BISECTOR_TEST_SEED replays).
@@ -21,7 +22,7 @@ use bisector::globe::cache::tile_error::{
 use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::globe::cache::tile_producer::TileProducer;
-use bisector::globe::detail::{amplitude_bound_m, detail_m};
+use bisector::globe::detail::{amplitude_bound_m, detail_gradient, detail_m, DETAIL_GAIN};
 use bisector::globe::ground::tile_detail_m;
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
@@ -207,6 +208,51 @@ fn the_detail_below_the_data_equals_its_cpu_twin() {
         nonzero += (cpu != 0.0) as usize;
     }
     assert!(nonzero > inputs.len() / 3, "only {nonzero} points with detail");
+}
+
+/// The gradient of the detail (shared/globe_detail.wgsl globe_detail_gradient, the shading's)
+/// equals `detail_gradient` on random map points, data levels, slopes and pixel sizes, within
+/// 1e-5 of its scale per octave (DETAIL_GAIN x slope x 2^level metres per map unit) times the
+/// octaves, and is 0 at sea on both.
+#[test]
+fn the_detail_gradient_equals_its_cpu_twin() {
+    let mut rng = common::rng("the_detail_gradient_equals_its_cpu_twin");
+    let gpu = common::gpu(10);
+    let config = TileCacheConfig { tiles: 8, uploads_per_frame: 4, feedback_capacity: 256, loader_threads: 1 };
+    let mut cache = TileCache::new(&gpu, config, Producer::Procedural { seed: 1 }).unwrap();
+    let pipeline = make_pipeline(&gpu, &cache, "detail_gradient");
+    let mut queries = Vec::new();
+    let mut inputs = Vec::new();
+    for i in 0..4096u32 {
+        let data_level = rng.random_range(7..=23u32);
+        let first: f32 = if i % 3 == 0 { 0.0 } else { rng.random_range(0.0..1.0) };
+        let map = [rng.random_range(0..=MAP_ONE), rng.random_range(0..=MAP_ONE)];
+        let slope_m: f32 = rng.random_range(0.0..30.0);
+        let data_m: f32 = rng.random_range(-100.0..4000.0);
+        let pixel_m: f32 = if rng.random_bool(0.2) { 0.0 } else { rng.random_range(0.01..50.0) };
+        queries.push([map[0], map[1], slope_m.to_bits(), data_m.to_bits()]);
+        queries.push([pixel_m.to_bits(), data_level, first.to_bits(), 0]);
+        inputs.push((map, slope_m, data_m, pixel_m, (data_level, first)));
+    }
+    let answers = probe_frame(&gpu, &mut cache, &pipeline, &queries);
+    let mut nonzero = 0;
+    for (answer, &(map, slope_m, data_m, pixel_m, (data_level, first))) in answers.iter().zip(&inputs) {
+        let cpu = detail_gradient(map, slope_m, data_m, pixel_m, data_level, first);
+        let scale = DETAIL_GAIN * slope_m * (1u32 << data_level) as f32;
+        let tolerance = 1e-5 * scale * (31 - data_level) as f32 + 1e-6;
+        for k in 0..2 {
+            assert!(
+                (answer[k] - cpu[k]).abs() <= tolerance,
+                "{map:?} slope {slope_m} data {data_m} pixel {pixel_m} level {data_level} first {first}: GPU {:?} CPU {cpu:?}",
+                &answer[..2]
+            );
+        }
+        if data_m <= 0.0 {
+            assert_eq!((&answer[..2], cpu), (&[0.0f32, 0.0][..], [0.0; 2]), "a gradient at sea {map:?}");
+        }
+        nonzero += (cpu != [0.0; 2]) as usize;
+    }
+    assert!(nonzero > inputs.len() / 2, "only {nonzero} points with a gradient");
 }
 
 /// Land and sea from a sum of waves; its data's samples as far apart as the key's zoom says.

@@ -68,3 +68,72 @@ fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, 
     }
     return shore * sum;
 }
+
+// The derivative of the quintic fade.
+fn detail_fade_slope(t: f32) -> f32 {
+    return 30.0 * t * t * (t * (t - 2.0) + 1.0);
+}
+
+// The gradient of a lattice corner from its hash `h` (detail_corner's for
+// h = fmix32(c.x ^ fmix32(c.y ^ fmix32(level ^ 0x9e3779b9u)))).
+fn detail_hash_gradient(h: u32) -> vec2<f32> {
+    let g = array<vec2<f32>, 8>(
+        vec2<f32>(1.0, 0.0), vec2<f32>(-1.0, 0.0), vec2<f32>(0.0, 1.0), vec2<f32>(0.0, -1.0),
+        vec2<f32>(0.70710677, 0.70710677), vec2<f32>(-0.70710677, 0.70710677), vec2<f32>(0.70710677, -0.70710677), vec2<f32>(-0.70710677, -0.70710677));
+    return g[h >> 29u];
+}
+
+// The gradient of detail_noise at fixed-point map point `map`, per level-`level` cell (analytic:
+// the corners' dot products interpolated by the quintic fade, differentiated).
+fn detail_noise_gradient(map: vec2<u32>, level: u32) -> vec2<f32> {
+    let shift = 30u - level;
+    let c = map >> vec2<u32>(shift);
+    let f = vec2<f32>(map & vec2<u32>((1u << shift) - 1u)) / f32(1u << shift);
+    // detail_corner's hashes, the level's and each row's computed once (7 fmix32, not 12).
+    let hl = fmix32(level ^ 0x9e3779b9u);
+    let h0 = fmix32(c.y ^ hl);
+    let h1 = fmix32((c.y + 1u) ^ hl);
+    let g00 = detail_hash_gradient(fmix32(c.x ^ h0));
+    let g10 = detail_hash_gradient(fmix32((c.x + 1u) ^ h0));
+    let g01 = detail_hash_gradient(fmix32(c.x ^ h1));
+    let g11 = detail_hash_gradient(fmix32((c.x + 1u) ^ h1));
+    let n00 = g00.x * f.x + g00.y * f.y;
+    let n10 = g10.x * (f.x - 1.0) + g10.y * f.y;
+    let n01 = g01.x * f.x + g01.y * (f.y - 1.0);
+    let n11 = g11.x * (f.x - 1.0) + g11.y * (f.y - 1.0);
+    let u = vec2<f32>(detail_fade(f.x), detail_fade(f.y));
+    let du = vec2<f32>(detail_fade_slope(f.x), detail_fade_slope(f.y));
+    // n = a + (b - a) u.y with a, b the rows interpolated along x.
+    let a = n00 + (n10 - n00) * u.x;
+    let b = n01 + (n11 - n01) * u.x;
+    let a_x = g00.x + (g10.x - g00.x) * u.x + (n10 - n00) * du.x;
+    let b_x = g01.x + (g11.x - g01.x) * u.x + (n11 - n01) * du.x;
+    let a_y = g00.y + (g10.y - g00.y) * u.x;
+    let b_y = g01.y + (g11.y - g01.y) * u.x;
+    return vec2<f32>(a_x + (b_x - a_x) * u.y, a_y + (b_y - a_y) * u.y + (b - a) * du.y);
+}
+
+// The gradient of globe_detail_from_m (same arguments) in metres per map unit (1.0 = the map's
+// side, as globe_shading_gradient's): each weighted octave's noise gradient times its amplitude
+// and weight, analytic (the amplitude's own change with the slope and the shore's left out). It
+// stops at the first octave under a pixel, and before lattice level 30 (0 at every fixed-point
+// map point: the heights have none of it). Mirrors detail::detail_gradient.
+fn globe_detail_gradient(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> vec2<f32> {
+    if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || !(data_m > 0.0)) {
+        return vec2<f32>(0.0);
+    }
+    let shore = clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
+    let cell_m = GLOBE_MAP_SIDE_M / f32(1u << data_level);
+    var sum = vec2<f32>(0.0);
+    for (var i = 0u; data_level + i < DETAIL_FINEST_LEVEL; i += 1u) {
+        let spacing_m = cell_m / f32(1u << i);
+        let weight = clamp(spacing_m / pixel_m - 1.0, 0.0, 1.0);
+        if (!(weight > 0.0)) {
+            break;
+        }
+        let octave = select(1.0, first, i == 0u);
+        // Amplitude slope / 2^i metres times 2^(data_level + i) cells per map unit: the 2^i cancel.
+        sum += (weight * octave) * detail_noise_gradient(map, data_level + i);
+    }
+    return (shore * (DETAIL_GAIN * slope_m * f32(1u << data_level))) * sum;
+}

@@ -57,6 +57,20 @@ fn globe_found_height_m(map: vec2<u32>, distance_m: f32, found: TileFound) -> f3
     return max(s.x + s.y, 0.0);
 }
 
+// The gradient of the detail below the data in metres per map unit at `map` in tile `found`,
+// whose height and cell slope are `s` (tile_cache_height_slope), for a pixel spanning `pixel_m`
+// metres: from the same slope, height and data level as globe_found_height_m's detail
+// (tile_detail_sample), so the light and the geometry agree; none with the detail off.
+fn globe_found_detail_gradient(found: TileFound, map: vec2<u32>, s: vec3<f32>, pixel_m: f32) -> vec2<f32> {
+    if (globe.detail == 0u || found.slot == TILE_MISS) {
+        return vec2<f32>(0.0);
+    }
+    let lattice = tile_error_data_level(found);
+    let level = u32(lattice.x);
+    let slope_m = length(s.yz) / f32(1u << level);
+    return globe_detail_gradient(map, slope_m, s.x, pixel_m, level, lattice.y);
+}
+
 // The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the
 // tiles a triangle seen from `distance_m` samples (--lod error; shared/tile_error.wgsl).
 fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {

@@ -61,6 +61,15 @@ fn globe_map_frame(p: vec2<f32>) -> MapFrame {
     return MapFrame(n, (o_du - n * dot(n, o_du)) / len, (o_dv - n * dot(n, o_dv)) / len);
 }
 
+// The unit normal, pointing up, of the terrain whose height has `gradient` (metres per map unit)
+// over the map's `frame`: the cross product of its tangents per map unit.
+fn globe_surface_normal(frame: MapFrame, gradient: vec2<f32>) -> vec3<f32> {
+    let t_u = globe.radius_m * frame.d_du + gradient.x * frame.up;
+    let t_v = globe.radius_m * frame.d_dv + gradient.y * frame.up;
+    let normal = normalize(cross(t_u, t_v));
+    return select(normal, -normal, dot(normal, frame.up) < 0.0);
+}
+
 // The display colour of the globe's surface at map point `map_uv` ([0, 1]^2), `relative_m` from
 // the camera, under the atmosphere's `light` there; the wireframe from the triangle's
 // `barycentric` coordinates and their change per pixel `barycentric_width`. The draws' fragment
@@ -70,7 +79,9 @@ fn globe_shaded(map_uv: vec2<f32>, relative_m: vec3<f32>, light: AtmosphereLight
     // The tiles fragments want are asked for by globe.decode (a grid of points on large leaves):
     // a write here would cost every fragment its early depth test (+0.44 ms on the H100).
     let found = tile_cache_find(map, globe_wanted_zoom(length(relative_m)));
-    let height_m = tile_cache_height(found, map);
+    // The height (x, tile_cache_height's) and its cell's slope (yz) that the detail uses.
+    let height_slope = tile_cache_height_slope(found, map);
+    let height_m = height_slope.x;
     let frame = globe_map_frame(clamp(map_uv, vec2<f32>(0.0), vec2<f32>(1.0)));
     var colour: vec3<f32>;
     if (height_m <= 0.0) {
@@ -80,17 +91,20 @@ fn globe_shaded(map_uv: vec2<f32>, relative_m: vec3<f32>, light: AtmosphereLight
     } else {
         // No bands where the data's height steps show (shared/globe_materials.wgsl).
         let gradient = globe_shading_gradient(found, map, tile_cache_gradient(found, map));
-        // Tangents of the terrain surface per map unit; their cross product is its normal.
-        let t_u = globe.radius_m * frame.d_du + gradient.x * frame.up;
-        let t_v = globe.radius_m * frame.d_dv + gradient.y * frame.up;
-        var normal = normalize(cross(t_u, t_v));
-        normal = select(normal, -normal, dot(normal, frame.up) < 0.0);
-        // Slope: the tangent of the angle between the terrain normal and the vertical.
+        let normal = globe_surface_normal(frame, gradient);
+        // Slope: the tangent of the angle between the data's normal and the vertical (the
+        // materials follow the data, not the detail: no rock and grass speckled by the noise).
         let cos_slope = clamp(dot(normal, frame.up), 0.05, 1.0);
         let slope = sqrt(1.0 - cos_slope * cos_slope) / cos_slope;
         let albedo = globe_terrain_albedo(height_m, slope, asin(clamp(frame.up.z, -1.0, 1.0)));
+        // The detail below the data in the light (shared/globe_heights.wgsl): its octaves of at
+        // least about a pixel at this distance, as the geometry's at a vertex this far (none
+        // with the detail off).
+        let pixel_m = max(length(relative_m), 0.1) / globe.projection_scale_px;
+        let detail = globe_found_detail_gradient(found, map, height_slope, pixel_m);
+        let lit_normal = globe_surface_normal(frame, gradient + detail);
         // Sun, sky light and aerial perspective (shared/atmosphere_apply.wgsl).
-        colour = atmosphere_shade(albedo, normal, frame.up, light);
+        colour = atmosphere_shade(albedo, lit_normal, frame.up, light);
     }
     if (globe.wireframe == 1u) {
         colour = wireframe_overlay_with_width(colour, barycentric, barycentric_width);
