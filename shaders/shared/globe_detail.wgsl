@@ -50,23 +50,48 @@ fn detail_noise(map: vec2<u32>, level: u32) -> f32 {
 // grows from 1 to 2 pixels (the loop stops at the first under 1 pixel), none at sea, and none on
 // the map's border (where the octahedral map folds).
 fn globe_detail_from_m(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> f32 {
-    if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || data_m <= 0.0) {
+    let shore = detail_shore(map, data_m);
+    if (!(shore > 0.0)) {
         return 0.0;
     }
-    let shore = clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
-    // Metres per level-data_level cell (the map's side over its cells, ignoring the map's distortion).
-    let cell_m = GLOBE_MAP_SIDE_M / f32(1u << data_level);
+    let cell_m = detail_cell_m(data_level);
     var sum = 0.0;
     for (var i = 0u; data_level + i <= DETAIL_FINEST_LEVEL; i += 1u) {
-        let spacing_m = cell_m / f32(1u << i);
-        let weight = clamp(spacing_m / pixel_m - 1.0, 0.0, 1.0);
+        let weight = detail_octave_fade(cell_m, i, pixel_m);
         if (!(weight > 0.0)) {
             break;
         }
-        let octave = select(1.0, first, i == 0u);
-        sum += (weight * octave) * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, data_level + i);
+        sum += (weight * detail_octave_share(i, first)) * (DETAIL_GAIN * slope_m / f32(1u << i)) * detail_noise(map, data_level + i);
     }
     return shore * sum;
+}
+
+// The factor the detail and its gradient take at `map` where the data gives `data_m`: min(h / 2 m,
+// 1) above sea level, 0 at sea (or no data) and on the map's border (where the octahedral map
+// folds, so both sides agree).
+fn detail_shore(map: vec2<u32>, data_m: f32) -> f32 {
+    if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || !(data_m > 0.0)) {
+        return 0.0;
+    }
+    return clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
+}
+
+// Metres per level-`data_level` cell (the map's side over its cells, ignoring the map's distortion).
+fn detail_cell_m(data_level: u32) -> f32 {
+    return GLOBE_MAP_SIDE_M / f32(1u << data_level);
+}
+
+// Octave i's fade (spacing `cell_m` / 2^i) for a pixel spanning `pixel_m` metres: from 0 to 1 as
+// its spacing grows from 1 to 2 pixels; 0 (stop: spacings fall) from the first octave under a
+// pixel.
+fn detail_octave_fade(cell_m: f32, i: u32, pixel_m: f32) -> f32 {
+    return clamp((cell_m / f32(1u << i)) / pixel_m - 1.0, 0.0, 1.0);
+}
+
+// Octave i's share of its amplitude: `first` for octave 0 (the data's samples are `first` of an
+// octave coarser than the data's lattice), 1 below it.
+fn detail_octave_share(i: u32, first: f32) -> f32 {
+    return select(1.0, first, i == 0u);
 }
 
 // The derivative of the quintic fade.
@@ -119,21 +144,19 @@ fn detail_noise_gradient(map: vec2<u32>, level: u32) -> vec2<f32> {
 // stops at the first octave under a pixel, and before lattice level 30 (0 at every fixed-point
 // map point: the heights have none of it). Mirrors detail::detail_gradient.
 fn globe_detail_gradient(map: vec2<u32>, slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> vec2<f32> {
-    if (any(map == vec2<u32>(0u)) || any(map >= vec2<u32>(DETAIL_MAP_ONE)) || !(data_m > 0.0)) {
+    let shore = detail_shore(map, data_m);
+    if (!(shore > 0.0)) {
         return vec2<f32>(0.0);
     }
-    let shore = clamp(data_m / DETAIL_SHORE_M, 0.0, 1.0);
-    let cell_m = GLOBE_MAP_SIDE_M / f32(1u << data_level);
+    let cell_m = detail_cell_m(data_level);
     var sum = vec2<f32>(0.0);
     for (var i = 0u; data_level + i < DETAIL_FINEST_LEVEL; i += 1u) {
-        let spacing_m = cell_m / f32(1u << i);
-        let weight = clamp(spacing_m / pixel_m - 1.0, 0.0, 1.0);
+        let weight = detail_octave_fade(cell_m, i, pixel_m);
         if (!(weight > 0.0)) {
             break;
         }
-        let octave = select(1.0, first, i == 0u);
         // Amplitude slope / 2^i metres times 2^(data_level + i) cells per map unit: the 2^i cancel.
-        sum += (weight * octave) * detail_noise_gradient(map, data_level + i);
+        sum += (weight * detail_octave_share(i, first)) * detail_noise_gradient(map, data_level + i);
     }
     return (shore * (DETAIL_GAIN * slope_m * f32(1u << data_level))) * sum;
 }

@@ -65,10 +65,8 @@ fn globe_found_detail_gradient(found: TileFound, map: vec2<u32>, s: vec3<f32>, p
     if (globe.detail == 0u || found.slot == TILE_MISS) {
         return vec2<f32>(0.0);
     }
-    let lattice = tile_error_data_level(found);
-    let level = u32(lattice.x);
-    let slope_m = length(s.yz) / f32(1u << level);
-    return globe_detail_gradient(map, slope_m, s.x, pixel_m, level, lattice.y);
+    let d = tile_detail_inputs(found, s);
+    return globe_detail_gradient(map, d.slope_m, s.x, pixel_m, d.level, d.first);
 }
 
 // The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the

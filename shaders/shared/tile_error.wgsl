@@ -38,16 +38,29 @@ fn tile_error_data_level(found: TileFound) -> vec2<f32> {
     return vec2<f32>(f32(level - min(shift, level)), select(t.w, 0.0, shift >= level));
 }
 
-// The data's height at `map` in tile `found` (x) and the detail below it (y) for a vertex whose
-// pixel spans `pixel_m` metres (shared/globe_detail.wgsl). Mirrors ground::tile_detail_m.
-fn tile_detail_sample(found: TileFound, map: vec2<u32>, pixel_m: f32) -> vec2<f32> {
-    let s = tile_cache_height_slope(found, map);
+// What the detail's octaves take in tile `found` at a point whose height and slope per map unit
+// are `s` (tile_cache_height_slope): the data's lattice level D and first octave's share
+// (tile_error_data_level), and the slope in metres per level-D cell.
+struct DetailInputs {
+    level: u32,
+    first: f32,
+    slope_m: f32,
+}
+
+fn tile_detail_inputs(found: TileFound, s: vec3<f32>) -> DetailInputs {
     let lattice = tile_error_data_level(found);
     let level = u32(lattice.x);
     // Metres per map unit -> metres per level-D cell (the error's bound takes the larger forward
     // difference times sqrt 2, which bounds this magnitude).
-    let slope_m = length(s.yz) / f32(1u << level);
-    return vec2<f32>(s.x, globe_detail_from_m(map, slope_m, s.x, pixel_m, level, lattice.y));
+    return DetailInputs(level, lattice.y, length(s.yz) / f32(1u << level));
+}
+
+// The data's height at `map` in tile `found` (x) and the detail below it (y) for a vertex whose
+// pixel spans `pixel_m` metres (shared/globe_detail.wgsl). Mirrors ground::tile_detail_m.
+fn tile_detail_sample(found: TileFound, map: vec2<u32>, pixel_m: f32) -> vec2<f32> {
+    let s = tile_cache_height_slope(found, map);
+    let d = tile_detail_inputs(found, s);
+    return vec2<f32>(s.x, globe_detail_from_m(map, d.slope_m, s.x, pixel_m, d.level, d.first));
 }
 
 // The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a

@@ -145,24 +145,34 @@ pub fn noise_gradient(map: [u32; 2], level: u32) -> [f32; 2] {
 /// octave coarser than the lattice of level `data_level` (2^`data_level` per map side), at a
 /// vertex whose pixel spans `pixel_m` metres (0: every octave). Mirrors globe_detail_from_m.
 pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> f32 {
+    let shore = shore(map, data_m);
+    if shore <= 0.0 {
+        return 0.0;
+    }
+    let sum = octaves(data_level, DETAIL_FINEST_LEVEL, pixel_m, first)
+        .fold(0.0f32, |sum, (i, weight)| sum + weight * (DETAIL_GAIN * slope_m / (1u32 << i) as f32) * noise(map, data_level + i));
+    shore * sum
+}
+
+/// The factor the detail and its gradient take at `map` where the data gives `data_m`: min(h / 2
+/// m, 1) above sea level, 0 at sea (or no data) and on the map's border. Mirrors detail_shore.
+fn shore(map: [u32; 2], data_m: f32) -> f32 {
     if map.contains(&0) || map[0] >= MAP_ONE || map[1] >= MAP_ONE || data_m.is_nan() || data_m <= 0.0 {
         return 0.0;
     }
-    let shore = (data_m / DETAIL_SHORE_M).clamp(0.0, 1.0);
+    (data_m / DETAIL_SHORE_M).clamp(0.0, 1.0)
+}
+
+/// The octaves i from the data's lattice level `data_level` up to lattice level `last_level`, each
+/// with its weight: faded in as its spacing grows from 1 to 2 pixels of `pixel_m` metres, octave 0
+/// taking its share `first`; they end at the first octave under a pixel (spacings fall). Mirrors
+/// detail_octave_fade and detail_octave_share.
+fn octaves(data_level: u32, last_level: u32, pixel_m: f32, first: f32) -> impl Iterator<Item = (u32, f32)> {
     let cell_m = crate::globe::MAP_SIDE_M as f32 / (1u32 << data_level) as f32;
-    let mut sum = 0.0f32;
-    let mut i = 0;
-    while data_level + i <= DETAIL_FINEST_LEVEL {
-        let spacing_m = cell_m / (1u32 << i) as f32;
-        let weight = (spacing_m / pixel_m - 1.0).clamp(0.0, 1.0);
-        if weight.is_nan() || weight <= 0.0 {
-            break;
-        }
-        let octave = if i == 0 { first } else { 1.0 };
-        sum += (weight * octave) * (DETAIL_GAIN * slope_m / (1u32 << i) as f32) * noise(map, data_level + i);
-        i += 1;
-    }
-    shore * sum
+    (0..(last_level + 1).saturating_sub(data_level))
+        .map(move |i| (i, ((cell_m / (1u32 << i) as f32) / pixel_m - 1.0).clamp(0.0, 1.0)))
+        .take_while(|&(_, fade)| fade > 0.0)
+        .map(move |(i, fade)| (i, fade * if i == 0 { first } else { 1.0 }))
 }
 
 /// The gradient of `detail_m` (same arguments) in metres per map unit (1.0 = the map's side, as
@@ -171,24 +181,16 @@ pub fn detail_m(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_lev
 /// The octave at lattice level 30 is left out: it is 0 at every fixed-point map point (they are
 /// its lattice), so the heights have none of it. Mirrors globe_detail_gradient.
 pub fn detail_gradient(map: [u32; 2], slope_m: f32, data_m: f32, pixel_m: f32, data_level: u32, first: f32) -> [f32; 2] {
-    if map.contains(&0) || map[0] >= MAP_ONE || map[1] >= MAP_ONE || data_m.is_nan() || data_m <= 0.0 {
+    let shore = shore(map, data_m);
+    if shore <= 0.0 {
         return [0.0; 2];
     }
-    let shore = (data_m / DETAIL_SHORE_M).clamp(0.0, 1.0);
-    let cell_m = crate::globe::MAP_SIDE_M as f32 / (1u32 << data_level) as f32;
     let mut sum = [0.0f32; 2];
-    let mut i = 0;
-    while data_level + i < DETAIL_FINEST_LEVEL {
-        let spacing_m = cell_m / (1u32 << i) as f32;
-        let weight = (spacing_m / pixel_m - 1.0).clamp(0.0, 1.0);
-        if weight.is_nan() || weight <= 0.0 {
-            break;
-        }
-        let octave = if i == 0 { first } else { 1.0 };
+    // Level 30 left out (see above): the octaves end one level before DETAIL_FINEST_LEVEL.
+    for (i, weight) in octaves(data_level, DETAIL_FINEST_LEVEL - 1, pixel_m, first) {
         // Amplitude slope / 2^i metres times 2^(data_level + i) cells per map unit: the 2^i cancel.
         let g = noise_gradient(map, data_level + i);
-        sum = [sum[0] + (weight * octave) * g[0], sum[1] + (weight * octave) * g[1]];
-        i += 1;
+        sum = [sum[0] + weight * g[0], sum[1] + weight * g[1]];
     }
     let scale = shore * (DETAIL_GAIN * slope_m * (1u32 << data_level) as f32);
     [scale * sum[0], scale * sum[1]]
