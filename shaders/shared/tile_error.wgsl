@@ -63,14 +63,16 @@ fn tile_detail_sample(found: TileFound, map: vec2<u32>, pixel_m: f32) -> vec2<f3
     return vec2<f32>(s.x, globe_detail_from_m(map, d.slope_m, s.x, pixel_m, d.level, d.first));
 }
 
-// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a
+// The error estimate of the detail's octaves finer than a triangle `n` cells across in a
 // zoom-`tile_zoom` tile whose data's samples are 2^(shift + first) cells apart, where the slope is
 // at most `slope_m` per tile cell along x or y (shared/globe_detail.wgsl;
-// src/globe/cache/tile_error.rs detail_bound_m): the octaves' spacings are 2^e cells for e from
-// shift (weighted by `first`) down to tile_zoom - 23 (lattice level 30), of amplitude at most
-// DETAIL_GAIN sqrt 2 slope_m 2^e; those under 2n (from 2^top down) sum to DETAIL_GAIN sqrt 2
-// slope_m (2^(top + 1) - 2^(tile_zoom - 23)), plus `first` 2^shift's share. Exponents are kept
-// biased (127 + e), as f32 bits build the powers exactly.
+// src/globe/cache/tile_error.rs detail_error_m, whose module says why): the octaves' spacings are
+// 2^e cells for e from shift (weighted by `first`) down to tile_zoom - 23 (lattice level 30), of
+// amplitude at most DETAIL_GAIN sqrt 2 slope_m 2^e; those under 2n (from 2^top down) sum to
+// DETAIL_GAIN sqrt 2 slope_m (2^(top + 1) - 2^(tile_zoom - 23)), plus `first` 2^shift's share,
+// and the estimate is DETAIL_ERROR_SHARE = 0.35 of that sum (the 99th percentile of the detail's
+// deviation from a flat triangle). Exponents are kept biased (127 + e), as f32 bits build the
+// powers exactly.
 fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32, first: f32) -> f32 {
     let bottom = 104u + tile_zoom;
     let two_n = 2.0 * n;
@@ -92,8 +94,9 @@ fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32, first: 
     }
     // The power of two last: a caller's add fused with an exact product rounds as the twin's
     // separate add does.
-    // DETAIL_GAIN x sqrt 2 in f32, one constant (a compiler may fold two constants' products).
-    let gain = bitcast<f32>(0x3e593924u);
+    // DETAIL_GAIN x sqrt 2 x DETAIL_ERROR_SHARE (0.35) in f32, one constant (a compiler may fold
+    // constants' products).
+    let gain = bitcast<f32>(0x3d980e66u);
     return ((gain * slope_m) * ones) * bitcast<f32>(bottom << 23u);
 }
 

@@ -31,11 +31,20 @@
 //! shrinks within a tile never gets a larger value (fewer blocks, no larger scale), so a child's
 //! error is at most its parent's: refinement never stops above detail that the data shows. It is
 //! an estimate at the triangle's scale, not a strict bound over its interior.
-//! With the detail below the data (src/globe/detail.rs) on, the error adds the amplitude bound of
-//! the detail's octaves finer than the triangle, from the data's spacing (2^(N + f) cells) down
-//! to lattice level 30 (from slope_m, where the block has land): octave spacings 2^e cells, each
-//! of amplitude at most 0.15 sqrt 2 slope_m 2^e (the first, 2^N, times f), those under 2n summed. A smaller box in the same
-//! tile sums fewer octaves of no larger slope, so a parent still bounds its children.
+//! With the detail below the data (src/globe/detail.rs) on, the error adds an estimate of how far
+//! the detail's octaves finer than the triangle leave it, from the data's spacing (2^(N + f)
+//! cells) down to lattice level 30 (from slope_m, where the block has land): octave spacings 2^e
+//! cells, each of amplitude at most 0.15 sqrt 2 slope_m 2^e (the first, 2^N, times f), those
+//! under 2n summed, times DETAIL_ERROR_SHARE = 0.35. The sum bounds the detail's deviation from a
+//! flat triangle; measured on 2,000 random triangles below the data's spacing with the data's
+//! gradient along a diagonal, the case where the sum is tightest (the test
+//! `the_detail_estimate_covers_98_percent_of_triangles`), the deviation is 0.13 of the sum at the
+//! median, 0.23 at the 90th percentile, 0.34 at the 99th and 0.43-0.61 at worst: the octaves'
+//! noise stays under 0.71 of its amplitude and they rarely add up. Refining every triangle to the
+//! sum filled the 2^20-slot pool on the bridge view (1 M leaves at 1080p, 359 k at 960x540,
+//! where 0.35 of it takes 1xx k); the share makes the criterion a 98th-99th-percentile estimate, as
+//! the data's own (above) is an estimate. A smaller box in the same tile sums fewer octaves of no
+//! larger slope, so a parent's estimate still covers its children's.
 //! ```
 
 use super::atlas::Atlas;
@@ -367,25 +376,30 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom:
         // The tile's native spacing, the same in every block.
         let [_, _, shift, first] = texels[(16 * w) as usize];
         let first = if shift as u32 >= tile_zoom + 7 { 0.0 } else { first };
-        data + detail_bound_m(b[2 + SCALES], n, tile_zoom, NativeSpacing { shift: shift as u32, first })
+        data + detail_error_m(b[2 + SCALES], n, tile_zoom, NativeSpacing { shift: shift as u32, first })
     } else {
         data
     }
 }
 
-/// DETAIL_GAIN x sqrt 2 in f32 (one constant, as the shader has it: a GPU compiler may fold a
-/// product of two constants).
-const DETAIL_GAIN_SQRT_2: f32 = f32::from_bits(0x3e59_3924);
+/// The share of the octaves' amplitude sum the detail's error estimate takes (the module's comment
+/// says why 0.35).
+pub const DETAIL_ERROR_SHARE: f32 = 0.35;
 
-/// The amplitude bound of the detail's octaves finer than a triangle `n` cells across in a
+/// DETAIL_GAIN x sqrt 2 x DETAIL_ERROR_SHARE in f32 (one constant, as the shader has it: a GPU
+/// compiler may fold a product of constants).
+const DETAIL_ERROR_GAIN: f32 = f32::from_bits(0x3d98_0e66);
+
+/// The error estimate of the detail's octaves finer than a triangle `n` cells across in a
 /// zoom-`tile_zoom` tile whose data's samples are `spacing` apart (`first` already 0 where the
 /// shift reaches the whole map), where the slope is at most `slope_m` per tile cell along x or y:
 /// octave spacings 2^e cells for e from N (weighted by `first`) down to tile_zoom - 23 (lattice
 /// level 30), each of amplitude at most 0.15 sqrt 2 slope_m 2^e (the magnitude of the slope is at
 /// most sqrt 2 times the larger component); those under 2n, from 2^top down, sum to 0.15 sqrt 2
-/// slope_m (2^(top + 1) - 2^(tile_zoom - 23)) plus the first's share. Exponents biased (127 + e),
-/// as in f32 bits. Mirrors tile_error_detail_m.
-pub fn detail_bound_m(slope_m: f32, n: f32, tile_zoom: u32, spacing: NativeSpacing) -> f32 {
+/// slope_m (2^(top + 1) - 2^(tile_zoom - 23)) plus the first's share; the estimate is
+/// DETAIL_ERROR_SHARE of that sum. Exponents biased (127 + e), as in f32 bits. Mirrors
+/// tile_error_detail_m.
+pub fn detail_error_m(slope_m: f32, n: f32, tile_zoom: u32, spacing: NativeSpacing) -> f32 {
     let bottom = 104 + tile_zoom;
     let two_n = 2.0 * n;
     if two_n.is_nan() || two_n <= f32::from_bits(bottom << 23) {
@@ -406,7 +420,7 @@ pub fn detail_bound_m(slope_m: f32, n: f32, tile_zoom: u32, spacing: NativeSpaci
     }
     // The power of two last: the GPU may fuse the caller's add with the last product, which then
     // must be exact.
-    ((DETAIL_GAIN_SQRT_2 * slope_m) * ones) * f32::from_bits(bottom << 23)
+    ((DETAIL_ERROR_GAIN * slope_m) * ones) * f32::from_bits(bottom << 23)
 }
 
 #[cfg(test)]
@@ -441,9 +455,9 @@ mod tests {
     }
 
     #[test]
-    fn the_detail_bound_sums_the_octaves_from_the_data_down() {
-        assert_eq!(DETAIL_GAIN_SQRT_2, crate::globe::detail::DETAIL_GAIN * std::f32::consts::SQRT_2);
-        let mut rng = XorShift::fresh("the_detail_bound_sums_the_octaves_from_the_data_down");
+    fn the_detail_estimate_sums_the_octaves_from_the_data_down() {
+        assert_eq!(DETAIL_ERROR_GAIN, crate::globe::detail::DETAIL_GAIN * std::f32::consts::SQRT_2 * DETAIL_ERROR_SHARE);
+        let mut rng = XorShift::fresh("the_detail_estimate_sums_the_octaves_from_the_data_down");
         for _ in 0..5000 {
             let tile_zoom = (rng.next_u64() % 20) as u32;
             let spacing = native_spacing(2f64.powf(rng.range(-1.0, 12.0)) as f32);
@@ -458,18 +472,18 @@ mod tests {
                 let cells = 2f64.powi(tile_zoom as i32 + 7 - level as i32);
                 let weight = if level == data_level { f64::from(first) } else { 1.0 };
                 if cells < 2.0 * f64::from(n) {
-                    sum += weight * 0.15 * std::f64::consts::SQRT_2 * f64::from(slope_m) * cells;
+                    sum += weight * 0.15 * std::f64::consts::SQRT_2 * 0.35 * f64::from(slope_m) * cells;
                 }
             }
-            let bound = detail_bound_m(slope_m, n, tile_zoom, spacing);
+            let bound = detail_error_m(slope_m, n, tile_zoom, spacing);
             assert!((f64::from(bound) - sum).abs() <= 1e-5 * sum, "zoom {tile_zoom} {spacing:?} n {n}: {bound} vs {sum}");
             let smaller = n * rng.unit() as f32;
-            assert!(detail_bound_m(slope_m, smaller, tile_zoom, spacing) <= bound, "n {smaller} under {n}");
+            assert!(detail_error_m(slope_m, smaller, tile_zoom, spacing) <= bound, "n {smaller} under {n}");
             // A triangle larger than the data's spacing gets every octave: the detail's own bound at
             // the slope per level-D cell the cells' slope allows.
-            let every = detail_bound_m(slope_m, 1e9, tile_zoom, spacing);
+            let every = detail_error_m(slope_m, 1e9, tile_zoom, spacing);
             let per_cell = std::f32::consts::SQRT_2 * slope_m * (1u32 << (tile_zoom + 7 - data_level)) as f32;
-            let own = crate::globe::detail::amplitude_bound_m(per_cell, data_level, first);
+            let own = crate::globe::detail::amplitude_bound_m(per_cell, data_level, first) * DETAIL_ERROR_SHARE;
             assert!((every - own).abs() <= 1e-5 * own, "zoom {tile_zoom} {spacing:?}: {every} vs {own}");
         }
     }
@@ -485,5 +499,78 @@ mod tests {
         assert_eq!(native_spacing(1e12), NativeSpacing { shift: 30, first: 0.0 });
         assert_eq!(data_lattice(13, native_spacing(2.45)), (19, s.first));
         assert_eq!(data_lattice(2, native_spacing(2000.0)), (0, 0.0));
+    }
+    /// How far the detail leaves a flat triangle over it: the largest |detail - the corners'
+    /// linear interpolation| at 153 points of the triangle (the detail of `detail_m` with every
+    /// octave, a slope of `slope_d_m` per level-`data_level` cell).
+    fn detail_deviation_m(corners: [[f64; 2]; 3], unit: f64, slope_d_m: f32, data_level: u32, first: f32) -> f64 {
+        let height = |c: [f64; 2]| {
+            let map = [(c[0] * unit) as u32, (c[1] * unit) as u32];
+            f64::from(crate::globe::detail::detail_m(map, slope_d_m, 100.0, 0.0, data_level, first))
+        };
+        let at_corners = corners.map(height);
+        let k = 16;
+        let mut deviation = 0.0f64;
+        for a in 0..=k {
+            for b in 0..=(k - a) {
+                let w = [f64::from(a) / f64::from(k), f64::from(b) / f64::from(k), f64::from(k - a - b) / f64::from(k)];
+                let point = [0, 1].map(|axis| (0..3).map(|v| w[v] * corners[v][axis]).sum::<f64>());
+                let flat: f64 = (0..3).map(|v| w[v] * at_corners[v]).sum();
+                deviation = deviation.max((height(point) - flat).abs());
+            }
+        }
+        deviation
+    }
+
+    #[test]
+    fn the_detail_estimate_covers_98_percent_of_triangles() {
+        // Bisection's right triangles (legs along the axes or the diagonals), of random size below
+        // the data's spacing, place and tile, under the steepest case for the estimate: the data's
+        // gradient along a diagonal, so the cells' largest component is 1/sqrt 2 of its magnitude.
+        let mut rng = XorShift::fresh("the_detail_estimate_covers_98_percent_of_triangles");
+        let shapes: [[[f64; 2]; 3]; 4] = [
+            [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
+            [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+            [[0.0, 0.0], [0.5, 0.5], [1.0, 0.0]],
+            [[1.0, 1.0], [0.5, 0.5], [0.0, 1.0]],
+        ];
+        let mut ratios = Vec::new();
+        for _ in 0..2000 {
+            let tile_zoom = 6 + (rng.next_u64() % 10) as u32;
+            let spacing = native_spacing(2f64.powf(rng.range(0.0, 5.0)) as f32);
+            let (data_level, first) = data_lattice(tile_zoom, spacing);
+            let data_cells = 2f64.powf(f64::from(spacing.shift) + f64::from(first));
+            let unit = f64::from(1u32 << (23 - tile_zoom));
+            let slope_cell_m = rng.range(0.1, 2.0) as f32;
+            let slope_d_m = std::f32::consts::SQRT_2 * slope_cell_m * (1u32 << (tile_zoom + 7 - data_level)) as f32;
+            let leg_cells = data_cells * 2f64.powf(rng.range(-8.0, -0.5));
+            let origin = [rng.range(1.0, 100.0), rng.range(1.0, 100.0)];
+            let shape = shapes[(rng.next_u64() % 4) as usize];
+            let corners = shape.map(|p| [origin[0] + p[0] * leg_cells, origin[1] + p[1] * leg_cells]);
+            let extent = |axis: usize| {
+                let v = corners.map(|c| c[axis]);
+                v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
+            };
+            let n = (extent(0).max(extent(1)) * std::f64::consts::SQRT_2) as f32;
+            let estimate = detail_error_m(slope_cell_m, n, tile_zoom, NativeSpacing { first, ..spacing });
+            assert!(estimate > 0.0);
+            ratios.push(detail_deviation_m(corners, unit, slope_d_m, data_level, first) / f64::from(estimate));
+        }
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q) as usize];
+        println!(
+            "deviation / estimate: median {:.3}, 90 % {:.3}, 98 % {:.3}, 99 % {:.3}, max {:.3}",
+            at(0.5),
+            at(0.9),
+            at(0.98),
+            at(0.99),
+            at(1.0)
+        );
+        // The estimate covers 98 % of the triangles (99 % lies at 0.92-1.01 over seeds), and is
+        // not loose: the median deviation is over a quarter of it (0.37-0.38 over seeds).
+        assert!(at(0.98) <= 1.0, "98th percentile {}", at(0.98));
+        assert!(at(0.5) >= 0.25, "median {}", at(0.5));
+        // The sum the estimate is a share of bounds every triangle.
+        assert!(at(1.0) <= 1.0 / f64::from(DETAIL_ERROR_SHARE), "worst {}", at(1.0));
     }
 }
