@@ -42,7 +42,7 @@
 //! median, 0.23 at the 90th percentile, 0.34 at the 99th and 0.43-0.61 at worst: the octaves'
 //! noise stays under 0.71 of its amplitude and they rarely add up. Refining every triangle to the
 //! sum filled the 2^20-slot pool on the bridge view (1 M leaves at 1080p, 359 k at 960x540,
-//! where 0.35 of it takes 1xx k); the share makes the criterion a 98th-99th-percentile estimate, as
+//! where 0.35 of it takes 149 k); the share makes the criterion a 98th-99th-percentile estimate, as
 //! the data's own (above) is an estimate. A smaller box in the same tile sums fewer octaves of no
 //! larger slope, so a parent's estimate still covers its children's.
 //! ```
