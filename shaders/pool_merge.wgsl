@@ -1,9 +1,11 @@
 // The pool's merge frame (src/pool/merge.rs has the CPU twin, pass for pass):
-//   pool.classify_merge  every leaf: reset its update; below the base depth, merge state when
-//                        the criterion on its parent is at most the merge target
+//   pool.classify_merge  every leaf: reset its update; an even leaf below the base depth whose
+//                        sibling is a leaf too (its right neighbour) is in merge state when the
+//                        criterion on their parent is at most the merge target; the odd sibling
+//                        takes no criterion (its parent is the same: the even one decides for both)
 //   pool.elect           even leaf c0 in merge state: its sibling c1 = c0's right neighbour, the
 //                        facing pair q1 = c0's left and q0 = c1's right neighbour, all four of one
-//                        depth in merge state; the smaller id of c0 and q0 elects and marks the
+//                        depth, c0 and q0 in merge state; the smaller id of c0 and q0 elects and marks the
 //                        four merged, each odd child's survivor its even sibling's slot
 //   pool.merge           each merged even leaf e (odd sibling o = its right neighbour in the
 //                        snapshot) becomes the parent: id / 2, vertices from child 0, links
@@ -23,7 +25,12 @@ const NO_ID: vec2<u32> = vec2<u32>(0u, 0u);
 fn classify_merge_leaf(i: u32, slot: u32) -> bool {
     reset_update(slot);
     let id = pool_ids[slot];
-    if (id_depth(id) <= pool.params.base_depth) {
+    if ((id.x & 1u) != 0u || id_depth(id) <= pool.params.base_depth) {
+        return false;
+    }
+    // Only a pair of leaves merges: the even child decides when its sibling is its right neighbour.
+    let sibling = pool_neighbours[3u * slot + POOL_RIGHT];
+    if (sibling == NO_SLOT || !id_equal(pool_ids[sibling], vec2<u32>(id.x | 1u, id.y))) {
         return false;
     }
     if (pool_parent_error_sq_px2(i, slot) <= pool.params.merge_target_sq_px2) {
@@ -44,13 +51,13 @@ fn classify_merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn classify_merge_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
-    if (i >= pool.params.leaves) {
-        return;
+    var slot = NO_SLOT;
+    var merge = false;
+    if (i < pool.params.leaves) {
+        slot = pool_list[i];
+        merge = classify_merge_leaf(i, slot);
     }
-    let slot = pool_list[i];
-    if (classify_merge_leaf(i, slot) && (pool_ids[slot].x & 1u) == 0u) {
-        list_push(LIST_MERGE, slot);
-    }
+    group_list_push(LIST_MERGE, merge, slot, local);
 }
 
 fn in_merge_state(slot: u32) -> bool {
@@ -95,7 +102,8 @@ fn elect_from(c0: u32, listed: bool) {
         return;
     }
     let c1 = pool_neighbours[3u * c0 + POOL_RIGHT];
-    if (c1 == NO_SLOT || !id_equal(pool_ids[c1], vec2<u32>(id.x | 1u, id.y)) || !in_merge_state(c1)) {
+    // c1's merge state is c0's: classify decided for the pair (and only with c1 a leaf).
+    if (c1 == NO_SLOT || !id_equal(pool_ids[c1], vec2<u32>(id.x | 1u, id.y))) {
         return;
     }
     let q1 = pool_neighbours[3u * c0 + POOL_LEFT];
@@ -111,7 +119,7 @@ fn elect_from(c0: u32, listed: bool) {
     let q0_id = pool_ids[q0];
     let q1_id = pool_ids[q1];
     let facing_pair = (q0_id.x & 1u) == 0u && id_equal(q1_id, vec2<u32>(q0_id.x | 1u, q0_id.y)) && id_depth(q0_id) == id_depth(id);
-    if (facing_pair && in_merge_state(q0) && in_merge_state(q1) && id_less(id, q0_id)) {
+    if (facing_pair && in_merge_state(q0) && id_less(id, q0_id)) {
         mark_merged(c0, c1, listed);
         mark_merged(q0, q1, listed);
         atomicAdd(&pool.counters.diamonds_merged, 1u);

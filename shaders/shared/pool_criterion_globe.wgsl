@@ -60,9 +60,10 @@ fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
     return pool_globe_criterion_sq_px2(b);
 }
 
-// The squared error of the parent of listed leaf `i`, in `slot`. Its vertices are the leaf's
-// first and last and one more (shared/pool_types.wgsl parent_vertices): that one is placed from
-// the tile cache, and the parent's error bound is found afresh.
+// The squared error of the parent of listed leaf `i`, in `slot`: an even leaf (pool.classify_merge
+// asks the even child of a pair only). The parent (a, b, 2m - a) of child 0 (a, m, b) has the
+// leaf's first and last vertices and one more: that one is placed from the tile cache, and the
+// parent's error bound is found afresh.
 fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
     let id = pool_ids[slot];
     let parent = parent_vertices(id, load_vertices(slot));
@@ -70,15 +71,10 @@ fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
         return pool_globe_criterion_sq_px2(pool_globe_bound(parent));
     }
     let depth = id_depth(id);
-    let first = pool_decoded_vertex(i, depth, 0u);
-    let last = pool_decoded_vertex(i, depth, 2u);
-    var p: array<vec3<f32>, 3>;
-    if ((id.x & 1u) == 0u) {
-        // Child 0 (a, m, b) of (a, b, 2m - a).
-        p = array<vec3<f32>, 3>(first, last, pool_relative_position_m(parent[2], pool_vertex_height_m(parent[2])));
-    } else {
-        // Child 1 (a, m, b) of (2m - b, a, b).
-        p = array<vec3<f32>, 3>(pool_relative_position_m(parent[0], pool_vertex_height_m(parent[0])), first, last);
-    }
+    let p = array<vec3<f32>, 3>(
+        pool_decoded_vertex(i, depth, 0u),
+        pool_decoded_vertex(i, depth, 2u),
+        pool_relative_position_m(parent[2], pool_vertex_height_m(parent[2])),
+    );
     return pool_globe_criterion_sq_px2(pool_globe_bound_with_error(parent, p));
 }

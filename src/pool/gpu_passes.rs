@@ -82,7 +82,7 @@ type Profiler = wgpu_profiler::GpuProfiler;
 /// A criterion of a scene instead of the test criterion: its WGSL file replaces
 /// shared/pool_criterion.wgsl and defines `pool_leaf_error_sq_px2(i, slot)` and
 /// `pool_parent_error_sq_px2(i, slot)` (the squared error of listed leaf i in `slot`, and of its
-/// parent); its uniform is bound at binding 8, its per-leaf data (when given) at binding 9, and the
+/// parent; the latter is asked of even leaves only); its uniform is bound at binding 8, its per-leaf data (when given) at binding 9, and the
 /// bind groups of `group1_layout` (when given) and `group2_layout` at @group(1) and @group(2)
 /// (recorded with every frame).
 pub struct SceneCriterion<'a> {

@@ -2,12 +2,13 @@
 //! pass.
 //!
 //! ```text
-//! classify  every leaf: reset its update; below the base depth, its parent may merge when the
-//!           criterion on the parent (vertices from the child) is at most MERGE_RATIO_SQ · T_eff²;
-//!           even leaves in merge state go on the merge list
+//! classify  every leaf: reset its update; an even leaf below the base depth whose sibling is a
+//!           leaf (its right neighbour) is in merge state when the criterion on their parent
+//!           (vertices from the child) is at most MERGE_RATIO_SQ · T_eff², and goes on the merge
+//!           list; the odd sibling takes no criterion (the even one decides for the pair)
 //! elect     even leaf c0 of parent P: its sibling c1 = c0's right neighbour, the facing pair
 //!           q1 = c0's left and q0 = c1's right neighbour (children of P's hypotenuse partner Q),
-//!           all four leaves of one depth in merge state; the smaller id of c0 and q0 elects.
+//!           all four leaves of one depth, c0 and q0 in merge state; the smaller id of c0 and q0 elects.
 //!           It marks the four merged and each odd child's survivor (its even sibling's slot).
 //! merge     P takes c0's slot and id / 2, Q takes q0's; c1's and q1's slots are freed.
 //!           P's neighbours: left = survivor(c0's hypotenuse neighbour), right = survivor(c1's),
@@ -44,15 +45,17 @@ impl PoolTwin {
             let slot = self.list[i];
             self.update[slot as usize] = SlotUpdate::reset(slot);
             let node = Node64(self.ids[slot as usize]);
-            if node.depth() <= self.mesh.depth {
+            if node.0 & 1 == 1 || node.depth() <= self.mesh.depth {
                 continue;
             }
-            let parent = parent_vertices(self.vertices[slot as usize], node.0 & 1);
+            let sibling = self.neighbours[slot as usize][RIGHT];
+            if sibling == NO_SLOT || self.ids[sibling as usize] != node.0 | 1 {
+                continue;
+            }
+            let parent = parent_vertices(self.vertices[slot as usize], 0);
             if error_sq_px2(node.parent(), &parent) <= merge_sq {
                 self.update[slot as usize].merge = true;
-                if node.0 & 1 == 0 {
-                    merge_list.push(slot);
-                }
+                merge_list.push(slot);
             }
         }
         merge_list
@@ -65,7 +68,7 @@ impl PoolTwin {
         for &c0 in merge_list {
             let id = self.ids[c0 as usize];
             let c1 = self.neighbours[c0 as usize][RIGHT];
-            if c1 == NO_SLOT || self.ids[c1 as usize] != id | 1 || !self.update[c1 as usize].merge {
+            if c1 == NO_SLOT || self.ids[c1 as usize] != id | 1 {
                 continue;
             }
             let (q1, q0) = (self.neighbours[c0 as usize][LEFT], self.neighbours[c1 as usize][RIGHT]);
@@ -78,7 +81,7 @@ impl PoolTwin {
             }
             let (q0_id, q1_id) = (self.ids[q0 as usize], self.ids[q1 as usize]);
             let facing_pair = q0_id & 1 == 0 && q1_id == q0_id | 1 && Node64(q0_id).depth() == Node64(id).depth();
-            if facing_pair && self.update[q0 as usize].merge && self.update[q1 as usize].merge && id < q0_id {
+            if facing_pair && self.update[q0 as usize].merge && id < q0_id {
                 diamonds.push([c0, c1, q0, q1]);
             }
         }
