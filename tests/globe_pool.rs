@@ -11,6 +11,7 @@ mod golden;
 use std::collections::HashMap;
 
 use bisector::globe::cache::tile_cache::{TileCache, TileCacheConfig};
+use bisector::globe::camera::GlobeCamera;
 use bisector::globe::figures::{near_edges_pool, EdgeStats};
 use bisector::globe::ground::Ground;
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
@@ -259,11 +260,25 @@ fn the_criterion_on_the_decoded_vertices_agrees_with_placing_them_again() {
 }
 
 #[test]
-fn camera_moved_m_is_the_motion_up_to_a_kilometre() {
-    use bisector::globe::pool_scene::{camera_moved_m, MAX_REUSED_MOTION_M};
+fn camera_moved_m_is_the_motion_up_to_a_kilometre_or_a_quarter_of_the_altitude() {
+    use bisector::globe::pool_scene::{camera_moved_m, MAX_REUSED_MOTION_M, REUSED_MOTION_ALTITUDE_SHARE};
     use glam::DVec3;
+    // 64 km under the ellipsoid: a kilometre.
     let decoded = DVec3::new(-3.0e6, 4.9e6, 2.6e6);
     assert_eq!(camera_moved_m(decoded + DVec3::new(1.5, -0.25, 2.0), Some(decoded)), [1.5, -0.25, 2.0, 1.0]);
     assert_eq!(camera_moved_m(decoded + DVec3::new(MAX_REUSED_MOTION_M + 1.0, 0.0, 0.0), Some(decoded)), [0.0; 4]);
     assert_eq!(camera_moved_m(decoded, None), [0.0; 4]);
+    // 1,000 km over 24N 121E, moving down 40 km (the descent's pace from orbit): reused, up to a quarter
+    // of the altitude.
+    let high = GlobeCamera::at_lon_lat(121.0, 24.0, 1.0e6, 0.0, -90.0, 45.0);
+    let altitude_m = high.altitude_m();
+    assert!((altitude_m - 1.0e6).abs() < 1e-3, "{altitude_m}");
+    let down = -high.up();
+    let moved = camera_moved_m(high.position_m + 4.0e4 * down, Some(high.position_m));
+    assert_eq!(moved[3], 1.0);
+    assert!((DVec3::new(moved[0].into(), moved[1].into(), moved[2].into()) - 4.0e4 * down).length() < 1e-2, "{moved:?}");
+    let limit_m = REUSED_MOTION_ALTITUDE_SHARE * altitude_m;
+    let start = high.position_m - (limit_m - 1.0) * down;
+    assert_eq!(camera_moved_m(high.position_m, Some(start))[3], 1.0);
+    assert_eq!(camera_moved_m(high.position_m, Some(start - 2.0 * down)), [0.0; 4]);
 }

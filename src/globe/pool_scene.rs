@@ -106,13 +106,27 @@ pub struct GlobePoolRenderer {
 }
 
 /// The pool's criterion moves the last decode's vertices by the camera's motion when it is at
-/// most this (shared/pool_criterion_globe.wgsl): the motion in f32 errs by 1e-7 of itself, 0.1 mm.
+/// most this, or at most `REUSED_MOTION_ALTITUDE_SHARE` of the camera's altitude where that is more
+/// (shared/pool_criterion_globe.wgsl). The moved vertices err by about 2^-24 of the larger of the
+/// motion and their distance to the last camera: 0.1 mm for a kilometre.
 pub const MAX_REUSED_MOTION_M: f64 = 1000.0;
+
+/// The share of the camera's altitude above the ellipsoid it may move in a frame with the last
+/// decode's vertices still reused: no leaf is nearer the camera than about its altitude, so the
+/// motion's f32 error stays under 1e-7 of every leaf's distance (a descent from orbit moves tens
+/// of kilometres a frame, and placing every vertex again from the tile cache doubled its classify
+/// passes: docs/BENCHMARKS.md run 35).
+pub const REUSED_MOTION_ALTITUDE_SHARE: f64 = 0.25;
+
+/// The largest motion of a camera at `camera_m` for which its frame reuses the last decode's vertices.
+pub fn max_reused_motion_m(camera_m: DVec3) -> f64 {
+    MAX_REUSED_MOTION_M.max(REUSED_MOTION_ALTITUDE_SHARE * crate::globe::ellipsoid::normal_and_height_m(camera_m).1)
+}
 
 /// `GlobeFrame::camera_moved_m` for a camera at `camera_m` whose last decode saw `decoded_m`.
 pub fn camera_moved_m(camera_m: DVec3, decoded_m: Option<DVec3>) -> [f32; 4] {
     match decoded_m.map(|d| camera_m - d) {
-        Some(moved) if moved.length() <= MAX_REUSED_MOTION_M => moved.as_vec3().extend(1.0).to_array(),
+        Some(moved) if moved.length() <= max_reused_motion_m(camera_m) => moved.as_vec3().extend(1.0).to_array(),
         _ => [0.0; 4],
     }
 }
