@@ -38,6 +38,12 @@ fn chain_cost(slot: u32) -> u32 {
     return cost;
 }
 
+// The workgroup's share of the counters and the histogram classify_split adds to the pool's: one
+// atomic per workgroup and bucket (classify_split_flush) instead of one per leaf that wants a split.
+var<workgroup> wg_wanted_split: atomic<u32>;
+var<workgroup> wg_capped_by_depth: atomic<u32>;
+var<workgroup> wg_histogram: array<atomic<u32>, BUCKET_COUNT>;
+
 // Classifies listed leaf i in `slot`: true when it is a split candidate.
 fn classify_split_leaf(i: u32, slot: u32) -> bool {
     reset_update(slot);
@@ -48,16 +54,38 @@ fn classify_split_leaf(i: u32, slot: u32) -> bool {
     if (!(error_sq > target_sq)) {
         return false;
     }
-    atomicAdd(&pool.counters.wanted_split, 1u);
+    atomicAdd(&wg_wanted_split, 1u);
     if (id_depth(id) >= pool.params.max_depth) {
-        atomicAdd(&pool.counters.capped_by_depth, 1u);
+        atomicAdd(&wg_capped_by_depth, 1u);
         return false;
     }
     let bucket = priority_bucket(error_sq, target_sq);
-    atomicAdd(&pool.histogram[bucket], chain_cost(slot));
+    atomicAdd(&wg_histogram[bucket], chain_cost(slot));
     update_store(slot, UPDATE_FLAGS, FLAG_CANDIDATE);
     update_store(slot, UPDATE_BUCKET, bucket);
     return true;
+}
+
+// Adds the workgroup's counts and histogram to the pool's, once every thread has classified its
+// leaf. Call from every thread, in uniform control flow.
+fn classify_split_flush(local: u32) {
+    workgroupBarrier();
+    for (var b = local; b < BUCKET_COUNT; b += WORKGROUP_SIZE) {
+        let cost = atomicLoad(&wg_histogram[b]);
+        if (cost != 0u) {
+            atomicAdd(&pool.histogram[b], cost);
+        }
+    }
+    if (local == 0u) {
+        let wanted = atomicLoad(&wg_wanted_split);
+        if (wanted != 0u) {
+            atomicAdd(&pool.counters.wanted_split, wanted);
+        }
+        let capped = atomicLoad(&wg_capped_by_depth);
+        if (capped != 0u) {
+            atomicAdd(&pool.counters.capped_by_depth, capped);
+        }
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -66,18 +94,20 @@ fn classify_split(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
     if (i < pool.params.leaves) {
         _ = classify_split_leaf(i, pool_list[i]);
     }
+    classify_split_flush(local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn classify_split_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
-    if (i >= pool.params.leaves) {
-        return;
+    var slot = NO_SLOT;
+    var candidate = false;
+    if (i < pool.params.leaves) {
+        slot = pool_list[i];
+        candidate = classify_split_leaf(i, slot);
     }
-    let slot = pool_list[i];
-    if (classify_split_leaf(i, slot)) {
-        list_push(LIST_CANDIDATES, slot);
-    }
+    classify_split_flush(local);
+    group_list_push(LIST_CANDIDATES, candidate, slot, local);
 }
 
 var<workgroup> wg_suffix: array<u32, 256>;
@@ -159,26 +189,58 @@ fn mark_chain(slot: u32, listed: bool) {
     }
 }
 
-// A split candidate in `slot`: admitted (its chain marked) when its bucket is at least b*.
-fn mark_candidate(slot: u32, listed: bool) {
+// A split candidate in `slot`: admitted (its chain marked, true) when its bucket is at least b*,
+// else capped by the pool.
+fn mark_candidate(slot: u32, listed: bool) -> bool {
     if (update_load(slot, UPDATE_BUCKET) >= pool.params.threshold_bucket) {
-        atomicAdd(&pool.counters.admitted, 1u);
         mark_chain(slot, listed);
-    } else {
-        atomicAdd(&pool.counters.capped_by_pool, 1u);
+        return true;
+    }
+    return false;
+}
+
+var<workgroup> wg_admitted: atomic<u32>;
+var<workgroup> wg_capped_by_pool: atomic<u32>;
+
+// Adds a thread's admitted and capped candidates to the pool's counters, one atomic per workgroup
+// (the pool full, 100 k candidates a frame are capped). Call from every thread, in uniform control
+// flow.
+fn mark_flush(local: u32, admitted: u32, capped: u32) {
+    if (admitted != 0u) {
+        atomicAdd(&wg_admitted, admitted);
+    }
+    if (capped != 0u) {
+        atomicAdd(&wg_capped_by_pool, capped);
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        let a = atomicLoad(&wg_admitted);
+        if (a != 0u) {
+            atomicAdd(&pool.counters.admitted, a);
+        }
+        let c = atomicLoad(&wg_capped_by_pool);
+        if (c != 0u) {
+            atomicAdd(&pool.counters.capped_by_pool, c);
+        }
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn mark(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
-    if (i >= pool.params.leaves) {
-        return;
+    var admitted = 0u;
+    var capped = 0u;
+    if (i < pool.params.leaves) {
+        let slot = pool_list[i];
+        if ((update_load(slot, UPDATE_FLAGS) & FLAG_CANDIDATE) != 0u) {
+            if (mark_candidate(slot, false)) {
+                admitted = 1u;
+            } else {
+                capped = 1u;
+            }
+        }
     }
-    let slot = pool_list[i];
-    if ((update_load(slot, UPDATE_FLAGS) & FLAG_CANDIDATE) != 0u) {
-        mark_candidate(slot, false);
-    }
+    mark_flush(local, admitted, capped);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -188,7 +250,14 @@ fn mark_listed(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let count = listed_count(LIST_CANDIDATES);
+    var admitted = 0u;
+    var capped = 0u;
     for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
-        mark_candidate(listed_slot(LIST_CANDIDATES, j), true);
+        if (mark_candidate(listed_slot(LIST_CANDIDATES, j), true)) {
+            admitted += 1u;
+        } else {
+            capped += 1u;
+        }
     }
+    mark_flush(local, admitted, capped);
 }

@@ -44,6 +44,31 @@ fn list_push(k: u32, slot: u32) {
     pool_list[list_base(k) + at] = slot;
 }
 
+var<workgroup> wg_push_count: atomic<u32>;
+var<workgroup> wg_push_base: u32;
+
+// Appends `slot` to compact list k for each thread of the workgroup whose `push` is true, with one
+// atomicAdd on the list's count per workgroup (a pass over every leaf that lists 100 k of them
+// would otherwise queue 100 k atomics on one word). Call from every thread of the workgroup, in
+// uniform control flow: it holds two barriers.
+fn group_list_push(k: u32, push: bool, slot: u32, local: u32) {
+    var at = 0u;
+    if (push) {
+        at = atomicAdd(&wg_push_count, 1u);
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        let count = atomicLoad(&wg_push_count);
+        if (count != 0u) {
+            wg_push_base = atomicAdd(&pool.counters.listed[k], count);
+        }
+    }
+    workgroupBarrier();
+    if (push) {
+        pool_list[list_base(k) + wg_push_base + at] = slot;
+    }
+}
+
 fn listed_count(k: u32) -> u32 {
     return atomicLoad(&pool.counters.listed[k]);
 }
