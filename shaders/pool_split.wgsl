@@ -38,11 +38,13 @@ fn chain_cost(slot: u32) -> u32 {
     return cost;
 }
 
-// The workgroup's share of the counters and the histogram classify_split adds to the pool's: one
-// atomic per workgroup and bucket (classify_split_flush) instead of one per leaf that wants a split.
+// The workgroup's share of the counters and of the histogram's first WORKGROUP_SIZE buckets (where
+// almost every candidate falls: 16 buckets per octave of e² over T²) that classify_split adds to
+// the pool's: one atomic per workgroup and bucket (classify_split_flush) instead of one per leaf
+// that wants a split.
 var<workgroup> wg_wanted_split: atomic<u32>;
 var<workgroup> wg_capped_by_depth: atomic<u32>;
-var<workgroup> wg_histogram: array<atomic<u32>, BUCKET_COUNT>;
+var<workgroup> wg_histogram: array<atomic<u32>, WORKGROUP_SIZE>;
 
 // Classifies listed leaf i in `slot`: true when it is a split candidate.
 fn classify_split_leaf(i: u32, slot: u32) -> bool {
@@ -60,7 +62,11 @@ fn classify_split_leaf(i: u32, slot: u32) -> bool {
         return false;
     }
     let bucket = priority_bucket(error_sq, target_sq);
-    atomicAdd(&wg_histogram[bucket], chain_cost(slot));
+    if (bucket < WORKGROUP_SIZE) {
+        atomicAdd(&wg_histogram[bucket], chain_cost(slot));
+    } else {
+        atomicAdd(&pool.histogram[bucket], chain_cost(slot));
+    }
     update_store(slot, UPDATE_FLAGS, FLAG_CANDIDATE);
     update_store(slot, UPDATE_BUCKET, bucket);
     return true;
@@ -70,20 +76,19 @@ fn classify_split_leaf(i: u32, slot: u32) -> bool {
 // leaf. Call from every thread, in uniform control flow.
 fn classify_split_flush(local: u32) {
     workgroupBarrier();
-    for (var b = local; b < BUCKET_COUNT; b += WORKGROUP_SIZE) {
-        let cost = atomicLoad(&wg_histogram[b]);
+    let wanted = atomicLoad(&wg_wanted_split);
+    // Most workgroups have no leaf that wants a split.
+    if (wanted != 0u) {
+        let cost = atomicLoad(&wg_histogram[local]);
         if (cost != 0u) {
-            atomicAdd(&pool.histogram[b], cost);
+            atomicAdd(&pool.histogram[local], cost);
         }
-    }
-    if (local == 0u) {
-        let wanted = atomicLoad(&wg_wanted_split);
-        if (wanted != 0u) {
+        if (local == 0u) {
             atomicAdd(&pool.counters.wanted_split, wanted);
-        }
-        let capped = atomicLoad(&wg_capped_by_depth);
-        if (capped != 0u) {
-            atomicAdd(&pool.counters.capped_by_depth, capped);
+            let capped = atomicLoad(&wg_capped_by_depth);
+            if (capped != 0u) {
+                atomicAdd(&pool.counters.capped_by_depth, capped);
+            }
         }
     }
 }
