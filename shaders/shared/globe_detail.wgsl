@@ -17,13 +17,19 @@ fn detail_fade(t: f32) -> f32 {
     return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
 }
 
-// The gradient of lattice corner `c` at `level`: one of 8 unit-ish directions.
-fn detail_corner(c: vec2<u32>, level: u32, f: vec2<f32>) -> f32 {
-    let h = fmix32(c.x ^ fmix32(c.y ^ fmix32(level ^ 0x9e3779b9u))) >> 29u;
-    let g = array<vec2<f32>, 8>(
-        vec2<f32>(1.0, 0.0), vec2<f32>(-1.0, 0.0), vec2<f32>(0.0, 1.0), vec2<f32>(0.0, -1.0),
-        vec2<f32>(0.70710677, 0.70710677), vec2<f32>(-0.70710677, 0.70710677), vec2<f32>(0.70710677, -0.70710677), vec2<f32>(-0.70710677, -0.70710677));
-    return g[h].x * f.x + g[h].y * f.y;
+// The gradients of the four lattice corners of cell `c` at `level` (c, c + x, c + y, c + x + y),
+// from h = fmix32(corner.x ^ fmix32(corner.y ^ fmix32(level ^ 0x9e3779b9u))), the level's and each
+// row's hash computed once (7 fmix32, not 12).
+fn detail_cell_gradients(c: vec2<u32>, level: u32) -> array<vec2<f32>, 4> {
+    let hl = fmix32(level ^ 0x9e3779b9u);
+    let h0 = fmix32(c.y ^ hl);
+    let h1 = fmix32((c.y + 1u) ^ hl);
+    return array<vec2<f32>, 4>(
+        detail_hash_gradient(fmix32(c.x ^ h0)),
+        detail_hash_gradient(fmix32((c.x + 1u) ^ h0)),
+        detail_hash_gradient(fmix32(c.x ^ h1)),
+        detail_hash_gradient(fmix32((c.x + 1u) ^ h1)),
+    );
 }
 
 // Gradient noise on the lattice of 2^level cells per map side at fixed-point map point `map`
@@ -32,10 +38,11 @@ fn detail_noise(map: vec2<u32>, level: u32) -> f32 {
     let shift = 30u - level;
     let c = map >> vec2<u32>(shift);
     let f = vec2<f32>(map & vec2<u32>((1u << shift) - 1u)) / f32(1u << shift);
-    let n00 = detail_corner(c, level, f);
-    let n10 = detail_corner(c + vec2<u32>(1u, 0u), level, f - vec2<f32>(1.0, 0.0));
-    let n01 = detail_corner(c + vec2<u32>(0u, 1u), level, f - vec2<f32>(0.0, 1.0));
-    let n11 = detail_corner(c + vec2<u32>(1u, 1u), level, f - vec2<f32>(1.0, 1.0));
+    let g = detail_cell_gradients(c, level);
+    let n00 = g[0].x * f.x + g[0].y * f.y;
+    let n10 = g[1].x * (f.x - 1.0) + g[1].y * f.y;
+    let n01 = g[2].x * f.x + g[2].y * (f.y - 1.0);
+    let n11 = g[3].x * (f.x - 1.0) + g[3].y * (f.y - 1.0);
     let u = vec2<f32>(detail_fade(f.x), detail_fade(f.y));
     let a = n00 + (n10 - n00) * u.x;
     let b = n01 + (n11 - n01) * u.x;
@@ -99,8 +106,7 @@ fn detail_fade_slope(t: f32) -> f32 {
     return 30.0 * t * t * (t * (t - 2.0) + 1.0);
 }
 
-// The gradient of a lattice corner from its hash `h` (detail_corner's for
-// h = fmix32(c.x ^ fmix32(c.y ^ fmix32(level ^ 0x9e3779b9u)))).
+// The gradient of a lattice corner from its hash `h` (detail_cell_gradients').
 fn detail_hash_gradient(h: u32) -> vec2<f32> {
     let g = array<vec2<f32>, 8>(
         vec2<f32>(1.0, 0.0), vec2<f32>(-1.0, 0.0), vec2<f32>(0.0, 1.0), vec2<f32>(0.0, -1.0),
@@ -114,14 +120,11 @@ fn detail_noise_gradient(map: vec2<u32>, level: u32) -> vec2<f32> {
     let shift = 30u - level;
     let c = map >> vec2<u32>(shift);
     let f = vec2<f32>(map & vec2<u32>((1u << shift) - 1u)) / f32(1u << shift);
-    // detail_corner's hashes, the level's and each row's computed once (7 fmix32, not 12).
-    let hl = fmix32(level ^ 0x9e3779b9u);
-    let h0 = fmix32(c.y ^ hl);
-    let h1 = fmix32((c.y + 1u) ^ hl);
-    let g00 = detail_hash_gradient(fmix32(c.x ^ h0));
-    let g10 = detail_hash_gradient(fmix32((c.x + 1u) ^ h0));
-    let g01 = detail_hash_gradient(fmix32(c.x ^ h1));
-    let g11 = detail_hash_gradient(fmix32((c.x + 1u) ^ h1));
+    let g = detail_cell_gradients(c, level);
+    let g00 = g[0];
+    let g10 = g[1];
+    let g01 = g[2];
+    let g11 = g[3];
     let n00 = g00.x * f.x + g00.y * f.y;
     let n10 = g10.x * (f.x - 1.0) + g10.y * f.y;
     let n01 = g01.x * f.x + g01.y * (f.y - 1.0);
