@@ -5,8 +5,8 @@
 //                        takes no criterion (its parent is the same: the even one decides for both)
 //   pool.elect           even leaf c0 in merge state: its sibling c1 = c0's right neighbour, the
 //                        facing pair q1 = c0's left and q0 = c1's right neighbour, all four of one
-//                        depth, c0 and q0 in merge state; the smaller id of c0 and q0 elects and marks the
-//                        four merged, each odd child's survivor its even sibling's slot
+//                        depth, c0 and q0 in merge state; the smaller id of c0 and q0 elects and
+//                        marks the four merged, each odd child's survivor its even sibling's slot
 //   pool.merge           each merged even leaf e (odd sibling o = its right neighbour in the
 //                        snapshot) becomes the parent: id / 2, vertices from child 0, links
 //                        (survivor(e's hypotenuse neighbour), survivor(o's), survivor(e's left));

@@ -62,10 +62,11 @@ fn classify_split_leaf(i: u32, slot: u32) -> bool {
         return false;
     }
     let bucket = priority_bucket(error_sq, target_sq);
+    let cost = chain_cost(slot);
     if (bucket < WORKGROUP_SIZE) {
-        atomicAdd(&wg_histogram[bucket], chain_cost(slot));
+        atomicAdd(&wg_histogram[bucket], cost);
     } else {
-        atomicAdd(&pool.histogram[bucket], chain_cost(slot));
+        atomicAdd(&pool.histogram[bucket], cost);
     }
     update_store(slot, UPDATE_FLAGS, FLAG_CANDIDATE);
     update_store(slot, UPDATE_BUCKET, bucket);

@@ -8,7 +8,8 @@
 //!           list; the odd sibling takes no criterion (the even one decides for the pair)
 //! elect     even leaf c0 of parent P: its sibling c1 = c0's right neighbour, the facing pair
 //!           q1 = c0's left and q0 = c1's right neighbour (children of P's hypotenuse partner Q),
-//!           all four leaves of one depth, c0 and q0 in merge state; the smaller id of c0 and q0 elects.
+//!           all four leaves of one depth, c0 and q0 in merge state; the smaller id of c0 and q0
+//!           elects.
 //!           It marks the four merged and each odd child's survivor (its even sibling's slot).
 //! merge     P takes c0's slot and id / 2, Q takes q0's; c1's and q1's slots are freed.
 //!           P's neighbours: left = survivor(c0's hypotenuse neighbour), right = survivor(c1's),
