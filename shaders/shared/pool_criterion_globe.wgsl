@@ -66,7 +66,7 @@ fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
 // parent's error bound is found afresh.
 fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
     let id = pool_ids[slot];
-    let parent = parent_vertices(id, load_vertices(slot));
+    let parent = parent_of_child0_vertices(load_vertices(slot));
     if (!pool_decoded_usable()) {
         return pool_globe_criterion_sq_px2(pool_globe_bound(parent));
     }
