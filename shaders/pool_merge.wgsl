@@ -16,14 +16,20 @@
 // diamond (c0, and q0 when there is one; each once, by the one electing thread) to LIST_MERGED,
 // which merge runs over: exactly the slots it acts for. merge reads the snapshot of e, of o and
 // of the leaf across o's hypotenuse only, so the compact mode's pool.snapshot (`snapshot_merge`)
-// copies the links of those slots alone (nothing before merge writes a link).
+// copies the links of those slots alone (nothing before merge writes a link). classify does not
+// reset every leaf's update record there (see pool_split.wgsl):
+//   pool.clean           (`clean_merge`, after merge) resets the records of LIST_MERGE's slots and
+//                        of the odd sibling of each of LIST_MERGED's (elect wrote no others)
 //!include shared/pool_bindings.wgsl
 
 const NO_ID: vec2<u32> = vec2<u32>(0u, 0u);
 
-// Classifies listed leaf i in `slot`: true when it is in merge state.
-fn classify_merge_leaf(i: u32, slot: u32) -> bool {
-    reset_update(slot);
+// Classifies listed leaf i in `slot`: true when it is in merge state. `reset`: clear its update
+// record first (the bit-exact mode; the compact mode's records are clean already).
+fn classify_merge_leaf(i: u32, slot: u32, reset: bool) -> bool {
+    if (reset) {
+        reset_update(slot);
+    }
     let id = pool_ids[slot];
     if ((id.x & 1u) != 0u || id_depth(id) <= pool.params.base_depth) {
         return false;
@@ -44,7 +50,7 @@ fn classify_merge_leaf(i: u32, slot: u32) -> bool {
 fn classify_merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
     if (i < pool.params.leaves) {
-        _ = classify_merge_leaf(i, pool_list[i]);
+        _ = classify_merge_leaf(i, pool_list[i], true);
     }
 }
 
@@ -55,7 +61,7 @@ fn classify_merge_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local
     var merge = false;
     if (i < pool.params.leaves) {
         slot = pool_list[i];
-        merge = classify_merge_leaf(i, slot);
+        merge = classify_merge_leaf(i, slot, false);
     }
     group_list_push(LIST_MERGE, merge, slot, local);
 }
@@ -191,4 +197,28 @@ fn merge_into(e: u32) {
         pool_neighbours[3u * outside + snapshot_field(outside, o)] = e;
     }
     atomicAdd(&pool.counters.slots_freed, 1u);
+}
+
+// pool.clean of a merge frame (compact mode, after merge): the words of the update records
+// classify and elect wrote this frame cleared for the next frame: the flags of the even leaves in
+// merge state (LIST_MERGE: c0 and q0 of every elected diamond among them), and the flags and
+// survivor of the odd sibling each merged even leaf had (its right link in the snapshot; that
+// slot is free now).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn clean_merge(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let merge_state = listed_count(LIST_MERGE);
+    let merged = listed_count(LIST_MERGED);
+    for (var j = grid_first(group, local); j < merge_state + merged; j += grid_stride(groups)) {
+        if (j < merge_state) {
+            update_store(listed_slot(LIST_MERGE, j), UPDATE_FLAGS, 0u);
+        } else {
+            let odd = pool_snapshot[3u * listed_slot(LIST_MERGED, j - merge_state) + POOL_RIGHT];
+            update_store(odd, UPDATE_FLAGS, 0u);
+            update_store(odd, UPDATE_SURVIVOR, odd);
+        }
+    }
 }

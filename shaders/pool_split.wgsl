@@ -9,7 +9,10 @@
 // Compact mode (`*_listed`): classify appends each candidate to LIST_CANDIDATES, mark runs over
 // that list and appends every slot whose pattern it set from 0 (the candidate and the chain's
 // members, each once: only the first OR sees 0) to LIST_ALLOCATIONS, which allocate and bisect
-// run over: exactly the slots with a pattern, the only ones those passes act for.
+// run over: exactly the slots with a pattern, the only ones those passes act for. classify does
+// not reset every leaf's update record there: every record is clean when a frame begins (upload
+// writes them so, and pool.clean resets those the frame wrote: the slots of both lists).
+//   pool.clean           (`clean_split`, after bisect) resets the records of both lists' slots
 //!include shared/pool_bindings.wgsl
 
 // priority::bucket: the float-bit difference of e² and T², 16 buckets per octave.
@@ -46,9 +49,12 @@ var<workgroup> wg_wanted_split: atomic<u32>;
 var<workgroup> wg_capped_by_depth: atomic<u32>;
 var<workgroup> wg_histogram: array<atomic<u32>, WORKGROUP_SIZE>;
 
-// Classifies listed leaf i in `slot`: true when it is a split candidate.
-fn classify_split_leaf(i: u32, slot: u32) -> bool {
-    reset_update(slot);
+// Classifies listed leaf i in `slot`: true when it is a split candidate. `reset`: clear its
+// update record first (the bit-exact mode; the compact mode's records are clean already).
+fn classify_split_leaf(i: u32, slot: u32, reset: bool) -> bool {
+    if (reset) {
+        reset_update(slot);
+    }
     let id = pool_ids[slot];
     let error_sq = pool_leaf_error_sq_px2(i, slot);
     let target_sq = pool.params.target_sq_px2;
@@ -98,7 +104,7 @@ fn classify_split_flush(local: u32) {
 fn classify_split(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = pool_thread_index(group, local);
     if (i < pool.params.leaves) {
-        _ = classify_split_leaf(i, pool_list[i]);
+        _ = classify_split_leaf(i, pool_list[i], true);
     }
     classify_split_flush(local);
 }
@@ -110,7 +116,7 @@ fn classify_split_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local
     var candidate = false;
     if (i < pool.params.leaves) {
         slot = pool_list[i];
-        candidate = classify_split_leaf(i, slot);
+        candidate = classify_split_leaf(i, slot, false);
     }
     classify_split_flush(local);
     group_list_push(LIST_CANDIDATES, candidate, slot, local);
@@ -266,4 +272,31 @@ fn mark_listed(
         }
     }
     mark_flush(local, admitted, capped);
+}
+
+// pool.clean of a split frame (compact mode, after bisect): the words of the update records
+// classify, mark and allocate wrote this frame cleared for the next frame: a candidate's flags and
+// bucket (classify), a slot's pattern (mark, which listed it for allocation) and child slots
+// (allocate). Only those: with the pool full, 500 k leaves a frame are candidates.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn clean_split(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let candidates = listed_count(LIST_CANDIDATES);
+    let allocations = listed_count(LIST_ALLOCATIONS);
+    for (var j = grid_first(group, local); j < candidates + allocations; j += grid_stride(groups)) {
+        if (j < candidates) {
+            let slot = listed_slot(LIST_CANDIDATES, j);
+            update_store(slot, UPDATE_FLAGS, 0u);
+            update_store(slot, UPDATE_BUCKET, 0u);
+        } else {
+            let slot = listed_slot(LIST_ALLOCATIONS, j - candidates);
+            update_store(slot, UPDATE_PATTERN, 0u);
+            for (var k = 0u; k < 3u; k += 1u) {
+                update_store(slot, UPDATE_CHILDREN + k, NO_SLOT);
+            }
+        }
+    }
 }

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use bisector::gpu::Gpu;
 use bisector::leb::node64::{octahedron_point_fixed, twice_area_fixed, BaseMesh64, Node64, MAP_ONE_64};
 use bisector::pool::cpu::NO_SLOT;
-use bisector::pool::gpu::{LIST_ALLOCATIONS, LIST_CANDIDATES, LIST_MERGE, LIST_MERGED};
+use bisector::pool::gpu::{clean_update_records, LIST_ALLOCATIONS, LIST_CANDIDATES, LIST_MERGE, LIST_MERGED, UPDATE_WORDS};
 use bisector::pool::{GpuPool, PoolMode, PoolSettings, PoolState, PoolTwin, TestCriterion};
 use rand::Rng;
 
@@ -128,6 +128,17 @@ fn frame(gpu: &Gpu, pool: &GpuPool, twin: &mut PoolTwin, criterion: &TestCriteri
         assert!(l(LIST_MERGE) >= l(LIST_MERGED), "{context}: fewer even leaves in merge state than merged");
         assert_eq!((l(LIST_CANDIDATES), l(LIST_ALLOCATIONS)), (0, 0), "{context}: split lists in a merge frame");
     }
+    // Its classify passes clear no record: pool.clean leaves every one clean for the next frame.
+    let records = bisector::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &pool.update, 0, pool.update.size());
+    let clean = clean_update_records(pool.slot_count());
+    let dirty: Vec<usize> = bytemuck::cast_slice::<u8, u32>(&records)
+        .chunks(UPDATE_WORDS as usize)
+        .zip(clean.chunks(UPDATE_WORDS as usize))
+        .enumerate()
+        .filter(|(_, (gpu, clean))| gpu != clean)
+        .map(|(slot, _)| slot)
+        .collect();
+    assert!(dirty.is_empty(), "{context}: {} update records left dirty, first slots {:?}", dirty.len(), &dirty[..dirty.len().min(8)]);
 }
 
 /// What a pool holds, slots aside: for every leaf's id, the ids of its three neighbours (0 across

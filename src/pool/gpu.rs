@@ -51,6 +51,19 @@ pub const UPDATE_SURVIVOR: u32 = 4;
 pub const UPDATE_FLAGS: u32 = 5;
 /// Word of a split candidate's priority bucket.
 pub const UPDATE_BUCKET: u32 = 6;
+/// The clean update records of `slots` slots (`reset_update` in shaders/shared/pool_bindings.wgsl):
+/// no pattern, no child slots, each slot its own survivor, no flags, bucket 0.
+pub fn clean_update_records(slots: u32) -> Vec<u32> {
+    (0..slots)
+        .flat_map(|slot| {
+            let mut record = [0u32; UPDATE_WORDS as usize];
+            record[UPDATE_CHILDREN as usize..UPDATE_SURVIVOR as usize].fill(NO_SLOT);
+            record[UPDATE_SURVIVOR as usize] = slot;
+            record
+        })
+        .collect()
+}
+
 /// Flag: the leaf wants a split below max depth (its bucket is set).
 pub const FLAG_CANDIDATE: u32 = 1;
 /// Flag: the leaf's parent may merge.
@@ -407,6 +420,9 @@ impl GpuPool {
         let vertices: Vec<u64> = state.vertices.iter().flatten().flatten().copied().collect();
         queue.write_buffer(&self.vertices, 0, bytemuck::cast_slice(&words_u64(&vertices)));
         self.cbt.upload(queue, &state.cbt);
+        // Every slot's update record clean, as every frame begins (the compact mode's classify
+        // does not clear them; its pool.clean clears those the frame wrote).
+        queue.write_buffer(&self.update, 0, bytemuck::cast_slice(&clean_update_records(self.slots)));
         let params = GpuPoolParams {
             target_sq_px2: twin.target_sq_px2(),
             effective_target_sq_px2: twin.effective_target_sq_px2(),

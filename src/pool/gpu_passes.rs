@@ -19,11 +19,13 @@
 //!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern))
 //!              pool.snapshot        over LIST_ALLOCATIONS: the links of each slot and its 3 neighbours
 //!              pool.bisect          over LIST_ALLOCATIONS
+//!              pool.clean           over both lists: the update words the frame wrote cleared
 //!              cbt.reduce, pool.list
 //! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE
 //!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED
 //!              pool.snapshot        over LIST_MERGED: the links of e, its odd sibling o, o's edge neighbour
 //!              pool.merge           over LIST_MERGED
+//!              pool.clean           over LIST_MERGE and LIST_MERGED's odd siblings: the words written cleared
 //!              cbt.reduce, pool.list
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
@@ -35,6 +37,9 @@
 //! frames of a descent) loops. The lists live in pool.list after the draw list (no new binding:
 //! the globe's criterion already binds 12 storage buffers), N entries each, and a slot enters a
 //! list at most once per frame, so they never overflow. alloc_sum and alloc_scan are not needed.
+//! The compact mode's classify passes do not clear every leaf's update record (7 atomic stores a
+//! leaf): every record is clean as a frame begins (`GpuPool::upload` writes them so), and
+//! pool.clean clears the few the frame wrote, all of them on its lists.
 //!
 //! All of them share one explicit layout (the pool's eight storage buffers and the criterion's
 //! uniform); pool.list has its own, as it writes the arguments buffer that the others dispatch from.
@@ -60,6 +65,8 @@ pub(crate) struct PoolPasses {
     merge: wgpu::ComputePipeline,
     snapshot_split: wgpu::ComputePipeline,
     snapshot_merge: wgpu::ComputePipeline,
+    clean_split: wgpu::ComputePipeline,
+    clean_merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
@@ -200,6 +207,8 @@ impl PoolPasses {
             merge: pipeline("pool_merge.wgsl", &listed("merge")),
             snapshot_split: pipeline("pool_bisect.wgsl", "snapshot_split"),
             snapshot_merge: pipeline("pool_merge.wgsl", "snapshot_merge"),
+            clean_split: pipeline("pool_split.wgsl", "clean_split"),
+            clean_merge: pipeline("pool_merge.wgsl", "clean_merge"),
             list,
             compact_workgroups,
             bind_group,
@@ -288,6 +297,14 @@ impl PoolPasses {
         }
     }
 
+    /// Records the compact mode's pool.clean (nothing in the bit-exact mode, whose classify
+    /// clears every record).
+    fn record_clean(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, pipeline: &wgpu::ComputePipeline) {
+        if self.compact_workgroups.is_some() {
+            self.over_list(encoder, frame, "pool.clean", pipeline);
+        }
+    }
+
     /// The end of every frame: the reduction, then the draw list.
     fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
         self.reduce.record(encoder, profiler);
@@ -309,6 +326,7 @@ impl PoolPasses {
         self.over_list(encoder, frame, "pool.allocate", &self.allocate);
         self.record_snapshot(encoder, frame, &self.snapshot_split);
         self.over_list(encoder, frame, "pool.bisect", &self.bisect);
+        self.record_clean(encoder, frame, &self.clean_split);
         self.end_frame(encoder, profiler);
     }
 
@@ -320,6 +338,7 @@ impl PoolPasses {
         self.over_list(encoder, frame, "pool.elect", &self.elect);
         self.record_snapshot(encoder, frame, &self.snapshot_merge);
         self.over_list(encoder, frame, "pool.merge", &self.merge);
+        self.record_clean(encoder, frame, &self.clean_merge);
         self.end_frame(encoder, profiler);
     }
 }
