@@ -102,5 +102,15 @@ fn allocate_listed(
         let slot = listed_slot(LIST_ALLOCATIONS, j);
         let pieces = countOneBits(update_load(slot, UPDATE_PATTERN));
         allocate_children(slot, atomicAdd(&pool.counters.slots_allocated, pieces), pieces);
+        // The links bisect reads from the snapshot: the slot's and its three neighbours' (nothing
+        // before bisect writes a link, so they are the frame's first; a slot copied by several
+        // threads gets the same words). Here, not in mark, whose chain walks are serial.
+        snapshot_links(slot);
+        for (var field = 0u; field < 3u; field += 1u) {
+            let other = pool_neighbours[3u * slot + field];
+            if (other != NO_SLOT) {
+                snapshot_links(other);
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@
 // Every write here comes from a leaf with a pattern (`bisect` returns for the others), so the
 // compact mode's `bisect_listed` runs over LIST_ALLOCATIONS, which holds exactly those slots.
 // bisect reads the snapshot of its own slot and of its three neighbours only; so the compact
-// mode's pool.snapshot (`snapshot_split`) copies the links of those slots alone, not the whole
+// mode's allocate copies the links of those slots alone (`allocate_listed`), not the whole
 // neighbour buffer (nothing before bisect writes a link).
 //!include shared/pool_bindings.wgsl
 
@@ -110,25 +110,6 @@ fn bisect_listed(
     for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
         let slot = listed_slot(LIST_ALLOCATIONS, j);
         bisect_slot(slot, update_load(slot, UPDATE_PATTERN));
-    }
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn snapshot_split(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let count = listed_count(LIST_ALLOCATIONS);
-    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
-        let slot = listed_slot(LIST_ALLOCATIONS, j);
-        snapshot_links(slot);
-        for (var field = 0u; field < 3u; field += 1u) {
-            let other = pool_neighbours[3u * slot + field];
-            if (other != NO_SLOT) {
-                snapshot_links(other);
-            }
-        }
     }
 }
 

@@ -15,11 +15,10 @@
 // acts for) to LIST_MERGE, elect runs over them and appends the even leaves of each elected
 // diamond (c0, and q0 when there is one; each once, by the one electing thread) to LIST_MERGED,
 // which merge runs over: exactly the slots it acts for. merge reads the snapshot of e, of o and
-// of the leaf across o's hypotenuse only, so the compact mode's pool.snapshot (`snapshot_merge`)
-// copies the links of those slots alone (nothing before merge writes a link). classify does not
-// reset every leaf's update record there (see pool_split.wgsl):
-//   pool.clean           (`clean_merge`, after merge) resets the records of LIST_MERGE's slots and
-//                        of the odd sibling of each of LIST_MERGED's (elect wrote no others)
+// of the leaf across o's hypotenuse only, so elect copies the links of those slots alone as it
+// lists e (`mark_merged`; nothing before merge writes a link). classify does not reset every
+// leaf's update record there (see pool_split.wgsl; pool.list's dispatch clears the words
+// classify and elect wrote, in LIST_MERGE's slots and each of LIST_MERGED's odd siblings).
 //!include shared/pool_bindings.wgsl
 
 const NO_ID: vec2<u32> = vec2<u32>(0u, 0u);
@@ -71,13 +70,21 @@ fn in_merge_state(slot: u32) -> bool {
 }
 
 // Marks a pair merged (the odd child survives in the even one's slot); when `listed`, appends the
-// even one to LIST_MERGED.
+// even one to LIST_MERGED and copies the links merge will read from the snapshot: the even leaf's,
+// the odd one's and those of the leaf across the odd one's hypotenuse (nothing before merge writes
+// a link, so these are the frame's first links; a slot copied twice gets the same words).
 fn mark_merged(even: u32, odd: u32, listed: bool) {
     atomicOr(&pool_update[even * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
     atomicOr(&pool_update[odd * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
     update_store(odd, UPDATE_SURVIVOR, even);
     if (listed) {
         list_push(LIST_MERGED, even);
+        snapshot_links(even);
+        snapshot_links(odd);
+        let outside = pool_neighbours[3u * odd + POOL_EDGE];
+        if (outside != NO_SLOT) {
+            snapshot_links(outside);
+        }
     }
 }
 
@@ -163,25 +170,6 @@ fn merge_listed(
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn snapshot_merge(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let count = listed_count(LIST_MERGED);
-    for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
-        let e = listed_slot(LIST_MERGED, j);
-        let o = pool_neighbours[3u * e + POOL_RIGHT];
-        let outside = pool_neighbours[3u * o + POOL_EDGE];
-        snapshot_links(e);
-        snapshot_links(o);
-        if (outside != NO_SLOT) {
-            snapshot_links(outside);
-        }
-    }
-}
-
 // Merged even leaf e becomes its parent; its odd sibling's slot is freed.
 fn merge_into(e: u32) {
     let o = pool_snapshot[3u * e + POOL_RIGHT];
@@ -197,28 +185,4 @@ fn merge_into(e: u32) {
         pool_neighbours[3u * outside + snapshot_field(outside, o)] = e;
     }
     atomicAdd(&pool.counters.slots_freed, 1u);
-}
-
-// pool.clean of a merge frame (compact mode, after merge): the words of the update records
-// classify and elect wrote this frame cleared for the next frame: the flags of the even leaves in
-// merge state (LIST_MERGE: c0 and q0 of every elected diamond among them), and the flags and
-// survivor of the odd sibling each merged even leaf had (its right link in the snapshot; that
-// slot is free now).
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn clean_merge(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let merge_state = listed_count(LIST_MERGE);
-    let merged = listed_count(LIST_MERGED);
-    for (var j = grid_first(group, local); j < merge_state + merged; j += grid_stride(groups)) {
-        if (j < merge_state) {
-            update_store(listed_slot(LIST_MERGE, j), UPDATE_FLAGS, 0u);
-        } else {
-            let odd = pool_snapshot[3u * listed_slot(LIST_MERGED, j - merge_state) + POOL_RIGHT];
-            update_store(odd, UPDATE_FLAGS, 0u);
-            update_store(odd, UPDATE_SURVIVOR, odd);
-        }
-    }
 }

@@ -9,10 +9,11 @@
 // Compact mode (`*_listed`): classify appends each candidate to LIST_CANDIDATES, mark runs over
 // that list and appends every slot whose pattern it set from 0 (the candidate and the chain's
 // members, each once: only the first OR sees 0) to LIST_ALLOCATIONS, which allocate and bisect
-// run over: exactly the slots with a pattern, the only ones those passes act for. classify does
-// not reset every leaf's update record there: every record is clean when a frame begins (upload
-// writes them so, and pool.clean resets those the frame wrote: the slots of both lists).
-//   pool.clean           (`clean_split`, after bisect) resets the records of both lists' slots
+// run over: exactly the slots with a pattern, the only ones those passes act for. allocate copies
+// the links bisect reads into the snapshot (shaders/pool_allocate.wgsl). classify does not reset every
+// leaf's update record: every record is clean when a frame begins (upload writes them so, and
+// pool.list's dispatch clears what the frame wrote, in the slots of both lists:
+// shared/pool_lists.wgsl `clean_entry`).
 //!include shared/pool_bindings.wgsl
 
 // priority::bucket: the float-bit difference of e² and T², 16 buckets per octave.
@@ -272,31 +273,4 @@ fn mark_listed(
         }
     }
     mark_flush(local, admitted, capped);
-}
-
-// pool.clean of a split frame (compact mode, after bisect): the words of the update records
-// classify, mark and allocate wrote this frame cleared for the next frame: a candidate's flags and
-// bucket (classify), a slot's pattern (mark, which listed it for allocation) and child slots
-// (allocate). Only those: with the pool full, 500 k leaves a frame are candidates.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn clean_split(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let candidates = listed_count(LIST_CANDIDATES);
-    let allocations = listed_count(LIST_ALLOCATIONS);
-    for (var j = grid_first(group, local); j < candidates + allocations; j += grid_stride(groups)) {
-        if (j < candidates) {
-            let slot = listed_slot(LIST_CANDIDATES, j);
-            update_store(slot, UPDATE_FLAGS, 0u);
-            update_store(slot, UPDATE_BUCKET, 0u);
-        } else {
-            let slot = listed_slot(LIST_ALLOCATIONS, j - candidates);
-            update_store(slot, UPDATE_PATTERN, 0u);
-            for (var k = 0u; k < 3u; k += 1u) {
-                update_store(slot, UPDATE_CHILDREN + k, NO_SLOT);
-            }
-        }
-    }
 }

@@ -103,6 +103,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/octahedral.wgsl", include_str!("../shaders/shared/octahedral.wgsl")),
         ("shared/planet.wgsl", include_str!("../shaders/shared/planet.wgsl")),
         ("shared/pool_bindings.wgsl", include_str!("../shaders/shared/pool_bindings.wgsl")),
+        ("shared/pool_lists.wgsl", include_str!("../shaders/shared/pool_lists.wgsl")),
         ("shared/pool_constants.wgsl", include_str!("../shaders/shared/pool_constants.wgsl")),
         ("shared/near_edges.wgsl", include_str!("../shaders/shared/near_edges.wgsl")),
         ("shared/near_edge_constants.wgsl", include_str!("../shaders/shared/near_edge_constants.wgsl")),

@@ -8,6 +8,7 @@
 //!include shared/pool_criterion.wgsl
 //!include shared/cbt.wgsl
 //!include shared/dispatch.wgsl
+//!include shared/pool_lists.wgsl
 
 // The pool-mode CBT heap: bit s of the bitfield = slot s used.
 @group(0) @binding(0) var<storage, read_write> cbt_heap: array<atomic<u32>>;
@@ -30,13 +31,6 @@ fn pool_thread_index(group: vec3<u32>, local: u32) -> u32 {
     return dispatch_group_index(group) * WORKGROUP_SIZE + local;
 }
 
-// The compact lists (compact mode): pool_list holds the draw list in entries [0, N), list k's
-// entries at [N, 2N) for the first list of a frame (LIST_CANDIDATES, LIST_MERGE) and [2N, 3N) for
-// the second (LIST_ALLOCATIONS, LIST_MERGED), N the pool's slots; pool.counters.listed[k] counts
-// them. A slot enters a list at most once per frame, so N entries never overflow.
-fn list_base(k: u32) -> u32 {
-    return (1u + (k & 1u)) << CBT_MAX_DEPTH;
-}
 
 // Appends `slot` to compact list k (one atomicAdd; the order depends on the threads).
 fn list_push(k: u32, slot: u32) {
@@ -69,13 +63,6 @@ fn group_list_push(k: u32, push: bool, slot: u32, local: u32) {
     }
 }
 
-fn listed_count(k: u32) -> u32 {
-    return atomicLoad(&pool.counters.listed[k]);
-}
-
-fn listed_slot(k: u32, j: u32) -> u32 {
-    return pool_list[list_base(k) + j];
-}
 
 // The first list entry of a thread of a compact pass (a 1D dispatch) and the stride between its
 // entries: all the dispatch's threads.
@@ -87,13 +74,6 @@ fn grid_stride(groups: vec3<u32>) -> u32 {
     return groups.x * WORKGROUP_SIZE;
 }
 
-fn update_load(slot: u32, word: u32) -> u32 {
-    return atomicLoad(&pool_update[slot * UPDATE_WORDS + word]);
-}
-
-fn update_store(slot: u32, word: u32, value: u32) {
-    atomicStore(&pool_update[slot * UPDATE_WORDS + word], value);
-}
 
 // The slots allocated for the pieces after the first, in tree order.
 fn child_slot(slot: u32, j: u32) -> u32 {

@@ -7,10 +7,10 @@
 //! pool.ids          vec2<u32>: the 64-bit node id (lo, hi); 0 = free      bisect, merge
 //! pool.neighbours   3 x u32: (left, right, edge) slots                    bisect, merge
 //! pool.snapshot     3 x u32: the links as the frame began (copied;        the copy, or
-//!                   compact mode: only those bisect or merge read)        pool.snapshot
+//!                   compact mode: only those bisect or merge read)        allocate, elect
 //! pool.vertices     3 x vec4<u32>: (x lo, x hi, y lo, y hi), 2^62 = 1.0   bisect, merge
 //! pool.update       8 x u32: pattern, child slots x3, survivor, flags,    classify, mark,
-//!                   bucket, -                                             allocate, elect
+//!                   bucket, - (compact mode: clean as a frame begins)     allocate, elect, list
 //! pool.list         u32: the used slots in slot order (the draw list)     list
 //!                   compact mode: two more lists of up to one entry per   classify, mark,
 //!                   slot after it (`LIST_*`)                              elect
@@ -421,7 +421,7 @@ impl GpuPool {
         queue.write_buffer(&self.vertices, 0, bytemuck::cast_slice(&words_u64(&vertices)));
         self.cbt.upload(queue, &state.cbt);
         // Every slot's update record clean, as every frame begins (the compact mode's classify
-        // does not clear them; its pool.clean clears those the frame wrote).
+        // does not clear them; its pool.list clears the words the frame wrote).
         queue.write_buffer(&self.update, 0, bytemuck::cast_slice(&clean_update_records(self.slots)));
         let params = GpuPoolParams {
             target_sq_px2: twin.target_sq_px2(),

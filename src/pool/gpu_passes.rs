@@ -16,17 +16,15 @@
 //! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES
 //!              pool.threshold       one workgroup
 //!              pool.mark            over LIST_CANDIDATES; slots whose pattern leaves 0 -> LIST_ALLOCATIONS
-//!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern))
-//!              pool.snapshot        over LIST_ALLOCATIONS: the links of each slot and its 3 neighbours
+//!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern)); the
+//!                                   links of each slot and of its 3 neighbours -> snapshot
 //!              pool.bisect          over LIST_ALLOCATIONS
-//!              pool.clean           over both lists: the update words the frame wrote cleared
-//!              cbt.reduce, pool.list
+//!              cbt.reduce, pool.list (its dispatch also clears the update words the frame wrote)
 //! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE
-//!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED
-//!              pool.snapshot        over LIST_MERGED: the links of e, its odd sibling o, o's edge neighbour
+//!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED,
+//!                                   the links of e, its odd sibling o, o's edge neighbour -> snapshot
 //!              pool.merge           over LIST_MERGED
-//!              pool.clean           over LIST_MERGE and LIST_MERGED's odd siblings: the words written cleared
-//!              cbt.reduce, pool.list
+//!              cbt.reduce, pool.list (as after a split frame)
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
 //! arguments the last pool.list wrote. A pass over a compact list is a fixed dispatch of
@@ -36,10 +34,15 @@
 //! entries of a steady frame each pass costs about its launch; a frame that lists more (the first
 //! frames of a descent) loops. The lists live in pool.list after the draw list (no new binding:
 //! the globe's criterion already binds 12 storage buffers), N entries each, and a slot enters a
-//! list at most once per frame, so they never overflow. alloc_sum and alloc_scan are not needed.
+//! list at most once per frame, so they never overflow. alloc_sum and alloc_scan are not needed,
+//! and neither is a snapshot pass (allocate and elect copy the links bisect and merge read; nothing
+//! writes a link before bisect or merge): each pass costs at least its launch
+//! and a barrier, 5-10 µs on the H100. (Each of mark's 264 workgroups scanning the histogram for
+//! b* itself, instead of pool.threshold, took longer than the pass: BENCHMARKS.md run 47.)
 //! The compact mode's classify passes do not clear every leaf's update record (7 atomic stores a
 //! leaf): every record is clean as a frame begins (`GpuPool::upload` writes them so), and
-//! pool.clean clears the few the frame wrote, all of them on its lists.
+//! pool.list's threads clear the few words the frame wrote, all in slots on its lists
+//! (shaders/shared/pool_lists.wgsl `clean_entry`).
 //!
 //! All of them share one explicit layout (the pool's eight storage buffers and the criterion's
 //! uniform); pool.list has its own, as it writes the arguments buffer that the others dispatch from.
@@ -63,10 +66,6 @@ pub(crate) struct PoolPasses {
     classify_merge: wgpu::ComputePipeline,
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
-    snapshot_split: wgpu::ComputePipeline,
-    snapshot_merge: wgpu::ComputePipeline,
-    clean_split: wgpu::ComputePipeline,
-    clean_merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
@@ -181,13 +180,12 @@ impl PoolPasses {
         let list_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("pool.list"),
             layout: &list.get_bind_group_layout(0),
-            entries: &[0, 1, 6, 7]
+            entries: &[0, 1, 3, 5, 6, 7]
                 .into_iter()
                 .map(|binding| wgpu::BindGroupEntry { binding, resource: bindings[binding as usize].as_entire_binding() })
                 .chain(std::iter::once(wgpu::BindGroupEntry { binding: 9, resource: args.as_entire_binding() }))
                 .collect::<Vec<_>>(),
         });
-        let words = (1u32 << cbt.max_depth) / 32;
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
             PoolMode::Compact { workgroups } => Some(workgroups.clamp(1, 65535)),
@@ -205,16 +203,12 @@ impl PoolPasses {
             classify_merge: pipeline("pool_merge.wgsl", &listed("classify_merge")),
             elect: pipeline("pool_merge.wgsl", &listed("elect")),
             merge: pipeline("pool_merge.wgsl", &listed("merge")),
-            snapshot_split: pipeline("pool_bisect.wgsl", "snapshot_split"),
-            snapshot_merge: pipeline("pool_merge.wgsl", "snapshot_merge"),
-            clean_split: pipeline("pool_split.wgsl", "clean_split"),
-            clean_merge: pipeline("pool_merge.wgsl", "clean_merge"),
             list,
             compact_workgroups,
             bind_group,
             has_scene_group: scene.is_some(),
             list_bind_group,
-            list_groups: groups_2d(words.div_ceil(WORKGROUP_SIZE)),
+            list_groups: groups_2d(((1u32 << cbt.max_depth) / 32).div_ceil(WORKGROUP_SIZE)),
             reduce: CbtReduce::new(device, cbt),
             quiet: Profiler::new(
                 device,
@@ -282,26 +276,11 @@ impl PoolPasses {
     }
 
     /// The start of every frame: the counters cleared; in the bit-exact mode the links copied to
-    /// the snapshot (the compact mode's pool.snapshot copies only those bisect or merge reads).
+    /// the snapshot (the compact mode's allocate and elect copy only those bisect or merge reads).
     fn begin_frame(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(HISTOGRAM_OFFSET - COUNTERS_OFFSET));
         if self.compact_workgroups.is_none() {
             encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
-        }
-    }
-
-    /// Records the compact mode's pool.snapshot (nothing in the bit-exact mode).
-    fn record_snapshot(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, pipeline: &wgpu::ComputePipeline) {
-        if self.compact_workgroups.is_some() {
-            self.over_list(encoder, frame, "pool.snapshot", pipeline);
-        }
-    }
-
-    /// Records the compact mode's pool.clean (nothing in the bit-exact mode, whose classify
-    /// clears every record).
-    fn record_clean(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, pipeline: &wgpu::ComputePipeline) {
-        if self.compact_workgroups.is_some() {
-            self.over_list(encoder, frame, "pool.clean", pipeline);
         }
     }
 
@@ -324,9 +303,7 @@ impl PoolPasses {
             self.single(encoder, frame, "pool.alloc_scan", &self.alloc_scan);
         }
         self.over_list(encoder, frame, "pool.allocate", &self.allocate);
-        self.record_snapshot(encoder, frame, &self.snapshot_split);
         self.over_list(encoder, frame, "pool.bisect", &self.bisect);
-        self.record_clean(encoder, frame, &self.clean_split);
         self.end_frame(encoder, profiler);
     }
 
@@ -336,9 +313,7 @@ impl PoolPasses {
         self.begin_frame(encoder);
         self.over_leaves(encoder, frame, "pool.classify_merge", &self.classify_merge);
         self.over_list(encoder, frame, "pool.elect", &self.elect);
-        self.record_snapshot(encoder, frame, &self.snapshot_merge);
         self.over_list(encoder, frame, "pool.merge", &self.merge);
-        self.record_clean(encoder, frame, &self.clean_merge);
         self.end_frame(encoder, profiler);
     }
 }

@@ -1,0 +1,75 @@
+// The compact lists and the update records' words (src/pool/gpu_passes.rs), and pool.clean's
+// work, shared by the update passes (shared/pool_bindings.wgsl) and pool.list (pool_list.wgsl,
+// whose dispatch does pool.clean's work too). Needs shared/pool_types.wgsl and the includer's
+// `pool_list` (the draw list, then the compact lists), `pool` (PoolControl), `pool_update` and
+// `pool_snapshot` bound.
+
+// The compact lists (compact mode): pool_list holds the draw list in entries [0, N), list k's
+// entries at [N, 2N) for the first list of a frame (LIST_CANDIDATES, LIST_MERGE) and [2N, 3N) for
+// the second (LIST_ALLOCATIONS, LIST_MERGED), N the pool's slots; pool.counters.listed[k] counts
+// them. A slot enters a list at most once per frame, so N entries never overflow.
+fn list_base(k: u32) -> u32 {
+    return (1u + (k & 1u)) << CBT_MAX_DEPTH;
+}
+
+fn listed_count(k: u32) -> u32 {
+    return atomicLoad(&pool.counters.listed[k]);
+}
+
+fn listed_slot(k: u32, j: u32) -> u32 {
+    return pool_list[list_base(k) + j];
+}
+
+fn update_load(slot: u32, word: u32) -> u32 {
+    return atomicLoad(&pool_update[slot * UPDATE_WORDS + word]);
+}
+
+fn update_store(slot: u32, word: u32, value: u32) {
+    atomicStore(&pool_update[slot * UPDATE_WORDS + word], value);
+}
+
+// pool.clean's work for entry j of the frame's compact lists taken in turn, whose lengths are
+// `counts` (`listed_counts`; read once per workgroup: every thread loading the same four atomics
+// costs more than the work): the update words the frame's passes wrote, cleared, so that every
+// record is clean when the next frame begins (the compact mode's classify passes clear none). A
+// split frame wrote a candidate's flags and bucket (classify; LIST_CANDIDATES) and a listed
+// slot's pattern and child slots (mark, allocate; LIST_ALLOCATIONS); a merge frame an even leaf's
+// merge flags (classify, elect; LIST_MERGE) and its merged odd sibling's flags and survivor
+// (elect; the sibling is the right link each of LIST_MERGED's even leaves had, in the snapshot;
+// its slot is free now). Only those words: with the pool full, 500 k leaves a frame are
+// candidates. A frame fills the lists of its kind only, and the bit-exact mode none.
+fn listed_counts() -> vec4<u32> {
+    return vec4<u32>(listed_count(0u), listed_count(1u), listed_count(2u), listed_count(3u));
+}
+
+fn clean_entry(j: u32, counts: vec4<u32>) {
+    var k = 0u;
+    var e = j;
+    for (; k < 3u; k += 1u) {
+        if (e < counts[k]) {
+            break;
+        }
+        e -= counts[k];
+    }
+    let slot = listed_slot(k, e);
+    switch k {
+        case LIST_CANDIDATES: {
+            update_store(slot, UPDATE_FLAGS, 0u);
+            update_store(slot, UPDATE_BUCKET, 0u);
+        }
+        case LIST_ALLOCATIONS: {
+            update_store(slot, UPDATE_PATTERN, 0u);
+            for (var c = 0u; c < 3u; c += 1u) {
+                update_store(slot, UPDATE_CHILDREN + c, NO_SLOT);
+            }
+        }
+        case LIST_MERGE: {
+            update_store(slot, UPDATE_FLAGS, 0u);
+        }
+        default: {
+            let odd = pool_snapshot[3u * slot + POOL_RIGHT];
+            update_store(odd, UPDATE_FLAGS, 0u);
+            update_store(odd, UPDATE_SURVIVOR, odd);
+        }
+    }
+}
