@@ -1,7 +1,8 @@
 // The pool's allocation, in slot order (the bit-exact mode of docs/design/bisector-pool.md 3.7,
 // which the CPU twin's `allocate` is): leaf i of pool_list takes popcount(pattern) slots at
 // ranks prefix(i) .. prefix(i) + popcount, the i-th exclusive prefix sum over the list, each
-// rank turned into the rank-th free slot of the CBT as last reduced.
+// rank turned into the rank-th free slot of the CBT as last reduced (`pool_free_slot`: from
+// pool.list's free list, or by a walk down the CBT past its end).
 //   pool.alloc_sum   per workgroup of 256 leaves: the sum of their popcounts -> group_sums
 //   pool.alloc_scan  one workgroup: group_sums -> their exclusive prefix; the total allocated
 //   pool.allocate    per leaf: group prefix + workgroup prefix; child slots by decode
@@ -84,10 +85,19 @@ fn allocate(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
     allocate_children(pool_list[i], atomicLoad(&pool.group_sums[g]) + prefix, count);
 }
 
+// The free slot of rank `rank` (in slot order) of the CBT as last reduced: from pool.list's free
+// list where it holds the rank, else by a walk down the CBT.
+fn pool_free_slot(rank: u32) -> u32 {
+    if (rank < POOL_FREE_SLOTS_LISTED) {
+        return pool_list[pool.params.leaves + rank];
+    }
+    return cbt_decode_pool_slot(rank, true);
+}
+
 // The children of a slot whose pattern allocates `count` slots from rank `rank` on.
 fn allocate_children(slot: u32, rank: u32, count: u32) {
     for (var j = 0u; j < count; j += 1u) {
-        update_store(slot, UPDATE_CHILDREN + j, cbt_decode_pool_slot(rank + j, true));
+        update_store(slot, UPDATE_CHILDREN + j, pool_free_slot(rank + j));
     }
 }
 

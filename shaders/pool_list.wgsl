@@ -1,7 +1,8 @@
 // pool.list: the used slots in slot order, by bitfield word (docs/design/bisector-pool.md 3.2):
 // one thread per 32-bit word finds the used slots before its word by walking the reduced counts
 // from the root (adding each left sibling's count where the path goes right), then writes the
-// slot of each set bit. It equals decode_used_slot(i) for every i. Thread 0 stores the leaf
+// slot of each set bit, and the first free slots after the list (the free list,
+// shared/pool_lists.wgsl). It equals decode_used_slot(i) for every i. Thread 0 stores the leaf
 // count and the indirect arguments of the next frame's passes over the leaves. The same threads
 // clear the update words the frame's compact passes wrote (shared/pool_lists.wgsl `clean_entry`:
 // a pass of its own costs its launch and a barrier). (One thread per slot, a warp writing a run
@@ -58,6 +59,17 @@ fn list(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         }
     }
     var bits = cbt_load((3u << word_depth) + w);
+    // The free list's entries of this word's free slots (shared/pool_lists.wgsl).
+    var free_rank = 32u * w - rank;
+    if (free_rank < POOL_FREE_SLOTS_LISTED) {
+        let leaves = cbt_node_count();
+        var free_bits = ~bits;
+        while (free_bits != 0u && free_rank < POOL_FREE_SLOTS_LISTED) {
+            pool_list[leaves + free_rank] = 32u * w + firstTrailingBit(free_bits);
+            free_rank += 1u;
+            free_bits &= free_bits - 1u;
+        }
+    }
     var deepest = 0u;
     while (bits != 0u) {
         let slot = 32u * w + firstTrailingBit(bits);

@@ -107,6 +107,13 @@ pub struct SceneCriterion<'a> {
     pub constants: Vec<(&'static str, f64)>,
 }
 
+/// The free slots pool.list lists for allocate (shaders/shared/pool_lists.wgsl): 65536, enough for
+/// every frame of the benchmarks' paths but the first frames of a descent; a quarter of a smaller
+/// pool's `slots`, so that the tests' small pools allocate past the list too (by a walk down the CBT).
+pub fn free_slots_listed(slots: u32) -> u32 {
+    (slots / 4).min(1 << 16)
+}
+
 /// Records one compute pass in a profiler scope of the same name.
 fn pass(encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
     crate::gpu::profiled_compute_pass(profiler, encoder, label, record);
@@ -148,7 +155,9 @@ impl PoolPasses {
             bind_group_layouts: &[Some(&group_layout), scene.and_then(|s| s.group1_layout), scene.map(|s| s.group2_layout)],
             immediate_size: 0,
         });
+        let free_slots = ("POOL_FREE_SLOTS_LISTED", f64::from(free_slots_listed(1 << cbt.max_depth)));
         let mut constants = cbt.pipeline_constants().to_vec();
+        constants.push(free_slots);
         let mut substitutions = Vec::new();
         if let Some(scene) = scene {
             constants.extend_from_slice(&scene.constants);
@@ -176,7 +185,8 @@ impl PoolPasses {
                 .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
                 .collect::<Vec<_>>(),
         });
-        let list = SHADERS.compute_pipeline(device, "pool.list", "pool_list.wgsl", "list", &cbt.pipeline_constants());
+        let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots]].concat();
+        let list = SHADERS.compute_pipeline(device, "pool.list", "pool_list.wgsl", "list", &list_constants);
         let list_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("pool.list"),
             layout: &list.get_bind_group_layout(0),
