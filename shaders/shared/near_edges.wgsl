@@ -31,31 +31,41 @@ fn near_edge_bin(length_m: f32) -> u32 {
     return u32(clamp(bin, 0, i32(NEAR_EDGE_BINS) - 1));
 }
 
-fn near_edge_add(length_m: f32) {
-    atomicAdd(&wg_near_bins[near_edge_bin(length_m)], 1u);
-    atomicAdd(&wg_near_count, 1u);
-    atomicMax(&wg_near_min_inverted_bits, ~bitcast<u32>(length_m));
+// Bins one leaf's three edge lengths `l`: a workgroup atomic per edge's bin, one for the count and
+// one for the minimum.
+fn near_edge_add(l: vec3<f32>) {
+    atomicAdd(&wg_near_bins[near_edge_bin(l.x)], 1u);
+    atomicAdd(&wg_near_bins[near_edge_bin(l.y)], 1u);
+    atomicAdd(&wg_near_bins[near_edge_bin(l.z)], 1u);
+    atomicAdd(&wg_near_count, 3u);
+    atomicMax(&wg_near_min_inverted_bits, ~bitcast<u32>(min(min(l.x, l.y), l.z)));
 }
+
+// What rounding may move a camera-relative point within NEAR_EDGE_DISTANCE_M by, and more.
+const NEAR_EDGE_ROUNDING_M: f32 = 1.0;
 
 // Bins the edges of a leaf with map vertices `m`, placed at `p` (camera-relative, at their drawn
 // heights: the decode's own positions), when its map centroid lies on land (height above 0 m)
 // within NEAR_EDGE_DISTANCE_M of the camera (src/globe/figures.rs's rule).
 fn near_edge_record(m: array<vec2<u32>, 3>, p: array<vec3<f32>, 3>) {
-    // On the sphere first: no point of a leaf lies farther than 3 hypotenuses from its
-    // hypotenuse's midpoint, nor higher than NEAR_EDGE_MAX_HEIGHT_M.
-    let s0 = globe_relative_position_m(m[0], 0.0);
-    let s2 = globe_relative_position_m(m[2], 0.0);
-    if (length(0.5 * (s0 + s2)) > NEAR_EDGE_DISTANCE_M + 3.0 * length(s2 - s0) + NEAR_EDGE_MAX_HEIGHT_M) {
-        return;
-    }
     let c = (m[0] + m[1] + m[2]) / 3u;
-    let centre_h = tile_cache_height(tile_cache_find(c, globe_vertex_zoom(c)), c);
-    if (!(centre_h > 0.0) || length(pool_relative_position_m(vec4<u32>(0u, c.x, 0u, c.y), centre_h)) > NEAR_EDGE_DISTANCE_M) {
+    let c64 = vec4<u32>(0u, c.x, 0u, c.y);
+    // First without the tile cache: the centroid's column from 0 to NEAR_EDGE_MAX_HEIGHT_M (a
+    // point's camera-relative position is linear in its height, shared/globe_frame.wgsl) must
+    // pass within the distance. Most leaves of a view over mountains lie within a few
+    // kilometres of the camera plus the mountains' height, so a test with the height bound
+    // alone sent nearly all of them to the tile cache.
+    let low = pool_relative_position_m(c64, 0.0);
+    let up = pool_relative_position_m(c64, NEAR_EDGE_MAX_HEIGHT_M) - low;
+    let t = clamp(-dot(low, up) / dot(up, up), 0.0, 1.0);
+    if (length(low + t * up) > NEAR_EDGE_DISTANCE_M + NEAR_EDGE_ROUNDING_M) {
         return;
     }
-    near_edge_add(length(p[0] - p[1]));
-    near_edge_add(length(p[1] - p[2]));
-    near_edge_add(length(p[2] - p[0]));
+    let centre_h = tile_cache_height(tile_cache_find(c, globe_vertex_zoom(c)), c);
+    if (!(centre_h > 0.0) || length(pool_relative_position_m(c64, centre_h)) > NEAR_EDGE_DISTANCE_M) {
+        return;
+    }
+    near_edge_add(vec3<f32>(length(p[0] - p[1]), length(p[1] - p[2]), length(p[2] - p[0])));
 }
 
 // After a workgroupBarrier: the workgroup's counts into `near_edges`, thread `local` of

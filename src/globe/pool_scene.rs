@@ -83,9 +83,10 @@ pub struct GlobePoolRenderer {
     /// globe.pool_decode without and with the near-edge histogram (its NEAR_EDGES override).
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
     decode_near_edges: wgpu::ComputePipeline,
-    /// Fill the near-edge histogram on every this-many-th frame (0: never). It doubles the
-    /// decode's cost (issue 15: +0.12 ms at 776 k leaves on the H100), so only readers ask:
-    /// bench, the viewer's pool panel, tests. The frames between leave the last figures.
+    /// Fill the near-edge histogram on every this-many-th frame (0: never). It adds to the
+    /// decode's cost (on the H100 up to 0.05 ms at a million leaves low over mountains, nothing
+    /// measurable on the ship path: docs/BENCHMARKS.md run 52), so only readers ask: bench, the
+    /// viewer's pool panel, tests. The frames between leave the last figures.
     pub near_edge_interval_frames: u32,
     /// Whether the last recorded decode filled the histogram.
     near_edges_fresh: std::cell::Cell<bool>,

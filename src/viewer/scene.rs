@@ -132,7 +132,7 @@ impl GlobeScene {
         let renderer = match pool {
             Some(pool) => {
                 let mut renderer = GlobePoolRenderer::new(gpu, settings, pool, color_format, cache)?;
-                // The pool panel's near_edge_m: refreshed every 8th frame (it doubles the decode).
+                // The pool panel's near_edge_m: refreshed every 8th frame (it adds to the decode's cost).
                 renderer.near_edge_interval_frames = 8;
                 GlobeDrawer::Pool(Box::new(renderer))
             }
