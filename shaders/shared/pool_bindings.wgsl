@@ -31,7 +31,6 @@ fn pool_thread_index(group: vec3<u32>, local: u32) -> u32 {
     return dispatch_group_index(group) * WORKGROUP_SIZE + local;
 }
 
-
 // Appends `slot` to compact list k (one atomicAdd; the order depends on the threads).
 fn list_push(k: u32, slot: u32) {
     let at = atomicAdd(&pool.counters.listed[k], 1u);
@@ -63,7 +62,6 @@ fn group_list_push(k: u32, push: bool, slot: u32, local: u32) {
     }
 }
 
-
 // The first list entry of a thread of a compact pass (a 1D dispatch) and the stride between its
 // entries: all the dispatch's threads.
 fn grid_first(group: vec3<u32>, local: u32) -> u32 {
@@ -73,7 +71,6 @@ fn grid_first(group: vec3<u32>, local: u32) -> u32 {
 fn grid_stride(groups: vec3<u32>) -> u32 {
     return groups.x * WORKGROUP_SIZE;
 }
-
 
 // The slots allocated for the pieces after the first, in tree order.
 fn child_slot(slot: u32, j: u32) -> u32 {

@@ -1,6 +1,6 @@
-// The compact lists and the update records' words (src/pool/gpu_passes.rs), and pool.clean's
-// work, shared by the update passes (shared/pool_bindings.wgsl) and pool.list (pool_list.wgsl,
-// whose dispatch does pool.clean's work too). Needs shared/pool_types.wgsl and the includer's
+// The compact lists, the free list and the update records' words (src/pool/gpu_passes.rs), and
+// the clearing of the words a frame wrote, shared by the update passes (shared/pool_bindings.wgsl)
+// and pool.list (pool_list.wgsl, whose dispatch does the clearing). Needs shared/pool_types.wgsl and the includer's
 // `pool_list` (the draw list, then the compact lists), `pool` (PoolControl), `pool_update` and
 // `pool_snapshot` bound.
 
@@ -35,7 +35,7 @@ fn update_store(slot: u32, word: u32, value: u32) {
     atomicStore(&pool_update[slot * UPDATE_WORDS + word], value);
 }
 
-// pool.clean's work for entry j of the frame's compact lists taken in turn, whose lengths are
+// The clearing for entry j of the frame's compact lists taken in turn, whose lengths are
 // `counts` (`listed_counts`; read once per workgroup: every thread loading the same four atomics
 // costs more than the work): the update words the frame's passes wrote, cleared, so that every
 // record is clean when the next frame begins (the compact mode's classify passes clear none). A

@@ -35,10 +35,10 @@
 //! frames of a descent) loops. The lists live in pool.list after the draw list (no new binding:
 //! the globe's criterion already binds 12 storage buffers), N entries each, and a slot enters a
 //! list at most once per frame, so they never overflow. alloc_sum and alloc_scan are not needed,
-//! and neither is a snapshot pass (allocate and elect copy the links bisect and merge read; nothing
-//! writes a link before bisect or merge): each pass costs at least its launch
-//! and a barrier, 5-10 µs on the H100. (Each of mark's 264 workgroups scanning the histogram for
-//! b* itself, instead of pool.threshold, took longer than the pass: BENCHMARKS.md run 47.)
+//! and neither is a snapshot pass (allocate and elect copy the links bisect and merge read;
+//! nothing writes a link before bisect or merge): each pass costs at least its launch and a
+//! barrier, 5-10 µs on the H100. (Each of mark's 264 workgroups scanning the histogram for b*
+//! itself, instead of pool.threshold, took longer than the pass: BENCHMARKS.md run 47.)
 //! The compact mode's classify passes do not clear every leaf's update record (7 atomic stores a
 //! leaf): every record is clean as a frame begins (`GpuPool::upload` writes them so), and
 //! pool.list's threads clear the few words the frame wrote, all in slots on its lists
@@ -88,9 +88,9 @@ type Profiler = wgpu_profiler::GpuProfiler;
 /// A criterion of a scene instead of the test criterion: its WGSL file replaces
 /// shared/pool_criterion.wgsl and defines `pool_leaf_error_sq_px2(i, slot)` and
 /// `pool_parent_error_sq_px2(i, slot)` (the squared error of listed leaf i in `slot`, and of its
-/// parent; the latter is asked of even leaves only); its uniform is bound at binding 8, its per-leaf data (when given) at binding 9, and the
-/// bind groups of `group1_layout` (when given) and `group2_layout` at @group(1) and @group(2)
-/// (recorded with every frame).
+/// parent; the latter is asked of even leaves only); its uniform is bound at binding 8, its
+/// per-leaf data (when given) at binding 9, and the bind groups of `group1_layout` (when given)
+/// and `group2_layout` at @group(1) and @group(2) (recorded with every frame).
 pub struct SceneCriterion<'a> {
     /// The WGSL file (in `SHADERS`) defining the criterion.
     pub shader: &'static str,
