@@ -260,19 +260,27 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
     patterns.push(b"[ab]{1,3}c?".repeat(20));
     patterns.push(b"a.{30}b.{30}c.{30}a".to_vec());
     patterns.push(b"b.*c.*".repeat(12));
-    let text: Vec<u8> = (0..3000).map(|_| alphabet[rng.random_range(0..3)]).collect();
+    // Twelve c's open the text: from there on this pattern's `.*` state stays set, a run from it
+    // never agrees with the run from empty, and every chunk after the first has long runs.
+    patterns.push(b"c{12}.*a".to_vec());
+    let text: Vec<u8> = (0..3000).map(|i| if i < 12 { b'c' } else { alphabet[rng.random_range(0..3)] }).collect();
     let work = sa::Workload { patterns, text, source: "random".into() };
     // The parallel scan of transfer functions (the default) and the sequential fix-up; chunk
     // lengths from 1 byte (3000 chunks, 12 levels) to the whole text (one chunk).
     // (counts, match positions) of the first run.
     type Matches = (Vec<u32>, Vec<(u32, u32)>);
     let mut first: Option<Matches> = None;
-    for carry in [sa::Carry::Scan, sa::Carry::Sequential] {
+    // Chunks longer than sa::SHORT_BYTES hand their long runs to the long passes; a list of 3
+    // entries leaves the rest to their own threads.
+    for (carry, long_capacity) in [(sa::Carry::Scan, 0), (sa::Carry::Scan, 3), (sa::Carry::Sequential, 0)] {
         for chunk_len in [1, 7, 64, 333, 1000, 3000] {
-            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry };
+            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry, long_capacity };
             let report = ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap();
             assert!(report.verified && !report.positions_overflowed, "chunk {chunk_len}, {carry:?}: {}", report.summary());
             assert_eq!(report.carry_levels, if carry == sa::Carry::Scan { report.chunks.next_power_of_two().trailing_zeros() } else { 0 });
+            if carry == sa::Carry::Scan && report.chunks > 4 && chunk_len > sa::SHORT_BYTES {
+                assert!(report.long_runs.iter().all(|&n| n > 3), "chunk {chunk_len}: long runs {:?}", report.long_runs);
+            }
             // The result is independent of the chunk length.
             let result = (report.counts.clone(), report.matches.clone());
             assert!(result.0.iter().any(|&c| c > 0));
@@ -305,7 +313,7 @@ fn shift_and_gpu_equals_cpu_on_random_workloads() {
         // fit lavapipe's 128 MiB binding (40,000 one-byte chunks of 70 patterns took 370 MB).
         let shortest = (text_bytes as u32).div_ceil(2048).max(1);
         for chunk_len in [0, rng.random_range(shortest..=(text_bytes as u32).clamp(shortest, 600))] {
-            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry: sa::Carry::Scan };
+            let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry: sa::Carry::Scan, long_capacity: 0 };
             let report = ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap();
             assert!(report.verified && !report.lavapipe_loop_limit_exceeded, "{}, chunk {chunk_len}: {}", work.source, report.summary());
         }
@@ -318,7 +326,7 @@ fn shift_and_counts_stay_exact_without_positions_or_beyond_the_capacity() {
     let gpu = kernel_gpu();
     let work = sa::make_workload(20, 40, 8000, b"ab", rng.random());
     let run = |capacity| {
-        let options = sa::ShiftAndOptions { chunk_len: 100, iterations: 1, capacity, carry: sa::Carry::Scan };
+        let options = sa::ShiftAndOptions { chunk_len: 100, iterations: 1, capacity, carry: sa::Carry::Scan, long_capacity: 0 };
         ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap()
     };
     let all = run(1 << 20);

@@ -81,7 +81,7 @@ fn mirrors() -> Vec<Mirror> {
                 capacity: "capacity",
                 total_words: "total_words",
                 module_pattern_count: "module_pattern_count",
-                pad: _,
+                long_capacity: "long_capacity",
             }
         ),
         mirror!(
@@ -113,6 +113,8 @@ fn constants_shared_with_rust_agree() {
         ("kernel_shift_and.wgsl", "MAX_WORDS", Value::U32(shift_and::MAX_WORDS as u32)),
         ("kernel_shift_and.wgsl", "PATTERNS_PER_GROUP", Value::U32(shift_and::PATTERNS_PER_GROUP)),
         ("kernel_shift_and.wgsl", "GROUPS_Y", Value::U32(shift_and::GROUPS_Y)),
+        ("kernel_shift_and.wgsl", "SHORT_BYTES", Value::U32(shift_and::SHORT_BYTES)),
+        ("kernel_shift_and.wgsl", "LONG_STRIDE", Value::U32(shift_and::LONG_STRIDE as u32)),
         ("kernel_chained_hash.wgsl", "GOLDEN_FRACTION", Value::U32(chained_hash::GOLDEN_FRACTION)),
         ("kernel_closest_pairs_top.wgsl", "CHUNK", Value::U32(closest_pairs::TOP_CHUNK)),
         ("kernel_closest_pairs_build.wgsl", "SCAN_BLOCK", Value::U32(closest_pairs::SCAN_BLOCK)),

@@ -31,7 +31,13 @@ pub fn rows(options: &Options) -> Result<Vec<Row>, PeersError> {
         .map_err(|e| PeersError::Input(e.to_string()))?;
     let input = ShiftAndInput {
         work,
-        options: sa::ShiftAndOptions { chunk_len: 0, iterations: options.iterations, capacity: 0, carry: sa::Carry::Scan },
+        options: sa::ShiftAndOptions {
+            chunk_len: 0,
+            iterations: options.iterations,
+            capacity: 0,
+            carry: sa::Carry::Scan,
+            long_capacity: 0,
+        },
     };
     let gpu = Gpu::headless(&ShiftAnd::requirements(&input))?;
     let report = ShiftAnd::run(&gpu, &input)?;

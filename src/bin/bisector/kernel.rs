@@ -429,7 +429,7 @@ fn kernel_shift_and(kernel: &KernelCommand) -> anyhow::Result<()> {
         anyhow::bail!("--chunk {chunk}: makes {chunks} chunks, at most 65535");
     }
     let capacity = if *count_only { 0 } else { *capacity };
-    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity, carry: *carry };
+    let options = sa::ShiftAndOptions { chunk_len: *chunk, iterations: *iterations, capacity, carry: *carry, long_capacity: 0 };
     let report = run_kernel::<ShiftAnd>(&ShiftAndInput { work, options })?;
     say!("{}", report.summary());
     write_json(json.as_deref(), &report)?;

@@ -299,7 +299,13 @@ fn kernel_all_shift_and(sizes: &AllSizes) -> anyhow::Result<()> {
         anyhow::bail!("even a 4 KB text does not fit the adapter's largest buffer");
     };
     let work = workload(log2);
-    let options = sa::ShiftAndOptions { chunk_len: 0, iterations: sizes.iterations(3), capacity: capacity(log2), carry: sa::Carry::Scan };
+    let options = sa::ShiftAndOptions {
+        chunk_len: 0,
+        iterations: sizes.iterations(3),
+        capacity: capacity(log2),
+        carry: sa::Carry::Scan,
+        long_capacity: 0,
+    };
     let name = format!("shift-and {patterns} patterns x {} KB", work.text.len() >> 10);
     let report = run_kernel::<ShiftAnd>(&ShiftAndInput { work, options })?;
     say!(

@@ -150,6 +150,7 @@ pub fn run(gpu: &Gpu, request: &KernelRequest) -> Result<KernelResult, RunError>
                 iterations: s.iterations,
                 capacity: SHIFT_AND_CAPACITY,
                 carry: shift_and::Carry::Scan,
+                long_capacity: 0,
             };
             shift_and_result(&run_kernel::<ShiftAnd>(gpu, &ShiftAndInput { work, options })?)
         }

@@ -53,6 +53,18 @@ fn cpu_reference(compiled: &[Compiled], text: &[u8], threads: usize) -> Vec<Vec<
     expected
 }
 
+/// The scan carry's pipelines and bind groups (per level for the carry scan).
+struct ScanPasses {
+    transfer: (wgpu::ComputePipeline, wgpu::BindGroup),
+    transfer_long: (wgpu::ComputePipeline, wgpu::BindGroup),
+    up: wgpu::ComputePipeline,
+    up_groups: Vec<wgpu::BindGroup>,
+    down: wgpu::ComputePipeline,
+    down_groups: Vec<wgpu::BindGroup>,
+    extra: (wgpu::ComputePipeline, wgpu::BindGroup),
+    extra_long: (wgpu::ComputePipeline, wgpu::BindGroup),
+}
+
 /// Runs the passes on `work` (at least one pattern, each of which compiles, and a non-empty
 /// text; `ShiftAnd::measure`).
 pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> ShiftAndReport {
@@ -74,20 +86,30 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let mut info: Vec<[u32; 4]> = Vec::new();
     let mut words: Vec<Word> = Vec::new();
     let mut word_pattern: Vec<u32> = Vec::new();
-    let mut ch: Vec<u32> = Vec::new();
     let mut function_words = 0u64;
     for (p, c) in compiled.iter().enumerate() {
         let w = c.words.len() as u64;
         info.push([words.len() as u32, w as u32, c.final_bit(), function_words as u32]);
         words.extend_from_slice(&c.words);
         word_pattern.extend(std::iter::repeat_n(p as u32, c.words.len()));
-        ch.extend_from_slice(&c.ch);
         if scan_carry {
             function_words += (w + 32 * w * w) * chunks as u64;
         }
     }
     assert!(function_words <= u32::MAX as u64, "the transfer functions fit a u32 index (the buffer limits are smaller)");
     let total_words = words.len() as u32;
+    // Ch transposed, [byte * total_words + word] (the shader's `mask`).
+    let mut ch = vec![0u32; 256 * words.len()];
+    let mut word = 0;
+    for c in &compiled {
+        for w in 0..c.words.len() {
+            for b in 0..256 {
+                ch[b * words.len() + word] = c.ch[w * 256 + b];
+            }
+            word += 1;
+        }
+    }
+    let long_capacity = super::long_capacity_of(options, compiled.len() as u64, total_words as u64, chunks as u64);
     let module_patterns: Vec<u32> = (0..compiled.len() as u32).filter(|&p| compiled[p as usize].words.len() > 1).collect();
     let params = ShiftAndParams {
         patterns: compiled.len() as u32,
@@ -97,7 +119,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         capacity: options.capacity,
         total_words,
         module_pattern_count: module_patterns.len() as u32,
-        pad: 0,
+        long_capacity,
     };
     let mut text = work.text.clone();
     text.resize(n.div_ceil(4) * 4, 0);
@@ -125,13 +147,15 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()),
     );
     let word_pattern_buffer = storage(device, "kernel.shift_and.word_pattern", bytemuck::cast_slice(&word_pattern));
+    let long_runs = zeroed(device, "kernel.shift_and.long_runs", super::long_runs_bytes(long_capacity));
+    let long_count = zeroed(device, "kernel.shift_and.long_count", 8);
     let levels = scan_levels(chunks);
     let level_buffers: Vec<wgpu::Buffer> =
         (0..levels).map(|k| uniform("kernel.shift_and.level", bytemuck::bytes_of(&[k, 0u32, 0, 0]))).collect();
     let pipeline =
         |entry: &str| SHADERS.compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
     // The layouts come from the shaders, which bind only what each entry point uses.
-    let all: [(u32, &wgpu::Buffer); 13] = [
+    let all: [(u32, &wgpu::Buffer); 15] = [
         (0, &params_buffer),
         (1, &info_buffer),
         (2, &words_buffer),
@@ -145,6 +169,8 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         (10, &functions),
         (11, &module_list),
         (12, &word_pattern_buffer),
+        (14, &long_runs),
+        (15, &long_count),
     ];
     let bind = |pipeline: &wgpu::ComputePipeline, used: &[u32], level: Option<&wgpu::Buffer>| {
         let entries: Vec<wgpu::BindGroupEntry> = all
@@ -190,18 +216,31 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     });
     let scan_passes = scan_carry.then(|| {
         let transfer = pipeline("transfer");
-        let transfer_group = bind(&transfer, &[0, 1, 2, 3, 4, 5, 10, 12], None);
+        let transfer_group = bind(&transfer, &[0, 1, 2, 3, 4, 5, 7, 8, 10, 12, 14, 15], None);
+        let transfer_long = pipeline("transfer_long");
+        let transfer_long_group = bind(&transfer_long, &[0, 1, 2, 3, 4, 7, 8, 10, 12, 14, 15], None);
         let up = pipeline("carry_up");
         let down = pipeline("carry_down");
         let up_groups: Vec<wgpu::BindGroup> = level_buffers.iter().map(|l| bind(&up, &[0, 1, 10], Some(l))).collect();
         let down_groups: Vec<wgpu::BindGroup> = level_buffers.iter().map(|l| bind(&down, &[0, 1, 9, 10], Some(l))).collect();
         let extra = pipeline("extra");
-        let extra_group = bind(&extra, &[0, 1, 2, 3, 4, 6, 7, 8, 9], None);
-        (transfer, transfer_group, up, up_groups, down, down_groups, extra, extra_group)
+        let extra_group = bind(&extra, &[0, 1, 2, 3, 4, 6, 7, 8, 9, 14, 15], None);
+        let extra_long = pipeline("extra_long");
+        let extra_long_group = bind(&extra_long, &[0, 1, 2, 3, 4, 6, 7, 8, 14, 15], None);
+        ScanPasses {
+            transfer: (transfer, transfer_group),
+            transfer_long: (transfer_long, transfer_long_group),
+            up,
+            up_groups,
+            down,
+            down_groups,
+            extra: (extra, extra_group),
+            extra_long: (extra_long, extra_long_group),
+        }
     });
     for _ in 0..options.iterations {
         let mut encoder = device.create_command_encoder(&Default::default());
-        for buffer in [&counts, &counter] {
+        for buffer in [&counts, &counter, &long_count] {
             encoder.clear_buffer(buffer, 0, None);
         }
         dispatch(&mut encoder, &profiler, "scan", &scan, &scan_group, (pattern_groups, chunks, 1));
@@ -212,21 +251,25 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         if let Some((fixup, fixup_group)) = &fixup {
             dispatch(&mut encoder, &profiler, "carry", fixup, fixup_group, (pattern_groups, 1, 1));
         }
-        if let (Some((transfer, transfer_group, up, up_groups, down, down_groups, extra, extra_group)), true) = (&scan_passes, chunks > 1) {
+        if let (Some(passes), true) = (&scan_passes, chunks > 1) {
             // The last chunk's function is never applied.
-            dispatch(&mut encoder, &profiler, "transfer", transfer, transfer_group, (chunks - 1, word_y, word_z));
-            for (k, group) in up_groups.iter().enumerate() {
+            let long_groups = (long_capacity.div_ceil(64), 1, 1);
+            dispatch(&mut encoder, &profiler, "transfer", &passes.transfer.0, &passes.transfer.1, (chunks - 1, word_y, word_z));
+            dispatch(&mut encoder, &profiler, "transfer", &passes.transfer_long.0, &passes.transfer_long.1, long_groups);
+            let (up, down) = (&passes.up, &passes.down);
+            for (k, group) in passes.up_groups.iter().enumerate() {
                 let half = 1u32 << k;
                 let nodes = (chunks - half).div_ceil(2 * half);
                 dispatch(&mut encoder, &profiler, "carry", up, group, (nodes, pattern_y, pattern_z));
             }
             encoder.clear_buffer(&starts, 0, None);
-            for (k, group) in down_groups.iter().enumerate().rev() {
+            for (k, group) in passes.down_groups.iter().enumerate().rev() {
                 let half = 1u32 << k;
                 let nodes = (chunks - half).div_ceil(2 * half);
                 dispatch(&mut encoder, &profiler, "carry", down, group, (nodes.div_ceil(64), pattern_y, pattern_z));
             }
-            dispatch(&mut encoder, &profiler, "extra", extra, extra_group, (pattern_groups, chunks, 1));
+            dispatch(&mut encoder, &profiler, "extra", &passes.extra.0, &passes.extra.1, (pattern_groups, chunks, 1));
+            dispatch(&mut encoder, &profiler, "extra", &passes.extra_long.0, &passes.extra_long.1, long_groups);
         }
         let times = submit_and_time_all(gpu, &mut profiler, encoder);
         let sum = |label: &str| times.iter().filter(|(l, _)| l == label).map(|(_, t)| t).sum::<f64>();
@@ -239,6 +282,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let read_start = Instant::now();
     let got_counts: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &counts, 0, 4 * compiled.len() as u64)).to_vec();
     let counter_value: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &counter, 0, 8)).to_vec();
+    let long_runs_value: Vec<u32> = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &long_count, 0, 8)).to_vec();
     let gpu_total: u64 = got_counts.iter().map(|&c| c as u64).sum();
     let kept = counter_value[0].min(options.capacity);
     let mut got: Vec<(u32, u32)> = if kept == 0 {
@@ -289,6 +333,8 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         cpu_reference_ms,
         cpu_threads,
         total_matches,
+        long_runs: [long_runs_value[1], long_runs_value[0]],
+        long_capacity,
         positions_overflowed: overflowed,
         counts: got_counts,
         lavapipe_loop_limit_exceeded: gpu.adapter.get_info().name.contains("llvmpipe") && loop_iterations > 65535,

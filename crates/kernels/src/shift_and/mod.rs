@@ -32,7 +32,11 @@
 //! `carry_down` combine the chunks' functions with a Blelloch scan, ceil(log2 chunks) levels
 //! each way whatever the patterns, and leave every chunk's true start state; `extra` reruns each
 //! chunk from it beside the scan's run until they agree, adding the matches only the true run
-//! has (the update is monotone: the true run contains the scan's). The result does not depend
+//! has (the update is monotone: the true run contains the scan's). `transfer` and `extra` hand
+//! a run that has not agreed after SHORT_BYTES bytes to `transfer_long` and `extra_long`, which
+//! finish those runs one thread each: a warp waits for its longest thread, and a `.*` after a
+//! rare prefix never agrees. The mask table is stored byte-major (`ch[byte * words + word]`),
+//! so the threads of a warp read consecutive words. The result does not depend
 //! on the chunking (tests compare chunk lengths 1 byte to the whole text). `Carry::Sequential`
 //! runs the former sequential fix-up instead (one thread per pattern over all chunks), for
 //! comparison. Positions: `capacity` 0 counts only; otherwise up to `capacity` positions are
@@ -71,7 +75,8 @@ pub struct ShiftAndParams {
     pub total_words: u32,
     /// Patterns of more than one module.
     pub module_pattern_count: u32,
-    pub pad: u32,
+    /// Entries of each of the two lists of long runs.
+    pub long_capacity: u32,
 }
 const _: () = assert!(std::mem::size_of::<ShiftAndParams>() == 32);
 
@@ -86,6 +91,31 @@ pub struct ShiftAndOptions {
     pub capacity: u32,
     /// How chunks pass their end states on.
     pub carry: Carry,
+    /// Runs the `extra_long` and `transfer_long` passes each take over (0: `long_capacity_of`
+    /// picks); a run beyond it goes on in its own thread.
+    pub long_capacity: u32,
+}
+
+/// Long runs each list holds at most, unless the options say otherwise.
+pub const LONG_CAPACITY: u64 = 1 << 17;
+/// u32 per long run. Keep in sync with LONG_STRIDE in shaders/kernel_shift_and.wgsl.
+pub const LONG_STRIDE: u64 = 20;
+/// Bytes `extra` and `transfer` run before they hand a run on. Keep in sync with SHORT_BYTES in
+/// shaders/kernel_shift_and.wgsl.
+pub const SHORT_BYTES: u32 = 256;
+
+/// Entries of each list of long runs: `options.long_capacity`, or as many as there are runs
+/// (patterns x chunks for extra, 32 per word and chunk for transfer) up to LONG_CAPACITY.
+pub fn long_capacity_of(options: &ShiftAndOptions, patterns: u64, words: u64, chunks: u64) -> u32 {
+    if options.long_capacity != 0 {
+        return options.long_capacity;
+    }
+    (patterns.max(32 * words) * chunks).clamp(1, LONG_CAPACITY) as u32
+}
+
+/// Storage bytes of the two lists of long runs of `long_capacity` entries each.
+pub fn long_runs_bytes(long_capacity: u32) -> u64 {
+    2 * 4 * LONG_STRIDE * long_capacity as u64
 }
 
 /// How the chunks' start states are found.
@@ -314,6 +344,10 @@ pub struct ShiftAndReport {
     pub cpu_reference_ms: f64,
     pub cpu_threads: usize,
     pub total_matches: u64,
+    /// Runs `transfer` and `extra` handed on after SHORT_BYTES bytes (the last iteration's; those
+    /// beyond `long_capacity` went on in their own threads).
+    pub long_runs: [u32; 2],
+    pub long_capacity: u32,
     /// Matches beyond the position capacity (counted, not kept; any match when counting only).
     pub positions_overflowed: bool,
     pub counts: Vec<u32>,
@@ -382,8 +416,13 @@ impl ShiftAndReport {
     pub fn summary(&self) -> String {
         let carry = match self.carry {
             Carry::Scan => format!(
-                "transfer {:.4} ms + carry scan {:.4} ms ({} levels each way) + extra matches {:.4} ms",
-                self.transfer_gpu.median_ms, self.carry_gpu.median_ms, self.carry_levels, self.extra_gpu.median_ms
+                "transfer {:.4} ms + carry scan {:.4} ms ({} levels each way) + extra matches {:.4} ms (long runs: {} transfer, {} extra)",
+                self.transfer_gpu.median_ms,
+                self.carry_gpu.median_ms,
+                self.carry_levels,
+                self.extra_gpu.median_ms,
+                self.long_runs[0],
+                self.long_runs[1]
             ),
             Carry::Sequential => format!("sequential fix-up {:.4} ms", self.carry_gpu.median_ms),
         };
@@ -429,7 +468,7 @@ mod tests {
 
     #[test]
     fn automatic_chunks_keep_the_transfer_functions_bounded() {
-        let options = |carry| ShiftAndOptions { chunk_len: 0, iterations: 1, capacity: 0, carry };
+        let options = |carry| ShiftAndOptions { chunk_len: 0, iterations: 1, capacity: 0, carry, long_capacity: 0 };
         let short = Workload { patterns: vec![b"ab*c".to_vec()], text: vec![b'a'; 1 << 20], source: String::new() };
         assert_eq!(chunk_len_of(&short, &options(Carry::Scan)), 1024);
         // 200 patterns of 7 modules over 64 KB: 1024 chunks would take about 1.3 GB of functions.
