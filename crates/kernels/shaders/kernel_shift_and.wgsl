@@ -3,13 +3,16 @@
 // whose `step` this mirrors word for word), with the proof that a chunk's transfer function is
 // its end state from empty OR the rows of the start state's bits (crates/kernels/src/shift_and/transfer.rs
 // is its CPU twin).
-//   scan:  one thread per (one-module pattern, chunk), 64 patterns per workgroup reading the
-//          same chunk (the text loads are the same address across the workgroup); every chunk
-//          starts from the empty state and records its end state z.
+// The passes run units (crates/kernels/src/shift_and/pack.rs, their CPU twin): up to MAX_PACKED
+// patterns of one module side by side in one word, or one pattern of several modules.
+//   scan:  one thread per (one-word unit, chunk), 64 units per workgroup reading the same chunk
+//          (the text loads are the same address across the workgroup); every chunk starts from
+//          the empty state and records its end state z. Matches are counted in fields of an
+//          accumulator (`Tally`), emptied every few bytes.
 //   scan_modules: the same for patterns of several modules, one thread per module (the paper's
 //          distribute/aggregate): per byte every module publishes its state's last bit in
 //          workgroup memory and, after a barrier, takes its predecessor's as the shift's carry.
-//   transfer: one thread per (pattern, chunk, start state bit i): runs the chunk from {i} beside
+//   transfer: one thread per (unit, chunk, start state bit i): runs the chunk from {i} beside
 //          the run from empty until the two agree; the row of i is what the first run has beyond
 //          the second at the chunk's end (empty when they agreed). The chunk's function is
 //          F(S) = z | OR of the rows of S's bits. A run that has not agreed after SHORT_BYTES
@@ -19,30 +22,35 @@
 //          F[m, b) o F[a, m) in slot min(b, chunks) - 1 (the right half's slot). Down: the root
 //          starts empty; a node's start state s is that of its left half, and the right half
 //          starts at F[a, m)(s). Afterwards starts[c] is chunk c's true start state.
-//   extra: one thread per (pattern, chunk): reruns each chunk from its true start state beside
+//   extra: one thread per (unit, chunk): reruns each chunk from its true start state beside
 //          the scan's run until they agree, adding the matches only the true run has (the
 //          true run contains the scan's: the update is monotone); after SHORT_BYTES bytes the run
 //          goes to a list that extra_long finishes.
-//   fixup: the sequential alternative to transfer + carry + extra (one thread per pattern,
+//   fixup: the sequential alternative to transfer + carry + extra (one thread per unit,
 //          sequential over chunks), kept for comparison (`--carry sequential`).
 // Matches: a count per pattern and, unless params.capacity is 0 (count only), (pattern,
 // position) pairs appended up to params.capacity; the counts stay exact when the list is full.
 
-const PATTERNS_PER_GROUP: u32 = 64u;
+const UNITS_PER_GROUP: u32 = 64u;
 const MAX_WORDS: u32 = 8u;
+const MAX_PACKED: u32 = 8u;
+// Bits each pattern's count field has at least: the accumulator is emptied every
+// 2^FIELD_BITS - 1 bytes at most.
+const FIELD_BITS: u32 = 4u;
+const FIELD_MASK: u32 = 15u;
 // Lavapipe stops a loop (nested ones included) after 65535 iterations in all (gallivm's
 // LP_MAX_TGSI_LOOP_ITERATIONS); crates/kernels/src/shift_and/mod.rs warns when a run may exceed it.
 
 // Keep in sync with ShiftAndParams in crates/kernels/src/shift_and/mod.rs.
 struct ShiftAndParams {
-    patterns: u32,
+    units: u32,
     text_len: u32,
     chunk_len: u32,
     chunks: u32,
     capacity: u32,
     total_words: u32,
-    // Patterns of more than one module (listed in module_patterns).
-    module_pattern_count: u32,
+    // Units of more than one module (listed in module_units).
+    module_unit_count: u32,
     // Entries of each of the two lists in long_runs.
     long_capacity: u32,
 }
@@ -60,9 +68,9 @@ struct Word {
 }
 
 @group(0) @binding(0) var<uniform> params: ShiftAndParams;
-// Per pattern: (first word, word count, the last state's bit in the last word, first word of
+// Per unit: (first word, word count, the patterns' final bits in the last word, first word of
 // its transfer functions in `functions`).
-@group(0) @binding(1) var<storage, read> pattern_info: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read> unit_info: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> words: array<Word>;
 // ch[byte * total_words + word]: the threads of a warp, on consecutive words and the same byte,
 // read consecutive addresses (`mask`).
@@ -71,19 +79,20 @@ struct Word {
 @group(0) @binding(4) var<storage, read> text: array<u32>;
 // The scan's end state of every chunk: [chunk * total_words + word].
 @group(0) @binding(5) var<storage, read_write> end_states: array<u32>;
+// Per pattern.
 @group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> matches: array<vec2<u32>>;
 // [0] = match slots handed out (stops a little beyond the capacity).
 @group(0) @binding(8) var<storage, read_write> counter: array<atomic<u32>, 2>;
 // The true start state of every chunk, [chunk * total_words + word] (written by carry_down).
 @group(0) @binding(9) var<storage, read_write> starts: array<u32>;
-// Every (pattern, chunk)'s transfer function, from pattern_info.w + chunk * fn_stride(words):
+// Every (unit, chunk)'s transfer function, from unit_info.w + chunk * fn_stride(words):
 // z (the end state from empty, one u32 per word), then 32 rows per word, each `words` u32.
 @group(0) @binding(10) var<storage, read_write> functions: array<u32>;
-// The patterns of more than one module, for `scan_modules`.
-@group(0) @binding(11) var<storage, read> module_patterns: array<u32>;
-// The pattern of every word, for `transfer`.
-@group(0) @binding(12) var<storage, read> word_pattern: array<u32>;
+// The units of more than one module, for `scan_modules`.
+@group(0) @binding(11) var<storage, read> module_units: array<u32>;
+// The unit of every word, for `transfer`.
+@group(0) @binding(12) var<storage, read> word_unit: array<u32>;
 // (level of the carry scan, 0, 0, 0): node halves are 2^level chunks long.
 @group(0) @binding(13) var<uniform> level: vec4<u32>;
 // Runs that `extra` and `transfer` stopped after SHORT_BYTES bytes, for `extra_long` and
@@ -93,16 +102,20 @@ struct Word {
 // Entries handed out: [0] extra's, [1] transfer's (they may pass long_capacity: a run that
 // finds no entry goes on in its own thread).
 @group(0) @binding(15) var<storage, read_write> long_count: array<atomic<u32>, 2>;
+// Per unit: (first pattern, patterns | shift << 16, count fields of patterns 0-3 and 4-7, a
+// byte each): the accumulator takes (state & finals) >> shift, and pattern j's count is the
+// FIELD_BITS bits from its field.
+@group(0) @binding(16) var<storage, read> unit_tally: array<vec4<u32>>;
 
 // Bytes a thread of `extra` or `transfer` runs before it hands its run on. Most runs agree with
 // the run from empty within a few bytes, a few (a `.*` after a rare prefix) never; without the
 // hand-on a warp waits for its longest thread, and one such run in 32 made the whole warp scan
 // its chunk.
 const SHORT_BYTES: u32 = 256u;
-// u32 per long run: (pattern or word, chunk, next byte, start bit), s, z.
+// u32 per long run: (unit or word, chunk, next byte, start bit), s, z.
 const LONG_STRIDE: u32 = 20u;
 
-// Workgroups along y of the passes dispatched per pattern or word (z counts the rest).
+// Workgroups along y of the passes dispatched per unit or word (z counts the rest).
 const GROUPS_Y: u32 = 32768u;
 
 fn text_byte(i: u32) -> u32 {
@@ -145,6 +158,43 @@ fn step_pair(s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<u32
     return same;
 }
 
+// A unit's match counts: `acc` holds each pattern's count since the last flush in its field.
+struct Tally {
+    acc: u32,
+    // Bytes added since the last flush (for the callers that add byte by byte).
+    bytes: u32,
+    counts: array<u32, MAX_PACKED>,
+}
+
+// Adds the fields of `acc` to the counts (`tally` = the unit's unit_tally).
+fn tally_flush(t: ptr<function, Tally>, tally: vec4<u32>) {
+    for (var j = 0u; j < MAX_PACKED; j += 1u) {
+        let at = (select(tally.z, tally.w, j >= 4u) >> ((j & 3u) * 8u)) & 0xffu;
+        (*t).counts[j] += ((*t).acc >> at) & FIELD_MASK;
+    }
+    (*t).acc = 0u;
+    (*t).bytes = 0u;
+}
+
+// Adds one byte's final states `hits` (already AND-ed with the finals), flushing when due.
+fn tally_add(t: ptr<function, Tally>, tally: vec4<u32>, hits: u32) {
+    (*t).acc += hits >> (tally.y >> 16u);
+    (*t).bytes += 1u;
+    if ((*t).bytes == FIELD_MASK) {
+        tally_flush(t, tally);
+    }
+}
+
+// Flushes and adds the counts to the patterns' totals.
+fn tally_end(t: ptr<function, Tally>, tally: vec4<u32>) {
+    tally_flush(t, tally);
+    for (var j = 0u; j < MAX_PACKED; j += 1u) {
+        if (j < (tally.y & 0xffffu) && (*t).counts[j] != 0u) {
+            atomicAdd(&counts[tally.x + j], (*t).counts[j]);
+        }
+    }
+}
+
 // Keeps (p, position) while the caller's `room` (true at first unless counting only) holds;
 // clears it once the list is full, so a thread pays for the full list once, not with an atomic
 // load of the contended counter per match. Counts are kept by the callers.
@@ -160,105 +210,63 @@ fn emit(p: u32, position: u32, room: ptr<function, bool>) {
     }
 }
 
-@compute @workgroup_size(64)
-fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let p = group.x * PATTERNS_PER_GROUP + local;
-    let chunk = group.y;
-    if (p >= params.patterns) {
-        return;
-    }
-    let info = pattern_info[p];
-    let base = info.x;
-    let last = info.y - 1u;
-    let start = chunk * params.chunk_len;
-    let end = min(start + params.chunk_len, params.text_len);
-    var found = 0u;
-    var room = params.capacity != 0u;
-    // Patterns of several modules run in scan_modules.
-    if (info.y == 1u) {
-        // The state and the masks other than Ch in registers, four bytes per load.
-        let word = words[base];
-        var d = 0u;
-        var i = start;
-        while (i < end) {
-            let packed = text[i >> 2u];
-            let stop = min(end, (i & ~3u) + 4u);
-            for (; i < stop; i += 1u) {
-                let m = mask(base, (packed >> ((i & 3u) * 8u)) & 0xffu);
-                d = word_apply(word, m, d, 0u);
-                if ((d & info.z) != 0u) {
-                    found += 1u;
-                    emit(p, i, &room);
-                }
-            }
-        }
-        end_states[chunk * params.total_words + base] = d;
-    }
-    if (found != 0u) {
-        atomicAdd(&counts[p], found);
+// Emits a match at `position` for the pattern of every bit of `hits` (final bits of the unit
+// with `finals` and unit_tally `tally`).
+fn emit_hits(hits: u32, finals: u32, tally: vec4<u32>, position: u32, room: ptr<function, bool>) {
+    var bits = hits;
+    while (bits != 0u && *room) {
+        let b = firstTrailingBit(bits);
+        bits &= bits - 1u;
+        emit(tally.x + countOneBits(finals & ((1u << b) - 1u)), position, room);
     }
 }
 
 @compute @workgroup_size(64)
-fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let p = group.x * PATTERNS_PER_GROUP + local;
-    if (p >= params.patterns) {
+fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let u = group.x * UNITS_PER_GROUP + local;
+    let chunk = group.y;
+    if (u >= params.units) {
         return;
     }
-    let info = pattern_info[p];
+    let info = unit_info[u];
+    // Units of several modules run in scan_modules.
+    if (info.y != 1u) {
+        return;
+    }
     let base = info.x;
-    let last = info.y - 1u;
-    // The true state at the start of the current chunk (s) and the scan's run from empty (z).
-    var s: array<u32, MAX_WORDS>;
-    var z: array<u32, MAX_WORDS>;
-    var found = 0u;
+    let finals = info.z;
+    let tally = unit_tally[u];
+    let shift = tally.y >> 16u;
+    let start = chunk * params.chunk_len;
+    let end = min(start + params.chunk_len, params.text_len);
+    var t: Tally;
     var room = params.capacity != 0u;
-    for (var w = 0u; w <= last; w += 1u) {
-        s[w] = end_states[base + w];
-    }
-    for (var chunk = 1u; chunk < params.chunks; chunk += 1u) {
-        let start = chunk * params.chunk_len;
-        let end = min(start + params.chunk_len, params.text_len);
-        var same = true;
-        for (var w = 0u; w <= last; w += 1u) {
-            z[w] = 0u;
-            same = same && s[w] == 0u;
-        }
-        if (last == 0u) {
-            // One module: both states in registers.
-            let word = words[base];
-            var sd = s[0];
-            var zd = 0u;
-            for (var i = start; i < end && !same; i += 1u) {
-                let m = mask(base, text_byte(i));
-                sd = word_apply(word, m, sd, 0u);
-                zd = word_apply(word, m, zd, 0u);
-                same = sd == zd;
-                if ((sd & info.z) != 0u && (zd & info.z) == 0u) {
-                    found += 1u;
-                    emit(p, i, &room);
-                }
-            }
-            s[0] = sd;
-        } else {
-            for (var i = start; i < end && !same; i += 1u) {
-                same = step_pair(&s, &z, base, last, text_byte(i));
-                if ((s[last] & info.z) != 0u && (z[last] & info.z) == 0u) {
-                    found += 1u;
-                    emit(p, i, &room);
-                }
+    // The state and the masks other than Ch in registers, four bytes per load; the accumulator
+    // is emptied every three loads (at most 12 bytes).
+    let word = words[base];
+    var d = 0u;
+    var i = start;
+    var loads = 0u;
+    while (i < end) {
+        let packed = text[i >> 2u];
+        let stop = min(end, (i & ~3u) + 4u);
+        for (; i < stop; i += 1u) {
+            let m = mask(base, (packed >> ((i & 3u) * 8u)) & 0xffu);
+            d = word_apply(word, m, d, 0u);
+            let hits = d & finals;
+            t.acc += hits >> shift;
+            if (room && hits != 0u) {
+                emit_hits(hits, finals, tally, i, &room);
             }
         }
-        if (same) {
-            // From here on the true run is the scan's: its end state is the chunk's.
-            for (var w = 0u; w <= last; w += 1u) {
-                s[w] = end_states[chunk * params.total_words + base + w];
-            }
+        loads += 1u;
+        if (loads == 3u) {
+            tally_flush(&t, tally);
+            loads = 0u;
         }
     }
-    if (found != 0u) {
-        atomicAdd(&counts[p], found);
-    }
+    end_states[chunk * params.total_words + base] = d;
+    tally_end(&t, tally);
 }
 
 // Whether the first `count` words of `s` and `z` agree.
@@ -270,14 +278,18 @@ fn states_equal(s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<
     return same;
 }
 
-// Runs the words base..=base+last over the bytes [*i, to) from state `s` beside the run `z`, until
-// the two agree; with emit_for < params.patterns, emits (and counts in `found`) as pattern
-// emit_for's the matches only `s` has (final bit `fin`). Returns whether they agree; *i is the
-// next byte.
-fn run_pair(base: u32, last: u32, s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<u32, MAX_WORDS>>, i: ptr<function, u32>, to: u32, emit_for: u32, fin: u32, found: ptr<function, u32>) -> bool {
+// Runs unit u's words over the bytes [*i, to) from state `s` beside the run `z`, until the two
+// agree. With `count`, tallies in `t` (and emits) the matches only `s` has. Returns whether
+// they agree; *i is the next byte.
+fn run_pair(u: u32, count: bool, s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<u32, MAX_WORDS>>, i: ptr<function, u32>, to: u32, t: ptr<function, Tally>) -> bool {
+    let info = unit_info[u];
+    let base = info.x;
+    let last = info.y - 1u;
+    let finals = info.z;
+    let tally = unit_tally[u];
     var k = *i;
     var same = states_equal(s, z, last + 1u);
-    var room = params.capacity != 0u;
+    var room = count && params.capacity != 0u;
     if (last == 0u) {
         // One module: both runs in registers.
         let word = words[base];
@@ -288,9 +300,12 @@ fn run_pair(base: u32, last: u32, s: ptr<function, array<u32, MAX_WORDS>>, z: pt
             sd = word_apply(word, m, sd, 0u);
             zd = word_apply(word, m, zd, 0u);
             same = sd == zd;
-            if (emit_for < params.patterns && (sd & fin) != 0u && (zd & fin) == 0u) {
-                *found += 1u;
-                emit(emit_for, k, &room);
+            if (count) {
+                let hits = sd & ~zd & finals;
+                tally_add(t, tally, hits);
+                if (room && hits != 0u) {
+                    emit_hits(hits, finals, tally, k, &room);
+                }
             }
         }
         (*s)[0] = sd;
@@ -298,14 +313,44 @@ fn run_pair(base: u32, last: u32, s: ptr<function, array<u32, MAX_WORDS>>, z: pt
     } else {
         for (; k < to && !same; k += 1u) {
             same = step_pair(s, z, base, last, text_byte(k));
-            if (emit_for < params.patterns && ((*s)[last] & fin) != 0u && ((*z)[last] & fin) == 0u) {
-                *found += 1u;
-                emit(emit_for, k, &room);
+            if (count) {
+                let hits = (*s)[last] & ~(*z)[last] & finals;
+                tally_add(t, tally, hits);
+                if (room && hits != 0u) {
+                    emit_hits(hits, finals, tally, k, &room);
+                }
             }
         }
     }
     *i = k;
     return same;
+}
+
+@compute @workgroup_size(64)
+fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let u = group.x * UNITS_PER_GROUP + local;
+    if (u >= params.units) {
+        return;
+    }
+    let info = unit_info[u];
+    // The true state at the start of the current chunk (s) and the scan's run from empty (z).
+    var s: array<u32, MAX_WORDS>;
+    var t: Tally;
+    for (var w = 0u; w < info.y; w += 1u) {
+        s[w] = end_states[info.x + w];
+    }
+    for (var chunk = 1u; chunk < params.chunks; chunk += 1u) {
+        // Set on every pass (naga declares a loop's variables once, at the function's start).
+        var z = array<u32, MAX_WORDS>();
+        var i = chunk * params.chunk_len;
+        if (run_pair(u, true, &s, &z, &i, chunk_end(chunk), &t)) {
+            // From here on the true run is the scan's: its end state is the chunk's.
+            for (var w = 0u; w < info.y; w += 1u) {
+                s[w] = end_states[chunk * params.total_words + info.x + w];
+            }
+        }
+    }
+    tally_end(&t, unit_tally[u]);
 }
 
 // Stores a run for a long pass in entry `at` (`long_runs`).
@@ -330,9 +375,9 @@ fn load_long(at: u32, s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, 
     }
 }
 
-// Pattern p's true start state at chunk `chunk`, as carry_down left it.
-fn load_start_state(p: u32, chunk: u32) -> array<u32, MAX_WORDS> {
-    let info = pattern_info[p];
+// Unit u's true start state at chunk `chunk`, as carry_down left it.
+fn load_start_state(u: u32, chunk: u32) -> array<u32, MAX_WORDS> {
+    let info = unit_info[u];
     var s: array<u32, MAX_WORDS>;
     for (var w = 0u; w < info.y; w += 1u) {
         s[w] = starts[chunk * params.total_words + info.x + w];
@@ -345,32 +390,30 @@ fn chunk_end(chunk: u32) -> u32 {
     return min(chunk * params.chunk_len + params.chunk_len, params.text_len);
 }
 
-// One thread per (pattern, chunk): reruns the chunk from its true start state beside the scan's
+// One thread per (unit, chunk): reruns the chunk from its true start state beside the scan's
 // run for up to SHORT_BYTES bytes, then hands the run to extra_long.
 @compute @workgroup_size(64)
 fn extra(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let p = group.x * PATTERNS_PER_GROUP + local;
+    let u = group.x * UNITS_PER_GROUP + local;
     let chunk = group.y;
-    if (p >= params.patterns || chunk == 0u) {
+    if (u >= params.units || chunk == 0u) {
         return;
     }
-    let info = pattern_info[p];
-    var s = load_start_state(p, chunk);
+    let info = unit_info[u];
+    var s = load_start_state(u, chunk);
     var z: array<u32, MAX_WORDS>;
-    var found = 0u;
+    var t: Tally;
     var i = chunk * params.chunk_len;
     let end = chunk_end(chunk);
-    if (!run_pair(info.x, info.y - 1u, &s, &z, &i, min(end, i + SHORT_BYTES), p, info.z, &found) && i < end) {
+    if (!run_pair(u, true, &s, &z, &i, min(end, i + SHORT_BYTES), &t) && i < end) {
         let at = atomicAdd(&long_count[0], 1u);
         if (at < params.long_capacity) {
-            save_long(at, p, chunk, i, 0u, &s, &z, info.y);
+            save_long(at, u, chunk, i, 0u, &s, &z, info.y);
         } else {
-            _ = run_pair(info.x, info.y - 1u, &s, &z, &i, end, p, info.z, &found);
+            _ = run_pair(u, true, &s, &z, &i, end, &t);
         }
     }
-    if (found != 0u) {
-        atomicAdd(&counts[p], found);
-    }
+    tally_end(&t, unit_tally[u]);
 }
 
 // One thread per run `extra` handed on: runs it to the agreement or the chunk's end.
@@ -380,33 +423,27 @@ fn extra_long(@builtin(global_invocation_id) id: vec3<u32>) {
     if (at >= min(atomicLoad(&long_count[0]), params.long_capacity)) {
         return;
     }
-    let p = long_runs[at * LONG_STRIDE];
+    let u = long_runs[at * LONG_STRIDE];
     let chunk = long_runs[at * LONG_STRIDE + 1u];
     var i = long_runs[at * LONG_STRIDE + 2u];
-    let info = pattern_info[p];
     var s: array<u32, MAX_WORDS>;
     var z: array<u32, MAX_WORDS>;
-    load_long(at, &s, &z, info.y);
-    var found = 0u;
-    _ = run_pair(info.x, info.y - 1u, &s, &z, &i, chunk_end(chunk), p, info.z, &found);
-    if (found != 0u) {
-        atomicAdd(&counts[p], found);
-    }
+    load_long(at, &s, &z, unit_info[u].y);
+    var t: Tally;
+    _ = run_pair(u, true, &s, &z, &i, chunk_end(chunk), &t);
+    tally_end(&t, unit_tally[u]);
 }
-
-const MODULE_PATTERNS: u32 = 8u;
-// The last bit of every module's state before this byte, [pattern slot * MAX_WORDS + module].
-var<workgroup> tops: array<u32, 64>;
 
 @compute @workgroup_size(64)
 fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let slot = group.x * MODULE_PATTERNS + local / MAX_WORDS;
+    let slot = group.x * MODULE_UNITS + local / MAX_WORDS;
     let w = local % MAX_WORDS;
-    let p = module_patterns[min(slot, params.module_pattern_count - 1u)];
-    let info = pattern_info[p];
-    // Threads beyond the list or the pattern's modules step a copy of its last module and keep
+    let u = module_units[min(slot, params.module_unit_count - 1u)];
+    let info = unit_info[u];
+    let p = unit_tally[u].x;
+    // Threads beyond the list or the unit's modules step a copy of its last module and keep
     // nothing; every thread takes part in the barriers.
-    let keep = slot < params.module_pattern_count && w < info.y;
+    let keep = slot < params.module_unit_count && w < info.y;
     let word_index = info.x + min(w, info.y - 1u);
     let word = words[word_index];
     let is_last = keep && w == info.y - 1u;
@@ -438,13 +475,17 @@ fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
     }
 }
 
-// Words of one (pattern, chunk)'s transfer function for a pattern of `w` words: z, then 32 rows
+const MODULE_UNITS: u32 = 8u;
+// The last bit of every module's state before this byte, [unit slot * MAX_WORDS + module].
+var<workgroup> tops: array<u32, 64>;
+
+// Words of one (unit, chunk)'s transfer function for a unit of `w` words: z, then 32 rows
 // per word of w words each.
 fn fn_stride(w: u32) -> u32 {
     return w + 32u * w * w;
 }
 
-// Where (pattern `info`, chunk)'s transfer function starts in `functions`.
+// Where (unit `info`, chunk)'s transfer function starts in `functions`.
 fn fn_at(info: vec4<u32>, chunk: u32) -> u32 {
     return info.w + chunk * fn_stride(info.y);
 }
@@ -452,7 +493,7 @@ fn fn_at(info: vec4<u32>, chunk: u32) -> u32 {
 // Writes the row of start bit `bit` of word `word_index` in chunk `chunk`'s function: what `s`
 // has beyond `z`.
 fn write_row(word_index: u32, chunk: u32, bit: u32, s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<u32, MAX_WORDS>>) {
-    let info = pattern_info[word_pattern[word_index]];
+    let info = unit_info[word_unit[word_index]];
     let nw = info.y;
     let row = fn_at(info, chunk) + nw + ((word_index - info.x) * 32u + bit) * nw;
     for (var w = 0u; w < nw; w += 1u) {
@@ -469,7 +510,8 @@ fn transfer(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
     if (word_index >= params.total_words) {
         return;
     }
-    let info = pattern_info[word_pattern[word_index]];
+    let u = word_unit[word_index];
+    let info = unit_info[u];
     if (bit == 0u) {
         functions[fn_at(info, chunk) + word_index - info.x] = end_states[chunk * params.total_words + word_index];
     }
@@ -481,14 +523,14 @@ fn transfer(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
     }
     var i = chunk * params.chunk_len;
     let end = chunk_end(chunk);
-    var none = 0u;
-    if (!run_pair(info.x, info.y - 1u, &s, &z, &i, min(end, i + SHORT_BYTES), params.patterns, 0u, &none) && i < end) {
+    var t: Tally;
+    if (!run_pair(u, false, &s, &z, &i, min(end, i + SHORT_BYTES), &t) && i < end) {
         let at = atomicAdd(&long_count[1], 1u);
         if (at < params.long_capacity) {
             save_long(params.long_capacity + at, word_index, chunk, i, bit, &s, &z, info.y);
             return;
         }
-        _ = run_pair(info.x, info.y - 1u, &s, &z, &i, end, params.patterns, 0u, &none);
+        _ = run_pair(u, false, &s, &z, &i, end, &t);
     }
     write_row(word_index, chunk, bit, &s, &z);
 }
@@ -504,12 +546,12 @@ fn transfer_long(@builtin(global_invocation_id) id: vec3<u32>) {
     let word_index = long_runs[at * LONG_STRIDE];
     let chunk = long_runs[at * LONG_STRIDE + 1u];
     var i = long_runs[at * LONG_STRIDE + 2u];
-    let info = pattern_info[word_pattern[word_index]];
+    let u = word_unit[word_index];
     var s: array<u32, MAX_WORDS>;
     var z: array<u32, MAX_WORDS>;
-    load_long(at, &s, &z, info.y);
-    var none = 0u;
-    _ = run_pair(info.x, info.y - 1u, &s, &z, &i, chunk_end(chunk), params.patterns, 0u, &none);
+    load_long(at, &s, &z, unit_info[u].y);
+    var t: Tally;
+    _ = run_pair(u, false, &s, &z, &i, chunk_end(chunk), &t);
     write_row(word_index, chunk, long_runs[at * LONG_STRIDE + 3u], &s, &z);
 }
 
@@ -536,16 +578,16 @@ fn or_rows_of(nw: u32, at: u32, out: ptr<function, array<u32, MAX_WORDS>>) {
 
 @compute @workgroup_size(64)
 fn carry_up(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let p = group.y + group.z * GROUPS_Y;
+    let u = group.y + group.z * GROUPS_Y;
     let half = 1u << level.x;
     let a = group.x * 2u * half;
     let m = a + half;
     let r = min(m + half, params.chunks) - 1u;
     // The last chunk's slot feeds only the root, whose function nobody applies.
-    if (p >= params.patterns || m >= params.chunks || r + 1u == params.chunks) {
+    if (u >= params.units || m >= params.chunks || r + 1u == params.chunks) {
         return;
     }
-    let info = pattern_info[p];
+    let info = unit_info[u];
     let nw = info.y;
     let right = fn_at(info, r);
     let left = fn_at(info, m - 1u);
@@ -581,15 +623,15 @@ fn carry_up(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
 
 @compute @workgroup_size(64)
 fn carry_down(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let p = group.y + group.z * GROUPS_Y;
+    let u = group.y + group.z * GROUPS_Y;
     let half = 1u << level.x;
     let a = (group.x * 64u + local) * 2u * half;
     let m = a + half;
-    if (p >= params.patterns || m >= params.chunks) {
+    if (u >= params.units || m >= params.chunks) {
         return;
     }
     let r = min(m + half, params.chunks) - 1u;
-    let info = pattern_info[p];
+    let info = unit_info[u];
     let nw = info.y;
     let left = fn_at(info, m - 1u);
     let row_r = r * params.total_words + info.x;

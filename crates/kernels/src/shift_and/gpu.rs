@@ -11,7 +11,7 @@ use bisector_gpu::{profiled_compute_pass, Gpu};
 
 use super::transfer::scan_levels;
 use super::{compile, match_ends, parse, Carry, Compiled, ShiftAndOptions, ShiftAndParams, ShiftAndReport, Word, Workload};
-use super::{GROUPS_Y, PATTERNS_PER_GROUP};
+use super::{pack, GROUPS_Y, UNITS_PER_GROUP};
 use crate::SHADERS;
 
 fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
@@ -83,15 +83,20 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     assert!(chunks <= 65535, "at most 65535 chunks");
     let scan_carry = options.carry == Carry::Scan;
     let upload_start = Instant::now();
+    let units = pack(&compiled);
     let mut info: Vec<[u32; 4]> = Vec::new();
+    let mut tally: Vec<[u32; 4]> = Vec::new();
     let mut words: Vec<Word> = Vec::new();
-    let mut word_pattern: Vec<u32> = Vec::new();
+    let mut word_unit: Vec<u32> = Vec::new();
     let mut function_words = 0u64;
-    for (p, c) in compiled.iter().enumerate() {
+    for (u, unit) in units.iter().enumerate() {
+        let c = &unit.compiled;
         let w = c.words.len() as u64;
-        info.push([words.len() as u32, w as u32, c.final_bit(), function_words as u32]);
+        info.push([words.len() as u32, w as u32, unit.finals, function_words as u32]);
+        let fields = |k: usize| u32::from_le_bytes(unit.fields[k..k + 4].try_into().expect("four fields"));
+        tally.push([unit.first_pattern, unit.patterns | unit.shift << 16, fields(0), fields(4)]);
         words.extend_from_slice(&c.words);
-        word_pattern.extend(std::iter::repeat_n(p as u32, c.words.len()));
+        word_unit.extend(std::iter::repeat_n(u as u32, c.words.len()));
         if scan_carry {
             function_words += (w + 32 * w * w) * chunks as u64;
         }
@@ -101,7 +106,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     // Ch transposed, [byte * total_words + word] (the shader's `mask`).
     let mut ch = vec![0u32; 256 * words.len()];
     let mut word = 0;
-    for c in &compiled {
+    for c in units.iter().map(|u| &u.compiled) {
         for w in 0..c.words.len() {
             for b in 0..256 {
                 ch[b * words.len() + word] = c.ch[w * 256 + b];
@@ -109,16 +114,16 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
             word += 1;
         }
     }
-    let long_capacity = super::long_capacity_of(options, compiled.len() as u64, total_words as u64, chunks as u64);
-    let module_patterns: Vec<u32> = (0..compiled.len() as u32).filter(|&p| compiled[p as usize].words.len() > 1).collect();
+    let long_capacity = super::long_capacity_of(options, units.len() as u64, total_words as u64, chunks as u64);
+    let module_units: Vec<u32> = (0..units.len() as u32).filter(|&u| units[u as usize].compiled.words.len() > 1).collect();
     let params = ShiftAndParams {
-        patterns: compiled.len() as u32,
+        units: units.len() as u32,
         text_len: n as u32,
         chunk_len,
         chunks,
         capacity: options.capacity,
         total_words,
-        module_pattern_count: module_patterns.len() as u32,
+        module_unit_count: module_units.len() as u32,
         long_capacity,
     };
     let mut text = work.text.clone();
@@ -127,7 +132,8 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage: wgpu::BufferUsages::UNIFORM })
     };
     let params_buffer = uniform("kernel.shift_and.params", bytemuck::bytes_of(&params));
-    let info_buffer = storage(device, "kernel.shift_and.patterns", bytemuck::cast_slice(&info));
+    let info_buffer = storage(device, "kernel.shift_and.units", bytemuck::cast_slice(&info));
+    let tally_buffer = storage(device, "kernel.shift_and.tally", bytemuck::cast_slice(&tally));
     let words_buffer = storage(device, "kernel.shift_and.words", bytemuck::cast_slice(&words));
     let ch_buffer = storage(device, "kernel.shift_and.ch", bytemuck::cast_slice(&ch));
     let text_buffer = storage(device, "kernel.shift_and.text", &text);
@@ -143,10 +149,10 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let functions = zeroed(device, "kernel.shift_and.functions", 4 * function_words);
     let module_list = storage(
         device,
-        "kernel.shift_and.module_patterns",
-        bytemuck::cast_slice(&module_patterns.iter().copied().chain([0]).collect::<Vec<u32>>()),
+        "kernel.shift_and.module_units",
+        bytemuck::cast_slice(&module_units.iter().copied().chain([0]).collect::<Vec<u32>>()),
     );
-    let word_pattern_buffer = storage(device, "kernel.shift_and.word_pattern", bytemuck::cast_slice(&word_pattern));
+    let word_unit_buffer = storage(device, "kernel.shift_and.word_unit", bytemuck::cast_slice(&word_unit));
     let long_runs = zeroed(device, "kernel.shift_and.long_runs", super::long_runs_bytes(long_capacity));
     let long_count = zeroed(device, "kernel.shift_and.long_count", 8);
     let levels = scan_levels(chunks);
@@ -155,7 +161,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let pipeline =
         |entry: &str| SHADERS.compute_pipeline(device, &format!("kernel.shift_and.{entry}"), "kernel_shift_and.wgsl", entry, &[]);
     // The layouts come from the shaders, which bind only what each entry point uses.
-    let all: [(u32, &wgpu::Buffer); 15] = [
+    let all: [(u32, &wgpu::Buffer); 16] = [
         (0, &params_buffer),
         (1, &info_buffer),
         (2, &words_buffer),
@@ -168,9 +174,10 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         (9, &starts),
         (10, &functions),
         (11, &module_list),
-        (12, &word_pattern_buffer),
+        (12, &word_unit_buffer),
         (14, &long_runs),
         (15, &long_count),
+        (16, &tally_buffer),
     ];
     let bind = |pipeline: &wgpu::ComputePipeline, used: &[u32], level: Option<&wgpu::Buffer>| {
         let entries: Vec<wgpu::BindGroupEntry> = all
@@ -186,15 +193,15 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
             entries: &entries,
         })
     };
-    const MATCHING: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+    const MATCHING: [u32; 10] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 16];
     let scan = pipeline("scan");
     let scan_group = bind(&scan, &MATCHING, None);
     let scan_modules = pipeline("scan_modules");
-    let scan_modules_group = bind(&scan_modules, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 11], None);
+    let scan_modules_group = bind(&scan_modules, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 16], None);
     let mut profiler = bisector_gpu::create_profiler(device);
     let (mut scan_ms, mut transfer_ms, mut carry_ms, mut extra_ms, mut total_ms) = (vec![], vec![], vec![], vec![], vec![]);
-    let pattern_groups = (compiled.len() as u32).div_ceil(PATTERNS_PER_GROUP);
-    let (pattern_y, pattern_z) = groups_yz(compiled.len() as u32);
+    let unit_groups = (units.len() as u32).div_ceil(UNITS_PER_GROUP);
+    let (unit_y, unit_z) = groups_yz(units.len() as u32);
     let (word_y, word_z) = groups_yz(total_words);
     let dispatch = |encoder: &mut wgpu::CommandEncoder,
                     profiler: &wgpu_profiler::GpuProfiler,
@@ -216,17 +223,17 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     });
     let scan_passes = scan_carry.then(|| {
         let transfer = pipeline("transfer");
-        let transfer_group = bind(&transfer, &[0, 1, 2, 3, 4, 5, 7, 8, 10, 12, 14, 15], None);
+        let transfer_group = bind(&transfer, &[0, 1, 2, 3, 4, 5, 7, 8, 10, 12, 14, 15, 16], None);
         let transfer_long = pipeline("transfer_long");
-        let transfer_long_group = bind(&transfer_long, &[0, 1, 2, 3, 4, 7, 8, 10, 12, 14, 15], None);
+        let transfer_long_group = bind(&transfer_long, &[0, 1, 2, 3, 4, 7, 8, 10, 12, 14, 15, 16], None);
         let up = pipeline("carry_up");
         let down = pipeline("carry_down");
         let up_groups: Vec<wgpu::BindGroup> = level_buffers.iter().map(|l| bind(&up, &[0, 1, 10], Some(l))).collect();
         let down_groups: Vec<wgpu::BindGroup> = level_buffers.iter().map(|l| bind(&down, &[0, 1, 9, 10], Some(l))).collect();
         let extra = pipeline("extra");
-        let extra_group = bind(&extra, &[0, 1, 2, 3, 4, 6, 7, 8, 9, 14, 15], None);
+        let extra_group = bind(&extra, &[0, 1, 2, 3, 4, 6, 7, 8, 9, 14, 15, 16], None);
         let extra_long = pipeline("extra_long");
-        let extra_long_group = bind(&extra_long, &[0, 1, 2, 3, 4, 6, 7, 8, 14, 15], None);
+        let extra_long_group = bind(&extra_long, &[0, 1, 2, 3, 4, 6, 7, 8, 14, 15, 16], None);
         ScanPasses {
             transfer: (transfer, transfer_group),
             transfer_long: (transfer_long, transfer_long_group),
@@ -243,13 +250,13 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         for buffer in [&counts, &counter, &long_count] {
             encoder.clear_buffer(buffer, 0, None);
         }
-        dispatch(&mut encoder, &profiler, "scan", &scan, &scan_group, (pattern_groups, chunks, 1));
-        if !module_patterns.is_empty() {
-            let x = (module_patterns.len() as u32).div_ceil(8);
+        dispatch(&mut encoder, &profiler, "scan", &scan, &scan_group, (unit_groups, chunks, 1));
+        if !module_units.is_empty() {
+            let x = (module_units.len() as u32).div_ceil(8);
             dispatch(&mut encoder, &profiler, "scan", &scan_modules, &scan_modules_group, (x, chunks, 1));
         }
         if let Some((fixup, fixup_group)) = &fixup {
-            dispatch(&mut encoder, &profiler, "carry", fixup, fixup_group, (pattern_groups, 1, 1));
+            dispatch(&mut encoder, &profiler, "carry", fixup, fixup_group, (unit_groups, 1, 1));
         }
         if let (Some(passes), true) = (&scan_passes, chunks > 1) {
             // The last chunk's function is never applied.
@@ -260,15 +267,15 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
             for (k, group) in passes.up_groups.iter().enumerate() {
                 let half = 1u32 << k;
                 let nodes = (chunks - half).div_ceil(2 * half);
-                dispatch(&mut encoder, &profiler, "carry", up, group, (nodes, pattern_y, pattern_z));
+                dispatch(&mut encoder, &profiler, "carry", up, group, (nodes, unit_y, unit_z));
             }
             encoder.clear_buffer(&starts, 0, None);
             for (k, group) in passes.down_groups.iter().enumerate().rev() {
                 let half = 1u32 << k;
                 let nodes = (chunks - half).div_ceil(2 * half);
-                dispatch(&mut encoder, &profiler, "carry", down, group, (nodes.div_ceil(64), pattern_y, pattern_z));
+                dispatch(&mut encoder, &profiler, "carry", down, group, (nodes.div_ceil(64), unit_y, unit_z));
             }
-            dispatch(&mut encoder, &profiler, "extra", &passes.extra.0, &passes.extra.1, (pattern_groups, chunks, 1));
+            dispatch(&mut encoder, &profiler, "extra", &passes.extra.0, &passes.extra.1, (unit_groups, chunks, 1));
             dispatch(&mut encoder, &profiler, "extra", &passes.extra_long.0, &passes.extra_long.1, long_groups);
         }
         let times = submit_and_time_all(gpu, &mut profiler, encoder);
@@ -303,7 +310,9 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let kept_are_matches = got.windows(2).all(|w| w[0] != w[1]) && got.iter().all(|m| expected_list.binary_search(m).is_ok());
     let verified = got_counts == expected_counts && kept_are_matches && (overflowed || got == expected_list);
     let words_max = compiled.iter().map(|c| c.words.len()).max().unwrap_or(1) as u64;
-    let (scan_per_byte, fixup_per_byte) = if words_max == 1 { (2, 1) } else { (1 + words_max, 1 + 2 * words_max) };
+    // The fix-up's loops per byte: the step (and its words), the match emission's, and the
+    // tally's flush of MAX_PACKED fields every 15 bytes.
+    let (scan_per_byte, fixup_per_byte) = if words_max == 1 { (2, 3) } else { (1 + words_max, 3 + 2 * words_max) };
     let loop_iterations = match options.carry {
         Carry::Scan => chunk_len as u64 * scan_per_byte.max(fixup_per_byte),
         Carry::Sequential => (chunk_len as u64 * scan_per_byte).max(n as u64 * fixup_per_byte + chunks as u64 * (2 + 2 * words_max)),
@@ -314,6 +323,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         adapter: gpu.describe(),
         source: work.source.clone(),
         patterns: compiled.len(),
+        units: units.len(),
         text_bytes: n,
         chunk_len,
         chunks,

@@ -43,6 +43,7 @@
 //! kept and the per-pattern counts stay exact beyond it.
 
 mod gpu;
+mod pack;
 mod pattern;
 pub mod transfer;
 
@@ -51,6 +52,7 @@ use serde::Serialize;
 use bisector_gpu::timings::TimingMs;
 use bisector_gpu::{Gpu, Requirements};
 
+pub use pack::{pack, unit_counts, unit_match_ends, Unit, FIELD_BITS, MAX_PACKED};
 pub use pattern::{compile, match_ends, naive_match_ends, parse, step, ByteSet, Compiled, Item, PatternError, Word};
 
 use crate::{check_iterations, IterationsError, Kernel, KernelError};
@@ -60,21 +62,22 @@ pub const MAX_WORDS: usize = 8;
 /// Workgroups along y of the passes dispatched per pattern or per word (z counts the rest).
 /// Keep in sync with GROUPS_Y in shaders/kernel_shift_and.wgsl.
 pub const GROUPS_Y: u32 = 32768;
-/// Patterns each scan workgroup runs. Keep in sync with PATTERNS_PER_GROUP in shaders/kernel_shift_and.wgsl.
-pub const PATTERNS_PER_GROUP: u32 = 64;
+/// Units each scan workgroup runs. Keep in sync with UNITS_PER_GROUP in shaders/kernel_shift_and.wgsl.
+pub const UNITS_PER_GROUP: u32 = 64;
 
 /// Parameters of the passes. Keep in sync with ShiftAndParams in shaders/kernel_shift_and.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ShiftAndParams {
-    pub patterns: u32,
+    /// Units (pack.rs): patterns packed into shared words, or alone when of several modules.
+    pub units: u32,
     pub text_len: u32,
     pub chunk_len: u32,
     pub chunks: u32,
     pub capacity: u32,
     pub total_words: u32,
-    /// Patterns of more than one module.
-    pub module_pattern_count: u32,
+    /// Units of more than one module.
+    pub module_unit_count: u32,
     /// Entries of each of the two lists of long runs.
     pub long_capacity: u32,
 }
@@ -315,6 +318,8 @@ pub struct ShiftAndReport {
     pub adapter: String,
     pub source: String,
     pub patterns: usize,
+    /// Units the patterns were packed into (one GPU thread each per chunk).
+    pub units: usize,
     pub text_bytes: usize,
     pub chunk_len: u32,
     pub chunks: u32,
@@ -407,9 +412,9 @@ pub fn run_buffer_bytes(work: &Workload, chunk_len: u32, capacity: u32, carry: C
     largest_buffer_bytes(work.text.len(), capacity).max(4 * chunks * words.iter().sum::<usize>() as u64).max(functions)
 }
 
-/// Most patterns one run takes: the scan's workgroups (PATTERNS_PER_GROUP patterns each) fit one
+/// Most patterns one run takes: the scan's workgroups (UNITS_PER_GROUP patterns each) fit one
 /// dispatch dimension of 65535.
-pub const MAX_PATTERNS: usize = 65535 * PATTERNS_PER_GROUP as usize;
+pub const MAX_PATTERNS: usize = 65535 * UNITS_PER_GROUP as usize;
 
 impl ShiftAndReport {
     /// A readable summary.
@@ -434,12 +439,13 @@ impl ShiftAndReport {
             ""
         };
         format!(
-            "shift-and on {}: {} ({} patterns, up to {} states; {} bytes in {} chunks of {}), verified: {}\n  \
+            "shift-and on {}: {} ({} patterns in {} units, up to {} states; {} bytes in {} chunks of {}), verified: {}\n  \
              scan median {:.4} ms + {carry} = {:.4} ms (min {:.4}), {:.3} G byte-patterns/s; {} matches{positions}\n  \
              upload {:.1} ms, read-back {:.1} ms; CPU reference ({} threads) {:.1} ms",
             self.adapter,
             self.source,
             self.patterns,
+            self.units,
             self.max_states,
             self.text_bytes,
             self.chunks,
