@@ -5,8 +5,8 @@
 // is its CPU twin).
 // The passes run units (crates/kernels/src/shift_and/pack.rs, their CPU twin): up to MAX_PACKED
 // patterns of one module side by side in one word, or one pattern of several modules.
-//   scan:  one thread per (one-word unit, chunk), 64 units per workgroup reading the same chunk
-//          (the text loads are the same address across the workgroup); every chunk starts from
+//   scan:  one thread per (one-word unit, chunk), the pairs numbered chunk by chunk (the text
+//          loads are the same address across a warp, or two); every chunk starts from
 //          the empty state and records its end state z. Matches are counted in fields of an
 //          accumulator (`Tally`), emptied every few bytes.
 //   scan_modules: the same for patterns of several modules, one thread per module (the paper's
@@ -31,7 +31,8 @@
 // Matches: a count per pattern and, unless params.capacity is 0 (count only), (pattern,
 // position) pairs appended up to params.capacity; the counts stay exact when the list is full.
 
-const UNITS_PER_GROUP: u32 = 64u;
+// Workgroups along x of the passes over (unit, chunk) pairs (`pair_index`).
+const PAIR_GROUPS_X: u32 = 32768u;
 const MAX_WORDS: u32 = 8u;
 const MAX_PACKED: u32 = 8u;
 // Bits each pattern's count field has at least: the accumulator is emptied every
@@ -221,11 +222,19 @@ fn emit_hits(hits: u32, finals: u32, tally: vec4<u32>, position: u32, room: ptr<
     }
 }
 
+// The (unit, chunk) pair index of a thread of `scan` or `extra`: the pairs are numbered chunk
+// by chunk, so no lane idles at the end of a chunk's units, and a warp reads at most two
+// chunks' text.
+fn pair_index(group: vec3<u32>, local: u32) -> u32 {
+    return (group.y * PAIR_GROUPS_X + group.x) * 64u + local;
+}
+
 @compute @workgroup_size(64)
 fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let u = group.x * UNITS_PER_GROUP + local;
-    let chunk = group.y;
-    if (u >= params.units) {
+    let pair = pair_index(group, local);
+    let u = pair % params.units;
+    let chunk = pair / params.units;
+    if (chunk >= params.chunks) {
         return;
     }
     let info = unit_info[u];
@@ -236,37 +245,63 @@ fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     let base = info.x;
     let finals = info.z;
     let tally = unit_tally[u];
-    let shift = tally.y >> 16u;
     let start = chunk * params.chunk_len;
     let end = min(start + params.chunk_len, params.text_len);
     var t: Tally;
     var room = params.capacity != 0u;
-    // The state and the masks other than Ch in registers, four bytes per load; the accumulator
-    // is emptied every three loads (at most 12 bytes).
+    // The state and the masks other than Ch in registers. Bytes up to a multiple of 4 one by
+    // one, then blocks of BLOCK_BYTES whose masks are all loaded before the steps (the loads'
+    // latency overlaps), then the rest one by one; the accumulator is emptied after the first
+    // part and after every block (at most 15 bytes apart).
     let word = words[base];
     var d = 0u;
     var i = start;
-    var loads = 0u;
-    while (i < end) {
-        let packed = text[i >> 2u];
-        let stop = min(end, (i & ~3u) + 4u);
-        for (; i < stop; i += 1u) {
-            let m = mask(base, (packed >> ((i & 3u) * 8u)) & 0xffu);
-            d = word_apply(word, m, d, 0u);
-            let hits = d & finals;
-            t.acc += hits >> shift;
-            if (room && hits != 0u) {
-                emit_hits(hits, finals, tally, i, &room);
-            }
-        }
-        loads += 1u;
-        if (loads == 3u) {
-            tally_flush(&t, tally);
-            loads = 0u;
-        }
+    for (; i < end && (i & 3u) != 0u; i += 1u) {
+        scan_step(word, mask(base, text_byte(i)), &d, finals, tally, &t, &room, i);
+    }
+    tally_flush(&t, tally);
+    for (; i + BLOCK_BYTES <= end; i += BLOCK_BYTES) {
+        let q = i >> 2u;
+        let a = masks4(base, text[q]);
+        let b = masks4(base, text[q + 1u]);
+        let c = masks4(base, text[q + 2u]);
+        scan_step4(word, a, &d, finals, tally, &t, &room, i);
+        scan_step4(word, b, &d, finals, tally, &t, &room, i + 4u);
+        scan_step4(word, c, &d, finals, tally, &t, &room, i + 8u);
+        tally_flush(&t, tally);
+    }
+    for (; i < end; i += 1u) {
+        scan_step(word, mask(base, text_byte(i)), &d, finals, tally, &t, &room, i);
     }
     end_states[chunk * params.total_words + base] = d;
     tally_end(&t, tally);
+}
+
+// Bytes of a block (three text words): a thread loads the block's masks together.
+const BLOCK_BYTES: u32 = 12u;
+
+// The masks of word `w` for the four bytes of text word `t` (vectors, not an array: an array
+// indexed in a loop went to local memory and made the scan five times slower, run 58).
+fn masks4(w: u32, t: u32) -> vec4<u32> {
+    return vec4<u32>(mask(w, t & 0xffu), mask(w, (t >> 8u) & 0xffu), mask(w, (t >> 16u) & 0xffu), mask(w, t >> 24u));
+}
+
+// `scan_step` on four bytes from `position`.
+fn scan_step4(word: Word, m: vec4<u32>, d: ptr<function, u32>, finals: u32, tally: vec4<u32>, t: ptr<function, Tally>, room: ptr<function, bool>, position: u32) {
+    scan_step(word, m.x, d, finals, tally, t, room, position);
+    scan_step(word, m.y, d, finals, tally, t, room, position + 1u);
+    scan_step(word, m.z, d, finals, tally, t, room, position + 2u);
+    scan_step(word, m.w, d, finals, tally, t, room, position + 3u);
+}
+
+// One byte (mask `m`, at `position`) of the scan of a one-word unit.
+fn scan_step(word: Word, m: u32, d: ptr<function, u32>, finals: u32, tally: vec4<u32>, t: ptr<function, Tally>, room: ptr<function, bool>, position: u32) {
+    *d = word_apply(word, m, *d, 0u);
+    let hits = *d & finals;
+    (*t).acc += hits >> (tally.y >> 16u);
+    if (*room && hits != 0u) {
+        emit_hits(hits, finals, tally, position, room);
+    }
 }
 
 // Whether the first `count` words of `s` and `z` agree.
@@ -276,6 +311,29 @@ fn states_equal(s: ptr<function, array<u32, MAX_WORDS>>, z: ptr<function, array<
         same = same && (*s)[w] == (*z)[w];
     }
     return same;
+}
+
+// One byte (mask `m`, at `position`) of the runs `sd` and `z` of a one-word unit, tallying
+// (with `count`) the matches only `sd` has. Whether they agree afterwards.
+fn pair_step(word: Word, m: u32, sd: ptr<function, u32>, zd: ptr<function, u32>, count: bool, finals: u32, tally: vec4<u32>, t: ptr<function, Tally>, room: ptr<function, bool>, position: u32) -> bool {
+    *sd = word_apply(word, m, *sd, 0u);
+    *zd = word_apply(word, m, *zd, 0u);
+    if (count) {
+        let hits = *sd & ~*zd & finals;
+        tally_add(t, tally, hits);
+        if (*room && hits != 0u) {
+            emit_hits(hits, finals, tally, position, room);
+        }
+    }
+    return *sd == *zd;
+}
+
+// `pair_step` on four bytes from `position`.
+fn pair_step4(word: Word, m: vec4<u32>, sd: ptr<function, u32>, zd: ptr<function, u32>, count: bool, finals: u32, tally: vec4<u32>, t: ptr<function, Tally>, room: ptr<function, bool>, position: u32) {
+    _ = pair_step(word, m.x, sd, zd, count, finals, tally, t, room, position);
+    _ = pair_step(word, m.y, sd, zd, count, finals, tally, t, room, position + 1u);
+    _ = pair_step(word, m.z, sd, zd, count, finals, tally, t, room, position + 2u);
+    _ = pair_step(word, m.w, sd, zd, count, finals, tally, t, room, position + 3u);
 }
 
 // Runs unit u's words over the bytes [*i, to) from state `s` beside the run `z`, until the two
@@ -291,22 +349,27 @@ fn run_pair(u: u32, count: bool, s: ptr<function, array<u32, MAX_WORDS>>, z: ptr
     var same = states_equal(s, z, last + 1u);
     var room = count && params.capacity != 0u;
     if (last == 0u) {
-        // One module: both runs in registers.
+        // One module: both runs in registers; bytes up to a multiple of 4 one by one, then
+        // blocks whose masks are loaded together (once the runs agree they stay equal, so a
+        // block needs no early exit), then the rest.
         let word = words[base];
         var sd = (*s)[0];
         var zd = (*z)[0];
-        for (; k < to && !same; k += 1u) {
-            let m = mask(base, text_byte(k));
-            sd = word_apply(word, m, sd, 0u);
-            zd = word_apply(word, m, zd, 0u);
+        for (; k < to && !same && (k & 3u) != 0u; k += 1u) {
+            same = pair_step(word, mask(base, text_byte(k)), &sd, &zd, count, finals, tally, t, &room, k);
+        }
+        for (; k + BLOCK_BYTES <= to && !same; k += BLOCK_BYTES) {
+            let q = k >> 2u;
+            let a = masks4(base, text[q]);
+            let b = masks4(base, text[q + 1u]);
+            let c = masks4(base, text[q + 2u]);
+            pair_step4(word, a, &sd, &zd, count, finals, tally, t, &room, k);
+            pair_step4(word, b, &sd, &zd, count, finals, tally, t, &room, k + 4u);
+            pair_step4(word, c, &sd, &zd, count, finals, tally, t, &room, k + 8u);
             same = sd == zd;
-            if (count) {
-                let hits = sd & ~zd & finals;
-                tally_add(t, tally, hits);
-                if (room && hits != 0u) {
-                    emit_hits(hits, finals, tally, k, &room);
-                }
-            }
+        }
+        for (; k < to && !same; k += 1u) {
+            same = pair_step(word, mask(base, text_byte(k)), &sd, &zd, count, finals, tally, t, &room, k);
         }
         (*s)[0] = sd;
         (*z)[0] = zd;
@@ -328,7 +391,7 @@ fn run_pair(u: u32, count: bool, s: ptr<function, array<u32, MAX_WORDS>>, z: ptr
 
 @compute @workgroup_size(64)
 fn fixup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let u = group.x * UNITS_PER_GROUP + local;
+    let u = group.x * 64u + local;
     if (u >= params.units) {
         return;
     }
@@ -394,9 +457,11 @@ fn chunk_end(chunk: u32) -> u32 {
 // run for up to SHORT_BYTES bytes, then hands the run to extra_long.
 @compute @workgroup_size(64)
 fn extra(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let u = group.x * UNITS_PER_GROUP + local;
-    let chunk = group.y;
-    if (u >= params.units || chunk == 0u) {
+    // Chunk 0 starts empty: its scan was right.
+    let pair = pair_index(group, local) + params.units;
+    let u = pair % params.units;
+    let chunk = pair / params.units;
+    if (chunk >= params.chunks) {
         return;
     }
     let info = unit_info[u];

@@ -271,10 +271,10 @@ fn shift_and_gpu_equals_cpu_for_any_chunking() {
     type Matches = (Vec<u32>, Vec<(u32, u32)>);
     let mut first: Option<Matches> = None;
     // Chunks longer than sa::SHORT_BYTES hand their long runs to the long passes; a list of 3
-    // entries leaves the rest to their own threads. (The sequential fix-up of one-byte chunks
+    // entries leaves the rest to their own threads. (The sequential fix-up of 1-2 byte chunks
     // passes lavapipe's loop limit: its one thread per unit loops over every chunk.)
     for (carry, long_capacity) in [(sa::Carry::Scan, 0), (sa::Carry::Scan, 3), (sa::Carry::Sequential, 0)] {
-        let shortest = if carry == sa::Carry::Sequential { 2 } else { 1 };
+        let shortest = if carry == sa::Carry::Sequential { 5 } else { 1 };
         for chunk_len in [shortest, 7, 64, 333, 1000, 3000] {
             let options = sa::ShiftAndOptions { chunk_len, iterations: 1, capacity: 1 << 20, carry, long_capacity };
             let report = ShiftAnd::run(&gpu, &ShiftAndInput { work: work.clone(), options }).unwrap();

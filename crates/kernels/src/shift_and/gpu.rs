@@ -11,7 +11,7 @@ use bisector_gpu::{profiled_compute_pass, Gpu};
 
 use super::transfer::scan_levels;
 use super::{compile, match_ends, parse, Carry, Compiled, ShiftAndOptions, ShiftAndParams, ShiftAndReport, Word, Workload};
-use super::{pack, GROUPS_Y, UNITS_PER_GROUP};
+use super::{pack, GROUPS_Y, PAIR_GROUPS_X};
 use crate::SHADERS;
 
 fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
@@ -200,7 +200,13 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let scan_modules_group = bind(&scan_modules, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 16], None);
     let mut profiler = bisector_gpu::create_profiler(device);
     let (mut scan_ms, mut transfer_ms, mut carry_ms, mut extra_ms, mut total_ms) = (vec![], vec![], vec![], vec![], vec![]);
-    let unit_groups = (units.len() as u32).div_ceil(UNITS_PER_GROUP);
+    let (mut transfer_long_ms, mut extra_long_ms) = (vec![], vec![]);
+    let unit_groups = (units.len() as u32).div_ceil(64);
+    // Workgroups of 64 over (unit, chunk) pairs from chunk `from` on.
+    let pair_groups = |from: u32| {
+        let groups = (units.len() as u32 * (chunks - from)).div_ceil(64);
+        (groups.clamp(1, PAIR_GROUPS_X), groups.div_ceil(PAIR_GROUPS_X).max(1), 1)
+    };
     let (unit_y, unit_z) = groups_yz(units.len() as u32);
     let (word_y, word_z) = groups_yz(total_words);
     let dispatch = |encoder: &mut wgpu::CommandEncoder,
@@ -250,7 +256,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         for buffer in [&counts, &counter, &long_count] {
             encoder.clear_buffer(buffer, 0, None);
         }
-        dispatch(&mut encoder, &profiler, "scan", &scan, &scan_group, (unit_groups, chunks, 1));
+        dispatch(&mut encoder, &profiler, "scan", &scan, &scan_group, pair_groups(0));
         if !module_units.is_empty() {
             let x = (module_units.len() as u32).div_ceil(8);
             dispatch(&mut encoder, &profiler, "scan", &scan_modules, &scan_modules_group, (x, chunks, 1));
@@ -262,7 +268,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
             // The last chunk's function is never applied.
             let long_groups = (long_capacity.div_ceil(64), 1, 1);
             dispatch(&mut encoder, &profiler, "transfer", &passes.transfer.0, &passes.transfer.1, (chunks - 1, word_y, word_z));
-            dispatch(&mut encoder, &profiler, "transfer", &passes.transfer_long.0, &passes.transfer_long.1, long_groups);
+            dispatch(&mut encoder, &profiler, "transfer_long", &passes.transfer_long.0, &passes.transfer_long.1, long_groups);
             let (up, down) = (&passes.up, &passes.down);
             for (k, group) in passes.up_groups.iter().enumerate() {
                 let half = 1u32 << k;
@@ -275,15 +281,17 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
                 let nodes = (chunks - half).div_ceil(2 * half);
                 dispatch(&mut encoder, &profiler, "carry", down, group, (nodes.div_ceil(64), unit_y, unit_z));
             }
-            dispatch(&mut encoder, &profiler, "extra", &passes.extra.0, &passes.extra.1, (unit_groups, chunks, 1));
-            dispatch(&mut encoder, &profiler, "extra", &passes.extra_long.0, &passes.extra_long.1, long_groups);
+            dispatch(&mut encoder, &profiler, "extra", &passes.extra.0, &passes.extra.1, pair_groups(1));
+            dispatch(&mut encoder, &profiler, "extra_long", &passes.extra_long.0, &passes.extra_long.1, long_groups);
         }
         let times = submit_and_time_all(gpu, &mut profiler, encoder);
         let sum = |label: &str| times.iter().filter(|(l, _)| l == label).map(|(_, t)| t).sum::<f64>();
         scan_ms.push(sum("scan"));
-        transfer_ms.push(sum("transfer"));
+        transfer_ms.push(sum("transfer") + sum("transfer_long"));
+        transfer_long_ms.push(sum("transfer_long"));
         carry_ms.push(sum("carry"));
-        extra_ms.push(sum("extra"));
+        extra_ms.push(sum("extra") + sum("extra_long"));
+        extra_long_ms.push(sum("extra_long"));
         total_ms.push(times.iter().map(|(_, t)| t).sum());
     }
     let read_start = Instant::now();
@@ -336,6 +344,8 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
         transfer_gpu: TimingMs::of(transfer_ms),
         carry_gpu: TimingMs::of(carry_ms),
         extra_gpu: TimingMs::of(extra_ms),
+        transfer_long_gpu: TimingMs::of(transfer_long_ms),
+        extra_long_gpu: TimingMs::of(extra_long_ms),
         byte_patterns_per_s: n as f64 * compiled.len() as f64 / (total.median_ms * 1e-3),
         total_gpu: total,
         upload_ms,

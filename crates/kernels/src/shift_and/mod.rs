@@ -62,8 +62,9 @@ pub const MAX_WORDS: usize = 8;
 /// Workgroups along y of the passes dispatched per pattern or per word (z counts the rest).
 /// Keep in sync with GROUPS_Y in shaders/kernel_shift_and.wgsl.
 pub const GROUPS_Y: u32 = 32768;
-/// Units each scan workgroup runs. Keep in sync with UNITS_PER_GROUP in shaders/kernel_shift_and.wgsl.
-pub const UNITS_PER_GROUP: u32 = 64;
+/// Workgroups (of 64 threads) along x of the passes over (unit, chunk) pairs; y counts the rest.
+/// Keep in sync with PAIR_GROUPS_X in shaders/kernel_shift_and.wgsl.
+pub const PAIR_GROUPS_X: u32 = 32768;
 
 /// Parameters of the passes. Keep in sync with ShiftAndParams in shaders/kernel_shift_and.wgsl.
 #[repr(C)]
@@ -251,6 +252,8 @@ pub enum OptionsError {
     TextTooLong,
     #[error("{0} chunks: at most {MAX_CHUNKS}")]
     TooManyChunks(u64),
+    #[error("{patterns} patterns x {chunks} chunks: at most {MAX_PAIRS} pairs (use a larger --chunk or fewer patterns)")]
+    TooManyPairs { patterns: usize, chunks: u64 },
     #[error("pattern {index}: {problem}")]
     BadPattern { index: usize, problem: PatternError },
     #[error(transparent)]
@@ -286,6 +289,9 @@ impl Kernel for ShiftAnd {
         let chunks = chunk_count(work.text.len(), chunk_len_of(work, options));
         if chunks > MAX_CHUNKS {
             return Err(OptionsError::TooManyChunks(chunks).into());
+        }
+        if work.patterns.len() as u64 * chunks > MAX_PAIRS {
+            return Err(OptionsError::TooManyPairs { patterns: work.patterns.len(), chunks }.into());
         }
         for (index, pattern) in work.patterns.iter().enumerate() {
             parse(pattern).and_then(|items| compile(&items)).map_err(|problem| OptionsError::BadPattern { index, problem })?;
@@ -340,6 +346,9 @@ pub struct ShiftAndReport {
     pub carry_gpu: TimingMs,
     /// The reruns from the true start states (0 for the sequential carry).
     pub extra_gpu: TimingMs,
+    /// Of transfer_gpu and extra_gpu: the passes that finish the long runs.
+    pub transfer_long_gpu: TimingMs,
+    pub extra_long_gpu: TimingMs,
     pub total_gpu: TimingMs,
     /// Text bytes x patterns per second (total, median).
     pub byte_patterns_per_s: f64,
@@ -412,22 +421,26 @@ pub fn run_buffer_bytes(work: &Workload, chunk_len: u32, capacity: u32, carry: C
     largest_buffer_bytes(work.text.len(), capacity).max(4 * chunks * words.iter().sum::<usize>() as u64).max(functions)
 }
 
-/// Most patterns one run takes: the scan's workgroups (UNITS_PER_GROUP patterns each) fit one
-/// dispatch dimension of 65535.
-pub const MAX_PATTERNS: usize = 65535 * UNITS_PER_GROUP as usize;
+/// Most patterns one run takes: the fix-up's workgroups (64 units each, a unit at least one
+/// pattern) fit one dispatch dimension of 65535.
+pub const MAX_PATTERNS: usize = 65535 * 64;
+/// Most (pattern, chunk) pairs one run takes: a thread's pair index is a u32.
+pub const MAX_PAIRS: u64 = 1 << 31;
 
 impl ShiftAndReport {
     /// A readable summary.
     pub fn summary(&self) -> String {
         let carry = match self.carry {
             Carry::Scan => format!(
-                "transfer {:.4} ms + carry scan {:.4} ms ({} levels each way) + extra matches {:.4} ms (long runs: {} transfer, {} extra)",
+                "transfer {:.4} ms + carry scan {:.4} ms ({} levels each way) + extra matches {:.4} ms (long runs: {} transfer in {:.4} ms, {} extra in {:.4} ms)",
                 self.transfer_gpu.median_ms,
                 self.carry_gpu.median_ms,
                 self.carry_levels,
                 self.extra_gpu.median_ms,
                 self.long_runs[0],
-                self.long_runs[1]
+                self.transfer_long_gpu.median_ms,
+                self.long_runs[1],
+                self.extra_long_gpu.median_ms
             ),
             Carry::Sequential => format!("sequential fix-up {:.4} ms", self.carry_gpu.median_ms),
         };
