@@ -28,6 +28,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("kernel_tile_table_bucketed.wgsl", include_str!("../shaders/kernel_tile_table_bucketed.wgsl")),
         ("kernel_tile_table_bucketed_subgroup.wgsl", include_str!("../shaders/kernel_tile_table_bucketed_subgroup.wgsl")),
         ("leb_decode.wgsl", include_str!("../shaders/leb_decode.wgsl")),
+        ("cbt_decode_words.wgsl", include_str!("../shaders/cbt_decode_words.wgsl")),
         ("leb_split_nodes.wgsl", include_str!("../shaders/leb_split_nodes.wgsl")),
         ("leb_update.wgsl", include_str!("../shaders/leb_update.wgsl")),
         ("globe_pool_decode.wgsl", include_str!("../shaders/globe_pool_decode.wgsl")),

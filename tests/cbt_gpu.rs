@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use bisector::cbt::args::CbtArgs;
 use bisector::cbt::cpu::{Cbt, Node};
+use bisector::cbt::decode_words::DecodeWords;
 use bisector::cbt::gpu::GpuCbt;
 use bisector::cbt::ops::{CbtOp, CbtOps};
 use bisector::cbt::reduce::{CbtReduce, ReducePath};
@@ -78,6 +79,7 @@ fn check_depth_on(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction
     let path = reduce.path();
     let args = CbtArgs::new(&gpu.device, &tree);
     let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
+    let decode_words = DecodeWords::new(&gpu.device, &tree);
     let mut profiler = create_profiler(&gpu.device);
     for round in 0..rounds {
         // Small batches too, so that most blocks stay unchanged.
@@ -91,6 +93,7 @@ fn check_depth_on(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction
         }
         args.record(&mut encoder, &profiler);
         decode.record(&mut encoder, &profiler, &tree);
+        decode_words.record(&mut encoder, &profiler);
         profiler.resolve_queries(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         let gpu_tree = tree.read_heap(&gpu.device, &gpu.queue);
@@ -108,6 +111,10 @@ fn check_depth_on(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction
         let ids: Vec<u32> = bytemuck::cast_slice(&read_buffer(&gpu.device, &gpu.queue, &decode.leaf_ids, 0, shown as u64 * 4)).to_vec();
         let expected: Vec<u32> = leaves[..shown].iter().map(|n| n.id).collect();
         assert_eq!(ids, expected, "D={max_depth} round {round}: decoded leaves differ");
+        // The same ids from cbt.decode_words (one thread per bitfield word).
+        let by_words: Vec<u32> =
+            bytemuck::cast_slice(&read_buffer(&gpu.device, &gpu.queue, &decode_words.leaf_ids, 0, shown as u64 * 4)).to_vec();
+        assert_eq!(by_words, expected, "D={max_depth} round {round}: cbt.decode_words differs");
         let stats = tree.read_stats(&gpu.device, &gpu.queue);
         assert_eq!(stats.leaves, cpu.node_count());
         assert_eq!(stats.max_depth, leaves[..shown].iter().map(|n| n.depth).max().unwrap());

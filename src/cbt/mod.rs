@@ -4,6 +4,7 @@
 pub mod args;
 pub mod changed;
 pub mod cpu;
+pub mod decode_words;
 pub mod gpu;
 pub mod ops;
 pub mod reduce;

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::cbt::args::CbtArgs;
 use crate::cbt::cpu::{heap_word_count, Cbt};
+use crate::cbt::decode_words::DecodeWords;
 use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::{CbtReduce, ReducePath};
 use crate::gpu::readback::read_buffer;
@@ -47,6 +48,9 @@ pub struct CbtKernelReport {
     pub reduce_per_dispatch_ms: Vec<f64>,
     /// Leaves decoded per second by leb.decode (median).
     pub decode_leaves_per_s: f64,
+    /// cbt.decode_words: the same leaf ids, one thread per bitfield word (no LOD statistics).
+    pub decode_words: TimingMs,
+    pub decode_words_leaves_per_s: f64,
 }
 
 /// Depth whose full level has `fill * 2^D` nodes.
@@ -76,20 +80,24 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         gpu.device.features().contains(wgpu::Features::SUBGROUP).then_some((info.subgroup_min_size, info.subgroup_max_size));
     let args = CbtArgs::new(&gpu.device, &tree);
     let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
+    let decode_words = DecodeWords::new(&gpu.device, &tree);
     let mut profiler = crate::gpu::create_profiler(&gpu.device);
-    let (mut reduce_ms, mut decode_ms) = (Vec::new(), Vec::new());
+    let (mut reduce_ms, mut decode_ms, mut decode_words_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut verified = true;
     for iteration in 0..options.iterations {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("kernel.cbt") });
         reduce.record(&mut encoder, &profiler);
         args.record(&mut encoder, &profiler);
         decode.record(&mut encoder, &profiler, &tree);
+        decode_words.record(&mut encoder, &profiler);
         profiler.resolve_queries(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         profiler.end_frame().expect("profiler frame");
         gpu.wait_idle();
         if iteration == 0 {
-            verified = tree.read_heap(&gpu.device, &gpu.queue) == cpu && decoded_leaves_match(gpu, &decode, &cpu);
+            verified = tree.read_heap(&gpu.device, &gpu.queue) == cpu
+                && decoded_leaves_match(gpu, &decode.leaf_ids, &cpu)
+                && decoded_leaves_match(gpu, &decode_words.leaf_ids, &cpu);
         }
         if let Some(results) = profiler.process_finished_frame(gpu.queue.get_timestamp_period()) {
             for result in results {
@@ -98,6 +106,7 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
                 match result.label.as_str() {
                     "cbt.reduce" => reduce_ms.push(ms),
                     "leb.decode" => decode_ms.push(ms),
+                    "cbt.decode_words" => decode_words_ms.push(ms),
                     _ => {}
                 }
             }
@@ -116,6 +125,7 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         })
         .collect();
     let decode = TimingMs::of(decode_ms);
+    let decode_words = TimingMs::of(decode_words_ms);
     CbtKernelReport {
         kernel: "cbt",
         adapter: gpu.describe(),
@@ -132,11 +142,13 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         decode_leaves_per_s: leaves as f64 / (decode.median_ms * 1e-3),
         reduce_per_dispatch_ms,
         decode,
+        decode_words_leaves_per_s: leaves as f64 / (decode_words.median_ms * 1e-3),
+        decode_words,
     }
 }
 
-fn decoded_leaves_match(gpu: &Gpu, decode: &LebDecode, cpu: &Cbt) -> bool {
-    let bytes = read_buffer(&gpu.device, &gpu.queue, &decode.leaf_ids, 0, cpu.node_count() as u64 * 4);
+fn decoded_leaves_match(gpu: &Gpu, leaf_ids: &wgpu::Buffer, cpu: &Cbt) -> bool {
+    let bytes = read_buffer(&gpu.device, &gpu.queue, leaf_ids, 0, cpu.node_count() as u64 * 4);
     let ids: &[u32] = bytemuck::cast_slice(&bytes);
     (0..cpu.node_count()).all(|i| ids[i as usize] == cpu.decode_node(i).id)
 }
@@ -145,7 +157,7 @@ impl CbtKernelReport {
     /// One summary line per pass.
     pub fn summary(&self) -> String {
         format!(
-            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} path{}, {} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms (each dispatch alone: {:?} ms)\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
+            "cbt kernel on {}: D={} fill {} ({} leaves, {} KiB heap), verified: {}\n  cbt.reduce ({} path{}, {} dispatches): median {:.4} ms, p95 {:.4} ms, min {:.4} ms (each dispatch alone: {:?} ms)\n  leb.decode (every leaf):  median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)\n  cbt.decode_words (every leaf, one thread per bitfield word): median {:.4} ms, p95 {:.4} ms, min {:.4} ms ({:.2} G leaves/s)",
             self.adapter,
             self.max_depth,
             self.fill,
@@ -162,7 +174,11 @@ impl CbtKernelReport {
             self.decode.median_ms,
             self.decode.p95_ms,
             self.decode.min_ms,
-            self.decode_leaves_per_s / 1e9
+            self.decode_leaves_per_s / 1e9,
+            self.decode_words.median_ms,
+            self.decode_words.p95_ms,
+            self.decode_words.min_ms,
+            self.decode_words_leaves_per_s / 1e9
         )
     }
 }
