@@ -235,6 +235,9 @@ pub struct BenchMeta {
     /// Peak resident memory of the process in bytes at the end of the run, loading included
     /// (on a CPU adapter it holds the GPU's buffers too); None where the platform does not say.
     pub peak_rss_bytes: Option<u64>,
+    /// Whether every pass was timed (false: `--pass-timing off`, only the frame's bounds, so the
+    /// frames' pass lists hold frame.start and frame.end alone).
+    pub pass_timing: bool,
 }
 
 /// Statistics of one GPU timing series in milliseconds.
@@ -404,6 +407,7 @@ mod tests {
             pixel_error_px: 1.5,
             date: "2026-05-09".to_string(),
             peak_rss_bytes: Some(734 << 20),
+            pass_timing: true,
         }
     }
 

@@ -27,6 +27,9 @@ pub struct BenchOptions {
     pub pace_fps: f64,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Time every pass (true), or only the frame's bounds: `gpu::set_pass_timing`, which the
+    /// caller sets for the process.
+    pub pass_timing: bool,
 }
 
 /// The time along a path `duration_s` long of frame `frame` of `frames` (first and last frames
@@ -110,6 +113,7 @@ fn meta(gpu: &Gpu, options: &BenchOptions, max_depth: u32, criterion: &str, pixe
         pixel_error_px,
         date: today_utc(),
         peak_rss_bytes: crate::bench::memory::peak_rss_bytes(),
+        pass_timing: options.pass_timing,
     }
 }
 

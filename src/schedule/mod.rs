@@ -26,7 +26,10 @@ use crate::leb::decode::LodStats;
 
 /// The label of the empty timed pass that opens every frame, so that the frame's GPU time starts
 /// before the untimed copies and clears of its beginning.
-pub const FRAME_START_LABEL: &str = "frame.start";
+pub const FRAME_START_LABEL: &str = crate::gpu::FRAME_BOUND_LABELS[0];
+/// The empty timed pass after the draw when pass timing is off (`gpu::set_pass_timing`): with
+/// frame.start it bounds the frame's GPU time.
+pub const FRAME_END_LABEL: &str = crate::gpu::FRAME_BOUND_LABELS[1];
 
 /// The GPU CBT and the passes, profiler and frame count every scene's schedule shares.
 pub struct LebTree {
@@ -182,6 +185,9 @@ pub trait LebScene {
     fn record_frame(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, camera: &Self::Camera, target: &FrameTarget) {
         self.record_compute(gpu, encoder, camera, target.size_px);
         self.record_draw(encoder, target);
+        if !crate::gpu::pass_timing() {
+            crate::gpu::profiled_compute_pass(&self.tree().profiler, encoder, FRAME_END_LABEL, |_| {});
+        }
         self.record_finish(encoder);
     }
 
@@ -248,7 +254,7 @@ pub trait LebScene {
 pub fn record_hardware_draw<S: LebScene + ?Sized>(scene: &S, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget) {
     let load = wgpu::LoadOp::Clear(scene.clear_color());
     let profiler = &scene.tree().profiler;
-    let query = profiler.begin_pass_query(scene.draw_label(), encoder);
+    let query = crate::gpu::pass_query(profiler, scene.draw_label(), encoder);
     {
         let mut pass = crate::gpu::target::begin_draw_pass(
             encoder,
@@ -256,12 +262,12 @@ pub fn record_hardware_draw<S: LebScene + ?Sized>(scene: &S, encoder: &mut wgpu:
             target.color,
             target.depth,
             load,
-            query.render_pass_timestamp_writes(),
+            query.as_ref().and_then(|q| q.render_pass_timestamp_writes()),
         );
         pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
         scene.draw(&mut pass);
     }
-    profiler.end_query(encoder, query);
+    crate::gpu::end_pass_query(profiler, encoder, query);
     scene.record_after_draw(encoder, target);
     scene.record_sky(encoder, target);
 }

@@ -537,20 +537,20 @@ fn record_render_pass(
     depth_stencil_attachment: Option<wgpu::RenderPassDepthStencilAttachment>,
     draw: impl FnOnce(&mut wgpu::RenderPass),
 ) {
-    let query = profiler.begin_pass_query(label, encoder);
+    let query = crate::gpu::pass_query(profiler, label, encoder);
     {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(label),
             color_attachments,
             depth_stencil_attachment,
-            timestamp_writes: query.render_pass_timestamp_writes(),
+            timestamp_writes: query.as_ref().and_then(|q| q.render_pass_timestamp_writes()),
             occlusion_query_set: None,
             multiview_mask: None,
         });
         pass.set_viewport(0.0, 0.0, target.size_px.0 as f32, target.size_px.1 as f32, 0.0, 1.0);
         draw(&mut pass);
     }
-    profiler.end_query(encoder, query);
+    crate::gpu::end_pass_query(profiler, encoder, query);
 }
 
 #[cfg(test)]

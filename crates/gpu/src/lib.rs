@@ -247,22 +247,62 @@ impl Gpu {
     }
 }
 
-/// Records a compute pass labelled `label` inside a profiler scope of the same name.
+static PASS_TIMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Labels of the empty passes that bound a frame: timed even with pass timing off.
+pub const FRAME_BOUND_LABELS: [&str; 2] = ["frame.start", "frame.end"];
+
+/// Whether every pass gets GPU timestamps (the default) or only the frame's bounds
+/// (FRAME_BOUND_LABELS), for this process. A timestamped pass costs a few microseconds even when
+/// it does nothing, so a frame of 40 timed passes holds more than its work; `bench --pass-timing
+/// off` measures the frame without them.
+pub fn set_pass_timing(on: bool) {
+    PASS_TIMING.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// See `set_pass_timing`.
+pub fn pass_timing() -> bool {
+    PASS_TIMING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The profiler query of a pass labelled `label`: None when pass timing is off and the label is
+/// not a frame bound. Close it with `end_pass_query`.
+pub fn pass_query(
+    profiler: &wgpu_profiler::GpuProfiler,
+    label: &str,
+    encoder: &mut wgpu::CommandEncoder,
+) -> Option<wgpu_profiler::GpuProfilerQuery> {
+    (pass_timing() || FRAME_BOUND_LABELS.contains(&label)).then(|| profiler.begin_pass_query(label, encoder))
+}
+
+/// Closes a query of `pass_query`.
+pub fn end_pass_query(
+    profiler: &wgpu_profiler::GpuProfiler,
+    encoder: &mut wgpu::CommandEncoder,
+    query: Option<wgpu_profiler::GpuProfilerQuery>,
+) {
+    if let Some(query) = query {
+        profiler.end_query(encoder, query);
+    }
+}
+
+/// Records a compute pass labelled `label` inside a profiler scope of the same name (untimed
+/// when pass timing is off: `set_pass_timing`).
 pub fn profiled_compute_pass(
     profiler: &wgpu_profiler::GpuProfiler,
     encoder: &mut wgpu::CommandEncoder,
     label: &str,
     record: impl FnOnce(&mut wgpu::ComputePass<'_>),
 ) {
-    let query = profiler.begin_pass_query(label, encoder);
+    let query = pass_query(profiler, label, encoder);
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
-            timestamp_writes: query.compute_pass_timestamp_writes(),
+            timestamp_writes: query.as_ref().and_then(|q| q.compute_pass_timestamp_writes()),
         });
         record(&mut pass);
     }
-    profiler.end_query(encoder, query);
+    end_pass_query(profiler, encoder, query);
 }
 
 /// Records a compute pass labelled `label`, inside a profiler scope of the same name when a

@@ -248,6 +248,11 @@ pub(crate) enum Command {
         /// Also write a PNG chart of per-pass GPU time per frame.
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// GPU timestamps around every pass (on), or only around the whole frame (off: a timed
+        /// pass costs a few microseconds even when empty, so the frame measures less; the report
+        /// then has no per-pass times).
+        #[arg(long, value_enum, default_value = "on")]
+        pass_timing: OnOff,
     },
     /// Run one diagnostic GPU kernel, verified against its CPU reference, with timings.
     #[command(arg_required_else_help = true)]

@@ -56,7 +56,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::View { render, frames, screenshot, no_vsync } => view(render, *frames, screenshot.as_deref(), *no_vsync),
         Command::Info => info(),
         Command::Shot { render, camera, size, out, json } => shot(render, camera.as_deref(), size, out, json.as_deref()),
-        Command::Bench { render, path, size, frames, warmup, fps, json, plot } => {
+        Command::Bench { render, path, size, frames, warmup, fps, json, plot, pass_timing } => {
+            let pass_timing = *pass_timing == args::OnOff::On;
+            bisector::gpu::set_pass_timing(pass_timing);
             let options = BenchOptions {
                 terrain_name: render.terrain.clone(),
                 path_name: path.display().to_string(),
@@ -65,6 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 warmup_frames: *warmup,
                 pace_fps: *fps,
                 progress: true,
+                pass_timing,
             };
             bench(render, path, options, json, plot.as_deref())
         }

@@ -449,7 +449,7 @@ impl Atmosphere {
         if !self.enabled {
             return false;
         }
-        let query = profiler.begin_pass_query(SKY_LABEL, encoder);
+        let query = crate::gpu::pass_query(profiler, SKY_LABEL, encoder);
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some(SKY_LABEL),
@@ -464,7 +464,7 @@ impl Atmosphere {
                     depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Discard }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: query.render_pass_timestamp_writes(),
+                timestamp_writes: query.as_ref().and_then(|q| q.render_pass_timestamp_writes()),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -479,7 +479,7 @@ impl Atmosphere {
                 pass.draw(0..3, 0..1);
             }
         }
-        profiler.end_query(encoder, query);
+        crate::gpu::end_pass_query(profiler, encoder, query);
         true
     }
 
