@@ -99,6 +99,25 @@ fn bench_writes_json_and_plot() {
     assert!(chart.width() > 600 && chart.height() > 300);
 }
 
+/// `--pass-timing off`: only the frame's bounds are timed, and the frame's GPU time is theirs.
+#[test]
+fn bench_without_pass_timing_times_the_frame_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/high-pan.json");
+    let args = ["bench", "--path", path, "--size", "96x64", "--frames", "4", "--warmup", "10", "--max-depth", "16", "--fps", "0"];
+    let out = bisector(&[&args[..], &["--pass-timing", "off", "--json", json.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["meta"]["pass_timing"], false);
+    let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["frame.start", "frame.end"]);
+    for frame in report["frames"].as_array().unwrap() {
+        assert!(frame["frame_gpu_ms"].as_f64().unwrap() > 0.0, "{frame}");
+    }
+    assert_clean_failure(&bisector(&[&args[..], &["--pass-timing", "sometimes", "--json", json.to_str().unwrap()]].concat()), "--pass-timing");
+}
+
 /// `--raster compute`: the bench times the compute rasteriser's passes instead of render.draw and
 /// writes the path and the triangle-size histogram; bad raster options are one line each.
 #[test]
