@@ -12,9 +12,13 @@
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_read.wgsl
 //!include shared/dispatch.wgsl
+//!include shared/workgroup_scan.wgsl
 
 // The leaves' node ids, in leaf order.
 @group(0) @binding(1) var<storage, read_write> leaf_ids: array<u32>;
+
+// shared/workgroup_scan.wgsl scans 256 threads.
+const_assert WORKGROUP_SIZE == 256u;
 
 // Leaves past the buffer (more leaves than can be drawn) are not written.
 fn emit_leaf(leaf_index: u32, id: u32) {
@@ -23,7 +27,6 @@ fn emit_leaf(leaf_index: u32, id: u32) {
     }
 }
 
-var<workgroup> wg_scan: array<u32, WORKGROUP_SIZE>;
 var<workgroup> wg_before: atomic<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -51,19 +54,8 @@ fn decode_words(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
             atomicAdd(&wg_before, cbt_heap_read(CbtNode(id ^ 1u, t + 1u)));
         }
     }
-    // Inclusive scan of the popcounts (Hillis-Steele).
-    wg_scan[t] = count;
-    for (var offset = 1u; offset < WORKGROUP_SIZE; offset <<= 1u) {
-        workgroupBarrier();
-        var other = 0u;
-        if (t >= offset) {
-            other = wg_scan[t - offset];
-        }
-        workgroupBarrier();
-        wg_scan[t] += other;
-    }
-    workgroupBarrier();
-    let first_leaf = atomicLoad(&wg_before) + wg_scan[t] - count;
+    // (The scan's barriers also order the adds above before the load below.)
+    let first_leaf = workgroup_exclusive_scan(t, count) + atomicLoad(&wg_before);
     let node_id = (1u << (d - 5u)) + w;
     if (count >= 2u) {
         var bits = word;

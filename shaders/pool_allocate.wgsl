@@ -11,24 +11,8 @@
 // ranks (0 .. total, each once) and the set of slots allocated are the twin's, but which slot gets
 // which depends on the threads' order.
 //!include shared/pool_bindings.wgsl
+//!include shared/workgroup_scan.wgsl
 
-var<workgroup> wg_scan: array<u32, 256>;
-
-// The exclusive prefix of `value` over the workgroup's 256 threads (call in uniform control flow).
-fn workgroup_exclusive_scan(t: u32, value: u32) -> u32 {
-    wg_scan[t] = value;
-    workgroupBarrier();
-    for (var offset = 1u; offset < 256u; offset <<= 1u) {
-        var other = 0u;
-        if (t >= offset) {
-            other = wg_scan[t - offset];
-        }
-        workgroupBarrier();
-        wg_scan[t] += other;
-        workgroupBarrier();
-    }
-    return wg_scan[t] - value;
-}
 
 // Slots leaf i allocates (0 past the last leaf).
 fn new_slots(i: u32) -> u32 {

@@ -61,6 +61,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/atmosphere_sky.wgsl", include_str!("../shaders/shared/atmosphere_sky.wgsl")),
         ("shared/atmosphere_march.wgsl", include_str!("../shaders/shared/atmosphere_march.wgsl")),
         ("shared/cbt.wgsl", include_str!("../shaders/shared/cbt.wgsl")),
+        ("shared/workgroup_scan.wgsl", include_str!("../shaders/shared/workgroup_scan.wgsl")),
         ("shared/cbt_heap_atomic.wgsl", include_str!("../shaders/shared/cbt_heap_atomic.wgsl")),
         ("shared/cbt_heap_read.wgsl", include_str!("../shaders/shared/cbt_heap_read.wgsl")),
         ("shared/cbt_reduce_block.wgsl", include_str!("../shaders/shared/cbt_reduce_block.wgsl")),

@@ -115,7 +115,10 @@ fn bench_without_pass_timing_times_the_frame_alone() {
     for frame in report["frames"].as_array().unwrap() {
         assert!(frame["frame_gpu_ms"].as_f64().unwrap() > 0.0, "{frame}");
     }
-    assert_clean_failure(&bisector(&[&args[..], &["--pass-timing", "sometimes", "--json", json.to_str().unwrap()]].concat()), "--pass-timing");
+    assert_clean_failure(
+        &bisector(&[&args[..], &["--pass-timing", "sometimes", "--json", json.to_str().unwrap()]].concat()),
+        "--pass-timing",
+    );
 }
 
 /// `--raster compute`: the bench times the compute rasteriser's passes instead of render.draw and
