@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run 61: shift-and on patterns of several modules, prev = run 60's new (a workgroup of 8 units x
 # 8 modules, two barriers per byte), new = a unit's words in one thread's registers. The 250
-# patterns (33-120 states) are drawn by python with run 60's recipe and seed; the text is 64 MiB
+# patterns (33-120 states) are drawn by python with run 60's recipe and seed, but after a text from
+# os.urandom (run 60 drew its text from the same generator first), so they are not run 60's; the text is 64 MiB
 # of random letters. Then new on run 59's one-module workload (count only), unchanged code there.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 for b in prev new; do xz -dc .devmain/$b.xz > /tmp/$b; chmod +x /tmp/$b; done
