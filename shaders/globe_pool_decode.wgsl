@@ -77,9 +77,12 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
         // The first corner's w holds the data's error bound, for the next frame's pool criterion
         // (shared/pool_criterion_globe.wgsl); the draw reads xyz.
-        for (var corner = 0u; corner < 3u; corner += 1u) {
-            draw_positions[3u * i + corner] = vec4<f32>(p[pool_draw_vertex(depth, corner)], select(1.0, b.error_m, corner == 0u));
-        }
+        // Odd depths reverse the corners (pool_draw_vertex), written out: an array indexed at run
+        // time may go to local memory.
+        let flip = pool_draw_vertex(depth, 0u) == 2u;
+        draw_positions[3u * i] = vec4<f32>(select(p[0], p[2], flip), b.error_m);
+        draw_positions[3u * i + 1u] = vec4<f32>(p[1], 1.0);
+        draw_positions[3u * i + 2u] = vec4<f32>(select(p[2], p[0], flip), 1.0);
         if (NEAR_EDGES) {
             near_edge_record(m, p);
         }

@@ -107,11 +107,16 @@ fn detail_fade_slope(t: f32) -> f32 {
 }
 
 // The gradient of a lattice corner from its hash `h` (detail_cell_gradients').
+// The eight gradients, in order: (1, 0), (-1, 0), (0, 1), (0, -1), then the diagonals (+, +),
+// (-, +), (+, -), (-, -) of length 1; computed, not read from an array indexed at run time (which
+// may go to local memory).
 fn detail_hash_gradient(h: u32) -> vec2<f32> {
-    let g = array<vec2<f32>, 8>(
-        vec2<f32>(1.0, 0.0), vec2<f32>(-1.0, 0.0), vec2<f32>(0.0, 1.0), vec2<f32>(0.0, -1.0),
-        vec2<f32>(0.70710677, 0.70710677), vec2<f32>(-0.70710677, 0.70710677), vec2<f32>(0.70710677, -0.70710677), vec2<f32>(-0.70710677, -0.70710677));
-    return g[h >> 29u];
+    let i = h >> 29u;
+    let sx = select(1.0, -1.0, (i & 1u) == 1u);
+    if (i >= 4u) {
+        return vec2<f32>(sx, select(1.0, -1.0, (i & 2u) == 2u)) * 0.70710677;
+    }
+    return select(vec2<f32>(sx, 0.0), vec2<f32>(0.0, sx), i >= 2u);
 }
 
 // The gradient of detail_noise at fixed-point map point `map`, per level-`level` cell (analytic:

@@ -133,16 +133,27 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
             t2 = max(t2, textureLoad(tile_errors, p + vec2<u32>(0u, 16u), slot, 0));
         }
     }
-    let bends = array<f32, 7>(t0.z, t0.w, t1.x, t1.y, t1.z, t1.w, t2.x);
     let n = max(hi.x - lo.x, hi.y - lo.y) * 1.4142135;
-    var bend = bends[0];
-    var spacing = 2.0;
-    for (var s = 1u; s < 7u; s += 1u) {
-        if (spacing >= n) {
-            break;
-        }
-        bend = max(bend, bends[s]);
-        spacing *= 2.0;
+    // The bends of the spacings 1, 2, 4, ... 64 below n (the twin's loop written out: an array
+    // indexed at run time may go to local memory).
+    var bend = t0.z;
+    if (n > 2.0) {
+        bend = max(bend, t0.w);
+    }
+    if (n > 4.0) {
+        bend = max(bend, t1.x);
+    }
+    if (n > 8.0) {
+        bend = max(bend, t1.y);
+    }
+    if (n > 16.0) {
+        bend = max(bend, t1.z);
+    }
+    if (n > 32.0) {
+        bend = max(bend, t1.w);
+    }
+    if (n > 64.0) {
+        bend = max(bend, t2.x);
     }
     var e = 0.5 * bend;
     if (n < 2.0) {
