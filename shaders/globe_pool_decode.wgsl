@@ -92,9 +92,9 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 globe_request_leaf_tiles(m, true);
             } else {
                 // globe_request_leaf_tiles' small case: the vertices' tiles as sampled, the centre's.
-                for (var k = 0u; k < 3u; k += 1u) {
-                    tile_cache_record(m[k], s[k].wanted_zoom, s[k].found);
-                }
+                tile_cache_record(m[0], s[0].wanted_zoom, s[0].found);
+                tile_cache_record(m[1], s[1].wanted_zoom, s[1].found);
+                tile_cache_record(m[2], s[2].wanted_zoom, s[2].found);
                 globe_request_tile(globe_leaf_centre(m));
             }
             if (globe.criterion == GLOBE_CRITERION_ERROR) {

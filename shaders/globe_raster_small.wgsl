@@ -18,11 +18,15 @@
 // The pool's PoolParams (word 5: the listed leaves), as globe.pool_decode reads them.
 @group(0) @binding(2) var<storage, read> pool_params: array<u32, 8>;
 
+// Corner `k` of leaf `leaf_index` in clip space.
+fn raster_leaf_clip(leaf_index: u32, k: u32) -> vec4<f32> {
+    return globe.clip_from_relative * vec4<f32>(draw_positions[3u * leaf_index + k].xyz, 1.0);
+}
+
 fn raster_leaf(leaf_index: u32) {
-    var clip: array<vec4<f32>, 3>;
-    for (var k = 0u; k < 3u; k++) {
-        clip[k] = globe.clip_from_relative * vec4<f32>(draw_positions[3u * leaf_index + k].xyz, 1.0);
-    }
+    // Built whole, not corner by corner in a loop: an array written at a run-time index may go
+    // to local memory.
+    let clip = array<vec4<f32>, 3>(raster_leaf_clip(leaf_index, 0u), raster_leaf_clip(leaf_index, 1u), raster_leaf_clip(leaf_index, 2u));
     raster_any_triangle(clip, leaf_index);
 }
 

@@ -34,6 +34,20 @@ fn raster_floor_div(n: i32, d: i32) -> i32 {
     return -((d - 1 - n) / d);
 }
 
+// The pixels (first, last) of a row, offsets from its first pixel, that `span` allows and the
+// edge whose function is `row_value` at the first pixel and grows by `step` per pixel keeps
+// inside (non-negative).
+fn raster_edge_span(span: vec2<i32>, row_value: i32, step: i32) -> vec2<i32> {
+    if (step > 0) {
+        return vec2<i32>(max(span.x, -raster_floor_div(row_value, step)), span.y);
+    } else if (step < 0) {
+        return vec2<i32>(span.x, min(span.y, raster_floor_div(row_value, -step)));
+    } else if (row_value < 0) {
+        return vec2<i32>(span.x, -1);
+    }
+    return span;
+}
+
 // Rasterises triangle `id` with corners at `clip` (all in front of the near plane, in drawing
 // order: counter-clockwise seen from the front in y-up coordinates) unless it is too large.
 fn raster_triangle(clip: array<vec4<f32>, 3>, id: u32) -> u32 {
@@ -83,17 +97,14 @@ fn raster_triangle(clip: array<vec4<f32>, 3>, id: u32) -> u32 {
     let p_lo = lo * 256 - origin;
     var row = vec3<i32>(edge_function(b, c, p_lo), edge_function(c, a, p_lo), edge_function(a, b, p_lo));
     for (var y = lo.y; y <= hi.y; y++) {
-        var first = 0;
-        var last = hi.x - lo.x;
-        for (var e = 0; e < 3; e++) {
-            if (step_x[e] > 0) {
-                first = max(first, -raster_floor_div(row[e], step_x[e]));
-            } else if (step_x[e] < 0) {
-                last = min(last, raster_floor_div(row[e], -step_x[e]));
-            } else if (row[e] < 0) {
-                last = -1;
-            }
-        }
+        // The span each edge allows, edge by edge (written out: a vector indexed at run time may
+        // go to local memory).
+        var span = vec2<i32>(0, hi.x - lo.x);
+        span = raster_edge_span(span, row.x, step_x.x);
+        span = raster_edge_span(span, row.y, step_x.y);
+        span = raster_edge_span(span, row.z, step_x.z);
+        let first = span.x;
+        let last = span.y;
         for (var k = first; k <= last; k++) {
             let w = row + step_x * k;
             let depth = (f32(w.x) * za + f32(w.y) * zb + f32(w.z) * zc) * inv_area;
