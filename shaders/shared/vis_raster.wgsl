@@ -205,17 +205,17 @@ fn raster_wide_tile_touched(t: WideTriangle, tile: vec2<i32>) -> bool {
     let hi = min(tile * RASTER_WIDE_TILE_PX + RASTER_WIDE_TILE_PX - 1, t.hi);
     let p_lo = (lo - t.base) * 256 + 128;
     let p_hi = (hi - t.base) * 256 + 128;
-    let corners = array<vec2<i32>, 3>(t.a, t.b, t.c);
-    for (var e = 0u; e < 3u; e++) {
-        let a = corners[(e + 1u) % 3u];
-        let b = corners[(e + 2u) % 3u];
-        // The edge a -> b's function grows with x when b.y < a.y and with y when b.x > a.x.
-        let p = vec2<i32>(select(p_lo.x, p_hi.x, b.y < a.y), select(p_lo.y, p_hi.y, b.x > a.x));
-        if (edge_function_i64(a, b, p) < 0) {
-            return false;
-        }
-    }
-    return true;
+    // The edges b -> c, c -> a, a -> b, written out (an array indexed at run time may go to
+    // local memory).
+    return raster_wide_edge_touches(t.b, t.c, p_lo, p_hi) && raster_wide_edge_touches(t.c, t.a, p_lo, p_hi)
+        && raster_wide_edge_touches(t.a, t.b, p_lo, p_hi);
+}
+
+// Whether edge a -> b's function is non-negative at the box corner (p_lo..=p_hi) where it is
+// largest: it grows with x when b.y < a.y and with y when b.x > a.x.
+fn raster_wide_edge_touches(a: vec2<i32>, b: vec2<i32>, p_lo: vec2<i32>, p_hi: vec2<i32>) -> bool {
+    let p = vec2<i32>(select(p_lo.x, p_hi.x, b.y < a.y), select(p_lo.y, p_hi.y, b.x > a.x));
+    return edge_function_i64(a, b, p) >= 0;
 }
 
 // Writes `t` into the visibility buffer at `pixel` if the pixel's centre lies in its bounding
