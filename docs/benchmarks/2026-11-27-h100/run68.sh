@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run 68: the session's renderer against its start. prev = ebf6c10 (73aced8's renderer plus
-# `bench --pass-timing`), new = 6d1f0f2-era HEAD (no run-time-indexed arrays in the decode,
+# `bench --pass-timing`), new = c5a5fdb (no run-time-indexed arrays in the decode,
 # raster.small and raster.bin). ab.sh (every pass timed), then new alone timed by the frame's
 # bounds (--pass-timing off), two rounds of the ship path at 2 px and the descent.
 bash docs/benchmarks/2026-11-27-h100/ab.sh run68 > /dev/null
