@@ -30,15 +30,14 @@
 //          sequential over chunks), kept for comparison (`--carry sequential`).
 // Matches: a count per pattern and, unless params.capacity is 0 (count only), (pattern,
 // position) pairs appended up to params.capacity; the counts stay exact when the list is full.
+//!include shared/dispatch.wgsl
 
-// Workgroups along x of the passes over (unit, chunk) pairs (`pair_index`).
-const PAIR_GROUPS_X: u32 = 32768u;
 const MAX_WORDS: u32 = 8u;
 const MAX_PACKED: u32 = 8u;
 // Bits each pattern's count field has at least: the accumulator is emptied every
 // 2^FIELD_BITS - 1 bytes at most.
 const FIELD_BITS: u32 = 4u;
-const FIELD_MASK: u32 = 15u;
+const FIELD_MASK: u32 = (1u << FIELD_BITS) - 1u;
 // Lavapipe stops a loop (nested ones included) after 65535 iterations in all (gallivm's
 // LP_MAX_TGSI_LOOP_ITERATIONS); crates/kernels/src/shift_and/mod.rs warns when a run may exceed it.
 
@@ -222,11 +221,11 @@ fn emit_hits(hits: u32, finals: u32, tally: vec4<u32>, position: u32, room: ptr<
     }
 }
 
-// The (unit, chunk) pair index of a thread of `scan` or `extra`: the pairs are numbered chunk
-// by chunk, so no lane idles at the end of a chunk's units, and a warp reads at most two
-// chunks' text.
+// The (unit, chunk) pair index of a thread of `scan` or `extra` (workgroups of 64, a 2-D
+// dispatch: shared/dispatch.wgsl): the pairs are numbered chunk by chunk, so no lane idles at
+// the end of a chunk's units, and a warp reads at most two chunks' text.
 fn pair_index(group: vec3<u32>, local: u32) -> u32 {
-    return (group.y * PAIR_GROUPS_X + group.x) * 64u + local;
+    return dispatch_group_index(group) * 64u + local;
 }
 
 @compute @workgroup_size(64)
@@ -246,7 +245,7 @@ fn scan(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     let finals = info.z;
     let tally = unit_tally[u];
     let start = chunk * params.chunk_len;
-    let end = min(start + params.chunk_len, params.text_len);
+    let end = chunk_end(chunk);
     var t: Tally;
     var room = params.capacity != 0u;
     // The state and the masks other than Ch in registers. Bytes up to a multiple of 4 one by
@@ -499,6 +498,10 @@ fn extra_long(@builtin(global_invocation_id) id: vec3<u32>) {
     tally_end(&t, unit_tally[u]);
 }
 
+const MODULE_UNITS: u32 = 8u;
+// The last bit of every module's state before this byte, [unit slot * MAX_WORDS + module].
+var<workgroup> tops: array<u32, 64>;
+
 @compute @workgroup_size(64)
 fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let slot = group.x * MODULE_UNITS + local / MAX_WORDS;
@@ -513,7 +516,7 @@ fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
     let word = words[word_index];
     let is_last = keep && w == info.y - 1u;
     let start = group.y * params.chunk_len;
-    let end = min(start + params.chunk_len, params.text_len);
+    let end = chunk_end(group.y);
     var d = 0u;
     var found = 0u;
     var room = params.capacity != 0u;
@@ -539,10 +542,6 @@ fn scan_modules(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
         atomicAdd(&counts[p], found);
     }
 }
-
-const MODULE_UNITS: u32 = 8u;
-// The last bit of every module's state before this byte, [unit slot * MAX_WORDS + module].
-var<workgroup> tops: array<u32, 64>;
 
 // Words of one (unit, chunk)'s transfer function for a unit of `w` words: z, then 32 rows
 // per word of w words each.

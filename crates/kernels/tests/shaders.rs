@@ -111,7 +111,6 @@ fn constants_shared_with_rust_agree() {
         ("kernel_compact_hash.wgsl", "MAX_HASHES", Value::U32(compact_hash::MAX_HASHES)),
         ("kernel_compact_hash.wgsl", "MAX_LENGTH", Value::U32(compact_hash::MAX_LENGTH)),
         ("kernel_shift_and.wgsl", "MAX_WORDS", Value::U32(shift_and::MAX_WORDS as u32)),
-        ("kernel_shift_and.wgsl", "PAIR_GROUPS_X", Value::U32(shift_and::PAIR_GROUPS_X)),
         ("kernel_shift_and.wgsl", "MAX_PACKED", Value::U32(shift_and::MAX_PACKED as u32)),
         ("kernel_shift_and.wgsl", "FIELD_BITS", Value::U32(shift_and::FIELD_BITS)),
         ("kernel_shift_and.wgsl", "GROUPS_Y", Value::U32(shift_and::GROUPS_Y)),

@@ -5,13 +5,14 @@ use std::time::Instant;
 
 use wgpu::util::DeviceExt;
 
+use bisector_gpu::dispatch::groups_2d;
 use bisector_gpu::readback::read_buffer;
 use bisector_gpu::timings::{submit_and_time_all, TimingMs};
 use bisector_gpu::{profiled_compute_pass, Gpu};
 
 use super::transfer::scan_levels;
 use super::{compile, match_ends, parse, Carry, Compiled, ShiftAndOptions, ShiftAndParams, ShiftAndReport, Word, Workload};
-use super::{pack, GROUPS_Y, PAIR_GROUPS_X};
+use super::{pack, GROUPS_Y};
 use crate::SHADERS;
 
 fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
@@ -114,7 +115,7 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
             word += 1;
         }
     }
-    let long_capacity = super::long_capacity_of(options, units.len() as u64, total_words as u64, chunks as u64);
+    let long_capacity = super::long_capacity_of(options, total_words as u64, chunks as u64);
     let module_units: Vec<u32> = (0..units.len() as u32).filter(|&u| units[u as usize].compiled.words.len() > 1).collect();
     let params = ShiftAndParams {
         units: units.len() as u32,
@@ -202,10 +203,10 @@ pub(super) fn measure(gpu: &Gpu, options: &ShiftAndOptions, work: &Workload) -> 
     let (mut scan_ms, mut transfer_ms, mut carry_ms, mut extra_ms, mut total_ms) = (vec![], vec![], vec![], vec![], vec![]);
     let (mut transfer_long_ms, mut extra_long_ms) = (vec![], vec![]);
     let unit_groups = (units.len() as u32).div_ceil(64);
-    // Workgroups of 64 over (unit, chunk) pairs from chunk `from` on.
+    // Workgroups of 64 over (unit, chunk) pairs from chunk `from` on (the shader's `pair_index`).
     let pair_groups = |from: u32| {
-        let groups = (units.len() as u32 * (chunks - from)).div_ceil(64);
-        (groups.clamp(1, PAIR_GROUPS_X), groups.div_ceil(PAIR_GROUPS_X).max(1), 1)
+        let (x, y) = groups_2d((units.len() as u32 * (chunks - from)).div_ceil(64));
+        (x, y, 1)
     };
     let (unit_y, unit_z) = groups_yz(units.len() as u32);
     let (word_y, word_z) = groups_yz(total_words);

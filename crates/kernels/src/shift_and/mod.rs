@@ -62,9 +62,6 @@ pub const MAX_WORDS: usize = 8;
 /// Workgroups along y of the passes dispatched per pattern or per word (z counts the rest).
 /// Keep in sync with GROUPS_Y in shaders/kernel_shift_and.wgsl.
 pub const GROUPS_Y: u32 = 32768;
-/// Workgroups (of 64 threads) along x of the passes over (unit, chunk) pairs; y counts the rest.
-/// Keep in sync with PAIR_GROUPS_X in shaders/kernel_shift_and.wgsl.
-pub const PAIR_GROUPS_X: u32 = 32768;
 
 /// Parameters of the passes. Keep in sync with ShiftAndParams in shaders/kernel_shift_and.wgsl.
 #[repr(C)]
@@ -108,13 +105,14 @@ pub const LONG_STRIDE: u64 = 20;
 /// shaders/kernel_shift_and.wgsl.
 pub const SHORT_BYTES: u32 = 256;
 
-/// Entries of each list of long runs: `options.long_capacity`, or as many as there are runs
-/// (patterns x chunks for extra, 32 per word and chunk for transfer) up to LONG_CAPACITY.
-pub fn long_capacity_of(options: &ShiftAndOptions, patterns: u64, words: u64, chunks: u64) -> u32 {
+/// Entries of each list of long runs: `options.long_capacity`, or as many as there can be runs
+/// (transfer's 32 per word and chunk; extra's, one per unit and chunk, are fewer) up to
+/// LONG_CAPACITY.
+pub fn long_capacity_of(options: &ShiftAndOptions, words: u64, chunks: u64) -> u32 {
     if options.long_capacity != 0 {
         return options.long_capacity;
     }
-    (patterns.max(32 * words) * chunks).clamp(1, LONG_CAPACITY) as u32
+    (32 * words * chunks).clamp(1, LONG_CAPACITY) as u32
 }
 
 /// Storage bytes of the two lists of long runs of `long_capacity` entries each.
