@@ -95,9 +95,11 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
         profiler.end_frame().expect("profiler frame");
         gpu.wait_idle();
         if iteration == 0 {
+            // The twin's leaf ids, decoded once for both passes.
+            let expected: Vec<u32> = (0..cpu.node_count()).map(|i| cpu.decode_node(i).id).collect();
             verified = tree.read_heap(&gpu.device, &gpu.queue) == cpu
-                && decoded_leaves_match(gpu, &decode.leaf_ids, &cpu)
-                && decoded_leaves_match(gpu, &decode_words.leaf_ids, &cpu);
+                && leaf_ids_equal(gpu, &decode.leaf_ids, &expected)
+                && leaf_ids_equal(gpu, &decode_words.leaf_ids, &expected);
         }
         if let Some(results) = profiler.process_finished_frame(gpu.queue.get_timestamp_period()) {
             for result in results {
@@ -147,10 +149,10 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
     }
 }
 
-fn decoded_leaves_match(gpu: &Gpu, leaf_ids: &wgpu::Buffer, cpu: &Cbt) -> bool {
-    let bytes = read_buffer(&gpu.device, &gpu.queue, leaf_ids, 0, cpu.node_count() as u64 * 4);
-    let ids: &[u32] = bytemuck::cast_slice(&bytes);
-    (0..cpu.node_count()).all(|i| ids[i as usize] == cpu.decode_node(i).id)
+/// Whether the first `expected.len()` ids of `leaf_ids` are `expected`.
+fn leaf_ids_equal(gpu: &Gpu, leaf_ids: &wgpu::Buffer, expected: &[u32]) -> bool {
+    let bytes = read_buffer(&gpu.device, &gpu.queue, leaf_ids, 0, expected.len() as u64 * 4);
+    bytemuck::cast_slice::<u8, u32>(&bytes) == expected
 }
 
 impl CbtKernelReport {
