@@ -60,11 +60,8 @@ fn decode_words(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
     if (count >= 2u) {
         var bits = word;
         for (var k = 0u; k < count; k += 1u) {
-            let start = firstTrailingBit(bits);
+            emit_leaf(first_leaf + k, cbt_word_leaf(node_id, word, firstTrailingBit(bits)).id);
             bits &= bits - 1u;
-            let end = select(firstTrailingBit(bits), 32u, bits == 0u);
-            let size_log2 = firstTrailingBit(end - start);
-            emit_leaf(first_leaf + k, ((node_id << 5u) | start) >> size_log2);
         }
     } else if (count == 1u) {
         var node = CbtNode(node_id, d - 5u);

@@ -137,15 +137,19 @@ fn cbt_decode_node(leaf_index: u32) -> CbtNode {
     if (node.depth < CBT_MAX_DEPTH - 5u) {
         return node;
     }
-    // The 32 bitfield bits of this depth-(D-5) node: leaf k starts at its k-th set bit and
-    // ends where the next set bit (or the word) starts; its size gives its depth.
-    let first_bit = cbt_bitfield_bit(node);
-    let word = cbt_load(first_bit >> 5u);
-    let start = cbt_select_bit(word, index);
+    // The 32 bitfield bits of this depth-(D-5) node: leaf k starts at its k-th set bit.
+    let word = cbt_load(cbt_bitfield_bit(node) >> 5u);
+    return cbt_word_leaf(node.id, word, cbt_select_bit(word, index));
+}
+
+// The leaf that starts at set bit `start` of `word`, the 32 bitfield bits of the depth-(D-5)
+// node `node_id`, when that node is not itself a leaf: it ends where the next set bit (or the
+// word) starts, and its size gives its depth.
+fn cbt_word_leaf(node_id: u32, word: u32, start: u32) -> CbtNode {
     let rest = word >> start >> 1u;
     let size = select(firstTrailingBit(rest) + 1u, 32u - start, rest == 0u);
     let size_log2 = firstTrailingBit(size);
-    return CbtNode(((node.id << 5u) | start) >> size_log2, CBT_MAX_DEPTH - size_log2);
+    return CbtNode(((node_id << 5u) | start) >> size_log2, CBT_MAX_DEPTH - size_log2);
 }
 
 // Pool mode (the bisector pool's allocator, issue 15; src/cbt/cpu.rs `decode_used_slot` and
