@@ -20,6 +20,11 @@
 @group(0) @binding(7) var<storage, read_write> pool: PoolControl;
 // Dispatch arguments (x, y, z) of the passes over the leaves.
 @group(0) @binding(9) var<storage, read_write> pool_args: array<u32>;
+// The draw list's copy for the next frame's pool.order passes (TREE_ORDER).
+@group(0) @binding(10) var<storage, read_write> pool_order: array<u32>;
+
+// Whether the draw list is kept in tree order (pool_order.wgsl) rather than listed in slot order.
+override TREE_ORDER: bool = false;
 
 var<workgroup> wg_counts: vec4<u32>;
 
@@ -42,6 +47,12 @@ fn list(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     let threads = groups.x * groups.y * WORKGROUP_SIZE;
     for (var j = w; j < counts.x + counts.y + counts.z + counts.w; j += threads) {
         clean_entry(j, counts);
+    }
+    if (TREE_ORDER) {
+        let leaves = cbt_node_count();
+        for (var j = w; j < leaves; j += threads) {
+            pool_order[j] = pool_list[j];
+        }
     }
     let word_depth = CBT_MAX_DEPTH - 5u;
     if (w >= (1u << word_depth)) {
@@ -69,6 +80,9 @@ fn list(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             free_rank += 1u;
             free_bits &= free_bits - 1u;
         }
+    }
+    if (TREE_ORDER) {
+        return;
     }
     var deepest = 0u;
     while (bits != 0u) {

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use bisector::gpu::Gpu;
 use bisector::leb::node64::{octahedron_point_fixed, twice_area_fixed, BaseMesh64, Node64, MAP_ONE_64};
-use bisector::pool::cpu::NO_SLOT;
+use bisector::pool::cpu::{tree_order_key, NO_SLOT};
 use bisector::pool::gpu::{clean_update_records, LIST_ALLOCATIONS, LIST_CANDIDATES, LIST_MERGE, LIST_MERGED, UPDATE_WORDS};
 use bisector::pool::{GpuPool, PoolMode, PoolSettings, PoolState, PoolTwin, TestCriterion};
 use rand::Rng;
@@ -168,6 +168,9 @@ fn assert_same_meaning(got: &PoolState, twin: &PoolTwin, context: &str) {
     assert_eq!(got.cbt.node_count(), expected.cbt.node_count(), "{context}: the CBT's root counts");
     let (got_leaves, expected_leaves) = (meaning(got), meaning(&expected));
     assert_eq!(got_leaves.len(), got.list.len(), "{context}: an id is listed twice");
+    // The compact mode keeps its draw list in tree order (shaders/pool_order.wgsl).
+    let keys: Vec<u64> = got.list.iter().map(|&slot| tree_order_key(got.ids[slot as usize])).collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "{context}: the draw list is not in tree order");
     if let Some(id) = expected_leaves.keys().find(|id| !got_leaves.contains_key(id)) {
         panic!("{context}: leaf {id} is missing on the GPU ({} leaves there, {} in the twin)", got_leaves.len(), expected_leaves.len());
     }
@@ -254,7 +257,9 @@ fn random_frames(name: &str, mode: PoolMode, frames: u32) -> bool {
         frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
         let state = pool.read_state(&gpu);
         assert_like_twin(mode, &state, &twin, &context);
-        moved_slots |= state.list != twin.leaf_slots();
+        let mut slots = state.list.clone();
+        slots.sort_unstable();
+        moved_slots |= slots != twin.leaf_slots();
         if frame_index % 10 == 9 {
             assert_valid(&twin.with_state(state.clone()), &context);
             assert_watertight(&state, &context);

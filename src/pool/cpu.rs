@@ -121,6 +121,21 @@ pub struct PoolState {
     pub effective_target_sq_px2: f32,
 }
 
+/// The key of node `id` in tree order: its path bits left-aligned, so that depth first by id, a
+/// node's subtree comes after its ancestors' earlier subtrees and before their later ones.
+pub fn tree_order_key(id: u64) -> u64 {
+    id << id.leading_zeros()
+}
+
+impl PoolState {
+    /// The used slots in tree order (the compact mode's draw list, shaders/pool_order.wgsl).
+    pub fn tree_order(&self) -> Vec<u32> {
+        let mut list = self.list.clone();
+        list.sort_by_key(|&slot| tree_order_key(self.ids[slot as usize]));
+        list
+    }
+}
+
 /// The CPU twin of the bisector pool over a base mesh.
 #[derive(Clone, Debug)]
 pub struct PoolTwin {

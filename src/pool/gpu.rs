@@ -11,9 +11,10 @@
 //! pool.vertices     3 x vec4<u32>: (x lo, x hi, y lo, y hi), 2^62 = 1.0   bisect, merge
 //! pool.update       8 x u32: pattern, child slots x3, survivor, flags,    classify, mark,
 //!                   bucket, - (compact mode: clean as a frame begins)     allocate, elect, list
-//! pool.list         u32: the used slots in slot order (the draw list)     list
-//!                   compact mode: two more lists of up to one entry per   classify, mark,
-//!                   slot after it (`LIST_*`)                              elect
+//! pool.list         u32: the used slots (the draw list): in slot order,   list
+//!                   compact mode: in tree order (depth first by id), then   order_scatter
+//!                   two more lists of up to one entry per slot (`LIST_*`)  classify, mark, elect
+//! pool.order        u32: the last draw list (compact mode's tree order)   list
 //! pool.control      PoolParams, PoolCounters, histogram[1024], group sums all
 //! pool.args         the indirect dispatch of the passes over the leaves   list
 //! cbt.heap          the pool-mode CBT: bit s = slot s used                bisect, merge, reduce
@@ -297,6 +298,8 @@ pub struct GpuPool {
     pub vertices: wgpu::Buffer,
     pub update: wgpu::Buffer,
     pub list: wgpu::Buffer,
+    /// The last frame's draw list, which the compact mode's pool.order passes turn into the next.
+    pub order: wgpu::Buffer,
     pub control: wgpu::Buffer,
     pub criterion: wgpu::Buffer,
     pub args: wgpu::Buffer,
@@ -370,12 +373,14 @@ impl GpuPool {
         // is listed at most once per list (a leaf is a candidate once, its pattern leaves 0 once).
         let lists = if mode == PoolMode::Deterministic { 1 } else { 3 };
         let list = storage(device, "pool.list", 4 * lists * slots64);
+        let order = storage(device, "pool.order", 4 * slots64);
         let control = storage(device, "pool.control", GROUP_SUMS_OFFSET + 4 * groups);
         let passes = PoolPasses::new(
             device,
             &cbt,
             &[&cbt.heap, &ids, &neighbours, &snapshot, &vertices, &update, &list, &control, scene.map_or(&criterion, |s| s.uniform)],
             &args,
+            &order,
             mode,
             scene,
         );
@@ -391,6 +396,7 @@ impl GpuPool {
             vertices,
             update,
             list,
+            order,
             control,
             criterion,
             args,
@@ -434,6 +440,11 @@ impl GpuPool {
             _pad: 0,
         };
         queue.write_buffer(&self.control, 0, bytemuck::bytes_of(&params));
+        if self.mode != PoolMode::Deterministic {
+            // The compact mode keeps the draw list in tree order from frame to frame
+            // (shaders/pool_order.wgsl); pool.list copies it to pool.order.
+            queue.write_buffer(&self.list, 0, bytemuck::cast_slice(&state.tree_order()));
+        }
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.upload") });
         encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(GROUP_SUMS_OFFSET - COUNTERS_OFFSET));
         self.passes.record_list(&mut encoder, &self.passes.quiet);

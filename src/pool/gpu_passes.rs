@@ -67,6 +67,9 @@ pub(crate) struct PoolPasses {
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
+    /// Compact mode: pool.order_sum, order_scan and order_scatter with their bind groups (the
+    /// draw list kept in tree order, pool_order.wgsl).
+    order: Option<[(wgpu::ComputePipeline, wgpu::BindGroup); 3]>,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
     bind_group: wgpu::BindGroup,
@@ -121,7 +124,8 @@ fn pass(encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, re
 
 impl PoolPasses {
     /// The passes over the pool's buffers: `bindings` are bindings 0..=8 of the shared layout
-    /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion).
+    /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion); `order` the
+    /// draw list's copy the compact mode's pool.order passes read.
     /// With `scene`, the passes evaluate the scene's criterion (binding 8 is then its uniform).
     /// In `PoolMode::Compact` the list binding holds three lists of N entries.
     pub(crate) fn new(
@@ -129,9 +133,11 @@ impl PoolPasses {
         cbt: &GpuCbt,
         bindings: &[&wgpu::Buffer; 9],
         args: &wgpu::Buffer,
+        order: &wgpu::Buffer,
         mode: PoolMode,
         scene: Option<&SceneCriterion>,
     ) -> PoolPasses {
+        let tree_order = mode != PoolMode::Deterministic;
         let leaf_data = scene.and_then(|s| s.leaf_data);
         let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..9u32 + u32::from(leaf_data.is_some()))
             .map(|binding| wgpu::BindGroupLayoutEntry {
@@ -185,16 +191,36 @@ impl PoolPasses {
                 .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
                 .collect::<Vec<_>>(),
         });
-        let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots]].concat();
-        let list = SHADERS.compute_pipeline(device, "pool.list", "pool_list.wgsl", "list", &list_constants);
-        let list_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("pool.list"),
-            layout: &list.get_bind_group_layout(0),
-            entries: &[0, 1, 3, 5, 6, 7]
-                .into_iter()
-                .map(|binding| wgpu::BindGroupEntry { binding, resource: bindings[binding as usize].as_entire_binding() })
-                .chain(std::iter::once(wgpu::BindGroupEntry { binding: 9, resource: args.as_entire_binding() }))
-                .collect::<Vec<_>>(),
+        // A pass of its own layout (derived from its shader) and the bind group of `used` bindings
+        // (binding 9 the arguments, 10 the draw list's copy).
+        let own_pass = |label: &str, file: &str, entry: &str, constants: &[(&str, f64)], used: &[u32]| {
+            let pipeline = SHADERS.compute_pipeline(device, label, file, entry, constants);
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &used
+                    .iter()
+                    .map(|&binding| wgpu::BindGroupEntry {
+                        binding,
+                        resource: match binding {
+                            9 => args.as_entire_binding(),
+                            10 => order.as_entire_binding(),
+                            _ => bindings[binding as usize].as_entire_binding(),
+                        },
+                    })
+                    .collect::<Vec<_>>(),
+            });
+            (pipeline, bind_group)
+        };
+        let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots, ("TREE_ORDER", f64::from(u8::from(tree_order)))]].concat();
+        let (list, list_bind_group) = own_pass("pool.list", "pool_list.wgsl", "list", &list_constants, &[0, 1, 3, 5, 6, 7, 9, 10]);
+        let order = tree_order.then(|| {
+            let constants = &cbt.pipeline_constants();
+            [
+                own_pass("pool.order_sum", "pool_order.wgsl", "order_sum", constants, &[0, 5, 7, 10]),
+                own_pass("pool.order_scan", "pool_order.wgsl", "order_scan", constants, &[7]),
+                own_pass("pool.order_scatter", "pool_order.wgsl", "order_scatter", constants, &[0, 1, 5, 6, 7, 10]),
+            ]
         });
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
@@ -214,6 +240,7 @@ impl PoolPasses {
             elect: pipeline("pool_merge.wgsl", &listed("elect")),
             merge: pipeline("pool_merge.wgsl", &listed("merge")),
             list,
+            order,
             compact_workgroups,
             bind_group,
             has_scene_group: scene.is_some(),
@@ -294,9 +321,23 @@ impl PoolPasses {
         }
     }
 
-    /// The end of every frame: the reduction, then the draw list.
+    /// The end of every frame: the reduction, then the draw list (in the compact mode the
+    /// pool.order passes first: the last list turned into this frame's, in tree order).
     fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
         self.reduce.record(encoder, profiler);
+        if let Some([sum, scan, scatter]) = &self.order {
+            for (label, (pipeline, bind_group)) in [("pool.order_sum", sum), ("pool.order_scan", scan), ("pool.order_scatter", scatter)] {
+                pass(encoder, profiler, label, |pass| {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    if label == "pool.order_scan" {
+                        pass.dispatch_workgroups(1, 1, 1);
+                    } else {
+                        pass.dispatch_workgroups_indirect(&self.args, 0);
+                    }
+                });
+            }
+        }
         self.record_list(encoder, profiler);
     }
 

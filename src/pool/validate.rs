@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! CBT      bit s set <=> ids[s] != 0; the counts equal a fresh reduction; root = used slots;
-//!          the draw list = the used slots in order = decode_used_slot(i) for every i
+//!          the draw list = the used slots, in slot order (= decode_used_slot(i) for every i) or
+//!          in tree order (the compact mode's: `tree_order_key` increasing)
 //! slots    no id twice; base depth <= depth <= max depth; vertices = decode_vertices(id)
 //! links    neighbour k of leaf T holds the leaf the ids predict: M = T's same-depth neighbour k,
 //!          or across the hypotenuse M's parent, or across a leg M's child on T's side (left
@@ -16,7 +17,7 @@
 use std::collections::HashMap;
 
 use crate::leb::node64::Node64;
-use crate::pool::cpu::{PoolTwin, EDGE, LEFT, NO_SLOT, RIGHT};
+use crate::pool::cpu::{tree_order_key, PoolTwin, EDGE, LEFT, NO_SLOT, RIGHT};
 
 /// At most this many violations are described; the rest are counted.
 const MAX_REPORTED: usize = 16;
@@ -49,7 +50,13 @@ impl PoolTwin {
             report(format!("CBT root count {} for {} used slots", self.cbt.node_count(), used.len()));
         }
         if self.list != used {
-            report(format!("the draw list has {} slots, {} are used", self.list.len(), used.len()));
+            let mut sorted = self.list.clone();
+            sorted.sort_unstable();
+            if sorted != used {
+                report(format!("the draw list has {} slots, {} are used", self.list.len(), used.len()));
+            } else if !self.list.windows(2).all(|w| tree_order_key(self.ids[w[0] as usize]) < tree_order_key(self.ids[w[1] as usize])) {
+                report("the draw list is in neither slot order nor tree order".to_string());
+            }
         }
         for (i, &slot) in used.iter().enumerate().take(self.cbt.node_count() as usize) {
             if self.cbt.decode_used_slot(i as u32) != slot {
