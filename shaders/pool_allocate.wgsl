@@ -12,7 +12,7 @@
 // which depends on the threads' order.
 //!include shared/pool_bindings.wgsl
 //!include shared/workgroup_scan.wgsl
-//!include shared/pool_group_sums.wgsl
+
 
 // Slots leaf i allocates (0 past the last leaf).
 fn new_slots(i: u32) -> u32 {
@@ -22,21 +22,38 @@ fn new_slots(i: u32) -> u32 {
     return countOneBits(update_load(pool_list[i], UPDATE_PATTERN));
 }
 
+fn group_count() -> u32 {
+    return (pool.params.leaves + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn alloc_sum(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let g = dispatch_group_index(group);
     let count = new_slots(g * WORKGROUP_SIZE + t);
     let prefix = workgroup_exclusive_scan(t, count);
-    if (t == WORKGROUP_SIZE - 1u && g < pool_leaf_groups()) {
+    if (t == WORKGROUP_SIZE - 1u && g < group_count()) {
         atomicStore(&pool.group_sums[g], prefix + count);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn alloc_scan(@builtin(local_invocation_index) t: u32) {
-    let total = pool_scan_group_sums(t, pool_leaf_groups());
+    let groups = group_count();
+    let per_thread = (groups + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    let first = min(t * per_thread, groups);
+    let end = min(first + per_thread, groups);
+    var sum = 0u;
+    for (var g = first; g < end; g += 1u) {
+        sum += atomicLoad(&pool.group_sums[g]);
+    }
+    var running = workgroup_exclusive_scan(t, sum);
     if (t == WORKGROUP_SIZE - 1u) {
-        atomicStore(&pool.counters.slots_allocated, total);
+        atomicStore(&pool.counters.slots_allocated, running + sum);
+    }
+    for (var g = first; g < end; g += 1u) {
+        let value = atomicLoad(&pool.group_sums[g]);
+        atomicStore(&pool.group_sums[g], running);
+        running += value;
     }
 }
 
@@ -79,6 +96,8 @@ fn allocate_listed(
         let slot = listed_slot(LIST_ALLOCATIONS, j);
         let pieces = countOneBits(update_load(slot, UPDATE_PATTERN));
         allocate_children(slot, atomicAdd(&pool.counters.slots_allocated, pieces), pieces);
+        // Its entry in the list becomes its 1 + pieces pieces (pool_order.wgsl).
+        order_changed(slot);
         // The links bisect reads from the snapshot: the slot's and its three neighbours' (nothing
         // before bisect writes a link, so they are the frame's first; a slot copied by several
         // threads gets the same words). Here, not in mark, whose chain walks are serial.

@@ -53,6 +53,11 @@ fn list(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         for (var j = w; j < leaves; j += threads) {
             pool_order[j] = pool_list[j];
         }
+        // The gains and changed bits pool.order read (shared/pool_order_codes.wgsl), clean for the
+        // next frame.
+        for (var j = w; j < arrayLength(&pool.group_sums); j += threads) {
+            atomicStore(&pool.group_sums[j], 0u);
+        }
     }
     let word_depth = CBT_MAX_DEPTH - 5u;
     if (w >= (1u << word_depth)) {

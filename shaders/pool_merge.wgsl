@@ -166,7 +166,10 @@ fn merge_listed(
 ) {
     let count = listed_count(LIST_MERGED);
     for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
-        merge_into(listed_slot(LIST_MERGED, j));
+        let e = listed_slot(LIST_MERGED, j);
+        merge_into(e);
+        // The odd leaf's entry leaves the list (the even one's now holds their parent).
+        order_changed(pool_snapshot[3u * e + POOL_RIGHT]);
     }
 }
 

@@ -19,6 +19,14 @@ fn list_base(k: u32) -> u32 {
 // src/pool/gpu_passes.rs (`free_slots_listed`: 65536, or a quarter of a smaller pool's slots).
 override POOL_FREE_SLOTS_LISTED: u32;
 
+// The changed slots (compact mode; shared/pool_order_codes.wgsl), for pool.order.
+//!include shared/pool_order_codes.wgsl
+
+// Marks `slot` changed: it split (allocate) or was freed by a merge (merge).
+fn order_changed(slot: u32) {
+    atomicOr(&pool.group_sums[order_changed_base() + (slot >> 5u)], 1u << (slot & 31u));
+}
+
 fn listed_count(k: u32) -> u32 {
     return atomicLoad(&pool.counters.listed[k]);
 }

@@ -12,7 +12,7 @@
 //! pool.update       8 x u32: pattern, child slots x3, survivor, flags,    classify, mark,
 //!                   bucket, - (compact mode: clean as a frame begins)     allocate, elect, list
 //! pool.list         u32: the used slots (the draw list): in slot order,   list
-//!                   compact mode: in tree order (depth first by id), then   order_scatter
+//!                   compact mode: in tree order (depth first by id), then   order
 //!                   two more lists of up to one entry per slot (`LIST_*`)  classify, mark, elect
 //! pool.order        u32: the last draw list (compact mode's tree order)   list
 //! pool.control      PoolParams, PoolCounters, histogram[1024], group sums all
@@ -374,7 +374,8 @@ impl GpuPool {
         let lists = if mode == PoolMode::Deterministic { 1 } else { 3 };
         let list = storage(device, "pool.list", 4 * lists * slots64);
         let order = storage(device, "pool.order", 4 * slots64);
-        let control = storage(device, "pool.control", GROUP_SUMS_OFFSET + 4 * groups);
+        // The group sums, then (compact mode) a bit per slot for pool.order (shared/pool_order_codes.wgsl).
+        let control = storage(device, "pool.control", GROUP_SUMS_OFFSET + 4 * (groups + slots64.div_ceil(32)));
         let passes = PoolPasses::new(
             device,
             &cbt,

@@ -67,9 +67,9 @@ pub(crate) struct PoolPasses {
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
-    /// Compact mode: pool.order_sum, order_scan and order_scatter with their bind groups (the
-    /// draw list kept in tree order, pool_order.wgsl).
-    order: Option<[(wgpu::ComputePipeline, wgpu::BindGroup); 3]>,
+    /// Compact mode: pool.order_gains and pool.order with their bind groups (the draw list kept in
+    /// tree order, pool_order.wgsl).
+    order: Option<[(&'static str, wgpu::ComputePipeline, wgpu::BindGroup); 2]>,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
     bind_group: wgpu::BindGroup,
@@ -214,13 +214,16 @@ impl PoolPasses {
         };
         let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots, ("TREE_ORDER", f64::from(u8::from(tree_order)))]].concat();
         let (list, list_bind_group) = own_pass("pool.list", "pool_list.wgsl", "list", &list_constants, &[0, 1, 3, 5, 6, 7, 9, 10]);
+        // The compact mode's pool.order_gains and pool.order: the deepest leaf found there unless
+        // a scene's decode finds it.
         let order = tree_order.then(|| {
-            let constants = &cbt.pipeline_constants();
-            [
-                own_pass("pool.order_sum", "pool_order.wgsl", "order_sum", constants, &[0, 5, 7, 10]),
-                own_pass("pool.order_scan", "pool_order.wgsl", "order_scan", constants, &[7]),
-                own_pass("pool.order_scatter", "pool_order.wgsl", "order_scatter", constants, &[0, 1, 5, 6, 7, 10]),
-            ]
+            let constants = [cbt.pipeline_constants().as_slice(), &[("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
+            [("pool.order_gains", "order_gains", [0, 5, 7, 10].as_slice()), ("pool.order", "order", &[0, 1, 5, 6, 7, 10])].map(
+                |(label, entry, used)| {
+                    let (pipeline, bind_group) = own_pass(label, "pool_order.wgsl", entry, &constants, used);
+                    (label, pipeline, bind_group)
+                },
+            )
         });
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
@@ -321,22 +324,17 @@ impl PoolPasses {
         }
     }
 
-    /// The end of every frame: the reduction, then the draw list (in the compact mode the
-    /// pool.order passes first: the last list turned into this frame's, in tree order).
+    /// The end of every frame: the reduction, then the draw list (in the compact mode
+    /// pool.order_gains and pool.order first: the last list turned into this frame's, in tree
+    /// order).
     fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
         self.reduce.record(encoder, profiler);
-        if let Some([sum, scan, scatter]) = &self.order {
-            for (label, (pipeline, bind_group)) in [("pool.order_sum", sum), ("pool.order_scan", scan), ("pool.order_scatter", scatter)] {
-                pass(encoder, profiler, label, |pass| {
-                    pass.set_pipeline(pipeline);
-                    pass.set_bind_group(0, bind_group, &[]);
-                    if label == "pool.order_scan" {
-                        pass.dispatch_workgroups(1, 1, 1);
-                    } else {
-                        pass.dispatch_workgroups_indirect(&self.args, 0);
-                    }
-                });
-            }
+        for (label, pipeline, bind_group) in self.order.iter().flatten() {
+            pass(encoder, profiler, label, |pass| {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups_indirect(&self.args, 0);
+            });
         }
         self.record_list(encoder, profiler);
     }
