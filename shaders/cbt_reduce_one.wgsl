@@ -5,13 +5,15 @@
 // 256 + t owns the 8 words 8g..8g+7 (a depth D-8 node), read as two vec4 loads. Level D-k then
 // holds 2^(8-k) * 32 fields of k+1 bits per thread, whatever D is:
 //   - D-1..D-3 (256, 192, 128 bits): whole aligned words per thread, stored plainly (vec4/vec2);
-//   - D-4, D-5 (80, 48 bits): a pair of threads spans 5 and 3 whole words; the odd thread hands
-//     its first word to the even one through workgroup memory, so each word has one writer;
-//   - D-6..D-8 (4, 2, 1 counts a thread) and D-9..D-16 (summed from them in workgroup memory in
-//     3 rounds of one barrier) wait in workgroup memory as one value per field; after the last
-//     barrier the workgroup assembles whole words of them (D-6..D-11 span whole words per
-//     workgroup; D-12..D-16 share their edge words with the neighbouring workgroups, which go
-//     through cbt_heap's masked atomics).
+//   - D-4, D-5, D-7 (80, 48, 16 bits): a pair of threads spans 5, 3 and 1 whole words; the odd
+//     thread hands its first bits to the even one through workgroup memory, so each word has one
+//     writer; D-6 (28 bits): 8 threads span 7 words, thread r < 7 of them writes word r with its
+//     right neighbour's bits;
+//   - D-8 (1 count a thread) and D-9..D-16 (summed from it in workgroup memory in 3 rounds of one
+//     barrier) wait in workgroup memory as one value per field; after the last barrier the
+//     workgroup assembles whole words of them (D-8..D-11 span whole words per workgroup;
+//     D-12..D-16 share their edge words with the neighbouring workgroups, which go through
+//     cbt_heap's masked atomics).
 // Depths D-17..0: each workgroup leaves its sum in reduce_sync and counts itself done; the last one
 // (the counter reaches the workgroup count, and it resets it) sums those 2^(D-16) values up to the
 // root, a barrier a level, and writes those levels. Every workgroup value is written before it is
@@ -29,12 +31,15 @@
 // [0]: workgroups that have finished (back to 0 when the last has); [1 + wid]: workgroup wid's sum.
 @group(0) @binding(3) var<storage, read_write> reduce_sync: array<atomic<u32>>;
 
-// Level m = k - 6 (depth D-k, k = 6..16) of the workgroup's counts: 1024 >> m values from
-// one_level_index(m, 0). The tail reuses the array for its 2^(D-16) inputs and their sums.
+// Level m = k - 6 (depth D-k, k = 8..16, m >= 2) of the workgroup's counts: 1024 >> m values
+// from one_level_index(m, 0). The tail reuses the array for its 2^(D-16) inputs and their sums.
 var<workgroup> wg_values: array<u32, 2048>;
-// The odd threads' first words of D-4 and D-5, for the even threads (the pair's shared word).
+// The odd threads' first bits of D-4, D-5 and D-7, for the even threads (the pair's shared word).
 var<workgroup> wg_pair4: array<u32, 128>;
 var<workgroup> wg_pair5: array<u32, 128>;
+var<workgroup> wg_pair7: array<u32, 128>;
+// Every thread's 28 bits of D-6, for its left neighbour.
+var<workgroup> wg_chunk6: array<u32, 256>;
 // 1 in the workgroup that runs the tail.
 var<workgroup> wg_last: u32;
 
@@ -103,7 +108,7 @@ fn area_word_count(start_bit: u32, len_bits: u32) -> u32 {
     return ((start_bit & 31u) + len_bits + 31u) >> 5u;
 }
 
-// The area of depth D-k (k = 6..16) that workgroup `wid` writes: (start bit, length in bits).
+// The area of depth D-k (k = 8..16) that workgroup `wid` writes: (start bit, length in bits).
 fn group_area(k: u32, wid: u32) -> vec2<u32> {
     let count = 1u << (16u - k);
     let width = k + 1u;
@@ -175,20 +180,27 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         heap_words[l4 + 1u] = q1;
         heap_words[l5] = r0;
     }
-    // D-6..D-8: 4, 2 and 1 counts.
+    // D-6..D-8: 4 counts of 7 bits (28 bits), 2 of 8 (16 bits) and 1.
     let s6 = vec4<u32>(c0.x5 + c1.x5, c2.x5 + c3.x5, c4.x5 + c5.x5, c6.x5 + c7.x5);
     let s7 = vec2<u32>(s6.x + s6.y, s6.z + s6.w);
-    wg_values[one_level_index(0u, 4u * t)] = s6.x;
-    wg_values[one_level_index(0u, 4u * t + 1u)] = s6.y;
-    wg_values[one_level_index(0u, 4u * t + 2u)] = s6.z;
-    wg_values[one_level_index(0u, 4u * t + 3u)] = s6.w;
-    wg_values[one_level_index(1u, 2u * t)] = s7.x;
-    wg_values[one_level_index(1u, 2u * t + 1u)] = s7.y;
+    let chunk6 = s6.x | (s6.y << 7u) | (s6.z << 14u) | (s6.w << 21u);
+    let chunk7 = s7.x | (s7.y << 8u);
+    wg_chunk6[t] = chunk6;
+    if (odd) {
+        wg_pair7[t >> 1u] = chunk7;
+    }
     wg_values[one_level_index(2u, t)] = s7.x + s7.y;
     workgroupBarrier();
     if (!odd) {
         heap_words[l4 + 2u] = q2 | (wg_pair4[t >> 1u] << 16u);
         heap_words[l5 + 1u] = r1 | (wg_pair5[t >> 1u] << 16u);
+        // D-7 at word 5 * 2^(D-11): one word a pair.
+        heap_words[(5u << (d - 11u)) + (g >> 1u)] = chunk7 | (wg_pair7[t >> 1u] << 16u);
+    }
+    // D-6 at word 9 * 2^(D-11): 7 words for 8 threads.
+    let r6 = t & 7u;
+    if (r6 < 7u) {
+        heap_words[(9u << (d - 11u)) + 7u * (g >> 3u) + r6] = (chunk6 >> (4u * r6)) | (wg_chunk6[t + 1u] << (28u - 4u * r6));
     }
     // D-9..D-11 (levels 3..5: 128, 64, 32 values) from D-8, in one round.
     if (t < 224u) {
@@ -215,16 +227,16 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     workgroupBarrier();
 
-    // Every word of D-6..D-16, shared out over the workgroup.
+    // Every word of D-8..D-16 (at most 165), shared out over the workgroup.
     var total = 0u;
-    for (var k = 6u; k <= 16u; k += 1u) {
+    for (var k = 8u; k <= 16u; k += 1u) {
         let area = group_area(k, wid);
         total += area_word_count(area.x, area.y);
     }
     for (var i = t; i < total; i += WORKGROUP_SIZE) {
-        var k = 6u;
+        var k = 8u;
         var first = 0u;
-        var area = group_area(6u, wid);
+        var area = group_area(8u, wid);
         loop {
             let words = area_word_count(area.x, area.y);
             if (i < first + words) {
@@ -272,15 +284,26 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
     }
     workgroupBarrier();
-    // Every word of depths D-17..0: from the root's level, a contiguous run of heap bits.
+    // Every word of depths D-17..0 (level j: depth D-16-j), shared out over the workgroup.
+    var tail_total = 0u;
     for (var j = 1u; j <= levels; j += 1u) {
         let depth = d - 16u - j;
-        let start = cbt_level_bit_offset(depth);
-        let len = (1u << depth) * (d - depth + 1u);
-        let src = 2u * group_count - (2u * group_count >> j);
-        let words = area_word_count(start, len);
-        for (var i = t; i < words; i += WORKGROUP_SIZE) {
-            one_pack_word(start, len, d - depth + 1u, src, i);
+        tail_total += area_word_count(cbt_level_bit_offset(depth), (1u << depth) * (d - depth + 1u));
+    }
+    for (var i = t; i < tail_total; i += WORKGROUP_SIZE) {
+        var j = 1u;
+        var first = 0u;
+        loop {
+            let depth = d - 16u - j;
+            let start = cbt_level_bit_offset(depth);
+            let len = (1u << depth) * (d - depth + 1u);
+            let words = area_word_count(start, len);
+            if (i < first + words) {
+                one_pack_word(start, len, d - depth + 1u, 2u * group_count - (2u * group_count >> j), i - first);
+                break;
+            }
+            first += words;
+            j += 1u;
         }
     }
 }
