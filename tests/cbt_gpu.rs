@@ -232,7 +232,7 @@ fn one_pass_reduction_equals_cpu_heap_on_random_bitfields() {
     let mut rng = common::rng("one_pass_reduction_equals_cpu_heap_on_random_bitfields");
     let gpu = common::gpu(25);
     let mut profiler = create_profiler(&gpu.device);
-    for max_depth in [16, 17, 18, 19, 21, 24, 25] {
+    for max_depth in [16, 17, 18, 19, 20, 21, 24, 25] {
         for _ in 0..if max_depth >= 24 { 1 } else { 3 } {
             let (garbage, expected) = random_bitfield(max_depth, &mut rng);
             let tree = GpuCbt::new(&gpu.device, &garbage, 1 << 10);

@@ -103,8 +103,8 @@ pub const SUBGROUP_CHOSEN_MAX_DEPTH: u32 = 22;
 
 /// The shallowest tree `CbtReduce::new` gives the one-pass path (up to reduce_one::MAX_DEPTH, for
 /// trees that do not track changed blocks): on the H100 it is faster than the subgroup path at
-/// D = 17 and 20 (11.0 against 12.6 µs, 12.9 against 13.1 µs) and than the shared path at D = 25
-/// (26.7 against 49.6 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
+/// D = 17 and 20 (10.0 against 12.6 µs, 11.7 against 13.1 µs) and than the shared path at D = 25
+/// (23.8 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
 pub const ONE_PASS_CHOSEN_MIN_DEPTH: u32 = 17;
 
 impl ReducePath {
