@@ -14,6 +14,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("cbt_pool_probe.wgsl", include_str!("../shaders/cbt_pool_probe.wgsl")),
         ("cbt_reduce.wgsl", include_str!("../shaders/cbt_reduce.wgsl")),
         ("cbt_reduce_subgroup.wgsl", include_str!("../shaders/cbt_reduce_subgroup.wgsl")),
+        ("cbt_reduce_one.wgsl", include_str!("../shaders/cbt_reduce_one.wgsl")),
         ("globe_decode.wgsl", include_str!("../shaders/globe_decode.wgsl")),
         ("globe_draw.wgsl", include_str!("../shaders/globe_draw.wgsl")),
         ("globe_raster_large.wgsl", include_str!("../shaders/globe_raster_large.wgsl")),

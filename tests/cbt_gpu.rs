@@ -60,7 +60,8 @@ enum Reduction {
 }
 
 /// Random split/merge rounds at `max_depth`, each reduced on `path` (`None`: the path
-/// `CbtReduce::new` picks, the subgroup path on lavapipe from D = 13 on) and checked against the twin.
+/// `CbtReduce::new` picks: on lavapipe the subgroup path from D = 13 on, the one-pass path from
+/// `ONE_PASS_CHOSEN_MIN_DEPTH` for trees that do not track changes) and checked against the twin.
 fn check_depth(gpu: &Gpu, max_depth: u32, rounds: usize, reduction: Reduction, rng: &mut impl Rng) {
     check_depth_on(gpu, max_depth, rounds, reduction, None, rng)
 }
@@ -223,15 +224,64 @@ fn subgroup_reduction_equals_cpu_heap_on_random_bitfields() {
     }
 }
 
+/// The one-pass path (any device, D = 16..=25) rebuilds every count of fresh random bitfields
+/// exactly as the twin does: one workgroup (D = 16, no tail), two and more (a tail of 1..9
+/// levels), twice each (the second run starts from the counter the first left behind).
+#[test]
+fn one_pass_reduction_equals_cpu_heap_on_random_bitfields() {
+    let mut rng = common::rng("one_pass_reduction_equals_cpu_heap_on_random_bitfields");
+    let gpu = common::gpu(25);
+    let mut profiler = create_profiler(&gpu.device);
+    for max_depth in [16, 17, 18, 19, 20, 21, 24, 25] {
+        for _ in 0..if max_depth >= 24 { 1 } else { 3 } {
+            let (garbage, expected) = random_bitfield(max_depth, &mut rng);
+            let tree = GpuCbt::new(&gpu.device, &garbage, 1 << 10);
+            let reduce = CbtReduce::with_path(&gpu.device, &tree, ReducePath::OnePass);
+            assert_eq!(reduce.dispatch_count(), 1, "D={max_depth}");
+            for run in 0..2 {
+                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                reduce.record(&mut encoder, &profiler);
+                profiler.resolve_queries(&mut encoder);
+                gpu.queue.submit([encoder.finish()]);
+                let got = tree.read_heap(&gpu.device, &gpu.queue);
+                if got != expected {
+                    let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
+                    panic!(
+                        "D={max_depth} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
+                        got.heap().len(),
+                        got.heap()[first],
+                        expected.heap()[first]
+                    );
+                }
+                tree.upload(&gpu.queue, &garbage);
+            }
+            profiler.end_frame().expect("profiler frame");
+        }
+    }
+}
+
+/// The one-pass path under random split/merge rounds, reduced whole and through
+/// `record_changed` on a tree that tracks changes (reduced whole, its list emptied).
+#[test]
+fn one_pass_reduction_after_split_and_merge() {
+    let mut rng = common::rng("one_pass_reduction_after_split_and_merge");
+    let gpu = common::gpu(18);
+    for max_depth in [16, 18] {
+        check_depth_on(&gpu, max_depth, 3, Reduction::Whole, Some(ReducePath::OnePass), &mut rng);
+        check_depth_on(&gpu, max_depth, 3, Reduction::ChangedBlocks, Some(ReducePath::OnePass), &mut rng);
+    }
+}
+
 #[test]
 fn full_and_empty_extremes() {
-    let gpu = common::gpu(14);
+    let gpu = common::gpu(17);
     let mut rng = common::rng("full_and_empty_extremes");
     // A full tree (every leaf at max depth) and the minimal one.
-    for (max_depth, init_depth) in [(14, 14), (13, 0), (6, 6)] {
+    // (17, 17) and (17, 0) take the one-pass path.
+    for (max_depth, init_depth) in [(14, 14), (13, 0), (6, 6), (17, 17), (17, 0)] {
         let cpu = Cbt::new(max_depth, init_depth);
         // Start the GPU from a heap whose counts are garbage: the reduction must rebuild them all.
-        let tree = GpuCbt::new(&gpu.device, &cpu, 1 << 14);
+        let tree = GpuCbt::new(&gpu.device, &cpu, 1 << 17);
         let mut garbage = cpu.heap().to_vec();
         let bitfield_start = 3 << (max_depth - 5);
         for w in garbage[1..bitfield_start].iter_mut() {

@@ -83,12 +83,12 @@ fn kernels_run_from_the_cli_and_write_json() {
     }
 }
 
-/// `kernel cbt` names the reduction's path that ran, and runs either on request (lavapipe has
+/// `kernel cbt` names the reduction's path that ran, and runs any on request (lavapipe has
 /// subgroups); a tree too small for the subgroup path is one clear error line.
 #[test]
 fn cbt_kernel_reports_its_reduce_path() {
     let dir = tempfile::tempdir().unwrap();
-    for path in ["subgroup", "shared", "auto"] {
+    for path in ["subgroup", "shared", "auto", "one"] {
         let json = dir.path().join(format!("cbt-{path}.json"));
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
             .args(["kernel", "cbt", "--max-depth", "16", "--iterations", "2", "--reduce-path", path, "--json"])
@@ -98,7 +98,11 @@ fn cbt_kernel_reports_its_reduce_path() {
         assert!(out.status.success(), "{path}: {}", String::from_utf8_lossy(&out.stderr));
         let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(report["verified"], true, "{report}");
-        let expected = if path == "shared" { "shared" } else { "subgroup" };
+        // D = 16: auto takes the subgroup path (the one-pass path from D = 17).
+        let expected = match path {
+            "shared" | "one" => path,
+            _ => "subgroup",
+        };
         assert_eq!(report["reduce_path"], expected, "{report}");
         assert_eq!(report["reduce_dispatches"], if expected == "shared" { 2 } else { 1 }, "{report}");
         assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{expected} path")), "{path}");

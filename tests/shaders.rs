@@ -322,6 +322,7 @@ fn cbt_reduce_workgroup_memory_matches_rust() {
     for (file, expected) in [
         ("cbt_reduce.wgsl", bisector::cbt::reduce::WORKGROUP_STORAGE_BYTES),
         ("cbt_reduce_subgroup.wgsl", bisector::cbt::reduce_subgroup::WORKGROUP_STORAGE_BYTES),
+        ("cbt_reduce_one.wgsl", bisector::cbt::reduce_one::WORKGROUP_STORAGE_BYTES),
     ] {
         let module = wgsl::parse(&SHADERS, file);
         let mut layouter = naga::proc::Layouter::default();

@@ -8,6 +8,7 @@ pub mod decode_words;
 pub mod gpu;
 pub mod ops;
 pub mod reduce;
+pub mod reduce_one;
 pub mod reduce_subgroup;
 
 use crate::gpu::{Limit, Requirements};
@@ -36,7 +37,7 @@ pub fn requirements(max_depth: u32, leaf_capacity: u64) -> Requirements {
             (Limit::MaxComputeInvocationsPerWorkgroup, 256, "for the 256-thread CBT passes".into()),
             (
                 Limit::MaxComputeWorkgroupStorageSize,
-                reduce::WORKGROUP_STORAGE_BYTES.max(reduce_subgroup::WORKGROUP_STORAGE_BYTES),
+                reduce::WORKGROUP_STORAGE_BYTES.max(reduce_subgroup::WORKGROUP_STORAGE_BYTES).max(reduce_one::WORKGROUP_STORAGE_BYTES),
                 "for the shared-memory CBT reduction".into(),
             ),
         ],

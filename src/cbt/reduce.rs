@@ -1,12 +1,15 @@
 //! cbt.reduce: the sum reduction of the heap, over the whole bitfield (`record`) or over the
-//! blocks changed since the last reduction (`record_changed`, see cbt::changed). Two paths that
-//! leave the same heap: subgroup shuffles in 1 dispatch up to D = 25 and 2 up to 29
+//! blocks changed since the last reduction (`record_changed`, see cbt::changed). Three paths that
+//! leave the same heap: one pass of whole-word stores for D = 16..=25 on any device
+//! (shaders/cbt_reduce_one.wgsl, cbt::reduce_one; chosen from `ONE_PASS_CHOSEN_MIN_DEPTH` for
+//! trees that do not track changes), subgroup shuffles in 1 dispatch up to D = 25 and 2 up to 29
 //! (shaders/cbt_reduce_subgroup.wgsl, cbt::reduce_subgroup), and the fallback for devices without
 //! subgroups and trees below D = 13, shared memory in at most 3 dispatches (shaders/cbt_reduce.wgsl).
 
 use wgpu::util::DeviceExt;
 
 use crate::cbt::gpu::GpuCbt;
+use crate::cbt::reduce_one;
 use crate::cbt::reduce_subgroup;
 use crate::gpu::dispatch::groups_2d;
 use crate::gpu::profiled_compute_pass;
@@ -88,12 +91,21 @@ pub enum ReducePath {
     Shared,
     /// shaders/cbt_reduce_subgroup.wgsl: subgroup shuffles (Features::SUBGROUP, D >= 13).
     Subgroup,
+    /// shaders/cbt_reduce_one.wgsl: one dispatch of whole-word stores, any device, D = 16..=25
+    /// (cbt::reduce_one). Its `record_changed` reduces the whole tree.
+    OnePass,
 }
 
 /// The deepest tree `ReducePath::choose` gives the subgroup path: on the H100 it is faster at
 /// D = 17 and 20 (12.6 against 16.7 µs, 13.4 against 18.1 µs) and slower at D = 25 (55 against
 /// 50 µs; docs/BENCHMARKS.md, sixth session, run 16); `kernel cbt --reduce-path` forces either.
 pub const SUBGROUP_CHOSEN_MAX_DEPTH: u32 = 22;
+
+/// The shallowest tree `CbtReduce::new` gives the one-pass path (up to reduce_one::MAX_DEPTH, for
+/// trees that do not track changed blocks): on the H100 it is faster than the subgroup path at
+/// D = 17 and 20 (10.0 against 12.6 µs, 11.7 against 13.1 µs) and than the shared path at D = 25
+/// (23.8 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
+pub const ONE_PASS_CHOSEN_MIN_DEPTH: u32 = 17;
 
 impl ReducePath {
     /// The subgroup path where `device` runs it and it measured faster (D from 13 to
@@ -111,11 +123,23 @@ impl ReducePath {
         max_depth >= reduce_subgroup::MIN_DEPTH && reduce_subgroup::device_supports(device)
     }
 
-    /// The path's name in reports ("subgroup" or "shared").
+    /// The path `CbtReduce::new` picks for `cbt`: the one-pass path for trees of
+    /// `ONE_PASS_CHOSEN_MIN_DEPTH..=reduce_one::MAX_DEPTH` that do not track changed blocks,
+    /// else `choose`.
+    pub fn choose_for(device: &wgpu::Device, cbt: &GpuCbt) -> ReducePath {
+        if !cbt.tracks_changes && reduce_one::runs(cbt.max_depth) && cbt.max_depth >= ONE_PASS_CHOSEN_MIN_DEPTH {
+            ReducePath::OnePass
+        } else {
+            ReducePath::choose(device, cbt.max_depth)
+        }
+    }
+
+    /// The path's name in reports ("subgroup", "shared" or "one").
     pub fn name(self) -> &'static str {
         match self {
             ReducePath::Shared => "shared",
             ReducePath::Subgroup => "subgroup",
+            ReducePath::OnePass => "one",
         }
     }
 }
@@ -125,28 +149,32 @@ pub struct CbtReduce {
     path: ReducePath,
     pipeline: wgpu::ComputePipeline,
     dispatches: Vec<(wgpu::BindGroup, (u32, u32))>,
-    /// The bind group of the changed-only bitfield dispatch.
-    changed_dispatch: wgpu::BindGroup,
+    /// The bind group of the changed-only bitfield dispatch (none on the one-pass path).
+    changed_dispatch: Option<wgpu::BindGroup>,
     /// Its indirect arguments: the changed-block count is copied into x before it runs.
     changed_args: wgpu::Buffer,
 }
 
 impl CbtReduce {
-    /// Builds the pipeline and bind groups for `cbt`, on the path `ReducePath::choose` picks.
+    /// Builds the pipeline and bind groups for `cbt`, on the path `ReducePath::choose_for` picks.
     pub fn new(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
-        CbtReduce::with_path(device, cbt, ReducePath::choose(device, cbt.max_depth))
+        CbtReduce::with_path(device, cbt, ReducePath::choose_for(device, cbt))
     }
 
-    /// Builds the reduction of `cbt` on `path` (Subgroup only where `ReducePath::subgroup_runs`).
+    /// Builds the reduction of `cbt` on `path` (Subgroup only where `ReducePath::subgroup_runs`,
+    /// OnePass only where `reduce_one::runs`).
     pub fn with_path(device: &wgpu::Device, cbt: &GpuCbt, path: ReducePath) -> CbtReduce {
         assert!(
-            path == ReducePath::Shared || ReducePath::subgroup_runs(device, cbt.max_depth),
+            path != ReducePath::Subgroup || ReducePath::subgroup_runs(device, cbt.max_depth),
             "the subgroup reduction needs Features::SUBGROUP, subgroups of 4..=128 lanes and D >= {}",
             reduce_subgroup::MIN_DEPTH
         );
+        if path == ReducePath::OnePass {
+            return CbtReduce::one_pass(device, cbt);
+        }
         let shader = match path {
             ReducePath::Shared => "cbt_reduce.wgsl",
-            ReducePath::Subgroup => "cbt_reduce_subgroup.wgsl",
+            _ => "cbt_reduce_subgroup.wgsl",
         };
         let pipeline = SHADERS.compute_pipeline(device, "cbt.reduce", shader, "reduce", &cbt.writer_constants());
         let layout = pipeline.get_bind_group_layout(0);
@@ -188,7 +216,7 @@ impl CbtReduce {
                     .collect();
                 (changed, dispatches)
             }
-            ReducePath::Subgroup => {
+            _ => {
                 let plan = reduce_subgroup::plan(cbt.max_depth);
                 let changed = bind_group(bytemuck::bytes_of(&reduce_subgroup::SubgroupReduceParams { changed_only: 1, ..plan[0].0 }));
                 let dispatches = plan.iter().map(|(params, groups)| (bind_group(bytemuck::bytes_of(params)), groups_2d(*groups))).collect();
@@ -200,7 +228,52 @@ impl CbtReduce {
             contents: bytemuck::cast_slice(&[0u32, 1, 1]),
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
         });
-        CbtReduce { path, pipeline, dispatches, changed_dispatch, changed_args }
+        CbtReduce { path, pipeline, dispatches, changed_dispatch: Some(changed_dispatch), changed_args }
+    }
+
+    /// The one-pass path: one dispatch, no uniform; workgroup memory is written before it is read,
+    /// so the pipeline skips its zeroing.
+    fn one_pass(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
+        let groups = reduce_one::groups(cbt.max_depth);
+        let module = SHADERS.create_module(device, "cbt_reduce_one.wgsl");
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("cbt.reduce"),
+            layout: None,
+            module: &module,
+            entry_point: Some("reduce"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &cbt.writer_constants(),
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        });
+        // [0]: finished workgroups (zero between reductions), then one sum per workgroup.
+        let sync = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cbt.reduce.sync"),
+            contents: bytemuck::cast_slice(&vec![0u32; (1 + groups as usize).next_multiple_of(4)]),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let layout = pipeline.get_bind_group_layout(0);
+        let heap = cbt.heap.as_entire_binding();
+        let entries: Vec<wgpu::BindGroupEntry> = [0, 2, 4, 5]
+            .into_iter()
+            .map(|binding| wgpu::BindGroupEntry { binding, resource: heap.clone() })
+            .chain([wgpu::BindGroupEntry { binding: 3, resource: sync.as_entire_binding() }])
+            .collect();
+        let bind_group =
+            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("cbt.reduce"), layout: &layout, entries: &entries });
+        let changed_args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cbt.reduce.changed_args"),
+            contents: bytemuck::cast_slice(&[0u32, 1, 1]),
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+        });
+        CbtReduce {
+            path: ReducePath::OnePass,
+            pipeline,
+            dispatches: vec![(bind_group, groups_2d(groups))],
+            changed_dispatch: None,
+            changed_args,
+        }
     }
 
     /// The path this reduction runs.
@@ -237,15 +310,21 @@ impl CbtReduce {
     /// compute pass "cbt.reduce": the bitfield dispatch visits the changed blocks alone; the later
     /// dispatches (at most 2^12 threads at D = 29) stay whole. Leaves the same heap as `record`
     /// wherever the counts were right before the changes (any reduction leaves them right).
-    /// A tree that does not track its changes (`GpuCbt::tracks_changes`) is reduced whole.
+    /// A tree that does not track its changes (`GpuCbt::tracks_changes`) is reduced whole; so is
+    /// one on the one-pass path, whose list of changed blocks is then emptied.
     pub fn record_changed(&self, encoder: &mut wgpu::CommandEncoder, profiler: &wgpu_profiler::GpuProfiler, cbt: &GpuCbt) {
         if !cbt.tracks_changes {
             return self.record(encoder, profiler);
         }
+        let Some(changed_dispatch) = &self.changed_dispatch else {
+            self.record(encoder, profiler);
+            encoder.clear_buffer(&cbt.changed, 0, None);
+            return;
+        };
         encoder.copy_buffer_to_buffer(&cbt.changed, 0, &self.changed_args, 0, Some(4));
         profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.changed_dispatch, &[]);
+            pass.set_bind_group(0, changed_dispatch, &[]);
             pass.dispatch_workgroups_indirect(&self.changed_args, 0);
             Self::dispatch(pass, &self.dispatches[1..]);
         });

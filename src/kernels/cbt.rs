@@ -35,7 +35,7 @@ pub struct CbtKernelReport {
     pub leaves: u32,
     pub heap_bytes: u64,
     pub reduce_dispatches: usize,
-    /// The reduction's path that ran: "subgroup" (shaders/cbt_reduce_subgroup.wgsl) or "shared".
+    /// The reduction's path that ran: "subgroup" (shaders/cbt_reduce_subgroup.wgsl), "shared" or "one".
     pub reduce_path: &'static str,
     /// The adapter's subgroup sizes (min, max), where it has Features::SUBGROUP.
     pub subgroup_sizes: Option<(u32, u32)>,

@@ -198,8 +198,8 @@ pub(crate) enum KernelCommand {
         /// Timed repetitions.
         #[arg(long, default_value_t = 50)]
         iterations: u32,
-        /// The reduction's path: auto (subgroups where the device has them and D >= 13), subgroup
-        /// or shared (the fallback).
+        /// The reduction's path: auto (cbt::reduce::CbtReduce::new's choice), subgroup, shared (the
+        /// fallback) or one (one pass, D = 16..=25).
         #[arg(long, value_enum, default_value_t = ReducePathArg::Auto)]
         reduce_path: ReducePathArg,
         /// Write the report as JSON.
@@ -239,6 +239,8 @@ pub enum ReducePathArg {
     Auto,
     Subgroup,
     Shared,
+    /// The one-pass path (D = 16..=25, any device).
+    One,
 }
 
 /// Runs kernel `K` with `options` on a headless device that meets its requirements.
@@ -542,6 +544,16 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             let path = match reduce_path {
                 ReducePathArg::Auto => None,
                 ReducePathArg::Shared => Some(ReducePath::Shared),
+                ReducePathArg::One => {
+                    if !bisector::cbt::reduce_one::runs(*max_depth) {
+                        anyhow::bail!(
+                            "--reduce-path one: needs --max-depth in {}..={}",
+                            bisector::cbt::reduce_one::MIN_DEPTH,
+                            bisector::cbt::reduce_one::MAX_DEPTH
+                        );
+                    }
+                    Some(ReducePath::OnePass)
+                }
                 ReducePathArg::Subgroup => {
                     if !ReducePath::subgroup_runs(&gpu.device, *max_depth) {
                         let info = gpu.device.adapter_info();
