@@ -37,6 +37,22 @@ fn lookup_both(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     }
 }
 
+// lookup without a branch: every thread loads a second bucket, the alternate where the primary
+// has neither the key nor an empty slot and the primary again (an L1 hit) elsewhere, so no warp
+// diverges. Same answers.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn lookup_flat(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (q < arrayLength(&queries)) {
+        let query = tile_packed_query(queries[q]);
+        let first = tile_packed_probe_bucket(tile_packed.buckets[query.primary], query.tag, query);
+        let done = first.value != TILE_MISS || first.has_empty;
+        let second_index = select(query.primary ^ tile_packed_offset(query.r), query.primary, done);
+        let second = tile_packed_probe_bucket(tile_packed.buckets[second_index], vec2<u32>(query.tag.x | 1u, query.tag.y), query);
+        slots_found[q] = select(second.value, first.value, done);
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn lookup_ancestor(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;

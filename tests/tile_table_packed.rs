@@ -193,9 +193,11 @@ fn check_gpu_equals_twin(
 ) {
     let bytes = read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size());
     assert!(bytes == GpuPackedTileTable::bytes(table), "{context}: the GPU buffer differs from the twin's");
-    for (label, pass) in
-        [("kernel.tile_table_packed.lookup", Pass::Lookup), ("kernel.tile_table_packed.lookup_both", Pass::LookupBothBuckets)]
-    {
+    for (label, pass) in [
+        ("kernel.tile_table_packed.lookup", Pass::Lookup),
+        ("kernel.tile_table_packed.lookup_both", Pass::LookupBothBuckets),
+        ("kernel.tile_table_packed.lookup_flat", Pass::LookupFlat),
+    ] {
         let answers = kernel.run_packed(gpu, profiler, label, pass, gpu_table, feedback, queries, 1);
         for (key, &slot) in queries.iter().zip(&answers.slots) {
             assert_eq!(slot, table.lookup(*key).unwrap_or(TILE_MISS), "{context}: {label} {key:?}");
@@ -287,11 +289,21 @@ fn kernel_reports_the_packed_table_side_by_side() {
         for l in &report.packed {
             assert!(l.contents_verified && l.churn.verified && l.build_error.is_none());
             let names: Vec<&str> = l.lookups.iter().map(|q| q.queries).collect();
-            assert_eq!(names, ["hits", "misses", "hits, both buckets", "misses, both buckets", "ancestor + feedback"]);
+            let expected = [
+                "hits",
+                "misses",
+                "hits, both buckets",
+                "misses, both buckets",
+                "hits, no branch",
+                "misses, no branch",
+                "ancestor + feedback",
+            ];
+            assert_eq!(names, expected);
         }
         assert_eq!(report.side_by_side.len(), 4);
         for row in &report.side_by_side {
             assert!(row.packed_lookups_per_s.unwrap() > 0.0 && row.packed_both_lookups_per_s.unwrap() > 0.0);
+            assert!(row.packed_flat_lookups_per_s.unwrap() > 0.0);
             assert_eq!(row.linear_lookups_per_s.is_some(), all);
             assert_eq!(row.bucketed_lookups_per_s.is_some(), all);
         }

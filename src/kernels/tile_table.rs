@@ -189,6 +189,8 @@ pub struct SideBySide {
     pub packed_lookups_per_s: Option<f64>,
     /// The packed table with both buckets loaded before any compare (`lookup_both`).
     pub packed_both_lookups_per_s: Option<f64>,
+    /// The packed table without a branch (`lookup_flat`).
+    pub packed_flat_lookups_per_s: Option<f64>,
 }
 
 /// The whole run.
@@ -382,6 +384,7 @@ pub struct TileTableKernel {
     bucketed_lookup_subgroup: Option<wgpu::ComputePipeline>,
     packed_lookup: wgpu::ComputePipeline,
     packed_lookup_both: wgpu::ComputePipeline,
+    packed_lookup_flat: wgpu::ComputePipeline,
     packed_lookup_ancestor: wgpu::ComputePipeline,
 }
 
@@ -414,6 +417,8 @@ pub enum Pass {
     /// The packed table's lookup loading both buckets before any compare (the others run
     /// `Lookup`).
     LookupBothBuckets,
+    /// The packed table's lookup without a branch (a second load for every query).
+    LookupFlat,
     LookupAncestor,
     FeedbackInsert,
 }
@@ -421,7 +426,7 @@ pub enum Pass {
 impl Pass {
     /// Writes one atlas slot per query (`GpuAnswers::slots`).
     pub fn is_lookup(self) -> bool {
-        matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets)
+        matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat)
     }
 }
 
@@ -448,6 +453,7 @@ impl TileTableKernel {
             }),
             packed_lookup: packed("lookup"),
             packed_lookup_both: packed("lookup_both"),
+            packed_lookup_flat: packed("lookup_flat"),
             packed_lookup_ancestor: packed("lookup_ancestor"),
         }
     }
@@ -480,7 +486,7 @@ impl TileTableKernel {
         iterations: u32,
     ) -> GpuAnswers {
         let pipeline = match pass {
-            Pass::Lookup | Pass::LookupBothBuckets => &self.bucketed_lookup,
+            Pass::Lookup | Pass::LookupBothBuckets | Pass::LookupFlat => &self.bucketed_lookup,
             Pass::LookupWholeBucket => &self.bucketed_lookup_whole,
             Pass::LookupSubgroup => self.bucketed_lookup_subgroup.as_ref().expect("checked by subgroup_lookup"),
             Pass::LookupAncestor => &self.bucketed_lookup_ancestor,
@@ -505,6 +511,7 @@ impl TileTableKernel {
         let pipeline = match pass {
             Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.packed_lookup,
             Pass::LookupBothBuckets => &self.packed_lookup_both,
+            Pass::LookupFlat => &self.packed_lookup_flat,
             Pass::LookupAncestor => &self.packed_lookup_ancestor,
             Pass::FeedbackInsert => &self.feedback_insert,
         };
@@ -526,7 +533,7 @@ impl TileTableKernel {
         iterations: u32,
     ) -> GpuAnswers {
         let pipeline = match pass {
-            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets => &self.lookup,
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat => &self.lookup,
             Pass::LookupAncestor => &self.lookup_ancestor,
             Pass::FeedbackInsert => &self.feedback_insert,
         };
@@ -560,7 +567,7 @@ impl TileTableKernel {
             entries.push(wgpu::BindGroupEntry { binding: 0, resource: table_buffer.as_entire_binding() });
         }
         match pass {
-            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets => {
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat => {
                 entries.push(wgpu::BindGroupEntry { binding: 3, resource: slots_found.as_entire_binding() })
             }
             Pass::LookupAncestor => entries.push(wgpu::BindGroupEntry { binding: 4, resource: ancestors_found.as_entire_binding() }),
@@ -769,6 +776,10 @@ fn side_by_side(linear: &[LoadReport], bucketed: &[BucketedLoadReport], packed: 
                     .iter()
                     .find(|l| l.load == load)
                     .and_then(|l| rate(&l.lookups, &format!("{queries}, both buckets"))),
+                packed_flat_lookups_per_s: packed
+                    .iter()
+                    .find(|l| l.load == load)
+                    .and_then(|l| rate(&l.lookups, &format!("{queries}, no branch"))),
             });
         }
     }
@@ -913,8 +924,8 @@ impl TileTableReport {
             f.verified
         );
         out += &format!(
-            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8}  (bucketed: lo words first; whole: each bucket read whole; subgroup: 8 lanes per query; packed: one sector, the alternate behind a full primary; both: both buckets loaded; ratio: best bucketed or packed / linear)",
-            "linear", "bucketed", "whole", "subgroup", "packed", "both", "ratio"
+            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  (bucketed: lo words first; whole: each bucket read whole; subgroup: 8 lanes per query; packed: one sector, the alternate behind a full primary; both: both buckets loaded; flat: a second load for every query, no branch; ratio: best bucketed or packed / linear)",
+            "linear", "bucketed", "whole", "subgroup", "packed", "both", "flat", "ratio"
         );
         let giga = |rate: Option<f64>| rate.map_or("-".to_string(), |r| format!("{:.3}", r / 1e9));
         for row in &self.side_by_side {
@@ -924,6 +935,7 @@ impl TileTableReport {
                 row.bucketed_subgroup_lookups_per_s,
                 row.packed_lookups_per_s,
                 row.packed_both_lookups_per_s,
+                row.packed_flat_lookups_per_s,
             ]
             .into_iter()
             .flatten()
@@ -933,7 +945,7 @@ impl TileTableReport {
                 _ => "-".to_string(),
             };
             out += &format!(
-                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
                 row.load,
                 row.queries,
                 giga(row.linear_lookups_per_s),
@@ -942,6 +954,7 @@ impl TileTableReport {
                 giga(row.bucketed_subgroup_lookups_per_s),
                 giga(row.packed_lookups_per_s),
                 giga(row.packed_both_lookups_per_s),
+                giga(row.packed_flat_lookups_per_s),
                 ratio
             );
         }

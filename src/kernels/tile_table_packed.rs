@@ -628,11 +628,14 @@ pub fn run_load(
         ("misses", Pass::Lookup, &work.misses),
         ("hits, both buckets", Pass::LookupBothBuckets, &work.hits),
         ("misses, both buckets", Pass::LookupBothBuckets, &work.misses),
+        ("hits, no branch", Pass::LookupFlat, &work.hits),
+        ("misses, no branch", Pass::LookupFlat, &work.misses),
         ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
     ];
     for (name, pass, queries) in query_sets.into_iter().filter(|_| build_error.is_none()) {
         let entry = match pass {
             Pass::LookupBothBuckets => "lookup_both",
+            Pass::LookupFlat => "lookup_flat",
             Pass::LookupAncestor => "lookup_ancestor",
             _ => "lookup",
         };
