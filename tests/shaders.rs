@@ -26,6 +26,7 @@ use bisector::globe::occlusion::OcclusionFrame;
 use bisector::globe::sea::SeaUniforms;
 use bisector::gpu::shader::SHADERS as GPU_SHADERS;
 use bisector::kernels::tile_table_bucketed::{BucketedTableHeader, TileBucket};
+use bisector::kernels::tile_table_packed::{PackedBucket, PackedTableHeader};
 use bisector::leb::decode::LodStats;
 use bisector::leb::lod::LodParams;
 use bisector::pool::criterion::GpuCriterion;
@@ -268,6 +269,12 @@ fn mirrors() -> Vec<Mirror> {
             BucketedTableHeader { bucket_mask: "bucket_mask", len: "len", _pad: _ }
         ),
         mirror!("kernel_tile_table_bucketed.wgsl", Wgsl::Elements("TileBuckets.buckets"), TileBucket { lo: "lo", hi_value: "hi_value" }),
+        mirror!(
+            "kernel_tile_table_packed.wgsl",
+            Wgsl::Struct("TilePackedTable"),
+            PackedTableHeader { bucket_mask: "bucket_mask", bucket_bits: "bucket_bits", len: "len", _pad: _ }
+        ),
+        mirror!("kernel_tile_table_packed.wgsl", Wgsl::Elements("TilePackedTable.buckets"), PackedBucket { lo: "lo", hi: "hi" }),
     ]
 }
 
@@ -312,6 +319,11 @@ fn constants_shared_with_rust_agree() {
         ("raster_bin.wgsl", "RASTER_CLIP_GUARD", Value::F32(bisector::schedule::raster::CLIP_GUARD)),
         ("terrain_draw.wgsl", "LEB_BASE_DEPTH", Value::U32(bisector::leb::cpu::BASE_DEPTH)),
         ("kernel_tile_table_bucketed.wgsl", "TILE_BUCKET_SALT", Value::U32(bisector::kernels::tile_table_bucketed::SECONDARY_SALT)),
+        ("kernel_tile_table_packed.wgsl", "TILE_PACKED_KEY0", Value::U32(bisector::kernels::tile_table_packed::ROUND_KEYS[0])),
+        ("kernel_tile_table_packed.wgsl", "TILE_PACKED_KEY1", Value::U32(bisector::kernels::tile_table_packed::ROUND_KEYS[1])),
+        ("kernel_tile_table_packed.wgsl", "TILE_PACKED_KEY2", Value::U32(bisector::kernels::tile_table_packed::ROUND_KEYS[2])),
+        ("kernel_tile_table_packed.wgsl", "TILE_PACKED_KEY3", Value::U32(bisector::kernels::tile_table_packed::ROUND_KEYS[3])),
+        ("kernel_tile_table_packed.wgsl", "TILE_PACKED_SALT", Value::U32(bisector::kernels::tile_table_packed::OFFSET_SALT)),
     ];
     wgsl::constants_agree(&SHADERS, &expected);
 }

@@ -6,3 +6,4 @@ pub mod cbt;
 pub mod pool;
 pub mod tile_table;
 pub mod tile_table_bucketed;
+pub mod tile_table_packed;

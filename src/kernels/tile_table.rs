@@ -22,10 +22,18 @@ use crate::gpu::timings::{submit_and_time, TimingMs};
 use crate::gpu::{profiled_compute_pass, Gpu};
 pub use crate::kernels::tile_table_bucketed::BucketedLoadReport;
 use crate::kernels::tile_table_bucketed::GpuBucketedTileTable;
+use crate::kernels::tile_table_packed::GpuPackedTileTable;
+pub use crate::kernels::tile_table_packed::PackedLoadReport;
 use crate::shaders::SHADERS;
 
 /// The load factors every run measures.
 pub const LOADS: [f64; 2] = [0.5, 0.9];
+/// Timed runs of a query set of at least WARM_UP_MIN_QUERIES follow at least this much wall time
+/// of untimed ones (the GPU's clocks ramp up after the CPU's table builds; BENCHMARKS.md, run
+/// 29), and at most MAX_WARM_UP_RUNS of them. Smaller sets (the tests') warm up with one run.
+const WARM_UP_MS: f64 = 300.0;
+const WARM_UP_MIN_QUERIES: usize = 1 << 20;
+const MAX_WARM_UP_RUNS: u32 = 1000;
 
 /// Which table layouts a run measures, on the same keys and queries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -35,20 +43,29 @@ pub enum TableVariant {
     Linear,
     /// Bucketed cuckoo hashing, buckets of 8 (`kernels::tile_table_bucketed`).
     Bucketed,
-    /// Both, reported side by side.
-    #[default]
+    /// Linear and bucketed, reported side by side.
     Both,
+    /// Partial-key cuckoo hashing, one 32-byte bucket of 4 slots (`kernels::tile_table_packed`).
+    Packed,
+    /// All three, reported side by side.
+    #[default]
+    All,
 }
 
 impl TableVariant {
     /// Runs the linear table.
     pub fn linear(self) -> bool {
-        self != TableVariant::Bucketed
+        matches!(self, TableVariant::Linear | TableVariant::Both | TableVariant::All)
     }
 
     /// Runs the bucketed table.
     pub fn bucketed(self) -> bool {
-        self != TableVariant::Linear
+        matches!(self, TableVariant::Bucketed | TableVariant::Both | TableVariant::All)
+    }
+
+    /// Runs the packed table.
+    pub fn packed(self) -> bool {
+        matches!(self, TableVariant::Packed | TableVariant::All)
     }
 }
 
@@ -68,7 +85,7 @@ pub struct TileTableOptions {
 
 impl Default for TileTableOptions {
     fn default() -> Self {
-        TileTableOptions { capacity_log2: 16, feedback_capacity: 4096, iterations: 10, seed: 1, variant: TableVariant::Both }
+        TileTableOptions { capacity_log2: 16, feedback_capacity: 4096, iterations: 10, seed: 1, variant: TableVariant::All }
     }
 }
 
@@ -168,6 +185,12 @@ pub struct SideBySide {
     pub bucketed_whole_lookups_per_s: Option<f64>,
     /// The bucketed table read by 8 lanes of a subgroup per query (`lookup_subgroup`).
     pub bucketed_subgroup_lookups_per_s: Option<f64>,
+    /// The packed table (`lookup`: the alternate bucket only behind a full primary).
+    pub packed_lookups_per_s: Option<f64>,
+    /// The packed table with both buckets loaded before any compare (`lookup_both`).
+    pub packed_both_lookups_per_s: Option<f64>,
+    /// The packed table without a branch (`lookup_flat`).
+    pub packed_flat_lookups_per_s: Option<f64>,
 }
 
 /// The whole run.
@@ -177,16 +200,19 @@ pub struct TileTableReport {
     pub adapter: String,
     pub variant: TableVariant,
     pub capacity: u32,
-    /// Bytes of the linear table and of the bucketed one.
+    /// Bytes of the linear table, of the bucketed one and of the packed one.
     pub table_bytes: u64,
     pub bucketed_table_bytes: u64,
+    pub packed_table_bytes: u64,
     pub seed: u64,
     pub verified: bool,
     /// The linear table's loads (empty when it did not run).
     pub loads: Vec<LoadReport>,
     /// The bucketed table's loads on the same keys and queries (empty when it did not run).
     pub bucketed: Vec<BucketedLoadReport>,
-    /// Hits and misses of both layouts at each load.
+    /// The packed table's loads on the same keys and queries (empty when it did not run).
+    pub packed: Vec<PackedLoadReport>,
+    /// Hits and misses of every layout that ran, at each load.
     pub side_by_side: Vec<SideBySide>,
     /// GPU threads inserting keys into the feedback set, each key many times (the frame's misses
     /// are mostly the same few tiles): capacity / 2 distinct keys over 2^N inserts.
@@ -221,6 +247,25 @@ pub(crate) fn random_key(rng: &mut Rng, zoom_low: u8, zoom_high: u8) -> TileKey 
     TileKey::new(rng.below(4) as u8, zoom, rng.below(side) as u32, rng.below(side) as u32).expect("in range")
 }
 
+/// Whether `check` holds for every pair of `a` and `b` (zipped), on all the CPU's threads: the
+/// answers of 2^24 queries are checked in a fraction of the time.
+pub fn all_pairs<A: Sync, B: Sync>(a: &[A], b: &[B], check: impl Fn(&A, &B) -> bool + Sync) -> bool {
+    let n = a.len().min(b.len());
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n.div_ceil(1 << 14)).max(1);
+    let chunk = n.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let check = &check;
+        let workers: Vec<_> = (0..n)
+            .step_by(chunk)
+            .map(|start| {
+                let end = (start + chunk).min(n);
+                scope.spawn(move || a[start..end].iter().zip(&b[start..end]).all(|(x, y)| check(x, y)))
+            })
+            .collect();
+        workers.into_iter().all(|w| w.join().expect("a checking thread panicked"))
+    })
+}
+
 /// Table contents and query sets of one load factor.
 pub struct Workload {
     pub table: TileTable,
@@ -231,6 +276,46 @@ pub struct Workload {
     pub misses: Vec<TileKey>,
     /// Keys 0-4 levels below resident tiles, and a few unrelated keys.
     pub descendants: Vec<TileKey>,
+    /// The feedback set the ancestor walk over `descendants` fills, and the keys it missed (the
+    /// same for every layout holding `keys`; computed once, `Workload::expected_feedback`).
+    feedback_twin: std::sync::OnceLock<(u32, (TileFeedbackSet, BTreeSet<TileKey>))>,
+}
+
+impl Workload {
+    /// `expected_feedback` for `descendants` over the workload's keys (the same for every layout
+    /// holding them): computed once, on all threads, so that 2^24 walks are checked in seconds.
+    /// Equal to `expected_feedback_of`: the set takes the missed keys in query order up to its
+    /// capacity (later ones only raise the overflow flag), `missed` holds every missed key.
+    /// Must run before the linear table's churn edits `table`.
+    pub fn expected_feedback(&self, capacity: u32) -> &(TileFeedbackSet, BTreeSet<TileKey>) {
+        let (cached_capacity, twin) = self.feedback_twin.get_or_init(|| {
+            let resident = par_map(&self.descendants, |&k| self.table.lookup(k).is_some());
+            let mut set = TileFeedbackSet::new(capacity);
+            for (&key, _) in self.descendants.iter().zip(&resident).filter(|(_, &r)| !r) {
+                set.insert(key);
+                if set.overflow {
+                    break;
+                }
+            }
+            let mut missed: Vec<TileKey> = self.descendants.iter().zip(&resident).filter(|(_, &r)| !r).map(|(&k, _)| k).collect();
+            missed.sort_unstable();
+            missed.dedup();
+            (capacity, (set, missed.into_iter().collect()))
+        });
+        assert_eq!(*cached_capacity, capacity, "one feedback capacity per workload");
+        twin
+    }
+}
+
+/// `f` of every item, on all the CPU's threads, in order.
+pub fn par_map<A: Sync, B: Send>(items: &[A], f: impl Fn(&A) -> B + Sync) -> Vec<B> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(items.len().div_ceil(1 << 14)).max(1);
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let f = &f;
+        let workers: Vec<_> = items.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<B>>())).collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a worker thread panicked")).collect()
+    })
 }
 
 /// Fills a table of 2^`capacity_log2` slots to `load` with distinct random keys (atlas slot =
@@ -272,7 +357,7 @@ pub fn make_workload(capacity_log2: u32, load: f64, seed: u64) -> Workload {
             key
         })
         .collect();
-    Workload { table, fill_ms, keys, hits, misses, descendants }
+    Workload { table, fill_ms, keys, hits, misses, descendants, feedback_twin: std::sync::OnceLock::new() }
 }
 
 fn storage(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
@@ -297,6 +382,10 @@ pub struct TileTableKernel {
     bucketed_lookup_ancestor: wgpu::ComputePipeline,
     /// Present when the device has subgroups.
     bucketed_lookup_subgroup: Option<wgpu::ComputePipeline>,
+    packed_lookup: wgpu::ComputePipeline,
+    packed_lookup_both: wgpu::ComputePipeline,
+    packed_lookup_flat: wgpu::ComputePipeline,
+    packed_lookup_ancestor: wgpu::ComputePipeline,
 }
 
 /// Why `Pass::LookupSubgroup` cannot run on a device.
@@ -325,6 +414,11 @@ pub enum Pass {
     /// The bucketed table's lookup by 8 lanes of a subgroup per query (needs
     /// `TileTableKernel::subgroup_lookup`; the linear table runs `Lookup`).
     LookupSubgroup,
+    /// The packed table's lookup loading both buckets before any compare (the others run
+    /// `Lookup`).
+    LookupBothBuckets,
+    /// The packed table's lookup without a branch (a second load for every query).
+    LookupFlat,
     LookupAncestor,
     FeedbackInsert,
 }
@@ -332,7 +426,7 @@ pub enum Pass {
 impl Pass {
     /// Writes one atlas slot per query (`GpuAnswers::slots`).
     pub fn is_lookup(self) -> bool {
-        matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup)
+        matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat)
     }
 }
 
@@ -342,6 +436,9 @@ impl TileTableKernel {
             |entry: &str| SHADERS.compute_pipeline(device, &format!("kernel.tile_table.{entry}"), "kernel_tile_table.wgsl", entry, &[]);
         let bucketed = |entry: &str| {
             SHADERS.compute_pipeline(device, &format!("kernel.tile_table_bucketed.{entry}"), "kernel_tile_table_bucketed.wgsl", entry, &[])
+        };
+        let packed = |entry: &str| {
+            SHADERS.compute_pipeline(device, &format!("kernel.tile_table_packed.{entry}"), "kernel_tile_table_packed.wgsl", entry, &[])
         };
         TileTableKernel {
             lookup: pipeline("lookup"),
@@ -354,6 +451,10 @@ impl TileTableKernel {
                 let (file, entry) = ("kernel_tile_table_bucketed_subgroup.wgsl", "lookup_subgroup");
                 SHADERS.compute_pipeline(device, "kernel.tile_table_bucketed.lookup_subgroup", file, entry, &[])
             }),
+            packed_lookup: packed("lookup"),
+            packed_lookup_both: packed("lookup_both"),
+            packed_lookup_flat: packed("lookup_flat"),
+            packed_lookup_ancestor: packed("lookup_ancestor"),
         }
     }
 
@@ -385,10 +486,33 @@ impl TileTableKernel {
         iterations: u32,
     ) -> GpuAnswers {
         let pipeline = match pass {
-            Pass::Lookup => &self.bucketed_lookup,
+            Pass::Lookup | Pass::LookupBothBuckets | Pass::LookupFlat => &self.bucketed_lookup,
             Pass::LookupWholeBucket => &self.bucketed_lookup_whole,
             Pass::LookupSubgroup => self.bucketed_lookup_subgroup.as_ref().expect("checked by subgroup_lookup"),
             Pass::LookupAncestor => &self.bucketed_lookup_ancestor,
+            Pass::FeedbackInsert => &self.feedback_insert,
+        };
+        self.run_pipeline(gpu, profiler, label, pass, pipeline, &table.buffer, feedback, queries, iterations)
+    }
+
+    /// `run` over the packed table (its own entry points, the same bindings).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_packed(
+        &self,
+        gpu: &Gpu,
+        profiler: &mut wgpu_profiler::GpuProfiler,
+        label: &str,
+        pass: Pass,
+        table: &GpuPackedTileTable,
+        feedback: &GpuTileFeedback,
+        queries: &[TileKey],
+        iterations: u32,
+    ) -> GpuAnswers {
+        let pipeline = match pass {
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.packed_lookup,
+            Pass::LookupBothBuckets => &self.packed_lookup_both,
+            Pass::LookupFlat => &self.packed_lookup_flat,
+            Pass::LookupAncestor => &self.packed_lookup_ancestor,
             Pass::FeedbackInsert => &self.feedback_insert,
         };
         self.run_pipeline(gpu, profiler, label, pass, pipeline, &table.buffer, feedback, queries, iterations)
@@ -409,7 +533,7 @@ impl TileTableKernel {
         iterations: u32,
     ) -> GpuAnswers {
         let pipeline = match pass {
-            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.lookup,
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat => &self.lookup,
             Pass::LookupAncestor => &self.lookup_ancestor,
             Pass::FeedbackInsert => &self.feedback_insert,
         };
@@ -443,7 +567,7 @@ impl TileTableKernel {
             entries.push(wgpu::BindGroupEntry { binding: 0, resource: table_buffer.as_entire_binding() });
         }
         match pass {
-            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => {
+            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat => {
                 entries.push(wgpu::BindGroupEntry { binding: 3, resource: slots_found.as_entire_binding() })
             }
             Pass::LookupAncestor => entries.push(wgpu::BindGroupEntry { binding: 4, resource: ancestors_found.as_entire_binding() }),
@@ -458,8 +582,14 @@ impl TileTableKernel {
             entries: &entries,
         });
         let mut times_ms = Vec::new();
-        // One untimed run first: some drivers (lavapipe) compile the pipeline at its first dispatch.
-        for iteration in 0..=iterations.max(1) {
+        // Untimed runs first: some drivers (lavapipe) compile the pipeline at its first dispatch,
+        // and a GPU idle during the CPU's table builds starts at low clocks (BENCHMARKS.md, run 29),
+        // so timed runs of large sets (iterations > 1) follow at least WARM_UP_MS of untimed ones.
+        let warm_up = iterations > 1 && queries.len() >= WARM_UP_MIN_QUERIES;
+        let warm_up_start = Instant::now();
+        let mut warm_up_runs = 1;
+        let mut iteration = 0;
+        while iteration <= iterations.max(1) {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
             feedback.clear(&mut encoder);
             profiled_compute_pass(profiler, &mut encoder, label, |p| {
@@ -475,7 +605,11 @@ impl TileTableKernel {
             let times = submit_and_time(gpu, profiler, encoder, label);
             if iteration > 0 {
                 times_ms.extend(times);
+            } else if warm_up && warm_up_start.elapsed().as_secs_f64() * 1e3 < WARM_UP_MS && warm_up_runs < MAX_WARM_UP_RUNS {
+                warm_up_runs += 1;
+                continue;
             }
+            iteration += 1;
         }
         let slots = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &slots_found, 0, 4 * n)).to_vec();
         let ancestors = bytemuck::cast_slice(&read_buffer(device, &gpu.queue, &ancestors_found, 0, 8 * n)).to_vec();
@@ -519,6 +653,7 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
     let feedback = GpuTileFeedback::new(&gpu.device, &gpu.queue, options.feedback_capacity);
     let mut loads = Vec::new();
     let mut bucketed = Vec::new();
+    let mut packed = Vec::new();
     for (index, load) in LOADS.into_iter().enumerate() {
         let cpu_start = Instant::now();
         let mut work = make_workload(options.capacity_log2, load, options.seed.wrapping_add(index as u64));
@@ -526,6 +661,9 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
         // The bucketed table first: the linear table's churn below changes the workload.
         if options.variant.bucketed() {
             bucketed.push(crate::kernels::tile_table_bucketed::run_load(gpu, &mut profiler, &kernel, &work, &feedback, options, load));
+        }
+        if options.variant.packed() {
+            packed.push(crate::kernels::tile_table_packed::run_load(gpu, &mut profiler, &kernel, &work, &feedback, options, load));
         }
         if !options.variant.linear() {
             continue;
@@ -549,10 +687,10 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
                 format!("kernel.tile_table.{} (load {load}, {name})", if pass == Pass::Lookup { "lookup" } else { "lookup_ancestor" });
             let answers = kernel.run(gpu, &mut profiler, &label, pass, &table, &feedback, queries, options.iterations);
             let verified = match pass {
-                Pass::Lookup => queries.iter().zip(&answers.slots).all(|(k, &s)| work.table.lookup(*k).unwrap_or(TILE_MISS) == s),
+                Pass::Lookup => all_pairs(queries, &answers.slots, |k, &s| work.table.lookup(*k).unwrap_or(TILE_MISS) == s),
                 _ => {
-                    let (twin, missed) = expected_feedback(&work.table, queries, options.feedback_capacity);
-                    let feedback_ok = answers.feedback.equals_twin(&twin, &missed);
+                    let (twin, missed) = work.expected_feedback(options.feedback_capacity);
+                    let feedback_ok = answers.feedback.equals_twin(twin, missed);
                     feedback_report = Some(FeedbackReport {
                         capacity: options.feedback_capacity,
                         distinct_missed: missed.len(),
@@ -560,7 +698,7 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
                         overflow: answers.feedback.overflow,
                         verified: feedback_ok,
                     });
-                    queries.iter().zip(&answers.ancestors).all(|(k, a)| expected_ancestor(&work.table, *k) == *a)
+                    all_pairs(queries, &answers.ancestors, |k, a| expected_ancestor(&work.table, *k) == *a)
                 }
             };
             let timing = TimingMs::of(answers.times_ms);
@@ -592,7 +730,7 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
         });
     }
     let feedback_inserts = feedback_inserts(gpu, &mut profiler, &kernel, &feedback, options);
-    let side_by_side = side_by_side(&loads, &bucketed);
+    let side_by_side = side_by_side(&loads, &bucketed, &packed);
     TileTableReport {
         kernel: "tile-table",
         adapter: gpu.describe(),
@@ -600,17 +738,22 @@ pub fn run(gpu: &Gpu, options: &TileTableOptions) -> TileTableReport {
         capacity: 1 << options.capacity_log2,
         table_bytes: GpuTileTable::buffer_bytes(1 << options.capacity_log2),
         bucketed_table_bytes: GpuBucketedTileTable::buffer_bytes(options.capacity_log2),
+        packed_table_bytes: GpuPackedTileTable::buffer_bytes(options.capacity_log2),
         seed: options.seed,
-        verified: loads.iter().all(|l| l.verified) && bucketed.iter().all(|l| l.verified) && feedback_inserts.verified,
+        verified: loads.iter().all(|l| l.verified)
+            && bucketed.iter().all(|l| l.verified)
+            && packed.iter().all(|l| l.verified)
+            && feedback_inserts.verified,
         loads,
         bucketed,
+        packed,
         side_by_side,
         feedback_inserts,
     }
 }
 
-/// Hits and misses at each load, in both layouts where they ran.
-fn side_by_side(linear: &[LoadReport], bucketed: &[BucketedLoadReport]) -> Vec<SideBySide> {
+/// Hits and misses at each load, in every layout that ran.
+fn side_by_side(linear: &[LoadReport], bucketed: &[BucketedLoadReport], packed: &[PackedLoadReport]) -> Vec<SideBySide> {
     let rate = |lookups: &[TileLookupReport], queries: &str| lookups.iter().find(|q| q.queries == queries).map(|q| q.lookups_per_s);
     let mut rows = Vec::new();
     for load in LOADS {
@@ -628,6 +771,15 @@ fn side_by_side(linear: &[LoadReport], bucketed: &[BucketedLoadReport]) -> Vec<S
                     .iter()
                     .find(|l| l.load == load)
                     .and_then(|l| rate(&l.lookups, &format!("{queries}, subgroup"))),
+                packed_lookups_per_s: packed.iter().find(|l| l.load == load).and_then(|l| rate(&l.lookups, queries)),
+                packed_both_lookups_per_s: packed
+                    .iter()
+                    .find(|l| l.load == load)
+                    .and_then(|l| rate(&l.lookups, &format!("{queries}, both buckets"))),
+                packed_flat_lookups_per_s: packed
+                    .iter()
+                    .find(|l| l.load == load)
+                    .and_then(|l| rate(&l.lookups, &format!("{queries}, no branch"))),
             });
         }
     }
@@ -727,11 +879,12 @@ impl TileTableReport {
     /// A readable summary.
     pub fn summary(&self) -> String {
         let mut out = format!(
-            "tile-table on {}: 2^{} slots (linear {} KiB, bucketed {} KiB), verified: {}\n",
+            "tile-table on {}: 2^{} slots (linear {} KiB, bucketed {} KiB, packed {} KiB), verified: {}\n",
             self.adapter,
             self.capacity.trailing_zeros(),
             self.table_bytes >> 10,
             self.bucketed_table_bytes >> 10,
+            self.packed_table_bytes >> 10,
             self.verified
         );
         if !self.loads.is_empty() {
@@ -752,38 +905,56 @@ impl TileTableReport {
         for l in &self.bucketed {
             out += &l.summary();
         }
+        for l in &self.packed {
+            out += &l.summary();
+        }
         let f = &self.feedback_inserts;
         out += &format!(
             "  {} ({} over {} slots): median {:.4} ms, {:.3} G inserts/s, verified: {}",
             f.queries,
             f.count,
-            self.loads.first().map(|l| l.feedback.capacity).or(self.bucketed.first().map(|l| l.feedback.capacity)).unwrap_or(0),
+            self.loads
+                .first()
+                .map(|l| l.feedback.capacity)
+                .or(self.bucketed.first().map(|l| l.feedback.capacity))
+                .or(self.packed.first().map(|l| l.feedback.capacity))
+                .unwrap_or(0),
             f.gpu.median_ms,
             f.lookups_per_s / 1e9,
             f.verified
         );
         out += &format!(
-            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8} {:>8}  (bucketed: lo words first; whole: each bucket read whole; subgroup: 8 lanes per query; ratio: best bucketed / linear)",
-            "linear", "bucketed", "whole", "subgroup", "ratio"
+            "\n  side by side, G lookups/s (median): {:>16} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  (bucketed: lo words first; whole: each bucket read whole; subgroup: 8 lanes per query; packed: one sector, the alternate behind a full primary; both: both buckets loaded; flat: a second load for every query, no branch; ratio: best bucketed or packed / linear)",
+            "linear", "bucketed", "whole", "subgroup", "packed", "both", "flat", "ratio"
         );
         let giga = |rate: Option<f64>| rate.map_or("-".to_string(), |r| format!("{:.3}", r / 1e9));
         for row in &self.side_by_side {
-            let best = [row.bucketed_lookups_per_s, row.bucketed_whole_lookups_per_s, row.bucketed_subgroup_lookups_per_s]
-                .into_iter()
-                .flatten()
-                .reduce(f64::max);
+            let best = [
+                row.bucketed_lookups_per_s,
+                row.bucketed_whole_lookups_per_s,
+                row.bucketed_subgroup_lookups_per_s,
+                row.packed_lookups_per_s,
+                row.packed_both_lookups_per_s,
+                row.packed_flat_lookups_per_s,
+            ]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max);
             let ratio = match (row.linear_lookups_per_s, best) {
                 (Some(l), Some(b)) => format!("{:.2}x", b / l),
                 _ => "-".to_string(),
             };
             out += &format!(
-                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8} {:>8}",
+                "\n    load {:.2} {:28} {:>16} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
                 row.load,
                 row.queries,
                 giga(row.linear_lookups_per_s),
                 giga(row.bucketed_lookups_per_s),
                 giga(row.bucketed_whole_lookups_per_s),
                 giga(row.bucketed_subgroup_lookups_per_s),
+                giga(row.packed_lookups_per_s),
+                giga(row.packed_both_lookups_per_s),
+                giga(row.packed_flat_lookups_per_s),
                 ratio
             );
         }

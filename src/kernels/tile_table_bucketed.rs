@@ -39,7 +39,7 @@ use crate::gpu::readback::read_buffer;
 use crate::gpu::timings::TimingMs;
 use crate::gpu::Gpu;
 use crate::kernels::tile_table::{
-    expected_feedback_of, random_key, FeedbackReport, Pass, Rng, TileLookupReport, TileTableKernel, TileTableOptions, Workload,
+    all_pairs, par_map, random_key, FeedbackReport, Pass, Rng, TileLookupReport, TileTableKernel, TileTableOptions, Workload,
 };
 
 /// Slots per bucket.
@@ -493,7 +493,7 @@ pub fn run_load(
     let mut table = BucketedTileTable::new(options.capacity_log2);
     let build_error = work.keys.iter().enumerate().find_map(|(i, &key)| table.insert(key, i as u32).err().map(|e| e.to_string()));
     let cpu_build_ms = start.elapsed().as_secs_f64() * 1e3;
-    let mean_buckets = |keys: &[TileKey]| keys.iter().map(|&k| table.buckets_read(k) as f64).sum::<f64>() / keys.len().max(1) as f64;
+    let mean_buckets = |keys: &[TileKey]| par_map(keys, |&k| table.buckets_read(k) as f64).iter().sum::<f64>() / keys.len().max(1) as f64;
     let (mean_hit_buckets, mean_miss_buckets) = (mean_buckets(&work.keys), mean_buckets(&work.misses));
     let gpu_table = GpuBucketedTileTable::new(&gpu.device, &mut table);
     let contents_verified =
@@ -522,18 +522,19 @@ pub fn run_load(
         let label = format!("kernel.tile_table_bucketed.{entry} (load {load}, {name})");
         let answers = kernel.run_bucketed(gpu, profiler, &label, pass, &gpu_table, feedback, queries, options.iterations);
         let verified = if pass.is_lookup() {
-            queries.iter().zip(&answers.slots).all(|(k, &s)| table.lookup(*k).unwrap_or(TILE_MISS) == s)
+            all_pairs(queries, &answers.slots, |k, &s| table.lookup(*k).unwrap_or(TILE_MISS) == s)
         } else {
-            let (twin, missed) = expected_feedback_of(|k| table.lookup(k).is_some(), queries, options.feedback_capacity);
+            // The walk's queries are the workload's descendants, over the workload's keys.
+            let (twin, missed) = work.expected_feedback(options.feedback_capacity);
             feedback_report = FeedbackReport {
                 capacity: options.feedback_capacity,
                 distinct_missed: missed.len(),
                 stored: answers.feedback.count,
                 overflow: answers.feedback.overflow,
-                verified: answers.feedback.equals_twin(&twin, &missed),
+                verified: answers.feedback.equals_twin(twin, missed),
             };
             let expected = |k: TileKey| table.lookup_ancestor(k).map_or([TILE_MISS, 0], |(slot, zoom)| [slot, zoom as u32]);
-            queries.iter().zip(&answers.ancestors).all(|(k, a)| expected(*k) == *a)
+            all_pairs(queries, &answers.ancestors, |k, a| expected(*k) == *a)
         };
         let timing = TimingMs::of(answers.times_ms);
         let lookups_per_s = queries.len() as f64 / (timing.median_ms * 1e-3);

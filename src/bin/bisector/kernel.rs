@@ -172,8 +172,9 @@ pub(crate) enum KernelCommand {
         #[arg(long)]
         seed: Option<u64>,
         /// The table layouts to measure on the same keys: the renderer's linear probing, bucketed
-        /// cuckoo hashing (buckets of 8), or both side by side.
-        #[arg(long, value_enum, default_value_t = bisector::kernels::tile_table::TableVariant::Both)]
+        /// cuckoo hashing (buckets of 8), packed (partial-key cuckoo, one 32-byte bucket of 4),
+        /// both (linear and bucketed) or all three, side by side.
+        #[arg(long, value_enum, default_value_t = bisector::kernels::tile_table::TableVariant::All)]
         variant: bisector::kernels::tile_table::TableVariant,
         /// Write the report as JSON.
         #[arg(long)]

@@ -330,7 +330,7 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
         feedback_capacity: (1u32 << 16) >> (24 - capacity_log2).min(15),
         iterations: sizes.iterations(10),
         seed: 1,
-        variant: tt::TableVariant::Both,
+        variant: tt::TableVariant::All,
     };
     let report = tt::run(&tile_table_gpu(options.capacity_log2)?, &options);
     let paper = |queries: &str, load: f64| match (queries, load == 0.9) {
@@ -340,9 +340,10 @@ fn kernel_all_tile_table(sizes: &AllSizes) -> anyhow::Result<()> {
         ("hits", false) => "cuco::static_map 21.9 G finds/s at load 0.5 (H100, 32-bit keys)",
         _ => "-",
     };
-    // The linear table's rows, then the bucketed table's on the same keys and queries.
+    // The linear table's rows, then the bucketed and the packed table's on the same keys and queries.
     let rows = report.loads.iter().flat_map(|l| l.lookups.iter().map(move |q| ("", l.load, q)));
     let rows = rows.chain(report.bucketed.iter().flat_map(|l| l.lookups.iter().map(move |q| ("bucketed ", l.load, q))));
+    let rows = rows.chain(report.packed.iter().flat_map(|l| l.lookups.iter().map(move |q| ("packed ", l.load, q))));
     for (layout, load, q) in rows {
         let name = format!("tile-table {layout}2^{capacity_log2} load {load} ({})", q.queries);
         let paper = paper(q.queries, load);
