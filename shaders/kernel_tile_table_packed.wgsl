@@ -1,25 +1,21 @@
 // kernel.tile_table_packed: lookups in the packed tile table (one thread per query; also with
-// both buckets loaded before any compare) and the ancestor walk that inserts every key it missed
-// into the feedback set, with the bindings of kernel_tile_table.wgsl. Checked against the CPU
-// twin (src/kernels/tile_table_packed.rs) by src/kernels/tile_table.rs.
+// both buckets loaded before any compare, and without a branch) and the ancestor walk that
+// inserts every key it missed into the feedback set, with the bindings and entry points of
+// shared/tile_table_kernel.wgsl. Checked against the CPU twin (src/kernels/tile_table_packed.rs)
+// by src/kernels/tile_table.rs.
 //!include shared/dispatch.wgsl
 //!include shared/tile_table_packed.wgsl
-//!include shared/tile_feedback.wgsl
+//!include shared/tile_table_kernel.wgsl
 
 @group(0) @binding(0) var<storage, read> tile_packed: TilePackedTable;
-@group(0) @binding(1) var<storage, read_write> tile_feedback: TileFeedback;
-@group(0) @binding(2) var<storage, read> queries: array<vec2<u32>>;
-// lookup: the atlas slot or TILE_MISS per query.
-@group(0) @binding(3) var<storage, read_write> slots_found: array<u32>;
-// lookup_ancestor: (atlas slot, zoom) of the nearest resident tile per query.
-@group(0) @binding(4) var<storage, read_write> ancestors_found: array<vec2<u32>>;
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn lookup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (q < arrayLength(&queries)) {
-        slots_found[q] = tile_packed_lookup(queries[q]);
-    }
+fn kernel_table_lookup(key: vec2<u32>) -> u32 {
+    return tile_packed_lookup(key);
+}
+
+fn kernel_table_lookup_ancestor(key: vec2<u32>) -> vec2<u32> {
+    let found = tile_packed_lookup_ancestor(key);
+    return vec2<u32>(found.slot, found.zoom);
 }
 
 // lookup with both buckets loaded before any compare (2 sectors, one round trip) instead of the
@@ -53,15 +49,3 @@ fn lookup_flat(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn lookup_ancestor(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let q = dispatch_group_index(group) * WORKGROUP_SIZE + local;
-    if (q < arrayLength(&queries)) {
-        let key = queries[q];
-        let found = tile_packed_lookup_ancestor(key);
-        ancestors_found[q] = vec2<u32>(found.slot, found.zoom);
-        if (found.slot == TILE_MISS || found.zoom != tile_key_zoom(key)) {
-            tile_feedback_insert(key);
-        }
-    }
-}

@@ -123,6 +123,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/tile_table.wgsl", include_str!("../shaders/shared/tile_table.wgsl")),
         ("shared/tile_table_bucketed.wgsl", include_str!("../shaders/shared/tile_table_bucketed.wgsl")),
         ("shared/tile_table_packed.wgsl", include_str!("../shaders/shared/tile_table_packed.wgsl")),
+        ("shared/tile_table_kernel.wgsl", include_str!("../shaders/shared/tile_table_kernel.wgsl")),
         ("shared/globe_constants.wgsl", include_str!("../shaders/shared/globe_constants.wgsl")),
         ("shared/tile_constants.wgsl", include_str!("../shaders/shared/tile_constants.wgsl")),
         ("shared/lod_constants.wgsl", include_str!("../shaders/shared/lod_constants.wgsl")),
