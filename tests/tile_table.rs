@@ -4,6 +4,8 @@
 //! threads with many duplicates, below, at and above its capacity. Fresh random keys every run.
 
 mod common;
+#[path = "support/tile_tables.rs"]
+mod tile_tables;
 
 use std::collections::BTreeSet;
 
@@ -12,20 +14,14 @@ use bisector::globe::cache::tile_key::{TileKey, MAX_SOURCE, MAX_ZOOM};
 use bisector::globe::cache::tile_table::{GpuTileTable, TileSlot, TileTable, TileTableHeader, TILE_MISS};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::readback::ReadbackRing;
-use bisector::gpu::{Gpu, Requirements};
+use bisector::gpu::Gpu;
 use bisector::kernels::tile_table::{expected_ancestor, expected_feedback, Pass, TileTableKernel};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::Rng;
+use tile_tables::random_key;
 
 fn kernel_gpu() -> Gpu {
-    Gpu::headless(&Requirements::kernel(64 << 20, "tests".into()))
-        .unwrap_or_else(|e| panic!("{e} (the README's test command installs lavapipe)"))
-}
-
-fn random_key(rng: &mut impl Rng, zooms: std::ops::RangeInclusive<u8>) -> TileKey {
-    let zoom = rng.random_range(zooms);
-    let side = 1u32 << zoom;
-    TileKey::new(rng.random_range(0..=3), zoom, rng.random_range(0..side), rng.random_range(0..side)).unwrap()
+    tile_tables::kernel_gpu(wgpu::Features::empty())
 }
 
 /// Checks every GPU answer against the twin: the buffer itself, lookups and the ancestor walk
@@ -263,16 +259,7 @@ fn the_readback_ring_returns_each_frames_set_without_blocking() {
 
 #[test]
 fn kernel_tile_table_runs_from_the_cli_and_writes_json() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("tile.json");
-    let bin = env!("CARGO_BIN_EXE_bisector");
-    let out = std::process::Command::new(bin)
-        .args(["kernel", "tile-table", "--capacity-log2", "10", "--feedback-capacity", "64", "--iterations", "2", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, report) = tile_tables::kernel_tile_table_json(&["--capacity-log2", "10", "--feedback-capacity", "64", "--iterations", "2"]);
     assert_eq!(report["verified"], true, "{report}");
     assert_eq!(report["capacity"], 1024);
     let loads = report["loads"].as_array().unwrap();
@@ -288,9 +275,6 @@ fn kernel_tile_table_runs_from_the_cli_and_writes_json() {
         (["--feedback-capacity", "100"], "--feedback-capacity 100"),
         (["--iterations", "0"], "--iterations 0"),
     ] {
-        let out = std::process::Command::new(bin).args(["kernel", "tile-table"]).args(args).output().unwrap();
-        assert!(!out.status.success());
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(expected) && stderr.lines().count() == 1, "{stderr}");
+        tile_tables::kernel_tile_table_refuses(&args, expected);
     }
 }

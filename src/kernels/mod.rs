@@ -6,4 +6,5 @@ pub mod cbt;
 pub mod pool;
 pub mod tile_table;
 pub mod tile_table_bucketed;
+pub mod tile_table_cuckoo;
 pub mod tile_table_packed;

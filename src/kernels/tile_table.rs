@@ -22,6 +22,7 @@ use crate::gpu::timings::{submit_and_time, TimingMs};
 use crate::gpu::{profiled_compute_pass, Gpu};
 pub use crate::kernels::tile_table_bucketed::BucketedLoadReport;
 use crate::kernels::tile_table_bucketed::GpuBucketedTileTable;
+use crate::kernels::tile_table_cuckoo::{CuckooLayout, CuckooTable, GpuCuckooTable};
 use crate::kernels::tile_table_packed::GpuPackedTileTable;
 pub use crate::kernels::tile_table_packed::PackedLoadReport;
 use crate::shaders::SHADERS;
@@ -428,6 +429,19 @@ impl Pass {
     pub fn is_lookup(self) -> bool {
         matches!(self, Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup | Pass::LookupBothBuckets | Pass::LookupFlat)
     }
+
+    /// The name of its entry point (in the layout's kernel that has it), as the pass labels say.
+    pub fn entry_point(self) -> &'static str {
+        match self {
+            Pass::Lookup => "lookup",
+            Pass::LookupWholeBucket => "lookup_whole",
+            Pass::LookupSubgroup => "lookup_subgroup",
+            Pass::LookupBothBuckets => "lookup_both",
+            Pass::LookupFlat => "lookup_flat",
+            Pass::LookupAncestor => "lookup_ancestor",
+            Pass::FeedbackInsert => "feedback_insert",
+        }
+    }
 }
 
 impl TileTableKernel {
@@ -472,48 +486,35 @@ impl TileTableKernel {
         }
     }
 
-    /// `run` over the bucketed table (its own entry points, the same bindings).
+    /// `run` over a cuckoo table, bucketed or packed (its layout's own entry points, the same
+    /// bindings).
     #[allow(clippy::too_many_arguments)]
-    pub fn run_bucketed(
+    pub fn run_cuckoo<T: CuckooTable>(
         &self,
         gpu: &Gpu,
         profiler: &mut wgpu_profiler::GpuProfiler,
         label: &str,
         pass: Pass,
-        table: &GpuBucketedTileTable,
+        table: &GpuCuckooTable<T>,
         feedback: &GpuTileFeedback,
         queries: &[TileKey],
         iterations: u32,
     ) -> GpuAnswers {
-        let pipeline = match pass {
-            Pass::Lookup | Pass::LookupBothBuckets | Pass::LookupFlat => &self.bucketed_lookup,
-            Pass::LookupWholeBucket => &self.bucketed_lookup_whole,
-            Pass::LookupSubgroup => self.bucketed_lookup_subgroup.as_ref().expect("checked by subgroup_lookup"),
-            Pass::LookupAncestor => &self.bucketed_lookup_ancestor,
-            Pass::FeedbackInsert => &self.feedback_insert,
-        };
-        self.run_pipeline(gpu, profiler, label, pass, pipeline, &table.buffer, feedback, queries, iterations)
-    }
-
-    /// `run` over the packed table (its own entry points, the same bindings).
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_packed(
-        &self,
-        gpu: &Gpu,
-        profiler: &mut wgpu_profiler::GpuProfiler,
-        label: &str,
-        pass: Pass,
-        table: &GpuPackedTileTable,
-        feedback: &GpuTileFeedback,
-        queries: &[TileKey],
-        iterations: u32,
-    ) -> GpuAnswers {
-        let pipeline = match pass {
-            Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.packed_lookup,
-            Pass::LookupBothBuckets => &self.packed_lookup_both,
-            Pass::LookupFlat => &self.packed_lookup_flat,
-            Pass::LookupAncestor => &self.packed_lookup_ancestor,
-            Pass::FeedbackInsert => &self.feedback_insert,
+        let pipeline = match T::LAYOUT {
+            CuckooLayout::Bucketed => match pass {
+                Pass::Lookup | Pass::LookupBothBuckets | Pass::LookupFlat => &self.bucketed_lookup,
+                Pass::LookupWholeBucket => &self.bucketed_lookup_whole,
+                Pass::LookupSubgroup => self.bucketed_lookup_subgroup.as_ref().expect("checked by subgroup_lookup"),
+                Pass::LookupAncestor => &self.bucketed_lookup_ancestor,
+                Pass::FeedbackInsert => &self.feedback_insert,
+            },
+            CuckooLayout::Packed => match pass {
+                Pass::Lookup | Pass::LookupWholeBucket | Pass::LookupSubgroup => &self.packed_lookup,
+                Pass::LookupBothBuckets => &self.packed_lookup_both,
+                Pass::LookupFlat => &self.packed_lookup_flat,
+                Pass::LookupAncestor => &self.packed_lookup_ancestor,
+                Pass::FeedbackInsert => &self.feedback_insert,
+            },
         };
         self.run_pipeline(gpu, profiler, label, pass, pipeline, &table.buffer, feedback, queries, iterations)
     }

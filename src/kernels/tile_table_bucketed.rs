@@ -1,7 +1,8 @@
 //! The bucketed tile table, the kernel lab's candidate beside the renderer's Robin Hood table
 //! (`globe::cache::tile_table`): the same map from `TileKey` to an atlas slot, owned by the CPU
-//! (`BucketedTileTable`, the twin) and mirrored to the GPU (`GpuBucketedTileTable`) by uploading
-//! the buckets an edit changed. Shaders only read it (shaders/shared/tile_table_bucketed.wgsl).
+//! (`BucketedTileTable`, the twin, a `CuckooTable`) and mirrored to the GPU (`GpuBucketedTileTable`)
+//! by uploading the buckets an edit changed (`kernels::tile_table_cuckoo`, shared with the packed
+//! table). Shaders only read it (shaders/shared/tile_table_bucketed.wgsl).
 //!
 //! Layout: buckets of 8 slots, 96 bytes each after a 32-byte header, so every bucket starts on a
 //! 32-byte sector. A bucket holds the 8 keys' lo words first (one sector, read as two 16-byte
@@ -26,21 +27,16 @@
 //! Empty slots have lo word 0, which no key has (its zoom field is zoom + 1).
 
 use std::collections::{HashMap, HashSet};
-use std::time::Instant;
 
 use serde::Serialize;
-use wgpu::util::DeviceExt;
 
 use crate::globe::cache::tile_feedback::GpuTileFeedback;
 use crate::globe::cache::tile_key::{tile_hash, TileKey, EMPTY};
 use crate::globe::cache::tile_table::{InvariantViolation, TileTableError, TILE_MISS};
 use crate::gpu::hash::fmix32;
-use crate::gpu::readback::read_buffer;
-use crate::gpu::timings::TimingMs;
 use crate::gpu::Gpu;
-use crate::kernels::tile_table::{
-    all_pairs, par_map, random_key, FeedbackReport, Pass, Rng, TileLookupReport, TileTableKernel, TileTableOptions, Workload,
-};
+use crate::kernels::tile_table::{FeedbackReport, Pass, TileLookupReport, TileTableKernel, TileTableOptions, Workload};
+use crate::kernels::tile_table_cuckoo::{CuckooChurnReport, CuckooLayout, CuckooTable, GpuCuckooTable, LoadRun};
 
 /// Slots per bucket.
 pub const BUCKET_SLOTS: usize = 8;
@@ -121,75 +117,14 @@ struct SearchNode {
 }
 
 impl BucketedTileTable {
-    /// An empty table of at least 2^`capacity_log2` slots (at least one bucket of 8).
-    pub fn new(capacity_log2: u32) -> BucketedTileTable {
-        assert!(capacity_log2 <= 31, "capacity 2^{capacity_log2} too large");
-        let buckets = ((1usize << capacity_log2) / BUCKET_SLOTS).max(1);
-        BucketedTileTable { buckets: vec![TileBucket::EMPTY; buckets], len: 0, waiting: HashMap::new(), dirty: Vec::new() }
-    }
-
-    /// Slots (buckets x 8).
-    pub fn capacity(&self) -> u32 {
-        (self.buckets.len() * BUCKET_SLOTS) as u32
-    }
-
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     fn mask(&self) -> u32 {
         self.buckets.len() as u32 - 1
-    }
-
-    /// The header as the GPU holds it.
-    pub fn header(&self) -> BucketedTableHeader {
-        BucketedTableHeader { bucket_mask: self.mask(), len: self.len, _pad: [0; 6] }
-    }
-
-    /// Every bucket, as the GPU holds them.
-    pub fn buckets(&self) -> &[TileBucket] {
-        &self.buckets
     }
 
     /// Where `words` is, looking in both buckets (edits; lookups stop early, see `probe`).
     fn locate(&self, words: [u32; 2]) -> Option<(u32, usize)> {
         let (primary, secondary) = buckets_of(words, self.mask());
         [primary, secondary].into_iter().find_map(|b| self.buckets[b as usize].find(words).map(|s| (b, s)))
-    }
-
-    /// The value of `words` (or None) and the buckets examined, as `tile_bucketed_lookup` reads
-    /// them: the primary; the secondary only when the primary has neither the key nor an empty slot.
-    fn probe(&self, words: [u32; 2]) -> (Option<u32>, u32) {
-        let (primary, secondary) = buckets_of(words, self.mask());
-        let first = &self.buckets[primary as usize];
-        if let Some(s) = first.find(words) {
-            return (Some(first.hi_value[s][1]), 1);
-        }
-        if first.free_slot().is_some() {
-            return (None, 1);
-        }
-        let second = &self.buckets[secondary as usize];
-        (second.find(words).map(|s| second.hi_value[s][1]), 2)
-    }
-
-    /// The atlas slot of `key`, or None. Mirrors tile_bucketed_lookup exactly.
-    pub fn lookup(&self, key: TileKey) -> Option<u32> {
-        self.probe(key.pack()).0
-    }
-
-    /// Buckets a lookup of `key` reads (1 or 2; statistics).
-    pub fn buckets_read(&self, key: TileKey) -> u32 {
-        self.probe(key.pack()).1
-    }
-
-    /// The nearest resident tile among `key` and its ancestors, with that tile's zoom. Mirrors
-    /// tile_bucketed_lookup_ancestor exactly.
-    pub fn lookup_ancestor(&self, key: TileKey) -> Option<(u32, u8)> {
-        key.ancestors().find_map(|k| self.lookup(k).map(|v| (v, k.zoom)))
     }
 
     /// Keys in their secondary bucket / keys (statistics).
@@ -232,32 +167,6 @@ impl BucketedTileTable {
         }
         self.dirty.push(bucket);
         (words, value)
-    }
-
-    /// Maps `key` to atlas slot `value`; returns the value it replaces when `key` was present.
-    pub fn insert(&mut self, key: TileKey, value: u32) -> Result<Option<u32>, TileTableError> {
-        if value == TILE_MISS {
-            return Err(TileTableError::ReservedValue(value));
-        }
-        let words = key.pack();
-        if let Some((b, s)) = self.locate(words) {
-            let old = std::mem::replace(&mut self.buckets[b as usize].hi_value[s][1], value);
-            self.dirty.push(b);
-            return Ok(Some(old));
-        }
-        let (primary, secondary) = buckets_of(words, self.mask());
-        for b in [primary, secondary] {
-            if let Some(s) = self.buckets[b as usize].free_slot() {
-                self.put(b, s, words, value);
-                self.len += 1;
-                return Ok(None);
-            }
-        }
-        let root = self.make_room(primary, secondary).ok_or(TileTableError::Full { capacity: self.capacity() })?;
-        let s = self.buckets[root as usize].free_slot().expect("room was made");
-        self.put(root, s, words, value);
-        self.len += 1;
-        Ok(None)
     }
 
     /// Both buckets are full: finds the shortest chain of keys, each moved to its other bucket,
@@ -303,10 +212,68 @@ impl BucketedTileTable {
         }
         nodes[node].bucket
     }
+}
+
+impl CuckooTable for BucketedTileTable {
+    type Header = BucketedTableHeader;
+    type Bucket = TileBucket;
+    type InsertError = TileTableError;
+    const LAYOUT: CuckooLayout = CuckooLayout::Bucketed;
+    const LABEL: &'static str = "kernel.tile_table_bucketed";
+    const BUCKET_SLOTS: usize = BUCKET_SLOTS;
+
+    /// An empty table of at least 2^`capacity_log2` slots (at least one bucket of 8).
+    fn new(capacity_log2: u32) -> BucketedTileTable {
+        assert!(capacity_log2 <= 31, "capacity 2^{capacity_log2} too large");
+        let buckets = ((1usize << capacity_log2) / BUCKET_SLOTS).max(1);
+        BucketedTileTable { buckets: vec![TileBucket::EMPTY; buckets], len: 0, waiting: HashMap::new(), dirty: Vec::new() }
+    }
+
+    /// Slots (buckets x 8).
+    fn capacity(&self) -> u32 {
+        (self.buckets.len() * BUCKET_SLOTS) as u32
+    }
+
+    fn len(&self) -> u32 {
+        self.len
+    }
+
+    fn header(&self) -> BucketedTableHeader {
+        BucketedTableHeader { bucket_mask: self.mask(), len: self.len, _pad: [0; 6] }
+    }
+
+    fn buckets(&self) -> &[TileBucket] {
+        &self.buckets
+    }
+
+    fn insert(&mut self, key: TileKey, value: u32) -> Result<Option<u32>, TileTableError> {
+        if value == TILE_MISS {
+            return Err(TileTableError::ReservedValue(value));
+        }
+        let words = key.pack();
+        if let Some((b, s)) = self.locate(words) {
+            let old = std::mem::replace(&mut self.buckets[b as usize].hi_value[s][1], value);
+            self.dirty.push(b);
+            return Ok(Some(old));
+        }
+        let (primary, secondary) = buckets_of(words, self.mask());
+        for b in [primary, secondary] {
+            if let Some(s) = self.buckets[b as usize].free_slot() {
+                self.put(b, s, words, value);
+                self.len += 1;
+                return Ok(None);
+            }
+        }
+        let root = self.make_room(primary, secondary).ok_or(TileTableError::Full { capacity: self.capacity() })?;
+        let s = self.buckets[root as usize].free_slot().expect("room was made");
+        self.put(root, s, words, value);
+        self.len += 1;
+        Ok(None)
+    }
 
     /// Removes `key` (see the module comment: its bucket pulls back a waiting key, and so on);
     /// returns its value if present.
-    pub fn remove(&mut self, key: TileKey) -> Option<u32> {
+    fn remove(&mut self, key: TileKey) -> Option<u32> {
         let (mut bucket, slot) = self.locate(key.pack())?;
         let (_, value) = self.take(bucket, slot);
         self.len -= 1;
@@ -323,28 +290,40 @@ impl BucketedTileTable {
         Some(value)
     }
 
-    /// Every (key, value) present, in bucket order.
-    pub fn iter(&self) -> impl Iterator<Item = (TileKey, u32)> + '_ {
+    /// As `tile_bucketed_lookup` reads them: the primary; the secondary only when the primary has
+    /// neither the key nor an empty slot.
+    fn probe(&self, key: TileKey) -> (Option<u32>, u32) {
+        let words = key.pack();
+        let (primary, secondary) = buckets_of(words, self.mask());
+        let first = &self.buckets[primary as usize];
+        if let Some(s) = first.find(words) {
+            return (Some(first.hi_value[s][1]), 1);
+        }
+        if first.free_slot().is_some() {
+            return (None, 1);
+        }
+        let second = &self.buckets[secondary as usize];
+        (second.find(words).map(|s| second.hi_value[s][1]), 2)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (TileKey, u32)> + '_ {
         self.buckets.iter().flat_map(|b| {
             (0..BUCKET_SLOTS).filter(|&s| b.lo[s] != 0).map(|s| (TileKey::unpack(b.key(s)).expect("a valid key"), b.hi_value[s][1]))
         })
     }
 
-    /// Distinct buckets changed since the last `take_dirty`.
-    pub fn dirty_buckets(&self) -> u32 {
+    fn dirty_buckets(&self) -> u32 {
         crate::gpu::upload::distinct_count(&self.dirty)
     }
 
-    /// The bucket ranges [start, end) changed since the last call, sorted and merged (runs
-    /// closer than `merge_gap` buckets are joined).
-    pub fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
+    fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
         crate::gpu::upload::changed_runs(std::mem::take(&mut self.dirty), merge_gap)
     }
 
     /// Checks the invariants (tests): keys valid and distinct, each in one of its two buckets,
     /// empty slots all zero, a key in its secondary bucket only behind a full primary, the
     /// waiting lists exactly the keys in their secondary, `len` exact.
-    pub fn check_invariants(&self) -> Result<(), InvariantViolation> {
+    fn check_invariants(&self) -> Result<(), InvariantViolation> {
         let fail = |m: String| Err(InvariantViolation(m));
         let mut seen = HashSet::new();
         let mut waiting = HashSet::new();
@@ -387,68 +366,7 @@ impl BucketedTileTable {
 
 /// The table on the GPU: one storage buffer, the header then the buckets (label
 /// "kernel.tile_table_bucketed").
-pub struct GpuBucketedTileTable {
-    pub buffer: wgpu::Buffer,
-    pub buckets: u32,
-}
-
-/// Runs of dirty buckets closer than this go out as one write (170 buckets = 16 KiB, about the
-/// cost of a `write_buffer` call; see the linear table's MERGE_GAP_SLOTS).
-const MERGE_GAP_BUCKETS: u32 = 170;
-
-impl GpuBucketedTileTable {
-    /// Storage bytes of a table of 2^`capacity_log2` slots.
-    pub fn buffer_bytes(capacity_log2: u32) -> u64 {
-        let buckets = ((1u64 << capacity_log2) / BUCKET_SLOTS as u64).max(1);
-        std::mem::size_of::<BucketedTableHeader>() as u64 + buckets * std::mem::size_of::<TileBucket>() as u64
-    }
-
-    /// The header and buckets as the GPU buffer holds them.
-    pub fn bytes(table: &BucketedTileTable) -> Vec<u8> {
-        let mut bytes = bytemuck::bytes_of(&table.header()).to_vec();
-        bytes.extend_from_slice(bytemuck::cast_slice(table.buckets()));
-        bytes
-    }
-
-    /// The GPU copy of `table` (which then has nothing dirty).
-    pub fn new(device: &wgpu::Device, table: &mut BucketedTileTable) -> GpuBucketedTileTable {
-        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("kernel.tile_table_bucketed"),
-            contents: &Self::bytes(table),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        });
-        table.take_dirty(0);
-        GpuBucketedTileTable { buffer, buckets: table.buckets().len() as u32 }
-    }
-
-    /// Uploads the header and the buckets `table` changed since the last sync; returns the
-    /// number of bucket writes. Later submissions see the new table.
-    pub fn sync(&self, queue: &wgpu::Queue, table: &mut BucketedTileTable) -> usize {
-        assert_eq!(table.buckets().len() as u32, self.buckets, "a table of another capacity");
-        queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(&table.header()));
-        let runs = table.take_dirty(MERGE_GAP_BUCKETS);
-        crate::gpu::upload::write_runs(queue, &self.buffer, std::mem::size_of::<BucketedTableHeader>() as u64, table.buckets(), &runs);
-        runs.len()
-    }
-}
-
-/// The bucketed table's churn at one load: evictions and as many inserts, upload, check.
-#[derive(Clone, Debug, Serialize)]
-pub struct BucketedChurnReport {
-    /// Keys removed, and as many new keys inserted.
-    pub evictions: u32,
-    /// Buckets the edits changed (a removal rewrites its bucket and one per pulled-back key, an
-    /// insert its bucket and those of the keys it moved).
-    pub dirty_buckets: u32,
-    /// `write_buffer` calls of the sync (runs of dirty buckets, plus the header).
-    pub writes: usize,
-    /// CPU time of the edits, and of the sync (staging the writes).
-    pub edit_ms: f64,
-    pub sync_ms: f64,
-    /// The GPU table equals the twin byte for byte afterwards, and GPU lookups of the evicted
-    /// and inserted keys give the twin's answers.
-    pub verified: bool,
-}
+pub type GpuBucketedTileTable = GpuCuckooTable<BucketedTileTable>;
 
 /// One load factor's outcome for the bucketed table (`kernel tile-table`, beside the linear one).
 #[derive(Clone, Debug, Serialize)]
@@ -474,7 +392,7 @@ pub struct BucketedLoadReport {
     pub contents_verified: bool,
     pub lookups: Vec<TileLookupReport>,
     pub feedback: FeedbackReport,
-    pub churn: BucketedChurnReport,
+    pub churn: CuckooChurnReport,
     pub verified: bool,
 }
 
@@ -489,19 +407,8 @@ pub fn run_load(
     options: &TileTableOptions,
     load: f64,
 ) -> BucketedLoadReport {
-    let start = Instant::now();
-    let mut table = BucketedTileTable::new(options.capacity_log2);
-    let build_error = work.keys.iter().enumerate().find_map(|(i, &key)| table.insert(key, i as u32).err().map(|e| e.to_string()));
-    let cpu_build_ms = start.elapsed().as_secs_f64() * 1e3;
-    let mean_buckets = |keys: &[TileKey]| par_map(keys, |&k| table.buckets_read(k) as f64).iter().sum::<f64>() / keys.len().max(1) as f64;
-    let (mean_hit_buckets, mean_miss_buckets) = (mean_buckets(&work.keys), mean_buckets(&work.misses));
-    let gpu_table = GpuBucketedTileTable::new(&gpu.device, &mut table);
-    let contents_verified =
-        read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size()) == GpuBucketedTileTable::bytes(&table);
-    let mut lookups = Vec::new();
-    let mut feedback_report =
-        FeedbackReport { capacity: options.feedback_capacity, distinct_missed: 0, stored: 0, overflow: false, verified: false };
-    let query_sets = [
+    let subgroup_skipped = kernel.subgroup_lookup(gpu).err().map(|e| e.to_string());
+    let query_sets: [(&'static str, Pass, &[TileKey]); 7] = [
         ("hits", Pass::Lookup, &work.hits),
         ("misses", Pass::Lookup, &work.misses),
         ("hits, whole buckets", Pass::LookupWholeBucket, &work.hits),
@@ -510,111 +417,28 @@ pub fn run_load(
         ("misses, subgroup", Pass::LookupSubgroup, &work.misses),
         ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
     ];
-    let subgroup_skipped = kernel.subgroup_lookup(gpu).err().map(|e| e.to_string());
-    let runs = |pass: &Pass| build_error.is_none() && (*pass != Pass::LookupSubgroup || subgroup_skipped.is_none());
-    for (name, pass, queries) in query_sets.into_iter().filter(|(_, pass, _)| runs(pass)) {
-        let entry = match pass {
-            Pass::LookupWholeBucket => "lookup_whole",
-            Pass::LookupSubgroup => "lookup_subgroup",
-            Pass::LookupAncestor => "lookup_ancestor",
-            _ => "lookup",
-        };
-        let label = format!("kernel.tile_table_bucketed.{entry} (load {load}, {name})");
-        let answers = kernel.run_bucketed(gpu, profiler, &label, pass, &gpu_table, feedback, queries, options.iterations);
-        let verified = if pass.is_lookup() {
-            all_pairs(queries, &answers.slots, |k, &s| table.lookup(*k).unwrap_or(TILE_MISS) == s)
-        } else {
-            // The walk's queries are the workload's descendants, over the workload's keys.
-            let (twin, missed) = work.expected_feedback(options.feedback_capacity);
-            feedback_report = FeedbackReport {
-                capacity: options.feedback_capacity,
-                distinct_missed: missed.len(),
-                stored: answers.feedback.count,
-                overflow: answers.feedback.overflow,
-                verified: answers.feedback.equals_twin(twin, missed),
-            };
-            let expected = |k: TileKey| table.lookup_ancestor(k).map_or([TILE_MISS, 0], |(slot, zoom)| [slot, zoom as u32]);
-            all_pairs(queries, &answers.ancestors, |k, a| expected(*k) == *a)
-        };
-        let timing = TimingMs::of(answers.times_ms);
-        let lookups_per_s = queries.len() as f64 / (timing.median_ms * 1e-3);
-        lookups.push(TileLookupReport { queries: name, count: queries.len() as u32, gpu: timing, lookups_per_s, verified });
-    }
-    let (secondary_share, full_bucket_share) = (table.secondary_share(), table.full_share());
-    let churn = churn(gpu, profiler, kernel, &mut table, &gpu_table, feedback, work, options.seed);
-    let verified =
-        build_error.is_none() && contents_verified && lookups.iter().all(|l| l.verified) && feedback_report.verified && churn.verified;
+    let query_sets: Vec<_> =
+        query_sets.into_iter().filter(|(_, pass, _)| *pass != Pass::LookupSubgroup || subgroup_skipped.is_none()).collect();
+    let mut run = LoadRun::<BucketedTileTable>::new(gpu, profiler, kernel, work, feedback, options, load, &query_sets);
+    let (secondary_share, full_bucket_share) = (run.table.secondary_share(), run.table.full_share());
+    let churn = run.churn(gpu, profiler, kernel, feedback, work, options.seed);
     BucketedLoadReport {
         load,
-        keys: table.len(),
-        capacity: table.capacity(),
+        keys: run.table.len(),
+        capacity: run.table.capacity(),
         secondary_share,
         full_bucket_share,
-        mean_hit_buckets,
-        mean_miss_buckets,
-        cpu_build_ms,
-        cpu_inserts_per_s: work.keys.len() as f64 / (cpu_build_ms * 1e-3),
-        build_error,
+        mean_hit_buckets: run.mean_hit_buckets,
+        mean_miss_buckets: run.mean_miss_buckets,
+        cpu_build_ms: run.cpu_build_ms,
+        cpu_inserts_per_s: run.cpu_inserts_per_s,
+        verified: run.verified(&churn),
+        build_error: run.build_error,
         subgroup_skipped,
-        contents_verified,
-        lookups,
-        feedback: feedback_report,
+        contents_verified: run.contents_verified,
+        lookups: run.lookups,
+        feedback: run.feedback,
         churn,
-        verified,
-    }
-}
-
-/// Evicts a quarter of the keys (at most 1024), inserts as many new ones, syncs and checks.
-#[allow(clippy::too_many_arguments)]
-fn churn(
-    gpu: &Gpu,
-    profiler: &mut wgpu_profiler::GpuProfiler,
-    kernel: &TileTableKernel,
-    table: &mut BucketedTileTable,
-    gpu_table: &GpuBucketedTileTable,
-    feedback: &GpuTileFeedback,
-    work: &Workload,
-    seed: u64,
-) -> BucketedChurnReport {
-    let mut rng = Rng(seed.wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1);
-    // The workload's keys in their order (the table's when its build succeeded).
-    let mut keys: Vec<TileKey> = work.keys.iter().copied().filter(|&k| table.lookup(k).is_some()).collect();
-    let evictions = (keys.len() / 4).min(1024);
-    let mut touched = Vec::with_capacity(2 * evictions);
-    for _ in 0..evictions {
-        touched.push(keys.swap_remove(rng.below(keys.len() as u64) as usize));
-    }
-    let mut new_keys = Vec::with_capacity(evictions);
-    while new_keys.len() < evictions {
-        let key = random_key(&mut rng, 6, 24);
-        if table.lookup(key).is_none() && !touched.contains(&key) && !new_keys.contains(&key) {
-            new_keys.push(key);
-        }
-    }
-    let start = Instant::now();
-    let mut edits_ok = true;
-    for (i, (&old, &new)) in touched.iter().zip(&new_keys).enumerate() {
-        edits_ok &= table.remove(old).is_some();
-        edits_ok &= table.insert(new, i as u32).is_ok();
-    }
-    let edit_ms = start.elapsed().as_secs_f64() * 1e3;
-    let dirty_buckets = table.dirty_buckets();
-    let start = Instant::now();
-    let writes = gpu_table.sync(&gpu.queue, table) + 1;
-    let sync_ms = start.elapsed().as_secs_f64() * 1e3;
-    touched.extend(new_keys);
-    let bytes_ok =
-        read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size()) == GpuBucketedTileTable::bytes(table);
-    let label = "kernel.tile_table_bucketed.lookup (churn)";
-    let answers = kernel.run_bucketed(gpu, profiler, label, Pass::Lookup, gpu_table, feedback, &touched, 1);
-    let lookups_ok = touched.iter().zip(&answers.slots).all(|(k, &s)| table.lookup(*k).unwrap_or(TILE_MISS) == s);
-    BucketedChurnReport {
-        evictions: evictions as u32,
-        dirty_buckets,
-        writes,
-        edit_ms,
-        sync_ms,
-        verified: edits_ok && bytes_ok && lookups_ok,
     }
 }
 
@@ -641,11 +465,6 @@ impl BucketedLoadReport {
             out += &format!("    subgroup lookup skipped: {why}\n");
         }
         out += &crate::kernels::tile_table::lookup_lines(&self.lookups, &self.feedback);
-        let c = &self.churn;
-        out += &format!(
-            "    churn: {} evictions + {} inserts changed {} buckets in {:.2} ms, synced in {} writes in {:.2} ms, verified: {}\n",
-            c.evictions, c.evictions, c.dirty_buckets, c.edit_ms, c.writes, c.sync_ms, c.verified
-        );
-        out
+        out + &self.churn.summary()
     }
 }

@@ -1,7 +1,8 @@
 //! The packed tile table, the kernel lab's one-sector-per-lookup candidate beside the renderer's
 //! Robin Hood table and the bucketed one (`kernels::tile_table_bucketed`): the same map from
-//! `TileKey` to an atlas slot, owned by the CPU (`PackedTileTable`, the twin) and mirrored to the
-//! GPU (`GpuPackedTileTable`) by uploading the buckets an edit changed. Shaders only read it
+//! `TileKey` to an atlas slot, owned by the CPU (`PackedTileTable`, the twin, a `CuckooTable`) and
+//! mirrored to the GPU (`GpuPackedTileTable`) by uploading the buckets an edit changed
+//! (`kernels::tile_table_cuckoo`, shared with the bucketed table). Shaders only read it
 //! (shaders/shared/tile_table_packed.wgsl).
 //!
 //! **Quotienting.** A valid key holds 60 bits of information: source (5 bits) above the quadtree
@@ -30,21 +31,16 @@
 //! removal pulls a waiting key back home. No tombstones, no rebuilds.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Instant;
 
 use serde::Serialize;
-use wgpu::util::DeviceExt;
 
 use crate::globe::cache::tile_feedback::GpuTileFeedback;
 use crate::globe::cache::tile_key::{TileKey, MAX_SOURCE};
-use crate::globe::cache::tile_table::{InvariantViolation, TILE_MISS};
-use crate::gpu::readback::read_buffer;
-use crate::gpu::timings::TimingMs;
+use crate::globe::cache::tile_table::InvariantViolation;
 use crate::gpu::Gpu;
 use crate::hash::fmix32;
-use crate::kernels::tile_table::{
-    all_pairs, par_map, random_key, FeedbackReport, Pass, Rng, TileLookupReport, TileTableKernel, TileTableOptions, Workload,
-};
+use crate::kernels::tile_table::{FeedbackReport, Pass, TileLookupReport, TileTableKernel, TileTableOptions, Workload};
+use crate::kernels::tile_table_cuckoo::{CuckooChurnReport, CuckooLayout, CuckooTable, GpuCuckooTable, LoadRun};
 
 /// Slots per bucket (4 x 8 bytes: one 32-byte sector).
 pub const BUCKET_SLOTS: usize = 4;
@@ -189,32 +185,6 @@ struct SearchNode {
 }
 
 impl PackedTileTable {
-    /// An empty table of at least 2^`capacity_log2` slots (at least one bucket of 4).
-    pub fn new(capacity_log2: u32) -> PackedTileTable {
-        assert!(capacity_log2 <= MAX_CAPACITY_LOG2, "capacity 2^{capacity_log2} too large (at most 2^{MAX_CAPACITY_LOG2})");
-        let bucket_bits = capacity_log2.saturating_sub(BUCKET_SLOTS.trailing_zeros());
-        PackedTileTable {
-            buckets: vec![PackedBucket::EMPTY; 1 << bucket_bits],
-            bucket_bits,
-            len: 0,
-            waiting: HashMap::new(),
-            dirty: Vec::new(),
-        }
-    }
-
-    /// Slots (buckets x 4).
-    pub fn capacity(&self) -> u32 {
-        (self.buckets.len() * BUCKET_SLOTS) as u32
-    }
-
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Bits of an atlas slot + 1 in a slot (k + 3).
     pub fn value_bits(&self) -> u32 {
         self.bucket_bits + 3
@@ -232,16 +202,6 @@ impl PackedTileTable {
     /// Bits below the value field (flag and remainder): 61 - k.
     fn tag_bits(&self) -> u32 {
         KEY_BITS + 1 - self.bucket_bits
-    }
-
-    /// The header as the GPU holds it.
-    pub fn header(&self) -> PackedTableHeader {
-        PackedTableHeader { bucket_mask: self.mask(), bucket_bits: self.bucket_bits, len: self.len, _pad: [0; 5] }
-    }
-
-    /// Every bucket, as the GPU holds them.
-    pub fn buckets(&self) -> &[PackedBucket] {
-        &self.buckets
     }
 
     fn place(&self, key: TileKey) -> Placement {
@@ -278,36 +238,6 @@ impl PackedTileTable {
         let p = self.place(key);
         let at = |b: u32, alternate: bool| self.find(b, Self::tag(p.r, alternate)).map(|s| (b, s));
         at(p.primary, false).or_else(|| at(p.alternate, true))
-    }
-
-    /// The value of `key` (or None) and the buckets examined, as `tile_packed_lookup` reads them:
-    /// the primary; the alternate only when the primary has neither the key nor an empty slot.
-    fn probe(&self, key: TileKey) -> (Option<u32>, u32) {
-        let p = self.place(key);
-        let value = |b: u32, s: usize| self.split(self.buckets[b as usize].slot(s)).map(|(_, v)| v);
-        if let Some(s) = self.find(p.primary, Self::tag(p.r, false)) {
-            return (value(p.primary, s), 1);
-        }
-        if self.free_slot(p.primary).is_some() {
-            return (None, 1);
-        }
-        (self.find(p.alternate, Self::tag(p.r, true)).and_then(|s| value(p.alternate, s)), 2)
-    }
-
-    /// The atlas slot of `key`, or None. Mirrors tile_packed_lookup exactly.
-    pub fn lookup(&self, key: TileKey) -> Option<u32> {
-        self.probe(key).0
-    }
-
-    /// Buckets a lookup of `key` reads (1 or 2; statistics).
-    pub fn buckets_read(&self, key: TileKey) -> u32 {
-        self.probe(key).1
-    }
-
-    /// The nearest resident tile among `key` and its ancestors, with that tile's zoom. Mirrors
-    /// tile_packed_lookup_ancestor exactly.
-    pub fn lookup_ancestor(&self, key: TileKey) -> Option<(u32, u8)> {
-        key.ancestors().find_map(|k| self.lookup(k).map(|v| (v, k.zoom)))
     }
 
     /// Keys in their alternate bucket / keys (statistics).
@@ -357,32 +287,6 @@ impl PackedTileTable {
         decode(unpermute(r << self.bucket_bits | primary as u64))
     }
 
-    /// Maps `key` to atlas slot `value`; returns the value it replaces when `key` was present.
-    pub fn insert(&mut self, key: TileKey, value: u32) -> Result<Option<u32>, PackedTableError> {
-        if value > self.max_value() {
-            let (max, bits, capacity) = (self.max_value(), self.value_bits(), self.capacity());
-            return Err(PackedTableError::ValueTooLarge { value, max, bits, capacity });
-        }
-        if let Some((b, s)) = self.locate(key) {
-            let (r, alternate, old) = self.take(b, s);
-            self.put(b, s, r, alternate, value);
-            return Ok(Some(old));
-        }
-        let p = self.place(key);
-        for (b, alternate) in [(p.primary, false), (p.alternate, true)] {
-            if let Some(s) = self.free_slot(b) {
-                self.put(b, s, p.r, alternate, value);
-                self.len += 1;
-                return Ok(None);
-            }
-        }
-        let root = self.make_room(p.primary, p.alternate).ok_or(PackedTableError::Full { capacity: self.capacity() })?;
-        let s = self.free_slot(root).expect("room was made");
-        self.put(root, s, p.r, root != p.primary, value);
-        self.len += 1;
-        Ok(None)
-    }
-
     /// Both buckets are full: finds the shortest chain of keys, each moved to its other bucket,
     /// from one of them to a bucket with an empty slot, moves them and returns the bucket (of the
     /// two) that now has an empty slot. None when the search gives up.
@@ -425,10 +329,74 @@ impl PackedTileTable {
         }
         nodes[node].bucket
     }
+}
+
+impl CuckooTable for PackedTileTable {
+    type Header = PackedTableHeader;
+    type Bucket = PackedBucket;
+    type InsertError = PackedTableError;
+    const LAYOUT: CuckooLayout = CuckooLayout::Packed;
+    const LABEL: &'static str = "kernel.tile_table_packed";
+    const BUCKET_SLOTS: usize = BUCKET_SLOTS;
+
+    /// An empty table of at least 2^`capacity_log2` slots (at least one bucket of 4).
+    fn new(capacity_log2: u32) -> PackedTileTable {
+        assert!(capacity_log2 <= MAX_CAPACITY_LOG2, "capacity 2^{capacity_log2} too large (at most 2^{MAX_CAPACITY_LOG2})");
+        let bucket_bits = capacity_log2.saturating_sub(BUCKET_SLOTS.trailing_zeros());
+        PackedTileTable {
+            buckets: vec![PackedBucket::EMPTY; 1 << bucket_bits],
+            bucket_bits,
+            len: 0,
+            waiting: HashMap::new(),
+            dirty: Vec::new(),
+        }
+    }
+
+    /// Slots (buckets x 4).
+    fn capacity(&self) -> u32 {
+        (self.buckets.len() * BUCKET_SLOTS) as u32
+    }
+
+    fn len(&self) -> u32 {
+        self.len
+    }
+
+    fn header(&self) -> PackedTableHeader {
+        PackedTableHeader { bucket_mask: self.mask(), bucket_bits: self.bucket_bits, len: self.len, _pad: [0; 5] }
+    }
+
+    fn buckets(&self) -> &[PackedBucket] {
+        &self.buckets
+    }
+
+    fn insert(&mut self, key: TileKey, value: u32) -> Result<Option<u32>, PackedTableError> {
+        if value > self.max_value() {
+            let (max, bits, capacity) = (self.max_value(), self.value_bits(), self.capacity());
+            return Err(PackedTableError::ValueTooLarge { value, max, bits, capacity });
+        }
+        if let Some((b, s)) = self.locate(key) {
+            let (r, alternate, old) = self.take(b, s);
+            self.put(b, s, r, alternate, value);
+            return Ok(Some(old));
+        }
+        let p = self.place(key);
+        for (b, alternate) in [(p.primary, false), (p.alternate, true)] {
+            if let Some(s) = self.free_slot(b) {
+                self.put(b, s, p.r, alternate, value);
+                self.len += 1;
+                return Ok(None);
+            }
+        }
+        let root = self.make_room(p.primary, p.alternate).ok_or(PackedTableError::Full { capacity: self.capacity() })?;
+        let s = self.free_slot(root).expect("room was made");
+        self.put(root, s, p.r, root != p.primary, value);
+        self.len += 1;
+        Ok(None)
+    }
 
     /// Removes `key` (its bucket pulls back a waiting key, and so on); returns its value if
     /// present.
-    pub fn remove(&mut self, key: TileKey) -> Option<u32> {
+    fn remove(&mut self, key: TileKey) -> Option<u32> {
         let (mut bucket, slot) = self.locate(key)?;
         let (_, _, value) = self.take(bucket, slot);
         self.len -= 1;
@@ -445,8 +413,21 @@ impl PackedTileTable {
         Some(value)
     }
 
-    /// Every (key, value) present, in bucket order.
-    pub fn iter(&self) -> impl Iterator<Item = (TileKey, u32)> + '_ {
+    /// As `tile_packed_lookup` reads them: the primary; the alternate only when the primary has
+    /// neither the key nor an empty slot.
+    fn probe(&self, key: TileKey) -> (Option<u32>, u32) {
+        let p = self.place(key);
+        let value = |b: u32, s: usize| self.split(self.buckets[b as usize].slot(s)).map(|(_, v)| v);
+        if let Some(s) = self.find(p.primary, Self::tag(p.r, false)) {
+            return (value(p.primary, s), 1);
+        }
+        if self.free_slot(p.primary).is_some() {
+            return (None, 1);
+        }
+        (self.find(p.alternate, Self::tag(p.r, true)).and_then(|s| value(p.alternate, s)), 2)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (TileKey, u32)> + '_ {
         (0..self.buckets.len() as u32).flat_map(move |b| {
             (0..BUCKET_SLOTS).filter_map(move |s| {
                 let (_, value) = self.split(self.buckets[b as usize].slot(s))?;
@@ -455,21 +436,18 @@ impl PackedTileTable {
         })
     }
 
-    /// Distinct buckets changed since the last `take_dirty`.
-    pub fn dirty_buckets(&self) -> u32 {
+    fn dirty_buckets(&self) -> u32 {
         crate::gpu::upload::distinct_count(&self.dirty)
     }
 
-    /// The bucket ranges [start, end) changed since the last call, sorted and merged (runs
-    /// closer than `merge_gap` buckets are joined).
-    pub fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
+    fn take_dirty(&mut self, merge_gap: u32) -> Vec<(u32, u32)> {
         crate::gpu::upload::changed_runs(std::mem::take(&mut self.dirty), merge_gap)
     }
 
     /// Checks the invariants (tests): every occupied slot decodes to a valid key that places
     /// back to this bucket with this flag, keys distinct, empty slots all zero, a key in its
     /// alternate bucket only behind a full primary, the waiting lists exact, `len` exact.
-    pub fn check_invariants(&self) -> Result<(), InvariantViolation> {
+    fn check_invariants(&self) -> Result<(), InvariantViolation> {
         let fail = |m: String| Err(InvariantViolation(m));
         let mut seen = HashSet::new();
         let mut waiting = HashSet::new();
@@ -512,67 +490,7 @@ impl PackedTileTable {
 
 /// The table on the GPU: one storage buffer, the header then the buckets (label
 /// "kernel.tile_table_packed").
-pub struct GpuPackedTileTable {
-    pub buffer: wgpu::Buffer,
-    pub buckets: u32,
-}
-
-/// Runs of dirty buckets closer than this go out as one write (512 buckets = 16 KiB, about the
-/// cost of a `write_buffer` call; see the linear table's MERGE_GAP_SLOTS).
-const MERGE_GAP_BUCKETS: u32 = 512;
-
-impl GpuPackedTileTable {
-    /// Storage bytes of a table of 2^`capacity_log2` slots.
-    pub fn buffer_bytes(capacity_log2: u32) -> u64 {
-        let buckets = ((1u64 << capacity_log2) / BUCKET_SLOTS as u64).max(1);
-        std::mem::size_of::<PackedTableHeader>() as u64 + buckets * std::mem::size_of::<PackedBucket>() as u64
-    }
-
-    /// The header and buckets as the GPU buffer holds them.
-    pub fn bytes(table: &PackedTileTable) -> Vec<u8> {
-        let mut bytes = bytemuck::bytes_of(&table.header()).to_vec();
-        bytes.extend_from_slice(bytemuck::cast_slice(table.buckets()));
-        bytes
-    }
-
-    /// The GPU copy of `table` (which then has nothing dirty).
-    pub fn new(device: &wgpu::Device, table: &mut PackedTileTable) -> GpuPackedTileTable {
-        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("kernel.tile_table_packed"),
-            contents: &Self::bytes(table),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        });
-        table.take_dirty(0);
-        GpuPackedTileTable { buffer, buckets: table.buckets().len() as u32 }
-    }
-
-    /// Uploads the header and the buckets `table` changed since the last sync; returns the
-    /// number of bucket writes. Later submissions see the new table.
-    pub fn sync(&self, queue: &wgpu::Queue, table: &mut PackedTileTable) -> usize {
-        assert_eq!(table.buckets().len() as u32, self.buckets, "a table of another capacity");
-        queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(&table.header()));
-        let runs = table.take_dirty(MERGE_GAP_BUCKETS);
-        crate::gpu::upload::write_runs(queue, &self.buffer, std::mem::size_of::<PackedTableHeader>() as u64, table.buckets(), &runs);
-        runs.len()
-    }
-}
-
-/// The packed table's churn at one load: evictions and as many inserts, upload, check.
-#[derive(Clone, Debug, Serialize)]
-pub struct PackedChurnReport {
-    /// Keys removed, and as many new keys inserted.
-    pub evictions: u32,
-    /// Buckets the edits changed.
-    pub dirty_buckets: u32,
-    /// `write_buffer` calls of the sync (runs of dirty buckets, plus the header).
-    pub writes: usize,
-    /// CPU time of the edits, and of the sync (staging the writes).
-    pub edit_ms: f64,
-    pub sync_ms: f64,
-    /// The GPU table equals the twin byte for byte afterwards, and GPU lookups of the evicted
-    /// and inserted keys give the twin's answers.
-    pub verified: bool,
-}
+pub type GpuPackedTileTable = GpuCuckooTable<PackedTileTable>;
 
 /// One load factor's outcome for the packed table (`kernel tile-table`, beside the others).
 #[derive(Clone, Debug, Serialize)]
@@ -596,7 +514,7 @@ pub struct PackedLoadReport {
     pub contents_verified: bool,
     pub lookups: Vec<TileLookupReport>,
     pub feedback: FeedbackReport,
-    pub churn: PackedChurnReport,
+    pub churn: CuckooChurnReport,
     pub verified: bool,
 }
 
@@ -611,19 +529,7 @@ pub fn run_load(
     options: &TileTableOptions,
     load: f64,
 ) -> PackedLoadReport {
-    let start = Instant::now();
-    let mut table = PackedTileTable::new(options.capacity_log2);
-    let build_error = work.keys.iter().enumerate().find_map(|(i, &key)| table.insert(key, i as u32).err().map(|e| e.to_string()));
-    let cpu_build_ms = start.elapsed().as_secs_f64() * 1e3;
-    let mean_buckets = |keys: &[TileKey]| par_map(keys, |&k| table.buckets_read(k) as f64).iter().sum::<f64>() / keys.len().max(1) as f64;
-    let (mean_hit_buckets, mean_miss_buckets) = (mean_buckets(&work.keys), mean_buckets(&work.misses));
-    let gpu_table = GpuPackedTileTable::new(&gpu.device, &mut table);
-    let contents_verified =
-        read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size()) == GpuPackedTileTable::bytes(&table);
-    let mut lookups = Vec::new();
-    let mut feedback_report =
-        FeedbackReport { capacity: options.feedback_capacity, distinct_missed: 0, stored: 0, overflow: false, verified: false };
-    let query_sets = [
+    let query_sets: [(&'static str, Pass, &[TileKey]); 7] = [
         ("hits", Pass::Lookup, &work.hits),
         ("misses", Pass::Lookup, &work.misses),
         ("hits, both buckets", Pass::LookupBothBuckets, &work.hits),
@@ -632,101 +538,26 @@ pub fn run_load(
         ("misses, no branch", Pass::LookupFlat, &work.misses),
         ("ancestor + feedback", Pass::LookupAncestor, &work.descendants),
     ];
-    for (name, pass, queries) in query_sets.into_iter().filter(|_| build_error.is_none()) {
-        let entry = match pass {
-            Pass::LookupBothBuckets => "lookup_both",
-            Pass::LookupFlat => "lookup_flat",
-            Pass::LookupAncestor => "lookup_ancestor",
-            _ => "lookup",
-        };
-        let label = format!("kernel.tile_table_packed.{entry} (load {load}, {name})");
-        let answers = kernel.run_packed(gpu, profiler, &label, pass, &gpu_table, feedback, queries, options.iterations);
-        let verified = if pass.is_lookup() {
-            all_pairs(queries, &answers.slots, |k, &s| table.lookup(*k).unwrap_or(TILE_MISS) == s)
-        } else {
-            // The walk's queries are the workload's descendants, over the workload's keys.
-            let (twin, missed) = work.expected_feedback(options.feedback_capacity);
-            feedback_report = FeedbackReport {
-                capacity: options.feedback_capacity,
-                distinct_missed: missed.len(),
-                stored: answers.feedback.count,
-                overflow: answers.feedback.overflow,
-                verified: answers.feedback.equals_twin(twin, missed),
-            };
-            let expected = |k: TileKey| table.lookup_ancestor(k).map_or([TILE_MISS, 0], |(slot, zoom)| [slot, zoom as u32]);
-            all_pairs(queries, &answers.ancestors, |k, a| expected(*k) == *a)
-        };
-        let timing = TimingMs::of(answers.times_ms);
-        let lookups_per_s = queries.len() as f64 / (timing.median_ms * 1e-3);
-        lookups.push(TileLookupReport { queries: name, count: queries.len() as u32, gpu: timing, lookups_per_s, verified });
-    }
-    let (alternate_share, full_bucket_share) = (table.alternate_share(), table.full_share());
-    let churn = churn(gpu, profiler, kernel, &mut table, &gpu_table, feedback, work, options.seed);
-    let verified =
-        build_error.is_none() && contents_verified && lookups.iter().all(|l| l.verified) && feedback_report.verified && churn.verified;
+    let mut run = LoadRun::<PackedTileTable>::new(gpu, profiler, kernel, work, feedback, options, load, &query_sets);
+    let (alternate_share, full_bucket_share) = (run.table.alternate_share(), run.table.full_share());
+    let churn = run.churn(gpu, profiler, kernel, feedback, work, options.seed);
     PackedLoadReport {
         load,
-        keys: table.len(),
-        capacity: table.capacity(),
+        keys: run.table.len(),
+        capacity: run.table.capacity(),
         alternate_share,
         full_bucket_share,
-        mean_hit_buckets,
-        mean_miss_buckets,
-        cpu_build_ms,
-        cpu_inserts_per_s: work.keys.len() as f64 / (cpu_build_ms * 1e-3),
-        build_error,
-        contents_verified,
-        lookups,
-        feedback: feedback_report,
+        mean_hit_buckets: run.mean_hit_buckets,
+        mean_miss_buckets: run.mean_miss_buckets,
+        cpu_build_ms: run.cpu_build_ms,
+        cpu_inserts_per_s: run.cpu_inserts_per_s,
+        verified: run.verified(&churn),
+        build_error: run.build_error,
+        contents_verified: run.contents_verified,
+        lookups: run.lookups,
+        feedback: run.feedback,
         churn,
-        verified,
     }
-}
-
-/// Evicts a quarter of the keys (at most 1024), inserts as many new ones, syncs and checks.
-#[allow(clippy::too_many_arguments)]
-fn churn(
-    gpu: &Gpu,
-    profiler: &mut wgpu_profiler::GpuProfiler,
-    kernel: &TileTableKernel,
-    table: &mut PackedTileTable,
-    gpu_table: &GpuPackedTileTable,
-    feedback: &GpuTileFeedback,
-    work: &Workload,
-    seed: u64,
-) -> PackedChurnReport {
-    let mut rng = Rng(seed.wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1);
-    // The workload's keys in their order (the table's when its build succeeded).
-    let mut keys: Vec<TileKey> = work.keys.iter().copied().filter(|&k| table.lookup(k).is_some()).collect();
-    let evictions = (keys.len() / 4).min(1024);
-    let mut touched = Vec::with_capacity(2 * evictions);
-    for _ in 0..evictions {
-        touched.push(keys.swap_remove(rng.below(keys.len() as u64) as usize));
-    }
-    let mut new_keys = Vec::with_capacity(evictions);
-    while new_keys.len() < evictions {
-        let key = random_key(&mut rng, 6, 24);
-        if table.lookup(key).is_none() && !touched.contains(&key) && !new_keys.contains(&key) {
-            new_keys.push(key);
-        }
-    }
-    let start = Instant::now();
-    let mut edits_ok = true;
-    for (i, (&old, &new)) in touched.iter().zip(&new_keys).enumerate() {
-        edits_ok &= table.remove(old).is_some();
-        edits_ok &= table.insert(new, i as u32).is_ok();
-    }
-    let edit_ms = start.elapsed().as_secs_f64() * 1e3;
-    let dirty_buckets = table.dirty_buckets();
-    let start = Instant::now();
-    let writes = gpu_table.sync(&gpu.queue, table) + 1;
-    let sync_ms = start.elapsed().as_secs_f64() * 1e3;
-    touched.extend(new_keys);
-    let bytes_ok = read_buffer(&gpu.device, &gpu.queue, &gpu_table.buffer, 0, gpu_table.buffer.size()) == GpuPackedTileTable::bytes(table);
-    let label = "kernel.tile_table_packed.lookup (churn)";
-    let answers = kernel.run_packed(gpu, profiler, label, Pass::Lookup, gpu_table, feedback, &touched, 1);
-    let lookups_ok = touched.iter().zip(&answers.slots).all(|(k, &s)| table.lookup(*k).unwrap_or(TILE_MISS) == s);
-    PackedChurnReport { evictions: evictions as u32, dirty_buckets, writes, edit_ms, sync_ms, verified: edits_ok && bytes_ok && lookups_ok }
 }
 
 impl PackedLoadReport {
@@ -749,11 +580,6 @@ impl PackedLoadReport {
             out += &format!("    build failed: {e}\n");
         }
         out += &crate::kernels::tile_table::lookup_lines(&self.lookups, &self.feedback);
-        let c = &self.churn;
-        out += &format!(
-            "    churn: {} evictions + {} inserts changed {} buckets in {:.2} ms, synced in {} writes in {:.2} ms, verified: {}\n",
-            c.evictions, c.evictions, c.dirty_buckets, c.edit_ms, c.writes, c.sync_ms, c.verified
-        );
-        out
+        out + &self.churn.summary()
     }
 }

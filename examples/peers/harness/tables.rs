@@ -11,6 +11,7 @@ use bisector::globe::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::tile_table::{self as tt, Pass, TileTableKernel};
 use bisector::kernels::tile_table_bucketed::{BucketedTileTable, GpuBucketedTileTable};
+use bisector::kernels::tile_table_cuckoo::CuckooTable;
 use bisector_kernels::chained_hash::{self as ch, ChainedHash, ChainedHashOptions, CpuChainedHash};
 use bisector_kernels::compact_hash::{self as cph, CompactHash, CompactHashOptions, CompactTable};
 use bisector_kernels::Kernel;
@@ -160,7 +161,7 @@ pub fn tile_table_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
             };
             let label = format!("peers.tile_table_bucketed.lookup ({input})");
             let answers =
-                kernel.run_bucketed(&gpu, &mut profiler, &label, Pass::Lookup, gpu_bucketed, &feedback, queries, options.iterations);
+                kernel.run_cuckoo(&gpu, &mut profiler, &label, Pass::Lookup, gpu_bucketed, &feedback, queries, options.iterations);
             let peer = |k: &TileKey| bucketed.lookup(*k).unwrap_or(TILE_MISS);
             rows.push(lookup_row(format!("bucketed {input}"), &answers, queries, peer, options, threads));
         }
