@@ -24,3 +24,10 @@ pub fn groups(max_depth: u32) -> u32 {
 pub fn runs(max_depth: u32) -> bool {
     (MIN_DEPTH..=MAX_DEPTH).contains(&max_depth)
 }
+
+/// The tail the last workgroup runs (`ONE_TAIL` in shaders/cbt_reduce_one.wgsl): 1, one thread
+/// per word (the default); 0, the first tail. Read from `BISECTOR_ONE_TAIL` for the A/B of run
+/// cbt-tail (docs/BENCHMARKS.md); to be removed with the first tail.
+pub fn tail_variant() -> u32 {
+    std::env::var("BISECTOR_ONE_TAIL").ok().and_then(|v| v.parse().ok()).unwrap_or(1)
+}
