@@ -15,9 +15,10 @@
 //     D-12..D-16 share their edge words with the neighbouring workgroups, which go through
 //     cbt_heap's masked atomics).
 // Depths D-17..0: each workgroup leaves its sum in reduce_sync and counts itself done; the last one
-// (the counter reaches the workgroup count, and it resets it) sums those 2^(D-16) values up to the
-// root, a barrier a level, and writes those levels. Every workgroup value is written before it is
-// read (no zeroing needed). Mirrors Cbt::reduce in src/cbt/cpu.rs.
+// (the counter reaches the workgroup count, and it resets it) runs one_tail: two sums a thread,
+// a barrier a level up to the root, then one thread a word of those levels. With ONE_SPLIT
+// (ReducePath::OnePassSplit) a second dispatch of one workgroup (`top`) runs it instead. Every
+// workgroup value is written before it is read (no zeroing needed). Mirrors Cbt::reduce in src/cbt/cpu.rs.
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
@@ -124,8 +125,6 @@ fn sum_values(first: u32, n: u32) -> u32 {
     return sum;
 }
 
-// 0: the first tail (kept for the A/B of run cbt-tail, then removed); 1: one_tail.
-override ONE_TAIL: u32 = 1u;
 // true: the workgroups leave their sums in reduce_sync and a second dispatch of one workgroup
 // (`top`) writes depths D-17..0 (ReducePath::OnePassSplit); false: the last workgroup does.
 override ONE_SPLIT: bool = false;
@@ -351,48 +350,7 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         return;
     }
     storageBarrier();
-    if (ONE_TAIL == 1u) {
-        one_tail(t);
-        return;
-    }
-    // The tail: depths D-17..0 from the 2^(D-16) workgroup sums. Level j (depth D-16-j) holds
-    // group_count >> j values from 2 * group_count - (2 * group_count >> j).
-    for (var i = t; i < group_count; i += WORKGROUP_SIZE) {
-        wg_values[i] = atomicLoad(&reduce_sync[1u + i]);
-    }
-    let levels = d - 16u;
-    for (var j = 1u; j <= levels; j += 1u) {
-        workgroupBarrier();
-        let n = group_count >> j;
-        let below = 2u * group_count - (2u * group_count >> (j - 1u));
-        let to = 2u * group_count - (2u * group_count >> j);
-        for (var i = t; i < n; i += WORKGROUP_SIZE) {
-            wg_values[to + i] = wg_values[below + 2u * i] + wg_values[below + 2u * i + 1u];
-        }
-    }
-    workgroupBarrier();
-    // Every word of depths D-17..0 (level j: depth D-16-j), shared out over the workgroup.
-    var tail_total = 0u;
-    for (var j = 1u; j <= levels; j += 1u) {
-        let depth = d - 16u - j;
-        tail_total += area_word_count(cbt_level_bit_offset(depth), (1u << depth) * (d - depth + 1u));
-    }
-    for (var i = t; i < tail_total; i += WORKGROUP_SIZE) {
-        var j = 1u;
-        var first = 0u;
-        loop {
-            let depth = d - 16u - j;
-            let start = cbt_level_bit_offset(depth);
-            let len = (1u << depth) * (d - depth + 1u);
-            let words = area_word_count(start, len);
-            if (i < first + words) {
-                one_pack_word(start, len, d - depth + 1u, 2u * group_count - (2u * group_count >> j), i - first);
-                break;
-            }
-            first += words;
-            j += 1u;
-        }
-    }
+    one_tail(t);
 }
 
 // The second dispatch of ReducePath::OnePassSplit (ONE_SPLIT, D >= 17): one workgroup writes

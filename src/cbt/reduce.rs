@@ -96,7 +96,8 @@ pub enum ReducePath {
     OnePass,
     /// The one-pass path's dispatch without its tail, then a second dispatch of one workgroup
     /// (`top` in shaders/cbt_reduce_one.wgsl) that writes depths D-17..0 (D = 17..=25; D = 16
-    /// is one dispatch). Timed against `OnePass` (docs/BENCHMARKS.md); chosen only by request.
+    /// is one dispatch). Slower than `OnePass` on the H100 (22.4 against 21.5 µs at D = 25;
+    /// docs/BENCHMARKS.md, run cbt-tail): chosen only by request (`--reduce-path one-split`).
     OnePassSplit,
 }
 
@@ -107,8 +108,8 @@ pub const SUBGROUP_CHOSEN_MAX_DEPTH: u32 = 22;
 
 /// The shallowest tree `CbtReduce::new` gives the one-pass path (up to reduce_one::MAX_DEPTH, for
 /// trees that do not track changed blocks): on the H100 it is faster than the subgroup path at
-/// D = 17 and 20 (10.0 against 12.6 µs, 11.7 against 13.1 µs) and than the shared path at D = 25
-/// (23.8 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
+/// D = 17 and 20 (9.8 against 12.6 µs, 10.5 against 13.1 µs) and than the shared path at D = 25
+/// (21.5 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
 pub const ONE_PASS_CHOSEN_MIN_DEPTH: u32 = 17;
 
 impl ReducePath {
@@ -246,7 +247,6 @@ impl CbtReduce {
         let module = SHADERS.create_module(device, "cbt_reduce_one.wgsl");
         let mut constants = cbt.writer_constants().to_vec();
         constants.push(("ONE_SPLIT", if split { 1.0 } else { 0.0 }));
-        constants.push(("ONE_TAIL", reduce_one::tail_variant() as f64));
         let create = |entry_point: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("cbt.reduce"),

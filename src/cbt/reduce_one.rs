@@ -3,7 +3,9 @@
 //! Each thread reads 8 bitfield words and writes the whole heap words of depths D-1..D-7 it
 //! owns with plain stores; a workgroup sums 9 more levels in workgroup memory (3 barriers) and
 //! writes them as whole words (atomics only at the edges shared with a neighbour); the last
-//! workgroup to finish sums the 2^(D-16) workgroup sums up to the root. `CbtReduce` records it.
+//! workgroup to finish sums the 2^(D-16) workgroup sums up to the root and writes those levels a
+//! word a thread (or, on `ReducePath::OnePassSplit`, a second dispatch of one workgroup does).
+//! `CbtReduce` records it.
 
 /// Shallowest tree of the one-pass path: one workgroup reads 2^16 bitfield bits.
 pub const MIN_DEPTH: u32 = 16;
@@ -23,11 +25,4 @@ pub fn groups(max_depth: u32) -> u32 {
 /// Whether the one-pass path reduces a tree of max depth `max_depth`.
 pub fn runs(max_depth: u32) -> bool {
     (MIN_DEPTH..=MAX_DEPTH).contains(&max_depth)
-}
-
-/// The tail the last workgroup runs (`ONE_TAIL` in shaders/cbt_reduce_one.wgsl): 1, one thread
-/// per word (the default); 0, the first tail. Read from `BISECTOR_ONE_TAIL` for the A/B of run
-/// cbt-tail (docs/BENCHMARKS.md); to be removed with the first tail.
-pub fn tail_variant() -> u32 {
-    std::env::var("BISECTOR_ONE_TAIL").ok().and_then(|v| v.parse().ok()).unwrap_or(1)
 }

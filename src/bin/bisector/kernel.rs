@@ -550,7 +550,8 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
                 ReducePathArg::One | ReducePathArg::OneSplit => {
                     if !bisector::cbt::reduce_one::runs(*max_depth) {
                         anyhow::bail!(
-                            "--reduce-path one: needs --max-depth in {}..={}",
+                            "--reduce-path {}: needs --max-depth in {}..={}",
+                            if *reduce_path == ReducePathArg::One { "one" } else { "one-split" },
                             bisector::cbt::reduce_one::MIN_DEPTH,
                             bisector::cbt::reduce_one::MAX_DEPTH
                         );
