@@ -15,9 +15,10 @@
 //     D-12..D-16 share their edge words with the neighbouring workgroups, which go through
 //     cbt_heap's masked atomics).
 // Depths D-17..0: each workgroup leaves its sum in reduce_sync and counts itself done; the last one
-// (the counter reaches the workgroup count, and it resets it) sums those 2^(D-16) values up to the
-// root, a barrier a level, and writes those levels. Every workgroup value is written before it is
-// read (no zeroing needed). Mirrors Cbt::reduce in src/cbt/cpu.rs.
+// (the counter reaches the workgroup count, and it resets it) runs one_tail: two sums a thread,
+// a barrier a level up to the root, then one thread a word of those levels. With ONE_SPLIT
+// (ReducePath::OnePassSplit) a second dispatch of one workgroup (`top`) runs it instead. Every
+// workgroup value is written before it is read (no zeroing needed). Mirrors Cbt::reduce in src/cbt/cpu.rs.
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
@@ -122,6 +123,80 @@ fn sum_values(first: u32, n: u32) -> u32 {
         sum += wg_values[first + i];
     }
     return sum;
+}
+
+// true: the workgroups leave their sums in reduce_sync and a second dispatch of one workgroup
+// (`top`) writes depths D-17..0 (ReducePath::OnePassSplit); false: the last workgroup does.
+override ONE_SPLIT: bool = false;
+
+// Word `w` of depths D-17..0 (bits cbt_level_bit_offset(0) to cbt_level_bit_offset(D-16), one
+// contiguous run of fields 18..D+1 bits wide, at most 3 to a word) from the tail's sums: level j
+// (depth D-16-j) at wg_values[2G - (2G >> j)..]. Every word is whole but the first (the header
+// holds its low bits) and, below D = 21, the last (shared with depth D-16).
+fn one_tail_word(w: u32) {
+    let d = CBT_MAX_DEPTH;
+    let g2 = 2u << (d - 16u);
+    let top_depth = d - 17u;
+    let w0 = w * 32u;
+    let lo = max(cbt_level_bit_offset(0u), w0);
+    let hi = min(cbt_level_bit_offset(d - 16u), w0 + 32u);
+    // The depth of bit lo.
+    var depth = 0u;
+    while (depth < top_depth && cbt_level_bit_offset(depth + 1u) <= lo) {
+        depth += 1u;
+    }
+    var width = d - depth + 1u;
+    var k = (lo - cbt_level_bit_offset(depth)) / width;
+    var field_bit = cbt_level_bit_offset(depth) + k * width;
+    var bits = 0u;
+    while (field_bit < hi) {
+        let v = wg_values[g2 - (g2 >> (d - 16u - depth)) + k];
+        if (field_bit >= w0) {
+            bits |= v << (field_bit - w0);
+        } else {
+            bits |= v >> (w0 - field_bit);
+        }
+        field_bit += width;
+        k += 1u;
+        if (k == (1u << depth)) {
+            depth += 1u;
+            width -= 1u;
+            k = 0u;
+        }
+    }
+    let mask = cbt_mask(hi - lo) << (lo - w0);
+    if (mask == 0xffffffffu) {
+        heap_words[w] = bits;
+    } else {
+        atomicAnd(&cbt_heap[w], ~mask);
+        atomicOr(&cbt_heap[w], bits & mask);
+    }
+}
+
+// Depths D-17..0 from the G = 2^(D-16) workgroup sums in reduce_sync (D >= 17): each thread
+// loads two sums and keeps their sum (level 1), then a barrier a level up to the root, then one
+// thread a word (one_tail_word).
+fn one_tail(t: u32) {
+    let d = CBT_MAX_DEPTH;
+    let group_count = 1u << (d - 16u);
+    if (2u * t < group_count) {
+        let a = atomicLoad(&reduce_sync[1u + 2u * t]);
+        let b = atomicLoad(&reduce_sync[2u + 2u * t]);
+        wg_values[group_count + t] = a + b;
+    }
+    for (var j = 2u; j <= d - 16u; j += 1u) {
+        workgroupBarrier();
+        let n = group_count >> j;
+        let below = 2u * group_count - (2u * group_count >> (j - 1u));
+        if (t < n) {
+            wg_values[below + (group_count >> (j - 1u)) + t] = wg_values[below + 2u * t] + wg_values[below + 2u * t + 1u];
+        }
+    }
+    workgroupBarrier();
+    let words = (cbt_level_bit_offset(d - 16u) + 31u) >> 5u;
+    for (var w = t; w < words; w += WORKGROUP_SIZE) {
+        one_tail_word(w);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -252,6 +327,13 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     if (group_count == 1u) {
         return;
     }
+    if (ONE_SPLIT) {
+        // The second dispatch (`top`) sums the workgroup sums.
+        if (t == 0u) {
+            atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)]);
+        }
+        return;
+    }
     // Hand the workgroup's sum to the tail; release this workgroup's stores before counting it.
     if (t == 0u) {
         atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)]);
@@ -267,43 +349,13 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     if (workgroupUniformLoad(&wg_last) == 0u) {
         return;
     }
-    // The tail: depths D-17..0 from the 2^(D-16) workgroup sums. Level j (depth D-16-j) holds
-    // group_count >> j values from 2 * group_count - (2 * group_count >> j).
     storageBarrier();
-    for (var i = t; i < group_count; i += WORKGROUP_SIZE) {
-        wg_values[i] = atomicLoad(&reduce_sync[1u + i]);
-    }
-    let levels = d - 16u;
-    for (var j = 1u; j <= levels; j += 1u) {
-        workgroupBarrier();
-        let n = group_count >> j;
-        let below = 2u * group_count - (2u * group_count >> (j - 1u));
-        let to = 2u * group_count - (2u * group_count >> j);
-        for (var i = t; i < n; i += WORKGROUP_SIZE) {
-            wg_values[to + i] = wg_values[below + 2u * i] + wg_values[below + 2u * i + 1u];
-        }
-    }
-    workgroupBarrier();
-    // Every word of depths D-17..0 (level j: depth D-16-j), shared out over the workgroup.
-    var tail_total = 0u;
-    for (var j = 1u; j <= levels; j += 1u) {
-        let depth = d - 16u - j;
-        tail_total += area_word_count(cbt_level_bit_offset(depth), (1u << depth) * (d - depth + 1u));
-    }
-    for (var i = t; i < tail_total; i += WORKGROUP_SIZE) {
-        var j = 1u;
-        var first = 0u;
-        loop {
-            let depth = d - 16u - j;
-            let start = cbt_level_bit_offset(depth);
-            let len = (1u << depth) * (d - depth + 1u);
-            let words = area_word_count(start, len);
-            if (i < first + words) {
-                one_pack_word(start, len, d - depth + 1u, 2u * group_count - (2u * group_count >> j), i - first);
-                break;
-            }
-            first += words;
-            j += 1u;
-        }
-    }
+    one_tail(t);
+}
+
+// The second dispatch of ReducePath::OnePassSplit (ONE_SPLIT, D >= 17): one workgroup writes
+// depths D-17..0 from the sums the first left in reduce_sync.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn top(@builtin(local_invocation_index) t: u32) {
+    one_tail(t);
 }

@@ -226,7 +226,8 @@ fn subgroup_reduction_equals_cpu_heap_on_random_bitfields() {
 
 /// The one-pass path (any device, D = 16..=25) rebuilds every count of fresh random bitfields
 /// exactly as the twin does: one workgroup (D = 16, no tail), two and more (a tail of 1..9
-/// levels), twice each (the second run starts from the counter the first left behind).
+/// levels), twice each (the second run starts from the counter the first left behind); so does
+/// its split form (the tail in a second dispatch of one workgroup).
 #[test]
 fn one_pass_reduction_equals_cpu_heap_on_random_bitfields() {
     let mut rng = common::rng("one_pass_reduction_equals_cpu_heap_on_random_bitfields");
@@ -236,26 +237,29 @@ fn one_pass_reduction_equals_cpu_heap_on_random_bitfields() {
         for _ in 0..if max_depth >= 24 { 1 } else { 3 } {
             let (garbage, expected) = random_bitfield(max_depth, &mut rng);
             let tree = GpuCbt::new(&gpu.device, &garbage, 1 << 10);
-            let reduce = CbtReduce::with_path(&gpu.device, &tree, ReducePath::OnePass);
-            assert_eq!(reduce.dispatch_count(), 1, "D={max_depth}");
-            for run in 0..2 {
-                let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                reduce.record(&mut encoder, &profiler);
-                profiler.resolve_queries(&mut encoder);
-                gpu.queue.submit([encoder.finish()]);
-                let got = tree.read_heap(&gpu.device, &gpu.queue);
-                if got != expected {
-                    let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
-                    panic!(
-                        "D={max_depth} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
-                        got.heap().len(),
-                        got.heap()[first],
-                        expected.heap()[first]
-                    );
+            for path in [ReducePath::OnePass, ReducePath::OnePassSplit] {
+                let reduce = CbtReduce::with_path(&gpu.device, &tree, path);
+                let dispatches = if path == ReducePath::OnePassSplit && max_depth > 16 { 2 } else { 1 };
+                assert_eq!(reduce.dispatch_count(), dispatches, "D={max_depth} {path:?}");
+                for run in 0..2 {
+                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                    reduce.record(&mut encoder, &profiler);
+                    profiler.resolve_queries(&mut encoder);
+                    gpu.queue.submit([encoder.finish()]);
+                    let got = tree.read_heap(&gpu.device, &gpu.queue);
+                    if got != expected {
+                        let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
+                        panic!(
+                            "D={max_depth} {path:?} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
+                            got.heap().len(),
+                            got.heap()[first],
+                            expected.heap()[first]
+                        );
+                    }
+                    tree.upload(&gpu.queue, &garbage);
                 }
-                tree.upload(&gpu.queue, &garbage);
+                profiler.end_frame().expect("profiler frame");
             }
-            profiler.end_frame().expect("profiler frame");
         }
     }
 }
@@ -269,6 +273,7 @@ fn one_pass_reduction_after_split_and_merge() {
     for max_depth in [16, 18] {
         check_depth_on(&gpu, max_depth, 3, Reduction::Whole, Some(ReducePath::OnePass), &mut rng);
         check_depth_on(&gpu, max_depth, 3, Reduction::ChangedBlocks, Some(ReducePath::OnePass), &mut rng);
+        check_depth_on(&gpu, max_depth, 2, Reduction::Whole, Some(ReducePath::OnePassSplit), &mut rng);
     }
 }
 

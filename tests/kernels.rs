@@ -84,7 +84,8 @@ fn kernels_run_from_the_cli_and_write_json() {
 }
 
 /// `kernel cbt` names the reduction's path that ran, and runs any on request (lavapipe has
-/// subgroups); a tree too small for the subgroup path is one clear error line.
+/// subgroups, and `one-split` needs D >= 17 for its second dispatch); a tree too small for the
+/// subgroup path is one clear error line.
 #[test]
 fn cbt_kernel_reports_its_reduce_path() {
     let dir = tempfile::tempdir().unwrap();
@@ -107,6 +108,20 @@ fn cbt_kernel_reports_its_reduce_path() {
         assert_eq!(report["reduce_dispatches"], if expected == "shared" { 2 } else { 1 }, "{report}");
         assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{expected} path")), "{path}");
     }
+    // The split one-pass path: two dispatches from D = 17 (D = 16 has no tail: the one-pass path).
+    let json = dir.path().join("cbt-one-split.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
+        .args(["kernel", "cbt", "--max-depth", "17", "--iterations", "2", "--reduce-path", "one-split", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "one-split: {}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        (&report["verified"], &report["reduce_path"], &report["reduce_dispatches"]),
+        (&true.into(), &"one-split".into(), &2.into()),
+        "{report}"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_bisector"))
         .args(["kernel", "cbt", "--max-depth", "12", "--iterations", "1", "--reduce-path", "subgroup"])
         .output()

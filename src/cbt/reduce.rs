@@ -94,6 +94,11 @@ pub enum ReducePath {
     /// shaders/cbt_reduce_one.wgsl: one dispatch of whole-word stores, any device, D = 16..=25
     /// (cbt::reduce_one). Its `record_changed` reduces the whole tree.
     OnePass,
+    /// The one-pass path's dispatch without its tail, then a second dispatch of one workgroup
+    /// (`top` in shaders/cbt_reduce_one.wgsl) that writes depths D-17..0 (D = 17..=25; D = 16
+    /// is one dispatch). Slower than `OnePass` on the H100 (22.4 against 21.5 µs at D = 25;
+    /// docs/BENCHMARKS.md, run cbt-tail): chosen only by request (`--reduce-path one-split`).
+    OnePassSplit,
 }
 
 /// The deepest tree `ReducePath::choose` gives the subgroup path: on the H100 it is faster at
@@ -103,8 +108,8 @@ pub const SUBGROUP_CHOSEN_MAX_DEPTH: u32 = 22;
 
 /// The shallowest tree `CbtReduce::new` gives the one-pass path (up to reduce_one::MAX_DEPTH, for
 /// trees that do not track changed blocks): on the H100 it is faster than the subgroup path at
-/// D = 17 and 20 (10.0 against 12.6 µs, 11.7 against 13.1 µs) and than the shared path at D = 25
-/// (23.8 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
+/// D = 17 and 20 (9.8 against 12.6 µs, 10.5 against 13.1 µs) and than the shared path at D = 25
+/// (21.5 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
 pub const ONE_PASS_CHOSEN_MIN_DEPTH: u32 = 17;
 
 impl ReducePath {
@@ -140,6 +145,7 @@ impl ReducePath {
             ReducePath::Shared => "shared",
             ReducePath::Subgroup => "subgroup",
             ReducePath::OnePass => "one",
+            ReducePath::OnePassSplit => "one-split",
         }
     }
 }
@@ -153,6 +159,8 @@ pub struct CbtReduce {
     changed_dispatch: Option<wgpu::BindGroup>,
     /// Its indirect arguments: the changed-block count is copied into x before it runs.
     changed_args: wgpu::Buffer,
+    /// `ReducePath::OnePassSplit`'s second dispatch (one workgroup): its pipeline and bind group.
+    top: Option<(wgpu::ComputePipeline, wgpu::BindGroup)>,
 }
 
 impl CbtReduce {
@@ -169,8 +177,8 @@ impl CbtReduce {
             "the subgroup reduction needs Features::SUBGROUP, subgroups of 4..=128 lanes and D >= {}",
             reduce_subgroup::MIN_DEPTH
         );
-        if path == ReducePath::OnePass {
-            return CbtReduce::one_pass(device, cbt);
+        if matches!(path, ReducePath::OnePass | ReducePath::OnePassSplit) {
+            return CbtReduce::one_pass(device, cbt, path == ReducePath::OnePassSplit);
         }
         let shader = match path {
             ReducePath::Shared => "cbt_reduce.wgsl",
@@ -228,25 +236,28 @@ impl CbtReduce {
             contents: bytemuck::cast_slice(&[0u32, 1, 1]),
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
         });
-        CbtReduce { path, pipeline, dispatches, changed_dispatch: Some(changed_dispatch), changed_args }
+        CbtReduce { path, pipeline, dispatches, changed_dispatch: Some(changed_dispatch), changed_args, top: None }
     }
 
-    /// The one-pass path: one dispatch, no uniform; workgroup memory is written before it is read,
-    /// so the pipeline skips its zeroing.
-    fn one_pass(device: &wgpu::Device, cbt: &GpuCbt) -> CbtReduce {
+    /// The one-pass path: one dispatch (two where `split` and D >= 17), no uniform; workgroup
+    /// memory is written before it is read, so the pipelines skip its zeroing.
+    fn one_pass(device: &wgpu::Device, cbt: &GpuCbt, split: bool) -> CbtReduce {
         let groups = reduce_one::groups(cbt.max_depth);
+        let split = split && groups > 1;
         let module = SHADERS.create_module(device, "cbt_reduce_one.wgsl");
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("cbt.reduce"),
-            layout: None,
-            module: &module,
-            entry_point: Some("reduce"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &cbt.writer_constants(),
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
-        });
+        let mut constants = cbt.writer_constants().to_vec();
+        constants.push(("ONE_SPLIT", if split { 1.0 } else { 0.0 }));
+        let create = |entry_point: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("cbt.reduce"),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry_point),
+                compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, zero_initialize_workgroup_memory: false },
+                cache: None,
+            })
+        };
+        let pipeline = create("reduce");
         // [0]: finished workgroups (zero between reductions), then one sum per workgroup.
         let sync = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("cbt.reduce.sync"),
@@ -267,12 +278,26 @@ impl CbtReduce {
             contents: bytemuck::cast_slice(&[0u32, 1, 1]),
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
         });
+        // The split path's second dispatch binds the heap (plain and atomic) and the sums.
+        let top = split.then(|| {
+            let pipeline = create("top");
+            let layout = pipeline.get_bind_group_layout(0);
+            let entries = [
+                wgpu::BindGroupEntry { binding: 0, resource: heap.clone() },
+                wgpu::BindGroupEntry { binding: 2, resource: heap.clone() },
+                wgpu::BindGroupEntry { binding: 3, resource: sync.as_entire_binding() },
+            ];
+            let bind_group =
+                device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("cbt.reduce.top"), layout: &layout, entries: &entries });
+            (pipeline, bind_group)
+        });
         CbtReduce {
-            path: ReducePath::OnePass,
+            path: if split { ReducePath::OnePassSplit } else { ReducePath::OnePass },
             pipeline,
             dispatches: vec![(bind_group, groups_2d(groups))],
             changed_dispatch: None,
             changed_args,
+            top,
         }
     }
 
@@ -283,7 +308,7 @@ impl CbtReduce {
 
     /// Number of dispatches one reduction takes.
     pub fn dispatch_count(&self) -> usize {
-        self.dispatches.len()
+        self.dispatches.len() + usize::from(self.top.is_some())
     }
 
     /// Records each dispatch as its own profiled pass "cbt.reduce.N" (for `kernel cbt`, which
@@ -296,6 +321,13 @@ impl CbtReduce {
                 pass.dispatch_workgroups(*x, *y, 1);
             });
         }
+        if let Some((pipeline, bind_group)) = &self.top {
+            profiled_compute_pass(profiler, encoder, &format!("cbt.reduce.{}", self.dispatches.len()), |pass| {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+        }
     }
 
     /// Records the whole reduction as one profiled compute pass "cbt.reduce".
@@ -303,6 +335,11 @@ impl CbtReduce {
         profiled_compute_pass(profiler, encoder, "cbt.reduce", |pass| {
             pass.set_pipeline(&self.pipeline);
             Self::dispatch(pass, &self.dispatches);
+            if let Some((pipeline, bind_group)) = &self.top {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
         });
     }
 

@@ -3,7 +3,9 @@
 //! Each thread reads 8 bitfield words and writes the whole heap words of depths D-1..D-7 it
 //! owns with plain stores; a workgroup sums 9 more levels in workgroup memory (3 barriers) and
 //! writes them as whole words (atomics only at the edges shared with a neighbour); the last
-//! workgroup to finish sums the 2^(D-16) workgroup sums up to the root. `CbtReduce` records it.
+//! workgroup to finish sums the 2^(D-16) workgroup sums up to the root and writes those levels a
+//! word a thread (or, on `ReducePath::OnePassSplit`, a second dispatch of one workgroup does).
+//! `CbtReduce` records it.
 
 /// Shallowest tree of the one-pass path: one workgroup reads 2^16 bitfield bits.
 pub const MIN_DEPTH: u32 = 16;

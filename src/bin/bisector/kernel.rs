@@ -242,6 +242,8 @@ pub enum ReducePathArg {
     Shared,
     /// The one-pass path (D = 16..=25, any device).
     One,
+    /// The one-pass path with its top levels in a second dispatch of one workgroup.
+    OneSplit,
 }
 
 /// Runs kernel `K` with `options` on a headless device that meets its requirements.
@@ -545,15 +547,16 @@ pub(crate) fn kernel(kernel: &KernelCommand) -> anyhow::Result<()> {
             let path = match reduce_path {
                 ReducePathArg::Auto => None,
                 ReducePathArg::Shared => Some(ReducePath::Shared),
-                ReducePathArg::One => {
+                ReducePathArg::One | ReducePathArg::OneSplit => {
                     if !bisector::cbt::reduce_one::runs(*max_depth) {
                         anyhow::bail!(
-                            "--reduce-path one: needs --max-depth in {}..={}",
+                            "--reduce-path {}: needs --max-depth in {}..={}",
+                            if *reduce_path == ReducePathArg::One { "one" } else { "one-split" },
                             bisector::cbt::reduce_one::MIN_DEPTH,
                             bisector::cbt::reduce_one::MAX_DEPTH
                         );
                     }
-                    Some(ReducePath::OnePass)
+                    Some(if *reduce_path == ReducePathArg::One { ReducePath::OnePass } else { ReducePath::OnePassSplit })
                 }
                 ReducePathArg::Subgroup => {
                     if !ReducePath::subgroup_runs(&gpu.device, *max_depth) {
