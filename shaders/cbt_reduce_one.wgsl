@@ -128,6 +128,11 @@ fn sum_values(first: u32, n: u32) -> u32 {
 // true: the workgroups leave their sums in reduce_sync and a second dispatch of one workgroup
 // (`top`) writes depths D-17..0 (ReducePath::OnePassSplit); false: the last workgroup does.
 override ONE_SPLIT: bool = false;
+// The last workgroup's hand-over (temporary A/B switch, BISECTOR_ONE_HANDOVER): 0 = the sum, a
+// storage barrier, the count, a storage barrier before the tail; 1 = the sum and the count right
+// after the workgroup's last barrier (before its packing), no storage barriers; 2 = the sum and
+// the count after the packing, no storage barriers.
+override ONE_HANDOVER: u32 = 0u;
 
 // Word `w` of depths D-17..0 (bits cbt_level_bit_offset(0) to cbt_level_bit_offset(D-16), one
 // contiguous run of fields 18..D+1 bits wide, at most 3 to a word) from the tail's sums: level j
@@ -173,6 +178,18 @@ fn one_tail_word(w: u32) {
     }
 }
 
+// Workgroup `i`'s sum from reduce_sync[1 + i], where it was published as sum + 1: waits until it
+// is there (it was stored before its workgroup counted itself done, without a fence between them
+// where ONE_HANDOVER > 0) and leaves 0 for the next reduction. The wait is bounded (2^15 loads).
+fn one_take_sum(i: u32) -> u32 {
+    var v = atomicLoad(&reduce_sync[1u + i]);
+    for (var n = 0u; v == 0u && n < 32768u; n += 1u) {
+        v = atomicLoad(&reduce_sync[1u + i]);
+    }
+    atomicStore(&reduce_sync[1u + i], 0u);
+    return v - 1u;
+}
+
 // Depths D-17..0 from the G = 2^(D-16) workgroup sums in reduce_sync (D >= 17): each thread
 // loads two sums and keeps their sum (level 1), then a barrier a level up to the root, then one
 // thread a word (one_tail_word).
@@ -180,9 +197,7 @@ fn one_tail(t: u32) {
     let d = CBT_MAX_DEPTH;
     let group_count = 1u << (d - 16u);
     if (2u * t < group_count) {
-        let a = atomicLoad(&reduce_sync[1u + 2u * t]);
-        let b = atomicLoad(&reduce_sync[2u + 2u * t]);
-        wg_values[group_count + t] = a + b;
+        wg_values[group_count + t] = one_take_sum(2u * t) + one_take_sum(2u * t + 1u);
     }
     for (var j = 2u; j <= d - 16u; j += 1u) {
         workgroupBarrier();
@@ -302,6 +317,14 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     workgroupBarrier();
 
+    // ONE_HANDOVER 1: publish the sum and count the workgroup done now; the count's answer is
+    // only needed after the packing.
+    var done = 0u;
+    if (ONE_HANDOVER == 1u && !ONE_SPLIT && group_count > 1u && t == 0u) {
+        atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)] + 1u);
+        done = atomicAdd(&reduce_sync[0], 1u) + 1u;
+    }
+
     // Every word of D-8..D-16 (at most 165), shared out over the workgroup.
     var total = 0u;
     for (var k = 8u; k <= 16u; k += 1u) {
@@ -330,17 +353,22 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     if (ONE_SPLIT) {
         // The second dispatch (`top`) sums the workgroup sums.
         if (t == 0u) {
-            atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)]);
+            atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)] + 1u);
         }
         return;
     }
-    // Hand the workgroup's sum to the tail; release this workgroup's stores before counting it.
-    if (t == 0u) {
-        atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)]);
+    // Hand the workgroup's sum (+ 1: one_take_sum) to the tail and count the workgroup done.
+    if (ONE_HANDOVER != 1u && t == 0u) {
+        atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)] + 1u);
     }
-    storageBarrier();
+    if (ONE_HANDOVER == 0u) {
+        // Release this workgroup's stores before counting it.
+        storageBarrier();
+    }
     if (t == 0u) {
-        let done = atomicAdd(&reduce_sync[0], 1u) + 1u;
+        if (ONE_HANDOVER != 1u) {
+            done = atomicAdd(&reduce_sync[0], 1u) + 1u;
+        }
         wg_last = u32(done == group_count);
         if (done == group_count) {
             atomicStore(&reduce_sync[0], 0u);
@@ -349,7 +377,9 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     if (workgroupUniformLoad(&wg_last) == 0u) {
         return;
     }
-    storageBarrier();
+    if (ONE_HANDOVER == 0u) {
+        storageBarrier();
+    }
     one_tail(t);
 }
 

@@ -247,6 +247,7 @@ impl CbtReduce {
         let module = SHADERS.create_module(device, "cbt_reduce_one.wgsl");
         let mut constants = cbt.writer_constants().to_vec();
         constants.push(("ONE_SPLIT", if split { 1.0 } else { 0.0 }));
+        constants.push(("ONE_HANDOVER", reduce_one::handover_variant() as f64));
         let create = |entry_point: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("cbt.reduce"),

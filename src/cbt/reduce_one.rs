@@ -26,3 +26,10 @@ pub fn groups(max_depth: u32) -> u32 {
 pub fn runs(max_depth: u32) -> bool {
     (MIN_DEPTH..=MAX_DEPTH).contains(&max_depth)
 }
+
+/// The last workgroup's hand-over (temporary A/B switch for the H100 run cbt-tail2):
+/// `BISECTOR_ONE_HANDOVER` = 0 (fenced, the default), 1 (published before the packing, no
+/// fences) or 2 (published after the packing, no fences); see ONE_HANDOVER in the shader.
+pub fn handover_variant() -> u32 {
+    std::env::var("BISECTOR_ONE_HANDOVER").ok().and_then(|v| v.parse().ok()).filter(|v| *v <= 2).unwrap_or(0)
+}
