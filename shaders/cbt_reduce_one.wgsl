@@ -14,7 +14,8 @@
 //     workgroup assembles whole words of them (D-8..D-11 span whole words per workgroup;
 //     D-12..D-16 share their edge words with the neighbouring workgroups, which go through
 //     cbt_heap's masked atomics).
-// Depths D-17..0: each workgroup leaves its sum in reduce_sync and counts itself done; the last one
+// Depths D-17..0: each workgroup, once it has its sum (before packing D-8..D-16), leaves it in
+// reduce_sync and counts itself done, with no fence (the tail waits for each sum); the last one
 // (the counter reaches the workgroup count, and it resets it) runs one_tail: two sums a thread,
 // a barrier a level up to the root, then one thread a word of those levels. With ONE_SPLIT
 // (ReducePath::OnePassSplit) a second dispatch of one workgroup (`top`) runs it instead. Every
@@ -128,11 +129,6 @@ fn sum_values(first: u32, n: u32) -> u32 {
 // true: the workgroups leave their sums in reduce_sync and a second dispatch of one workgroup
 // (`top`) writes depths D-17..0 (ReducePath::OnePassSplit); false: the last workgroup does.
 override ONE_SPLIT: bool = false;
-// The last workgroup's hand-over (temporary A/B switch, BISECTOR_ONE_HANDOVER): 0 = the sum, a
-// storage barrier, the count, a storage barrier before the tail; 1 = the sum and the count right
-// after the workgroup's last barrier (before its packing), no storage barriers; 2 = the sum and
-// the count after the packing, no storage barriers.
-override ONE_HANDOVER: u32 = 0u;
 
 // Word `w` of depths D-17..0 (bits cbt_level_bit_offset(0) to cbt_level_bit_offset(D-16), one
 // contiguous run of fields 18..D+1 bits wide, at most 3 to a word) from the tail's sums: level j
@@ -179,8 +175,9 @@ fn one_tail_word(w: u32) {
 }
 
 // Workgroup `i`'s sum from reduce_sync[1 + i], where it was published as sum + 1: waits until it
-// is there (it was stored before its workgroup counted itself done, without a fence between them
-// where ONE_HANDOVER > 0) and leaves 0 for the next reduction. The wait is bounded (2^15 loads).
+// is there (its workgroup stored it before counting itself done, but with no fence between the
+// two it may reach this workgroup later) and leaves 0 for the next reduction. The wait is
+// bounded (2^15 loads; it ends at once on the split path, a dispatch later).
 fn one_take_sum(i: u32) -> u32 {
     var v = atomicLoad(&reduce_sync[1u + i]);
     for (var n = 0u; v == 0u && n < 32768u; n += 1u) {
@@ -317,10 +314,13 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     workgroupBarrier();
 
-    // ONE_HANDOVER 1: publish the sum and count the workgroup done now; the count's answer is
-    // only needed after the packing.
+    // Publish the workgroup's sum (+ 1: one_take_sum) and count the workgroup done now, with no
+    // storage barrier: the tail reads nothing this workgroup stores but the sum (the edge words it
+    // shares, with the header and depth D-16, take masked atomics of disjoint bits), and the
+    // count's answer is needed only after the packing (H100 run cbt-tail2: 1 µs less than a
+    // fenced hand-over after it).
     var done = 0u;
-    if (ONE_HANDOVER == 1u && !ONE_SPLIT && group_count > 1u && t == 0u) {
+    if (!ONE_SPLIT && group_count > 1u && t == 0u) {
         atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)] + 1u);
         done = atomicAdd(&reduce_sync[0], 1u) + 1u;
     }
@@ -357,18 +357,8 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
         return;
     }
-    // Hand the workgroup's sum (+ 1: one_take_sum) to the tail and count the workgroup done.
-    if (ONE_HANDOVER != 1u && t == 0u) {
-        atomicStore(&reduce_sync[1u + wid], wg_values[one_level_index(10u, 0u)] + 1u);
-    }
-    if (ONE_HANDOVER == 0u) {
-        // Release this workgroup's stores before counting it.
-        storageBarrier();
-    }
+    // The last workgroup to count itself done runs the tail.
     if (t == 0u) {
-        if (ONE_HANDOVER != 1u) {
-            done = atomicAdd(&reduce_sync[0], 1u) + 1u;
-        }
         wg_last = u32(done == group_count);
         if (done == group_count) {
             atomicStore(&reduce_sync[0], 0u);
@@ -376,9 +366,6 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     if (workgroupUniformLoad(&wg_last) == 0u) {
         return;
-    }
-    if (ONE_HANDOVER == 0u) {
-        storageBarrier();
     }
     one_tail(t);
 }

@@ -226,8 +226,9 @@ fn subgroup_reduction_equals_cpu_heap_on_random_bitfields() {
 
 /// The one-pass path (any device, D = 16..=25) rebuilds every count of fresh random bitfields
 /// exactly as the twin does: one workgroup (D = 16, no tail), two and more (a tail of 1..9
-/// levels), twice each (the second run starts from the counter the first left behind); so does
-/// its split form (the tail in a second dispatch of one workgroup).
+/// levels), twice each (the second run starts from the counter and the published sums, zeroed
+/// by the tail, that the first left behind); so does its split form (the tail in a second
+/// dispatch of one workgroup).
 #[test]
 fn one_pass_reduction_equals_cpu_heap_on_random_bitfields() {
     let mut rng = common::rng("one_pass_reduction_equals_cpu_heap_on_random_bitfields");

@@ -96,8 +96,9 @@ pub enum ReducePath {
     OnePass,
     /// The one-pass path's dispatch without its tail, then a second dispatch of one workgroup
     /// (`top` in shaders/cbt_reduce_one.wgsl) that writes depths D-17..0 (D = 17..=25; D = 16
-    /// is one dispatch). Slower than `OnePass` on the H100 (22.4 against 21.5 µs at D = 25;
-    /// docs/BENCHMARKS.md, run cbt-tail): chosen only by request (`--reduce-path one-split`).
+    /// is one dispatch). Slower than `OnePass` on the H100 (22.4 against 21.5 µs at D = 25 in
+    /// docs/BENCHMARKS.md's run cbt-tail, before `OnePass` dropped its fences for 20.7 µs in run
+    /// cbt-tail2): chosen only by request (`--reduce-path one-split`).
     OnePassSplit,
 }
 
@@ -108,8 +109,8 @@ pub const SUBGROUP_CHOSEN_MAX_DEPTH: u32 = 22;
 
 /// The shallowest tree `CbtReduce::new` gives the one-pass path (up to reduce_one::MAX_DEPTH, for
 /// trees that do not track changed blocks): on the H100 it is faster than the subgroup path at
-/// D = 17 and 20 (9.8 against 12.6 µs, 10.5 against 13.1 µs) and than the shared path at D = 25
-/// (21.5 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
+/// D = 17 and 20 (8.8 against 12.6 µs, 9.8 against 13.1 µs) and than the shared path at D = 25
+/// (20.7 against 49.4 µs; docs/BENCHMARKS.md, "The CBT reduction at D = 25 in one pass").
 pub const ONE_PASS_CHOSEN_MIN_DEPTH: u32 = 17;
 
 impl ReducePath {
@@ -247,7 +248,6 @@ impl CbtReduce {
         let module = SHADERS.create_module(device, "cbt_reduce_one.wgsl");
         let mut constants = cbt.writer_constants().to_vec();
         constants.push(("ONE_SPLIT", if split { 1.0 } else { 0.0 }));
-        constants.push(("ONE_HANDOVER", reduce_one::handover_variant() as f64));
         let create = |entry_point: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("cbt.reduce"),

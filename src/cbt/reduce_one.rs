@@ -2,9 +2,10 @@
 //! one dispatch, for trees of max depth `MIN_DEPTH..=MAX_DEPTH`, on any device (no subgroups).
 //! Each thread reads 8 bitfield words and writes the whole heap words of depths D-1..D-7 it
 //! owns with plain stores; a workgroup sums 9 more levels in workgroup memory (3 barriers) and
-//! writes them as whole words (atomics only at the edges shared with a neighbour); the last
-//! workgroup to finish sums the 2^(D-16) workgroup sums up to the root and writes those levels a
-//! word a thread (or, on `ReducePath::OnePassSplit`, a second dispatch of one workgroup does).
+//! writes them as whole words (atomics only at the edges shared with a neighbour); each
+//! workgroup publishes its sum and counts itself done without a fence, and the last to do so
+//! sums the 2^(D-16) workgroup sums up to the root and writes those levels a word a thread (or,
+//! on `ReducePath::OnePassSplit`, a second dispatch of one workgroup does).
 //! `CbtReduce` records it.
 
 /// Shallowest tree of the one-pass path: one workgroup reads 2^16 bitfield bits.
@@ -25,11 +26,4 @@ pub fn groups(max_depth: u32) -> u32 {
 /// Whether the one-pass path reduces a tree of max depth `max_depth`.
 pub fn runs(max_depth: u32) -> bool {
     (MIN_DEPTH..=MAX_DEPTH).contains(&max_depth)
-}
-
-/// The last workgroup's hand-over (temporary A/B switch for the H100 run cbt-tail2):
-/// `BISECTOR_ONE_HANDOVER` = 0 (fenced, the default), 1 (published before the packing, no
-/// fences) or 2 (published after the packing, no fences); see ONE_HANDOVER in the shader.
-pub fn handover_variant() -> u32 {
-    std::env::var("BISECTOR_ONE_HANDOVER").ok().and_then(|v| v.parse().ok()).filter(|v| *v <= 2).unwrap_or(0)
 }
