@@ -40,7 +40,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Argument parsing shared by the commands.
     ("cli", &["input", "flat", "globe", "bench"]),
     // The kernels that measure the renderer's parts (the seed papers' kernels are crates/kernels).
-    ("kernels", &["gpu", "shaders", "cbt", "leb", "pool", "globe"]),
+    ("kernels", &["gpu", "shaders", "hash", "cbt", "leb", "pool", "globe"]),
     // The interactive viewer: the top.
     ("viewer", &["gpu", "input", "test_rng", "cbt", "leb", "pool", "schedule", "terrain", "flat", "globe", "bench", "cli", "kernels"]),
 ];
