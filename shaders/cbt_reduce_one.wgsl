@@ -23,6 +23,7 @@
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
+//!include shared/cbt_pack_word.wgsl
 
 // The same heap buffer as cbt_heap, without atomics: plain loads of the bitfield and stores of
 // the words one thread owns whole, as u32, vec2 and vec4 (the levels used that way start on
@@ -74,36 +75,6 @@ fn word_counts(w: u32) -> WordCounts {
     let p3 = (c & 0xffu) | ((c >> 8u) & 0xff00u);
     let p4 = (x4 & 0xffffu) | ((x4 >> 16u) << 5u);
     return WordCounts(x1, p2, p3, p4, x5);
-}
-
-// Assembles word `i` of the area of `len_bits` heap bits from `start_bit` (fields of `width` bits,
-// their values at wg_values[src..]) and stores it: plainly when the area covers it whole, else
-// its bits alone with masked atomics (a neighbouring area or workgroup writes the rest).
-fn one_pack_word(start_bit: u32, len_bits: u32, width: u32, src: u32, i: u32) {
-    let s = start_bit;
-    let e = s + len_bits;
-    let word = (s >> 5u) + i;
-    let w0 = word * 32u;
-    let lo = max(s, w0);
-    let hi = min(e, w0 + 32u);
-    let k_end = (hi - 1u - s) / width;
-    var bits = 0u;
-    for (var k = (lo - s) / width; k <= k_end; k += 1u) {
-        let v = wg_values[src + k];
-        let field_bit = s + k * width;
-        if (field_bit >= w0) {
-            bits |= v << (field_bit - w0);
-        } else {
-            bits |= v >> (w0 - field_bit);
-        }
-    }
-    let mask = cbt_mask(hi - lo) << (lo - w0);
-    if (mask == 0xffffffffu) {
-        heap_words[word] = bits;
-    } else {
-        atomicAnd(&cbt_heap[word], ~mask);
-        atomicOr(&cbt_heap[word], bits & mask);
-    }
 }
 
 fn area_word_count(start_bit: u32, len_bits: u32) -> u32 {
@@ -344,7 +315,7 @@ fn reduce(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             k += 1u;
             area = group_area(k, wid);
         }
-        one_pack_word(area.x, area.y, k + 1u, one_level_index(k - 6u, 0u), i - first);
+        cbt_pack_word(area.x, area.y, k + 1u, one_level_index(k - 6u, 0u), i - first);
     }
 
     if (group_count == 1u) {

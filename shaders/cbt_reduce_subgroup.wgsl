@@ -30,6 +30,7 @@
 //!include shared/cbt_heap_atomic.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/cbt_reduce_block.wgsl
+//!include shared/cbt_pack_word.wgsl
 
 // Keep in sync with SubgroupReduceParams in src/cbt/reduce_subgroup.rs.
 struct SubgroupReduceParams {
@@ -105,36 +106,6 @@ fn sg_build_areas(bitfield: bool, in_depth: u32, n0_log2: u32, wid: u32) {
         let width = d - depth + 1u;
         let count = n0 >> m;
         sg_add_area(cbt_level_bit_offset(depth) + wid * count * width, count * width, width, sg_level_index(m, 0u));
-    }
-}
-
-// Assembles word `i` of `area` from its values and stores it: plainly when the area covers it
-// whole, else its bits alone with masked atomics.
-fn sg_pack_word(area: PackArea, i: u32) {
-    let s = area.start_bit;
-    let e = s + area.len_bits;
-    let word = (s >> 5u) + i;
-    let w0 = word * 32u;
-    let lo = max(s, w0);
-    let hi = min(e, w0 + 32u);
-    let cw = area.chunk_bits;
-    let k_end = (hi - 1u - s) / cw;
-    var bits = 0u;
-    for (var k = (lo - s) / cw; k <= k_end; k += 1u) {
-        let v = wg_values[area.src + k] & cbt_mask(cw);
-        let field_bit = s + k * cw;
-        if (field_bit >= w0) {
-            bits |= v << (field_bit - w0);
-        } else {
-            bits |= v >> (w0 - field_bit);
-        }
-    }
-    let mask = cbt_mask(hi - lo) << (lo - w0);
-    if (mask == 0xffffffffu) {
-        heap_words[word] = bits;
-    } else {
-        atomicAnd(&cbt_heap[word], ~mask);
-        atomicOr(&cbt_heap[word], bits & mask);
     }
 }
 
@@ -270,7 +241,7 @@ fn sg_reduce_stage(bitfield: bool, in_depth: u32, items_log2: u32, wid: u32, l: 
             a += 1u;
         }
         let area = wg_areas[a];
-        sg_pack_word(area, i - area.first_word);
+        cbt_pack_word(area.start_bit, area.len_bits, area.chunk_bits, area.src, i - area.first_word);
     }
 }
 

@@ -109,6 +109,7 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/planet.wgsl", include_str!("../shaders/shared/planet.wgsl")),
         ("shared/pool_bindings.wgsl", include_str!("../shaders/shared/pool_bindings.wgsl")),
         ("shared/pool_lists.wgsl", include_str!("../shaders/shared/pool_lists.wgsl")),
+        ("shared/cbt_pack_word.wgsl", include_str!("../shaders/shared/cbt_pack_word.wgsl")),
         ("shared/pool_order_codes.wgsl", include_str!("../shaders/shared/pool_order_codes.wgsl")),
         ("shared/pool_constants.wgsl", include_str!("../shaders/shared/pool_constants.wgsl")),
         ("shared/near_edges.wgsl", include_str!("../shaders/shared/near_edges.wgsl")),

@@ -179,6 +179,38 @@ fn random_bitfield(max_depth: u32, rng: &mut impl Rng) -> (Cbt, Cbt) {
     (garbage, reduced)
 }
 
+/// Runs `reduce` on `tree` (uploaded from `garbage`: a bitfield under wrong counts) twice, the
+/// second from whatever state the first left behind (counters, published sums), and checks the
+/// heap equals `expected` after each; `context` names the case.
+fn reduce_twice_equals(
+    gpu: &Gpu,
+    profiler: &mut wgpu_profiler::GpuProfiler,
+    tree: &GpuCbt,
+    reduce: &CbtReduce,
+    garbage: &Cbt,
+    expected: &Cbt,
+    context: &str,
+) {
+    for run in 0..2 {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        reduce.record(&mut encoder, profiler);
+        profiler.resolve_queries(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        let got = tree.read_heap(&gpu.device, &gpu.queue);
+        if &got != expected {
+            let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
+            panic!(
+                "{context} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
+                got.heap().len(),
+                got.heap()[first],
+                expected.heap()[first]
+            );
+        }
+        tree.upload(&gpu.queue, garbage);
+    }
+    profiler.end_frame().expect("profiler frame");
+}
+
 /// The subgroup path (which lavapipe runs, with its own subgroup size) rebuilds every count of
 /// fresh random bitfields exactly as the twin does, at depths with 1, 2 and 4 words per thread,
 /// a chained last stage or none, and two dispatches.
@@ -202,24 +234,7 @@ fn subgroup_reduction_equals_cpu_heap_on_random_bitfields() {
             let reduce = CbtReduce::with_path(&gpu.device, &tree, ReducePath::Subgroup);
             assert_eq!(reduce.dispatch_count(), if max_depth <= 25 { 1 } else { 2 }, "D={max_depth}");
             // Twice: the second run starts from the chained stage's counter the first left behind.
-            for run in 0..2 {
-                let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                reduce.record(&mut encoder, &profiler);
-                profiler.resolve_queries(&mut encoder);
-                gpu.queue.submit([encoder.finish()]);
-                let got = tree.read_heap(&gpu.device, &gpu.queue);
-                if got != expected {
-                    let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
-                    panic!(
-                        "D={max_depth} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
-                        got.heap().len(),
-                        got.heap()[first],
-                        expected.heap()[first]
-                    );
-                }
-                tree.upload(&gpu.queue, &garbage);
-            }
-            profiler.end_frame().expect("profiler frame");
+            reduce_twice_equals(&gpu, &mut profiler, &tree, &reduce, &garbage, &expected, &format!("D={max_depth}"));
         }
     }
 }
@@ -242,24 +257,7 @@ fn one_pass_reduction_equals_cpu_heap_on_random_bitfields() {
                 let reduce = CbtReduce::with_path(&gpu.device, &tree, path);
                 let dispatches = if path == ReducePath::OnePassSplit && max_depth > 16 { 2 } else { 1 };
                 assert_eq!(reduce.dispatch_count(), dispatches, "D={max_depth} {path:?}");
-                for run in 0..2 {
-                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                    reduce.record(&mut encoder, &profiler);
-                    profiler.resolve_queries(&mut encoder);
-                    gpu.queue.submit([encoder.finish()]);
-                    let got = tree.read_heap(&gpu.device, &gpu.queue);
-                    if got != expected {
-                        let first = got.heap().iter().zip(expected.heap()).position(|(a, b)| a != b).unwrap();
-                        panic!(
-                            "D={max_depth} {path:?} run {run}: heaps differ first at word {first} of {}: gpu {:#010x} cpu {:#010x}",
-                            got.heap().len(),
-                            got.heap()[first],
-                            expected.heap()[first]
-                        );
-                    }
-                    tree.upload(&gpu.queue, &garbage);
-                }
-                profiler.end_frame().expect("profiler frame");
+                reduce_twice_equals(&gpu, &mut profiler, &tree, &reduce, &garbage, &expected, &format!("D={max_depth} {path:?}"));
             }
         }
     }
