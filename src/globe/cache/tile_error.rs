@@ -570,7 +570,10 @@ mod tests {
         // not loose: the median deviation is over a quarter of it (0.37-0.38 over seeds).
         assert!(at(0.98) <= 1.0, "98th percentile {}", at(0.98));
         assert!(at(0.5) >= 0.25, "median {}", at(0.5));
-        // The sum the estimate is a share of bounds every triangle.
-        assert!(at(1.0) <= 1.0 / f64::from(DETAIL_ERROR_SHARE), "worst {}", at(1.0));
+        // Every triangle's deviation is within twice the sum the estimate is a share of: the
+        // detail is within the sum at any point, so the flat triangle through its corners is too,
+        // and their difference within twice it. (The sum alone is passed in rare triangles: 1.04x
+        // it with BISECTOR_TEST_SEED=1795812061238623716.)
+        assert!(at(1.0) <= 2.0 / f64::from(DETAIL_ERROR_SHARE), "worst {}", at(1.0));
     }
 }
