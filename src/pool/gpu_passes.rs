@@ -19,12 +19,14 @@
 //!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern)); the
 //!                                   links of each slot and of its 3 neighbours -> snapshot
 //!              pool.bisect          over LIST_ALLOCATIONS
-//!              cbt.reduce, pool.list (its dispatch also clears the update words the frame wrote)
+//!              cbt.reduce, pool.order_gains and pool.order (the draw list kept in tree order:
+//!              pool_order.wgsl), pool.list (its dispatch also clears the update words the frame
+//!              wrote, and copies the draw list to pool.order)
 //! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE
 //!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED,
 //!                                   the links of e, its odd sibling o, o's edge neighbour -> snapshot
 //!              pool.merge           over LIST_MERGED
-//!              cbt.reduce, pool.list (as after a split frame)
+//!              cbt.reduce, pool.order_gains, pool.order, pool.list (as after a split frame)
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
 //! arguments the last pool.list wrote. A pass over a compact list is a fixed dispatch of
