@@ -1,7 +1,7 @@
 //! The hash tables beside their CPU twins on all cores: the chained hash (the twin's parallel
 //! build, lookups with rayon), the compact hash (the twin's CAS table filled with rayon) and the
-//! tile table, linear and bucketed (the twins' lookups with rayon over the same table and queries;
-//! the inserts into one twin per thread, the keys split by hash).
+//! tile table, linear, bucketed and packed (the twins' lookups with rayon over the same table and
+//! queries; the inserts into one twin per thread, the keys split by hash).
 
 use rayon::prelude::*;
 
@@ -10,8 +10,9 @@ use bisector::globe::cache::tile_key::{tile_hash, TileKey};
 use bisector::globe::cache::tile_table::{GpuTileTable, TileTable, TILE_MISS};
 use bisector::gpu::{Gpu, Requirements};
 use bisector::kernels::tile_table::{self as tt, Pass, TileTableKernel};
-use bisector::kernels::tile_table_bucketed::{BucketedTileTable, GpuBucketedTileTable};
-use bisector::kernels::tile_table_cuckoo::CuckooTable;
+use bisector::kernels::tile_table_bucketed::BucketedTileTable;
+use bisector::kernels::tile_table_cuckoo::{CuckooTable, GpuCuckooTable};
+use bisector::kernels::tile_table_packed::PackedTileTable;
 use bisector_kernels::chained_hash::{self as ch, ChainedHash, ChainedHashOptions, CpuChainedHash};
 use bisector_kernels::compact_hash::{self as cph, CompactHash, CompactHashOptions, CompactTable};
 use bisector_kernels::Kernel;
@@ -121,52 +122,75 @@ pub fn compact_hash_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     Ok(vec![insert_row.checked(agree, note), again_row])
 }
 
-/// The tile table's rows: hits and misses at load 0.5 and 0.9, linear and bucketed layouts.
+/// The tile table's rows: hits and misses at load 0.5 and 0.9, linear, bucketed and packed layouts.
 pub fn tile_table_rows(options: &Options) -> Result<Vec<Row>, PeersError> {
     let capacity_log2 = options.sizes.tt_capacity_log2;
     let requirements =
         Requirements::kernel(tt::largest_buffer_bytes(capacity_log2), format!("for a tile table of 2^{capacity_log2} slots"));
     let gpu = Gpu::headless(&requirements)?;
-    let kernel = TileTableKernel::new(&gpu.device);
-    let mut profiler = bisector::gpu::create_profiler(&gpu.device);
-    let feedback = GpuTileFeedback::new(&gpu.device, &gpu.queue, 4096);
+    let mut lab = Lab {
+        kernel: TileTableKernel::new(&gpu.device),
+        profiler: bisector::gpu::create_profiler(&gpu.device),
+        feedback: GpuTileFeedback::new(&gpu.device, &gpu.queue, 4096),
+        gpu,
+    };
     let threads = cpu_threads();
     let mut rows = Vec::new();
     for (index, load) in tt::LOADS.into_iter().enumerate() {
         // The same workload as `bisector kernel tile-table` (its seed per load).
         let mut work = tt::make_workload(capacity_log2, load, options.seed.wrapping_add(index as u64));
-        let linear = GpuTileTable::new(&gpu.device, &mut work.table);
-        let mut bucketed = BucketedTileTable::new(capacity_log2);
-        let built = work.keys.iter().enumerate().try_for_each(|(i, &k)| bucketed.insert(k, i as u32).map(|_| ()));
+        let linear = GpuTileTable::new(&lab.gpu.device, &mut work.table);
         let input = format!("2^{capacity_log2} load {load} inserts ({} keys)", work.keys.len());
         let (linear_new, linear_insert) = (TileTable::new, |t: &mut TileTable, k: TileKey, v: u32| t.insert(k, v).is_ok());
         let linear_lookup = |t: &TileTable, k: TileKey| t.lookup(k);
         rows.push(sharded_row(format!("linear {input}"), &work.keys, capacity_log2, options, linear_new, linear_insert, linear_lookup));
-        let bucketed_new = BucketedTileTable::new;
-        let bucketed_insert = |t: &mut BucketedTileTable, k: TileKey, v: u32| t.insert(k, v).is_ok();
-        let bucketed_lookup = |t: &BucketedTileTable, k: TileKey| t.lookup(k);
-        let input = format!("bucketed {input}");
-        rows.push(sharded_row(input, &work.keys, capacity_log2, options, bucketed_new, bucketed_insert, bucketed_lookup));
-        let gpu_bucketed = built.is_ok().then(|| GpuBucketedTileTable::new(&gpu.device, &mut bucketed));
         for (name, queries) in [("hits", &work.hits), ("misses", &work.misses)] {
             let input = format!("2^{capacity_log2} load {load} {name}");
             let label = format!("peers.tile_table.lookup ({input})");
-            let answers = kernel.run(&gpu, &mut profiler, &label, Pass::Lookup, &linear, &feedback, queries, options.iterations);
+            let answers =
+                lab.kernel.run(&lab.gpu, &mut lab.profiler, &label, Pass::Lookup, &linear, &lab.feedback, queries, options.iterations);
             let peer = |k: &TileKey| work.table.lookup(*k).unwrap_or(TILE_MISS);
             rows.push(lookup_row(format!("linear {input}"), &answers, queries, peer, options, threads));
-            let Some(gpu_bucketed) = &gpu_bucketed else {
-                let row = Row::new("tile-table", format!("bucketed {input}"), (None, None), "-", None);
-                rows.push(row.checked(false, format!("the bucketed twin could not hold the keys: {:?}", built)));
-                continue;
-            };
-            let label = format!("peers.tile_table_bucketed.lookup ({input})");
-            let answers =
-                kernel.run_cuckoo(&gpu, &mut profiler, &label, Pass::Lookup, gpu_bucketed, &feedback, queries, options.iterations);
-            let peer = |k: &TileKey| bucketed.lookup(*k).unwrap_or(TILE_MISS);
-            rows.push(lookup_row(format!("bucketed {input}"), &answers, queries, peer, options, threads));
         }
+        rows.extend(cuckoo_rows::<BucketedTileTable>("bucketed", &work, load, &mut lab, options));
+        rows.extend(cuckoo_rows::<PackedTileTable>("packed", &work, load, &mut lab, options));
     }
     Ok(rows)
+}
+
+/// What the tile table's GPU rows run on.
+struct Lab {
+    gpu: Gpu,
+    kernel: TileTableKernel,
+    profiler: wgpu_profiler::GpuProfiler,
+    feedback: GpuTileFeedback,
+}
+
+/// The rows of a cuckoo layout (`name`: bucketed or packed) holding `work`'s keys at `load`: its
+/// inserts sharded over the cores, then per query set its GPU lookups beside the twin's on all cores.
+fn cuckoo_rows<T: CuckooTable + Send + Sync>(name: &str, work: &tt::Workload, load: f64, lab: &mut Lab, options: &Options) -> Vec<Row> {
+    let capacity_log2 = options.sizes.tt_capacity_log2;
+    let threads = cpu_threads();
+    let mut table = T::new(capacity_log2);
+    let built = work.keys.iter().enumerate().try_for_each(|(i, &k)| table.insert(k, i as u32).map(|_| ()));
+    let input = format!("{name} 2^{capacity_log2} load {load} inserts ({} keys)", work.keys.len());
+    let insert = |t: &mut T, k: TileKey, v: u32| t.insert(k, v).is_ok();
+    let mut rows = vec![sharded_row(input, &work.keys, capacity_log2, options, T::new, insert, |t: &T, k: TileKey| t.lookup(k))];
+    let gpu_table = built.is_ok().then(|| GpuCuckooTable::new(&lab.gpu.device, &mut table));
+    for (set, queries) in [("hits", &work.hits), ("misses", &work.misses)] {
+        let input = format!("2^{capacity_log2} load {load} {set}");
+        let Some(gpu_table) = &gpu_table else {
+            let row = Row::new("tile-table", format!("{name} {input}"), (None, None), "-", None);
+            rows.push(row.checked(false, format!("the {name} twin could not hold the keys: {:?}", built)));
+            continue;
+        };
+        let label = format!("peers.tile_table_{name}.lookup ({input})");
+        let answers =
+            lab.kernel.run_cuckoo(&lab.gpu, &mut lab.profiler, &label, Pass::Lookup, gpu_table, &lab.feedback, queries, options.iterations);
+        let peer = |k: &TileKey| table.lookup(*k).unwrap_or(TILE_MISS);
+        rows.push(lookup_row(format!("{name} {input}"), &answers, queries, peer, options, threads));
+    }
+    rows
 }
 
 /// One lookup set's row: the GPU's answers beside the twin's, run on all cores.
