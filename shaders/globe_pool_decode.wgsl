@@ -118,21 +118,19 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     let live = i < leaves;
     var slot = 0u;
     var v = array<vec4<u32>, 3>();
+    var m = array<vec2<u32>, 3>();
     if (live) {
         slot = pool_list[i];
         v = array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]);
-        wg_corner[3u * local] = pool_map32(v[0]);
-        wg_corner[3u * local + 1u] = pool_map32(v[1]);
-        wg_corner[3u * local + 2u] = pool_map32(v[2]);
+        m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
+        wg_corner[3u * local] = m[0];
+        wg_corner[3u * local + 1u] = m[1];
+        wg_corner[3u * local + 2u] = m[2];
     }
     workgroupBarrier();
     var owners = vec3<u32>(0u);
     if (live) {
-        owners = vec3<u32>(
-            vertex_owner(3u * local, pool_map32(v[0])),
-            vertex_owner(3u * local + 1u, pool_map32(v[1])),
-            vertex_owner(3u * local + 2u, pool_map32(v[2])),
-        );
+        owners = vec3<u32>(vertex_owner(3u * local, m[0]), vertex_owner(3u * local + 1u, m[1]), vertex_owner(3u * local + 2u, m[2]));
     }
     workgroupBarrier();
     let owned = atomicLoad(&wg_owner_count);
@@ -142,8 +140,8 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     workgroupBarrier();
     if (live) {
-        atomicMax(&wg_max_depth, id_depth(pool_ids[slot]));
-        let m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
+        let depth = id_depth(pool_ids[slot]);
+        atomicMax(&wg_max_depth, depth);
         // The heights, and the tiles they sampled (recorded below without a second lookup).
         let s = array<VertexSample, 3>(
             vertex_sample_unpacked(wg_corner[owners.x]),
@@ -151,7 +149,6 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             vertex_sample_unpacked(wg_corner[owners.z]),
         );
         let p = pool_relative_positions_m(v, vec3<f32>(s[0].height_m, s[1].height_m, s[2].height_m));
-        let depth = id_depth(pool_ids[slot]);
         var b = pool_globe_bound_of(p);
         var error_tile = DataError(0.0, vec2<u32>(0u), 0u, TileFound(TILE_MISS, 0u));
         if (globe.criterion == GLOBE_CRITERION_ERROR) {

@@ -56,19 +56,13 @@ var<workgroup> wg_change_thread: array<u32, WORKGROUP_SIZE>;
 var<workgroup> wg_change_gain: array<u32, WORKGROUP_SIZE>;
 var<workgroup> wg_deepest: atomic<u32>;
 
-// Whether `slot` is used in the CBT's bitfield (as pool.list reads it).
-fn slot_used(slot: u32) -> bool {
-    let word = cbt_load((3u << (CBT_MAX_DEPTH - 5u)) + (slot >> 5u));
-    return ((word >> (slot & 31u)) & 1u) == 1u;
-}
-
 // The entries the leaf that was in `slot` makes this frame.
 fn order_entries(slot: u32) -> u32 {
     let changed = pool.group_sums[order_changed_base() + (slot >> 5u)];
     if (((changed >> (slot & 31u)) & 1u) == 0u) {
         return 1u;
     }
-    if (!slot_used(slot)) {
+    if (!cbt_is_slot_used(slot)) {
         return 0u;
     }
     return 1u + countOneBits(pool_update[slot * UPDATE_WORDS + UPDATE_PATTERN]);

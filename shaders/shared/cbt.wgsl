@@ -78,6 +78,17 @@ fn cbt_bitfield_bit(node: CbtNode) -> u32 {
     return (2u << CBT_MAX_DEPTH) + (node.id << (CBT_MAX_DEPTH - node.depth));
 }
 
+// The depth-D node of pool slot `slot` in a pool-mode CBT, whose bitfield bit s is slot s in use
+// (Cbt::slot_node).
+fn cbt_slot_node(slot: u32) -> CbtNode {
+    return CbtNode((1u << CBT_MAX_DEPTH) + slot, CBT_MAX_DEPTH);
+}
+
+// Whether pool slot `slot` is in use: its bitfield bit (Cbt::is_slot_used; needs no reduction).
+fn cbt_is_slot_used(slot: u32) -> bool {
+    return cbt_heap_read(cbt_slot_node(slot)) == 1u;
+}
+
 // Where a walk down the counts stopped: the node, and the leaf's index among the node's leaves.
 struct CbtWalk {
     node: CbtNode,

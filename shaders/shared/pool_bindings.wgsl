@@ -93,7 +93,7 @@ fn store_vertices(slot: u32, v: array<vec4<u32>, 3>) {
 
 // Marks `slot` used or free in the CBT's bitfield (the counts follow at the next cbt.reduce).
 fn set_slot_used(slot: u32, used: bool) {
-    let bit = (3u << CBT_MAX_DEPTH) + slot;
+    let bit = cbt_bitfield_bit(cbt_slot_node(slot));
     let mask = 1u << (bit & 31u);
     if (used) {
         atomicOr(&cbt_heap[bit >> 5u], mask);
