@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Per-frame figures of a pool bench JSON: non-draw (the pool's passes + cbt.reduce + pool.list +
-globe.pool_decode) median / p99 / max, frame median / p99, capped (refused by depth or pool in the
+globe.pool_decode) median / p99 / max (with `--pass-timing off`: the span "nondraw", the same passes
+timed by their bounds alone), frame median / p99, capped (refused by depth or pool in the
 last split frame) and pending-split leaves, near_edge_m median. Usage: nondraw.py FILE.json..."""
 import json, sys
 
@@ -18,7 +19,10 @@ for path in sys.argv[1:]:
     nondraw, frame, capped, pending, leaves, near = [], [], [], [], [], []
     for f in frames:
         g = f['gpu_ms']
-        nondraw.append(sum(v for k, v in g.items() if k.startswith('pool.') or k in ('cbt.reduce', 'globe.pool_decode')))
+        if 'nondraw' in g:
+            nondraw.append(g['nondraw'])
+        else:
+            nondraw.append(sum(v for k, v in g.items() if k.startswith('pool.') or k in ('cbt.reduce', 'globe.pool_decode')))
         frame.append(f['frame_gpu_ms'])
         capped.append(f.get('capped_leaves', 0))
         pending.append(f.get('pending_split_leaves', 0))

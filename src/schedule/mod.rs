@@ -2,9 +2,10 @@
 //!
 //! ```text
 //! frame.start (an empty timed pass) -> begin (scene: e.g. the tile cache's frame) -> uniforms -> view passes (scene: the globe's
-//!   atmosphere tables) -> split | merge -> cbt.reduce -> cbt.args -> decode
+//!   atmosphere tables) -> [nondraw.start] split | merge -> cbt.reduce -> cbt.args -> decode [nondraw.end]
 //!   -> background (scene: the globe's sky) -> draw -> end (scene) -> resolve the timestamps
 //! ```
+//! (the passes in brackets, empty, only when pass timing is off: `NONDRAW_START_LABEL`.)
 //!
 //! `LebTree` owns what every scene shares: the GPU CBT, its reduction and arguments passes, the
 //! profiler and the frame index (which decides split or merge frames). A scene implements
@@ -30,6 +31,12 @@ pub const FRAME_START_LABEL: &str = crate::gpu::FRAME_BOUND_LABELS[0];
 /// The empty timed pass after the draw when pass timing is off (`gpu::set_pass_timing`): with
 /// frame.start it bounds the frame's GPU time.
 pub const FRAME_END_LABEL: &str = crate::gpu::FRAME_BOUND_LABELS[1];
+/// The empty timed passes before the update and after the decode when pass timing is off: the
+/// span "nondraw" between them is the frame's update, reduction and decode timed by their bounds
+/// alone (`gpu::timings::take_timings`).
+pub const NONDRAW_START_LABEL: &str = crate::gpu::FRAME_BOUND_LABELS[2];
+/// See `NONDRAW_START_LABEL`.
+pub const NONDRAW_END_LABEL: &str = crate::gpu::FRAME_BOUND_LABELS[3];
 
 /// The GPU CBT and the passes, profiler and frame count every scene's schedule shares.
 pub struct LebTree {
@@ -201,10 +208,17 @@ pub trait LebScene {
         self.record_begin(gpu, encoder);
         self.set_view(&gpu.queue, camera, size_px);
         self.record_view(encoder);
+        let bounds = !crate::gpu::pass_timing();
+        if bounds {
+            crate::gpu::profiled_compute_pass(&self.tree().profiler, encoder, NONDRAW_START_LABEL, |_| {});
+        }
         if let Some(kind) = self.tree().update_kind() {
             self.record_update(encoder, kind);
         }
         self.record_rebuild(encoder);
+        if bounds {
+            crate::gpu::profiled_compute_pass(&self.tree().profiler, encoder, NONDRAW_END_LABEL, |_| {});
+        }
     }
 
     /// The draw pass (clears `target` to `clear_color` and the far depth, and draws every leaf),

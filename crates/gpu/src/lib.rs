@@ -249,8 +249,10 @@ impl Gpu {
 
 static PASS_TIMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
-/// Labels of the empty passes that bound a frame: timed even with pass timing off.
-pub const FRAME_BOUND_LABELS: [&str; 2] = ["frame.start", "frame.end"];
+/// Labels of the empty passes that bound a frame, then its compute before the draw (the update,
+/// reduction and decode: "nondraw"): timed even with pass timing off, when the frame records the
+/// last three (`timings::take_timings` turns each `X.start`, `X.end` pair into a span `X`).
+pub const FRAME_BOUND_LABELS: [&str; 4] = ["frame.start", "frame.end", "nondraw.start", "nondraw.end"];
 
 /// Whether every pass gets GPU timestamps (the default) or only the frame's bounds
 /// (FRAME_BOUND_LABELS), for this process. A timestamped pass costs a few microseconds even when

@@ -25,12 +25,28 @@ pub struct FrameTimings {
 pub fn take_timings(profiler: &mut wgpu_profiler::GpuProfiler, queue: &wgpu::Queue) -> Option<FrameTimings> {
     let results = profiler.process_finished_frame(queue.get_timestamp_period())?;
     let timed: Vec<(String, std::ops::Range<f64>)> = results.into_iter().filter_map(|r| r.time.map(|t| (r.label, t))).collect();
+    Some(frame_timings(timed))
+}
+
+/// The frame of timed passes `timed` (label, seconds), in recording order: each pass, then a span
+/// `X` for every pair of passes `X.start` and `X.end` (the first's start to the second's end: the
+/// frame's compute before the draw timed by its bounds alone, `FRAME_BOUND_LABELS`).
+fn frame_timings(timed: Vec<(String, std::ops::Range<f64>)>) -> FrameTimings {
     let start = timed.iter().map(|(_, t)| t.start).fold(f64::INFINITY, f64::min);
     let end = timed.iter().map(|(_, t)| t.end).fold(f64::NEG_INFINITY, f64::max);
-    Some(FrameTimings {
+    let spans: Vec<PassTiming> = timed
+        .iter()
+        .filter_map(|(label, opened)| {
+            let name = label.strip_suffix(".start")?;
+            let closed = timed.iter().find(|(other, _)| other.strip_suffix(".end") == Some(name))?;
+            Some(PassTiming { label: name.to_string(), gpu_ms: (closed.1.end - opened.start) * 1e3 })
+        })
+        .filter(|span| span.label != "frame")
+        .collect();
+    FrameTimings {
         frame_gpu_ms: if timed.is_empty() { 0.0 } else { (end - start) * 1e3 },
-        passes: timed.into_iter().map(|(label, t)| PassTiming { label, gpu_ms: (t.end - t.start) * 1e3 }).collect(),
-    })
+        passes: timed.into_iter().map(|(label, t)| PassTiming { label, gpu_ms: (t.end - t.start) * 1e3 }).chain(spans).collect(),
+    }
 }
 
 /// Percentile `p` (in percent, 0 to 100) of ascending `sorted` data, by linear interpolation.
@@ -94,6 +110,23 @@ pub fn submit_and_time_all(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_start_and_end_pair_makes_a_span() {
+        let pass = |label: &str, start: f64, end: f64| (label.to_string(), start..end);
+        let frame = frame_timings(vec![
+            pass("frame.start", 1.0, 1.001),
+            pass("nondraw.start", 1.002, 1.003),
+            pass("pool.classify", 1.003, 1.010),
+            pass("nondraw.end", 1.011, 1.012),
+            pass("frame.end", 1.020, 1.021),
+        ]);
+        assert!((frame.frame_gpu_ms - 21.0).abs() < 1e-9);
+        let labels: Vec<&str> = frame.passes.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["frame.start", "nondraw.start", "pool.classify", "nondraw.end", "frame.end", "nondraw"]);
+        assert!((frame.passes[5].gpu_ms - 10.0).abs() < 1e-9, "nondraw.start's start to nondraw.end's end");
+        assert!(frame_timings(vec![pass("nondraw.start", 0.0, 1.0)]).passes.len() == 1, "no end: no span");
+    }
 
     #[test]
     fn percentiles_of_known_data() {
