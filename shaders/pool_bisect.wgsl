@@ -111,6 +111,7 @@ fn bisect_listed(
         let slot = listed_slot(LIST_ALLOCATIONS, j);
         bisect_slot(slot, update_load(slot, UPDATE_PATTERN));
     }
+    order_gains(grid_first(group, local), grid_stride(groups), true);
 }
 
 // Splits the leaf in `slot` by its (non-zero) pattern.

@@ -54,8 +54,13 @@ fn classify_merge(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn classify_merge_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+fn classify_merge_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let i = pool_thread_index(group, local);
+    order_clear(i, groups.x * groups.y * WORKGROUP_SIZE);
     var slot = NO_SLOT;
     var merge = false;
     if (i < pool.params.leaves) {
@@ -78,6 +83,8 @@ fn mark_merged(even: u32, odd: u32, listed: bool) {
     atomicOr(&pool_update[odd * UPDATE_WORDS + UPDATE_FLAGS], FLAG_MERGED);
     update_store(odd, UPDATE_SURVIVOR, even);
     if (listed) {
+        // The odd leaf's entry leaves the draw list (the even one's now holds their parent).
+        order_changed(odd);
         list_push(LIST_MERGED, even);
         snapshot_links(even);
         snapshot_links(odd);
@@ -166,11 +173,9 @@ fn merge_listed(
 ) {
     let count = listed_count(LIST_MERGED);
     for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
-        let e = listed_slot(LIST_MERGED, j);
-        merge_into(e);
-        // The odd leaf's entry leaves the list (the even one's now holds their parent).
-        order_changed(pool_snapshot[3u * e + POOL_RIGHT]);
+        merge_into(listed_slot(LIST_MERGED, j));
     }
+    order_gains(grid_first(group, local), grid_stride(groups), false);
 }
 
 // Merged even leaf e becomes its parent; its odd sibling's slot is freed.

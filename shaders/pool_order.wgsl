@@ -1,47 +1,48 @@
-// pool.order_gains, pool.order (compact mode; src/pool/gpu_passes.rs): the draw list in tree
-// order, the leaves depth first by node id, kept from frame to frame, so that the leaves a
-// workgroup takes lie side by side on the ground and share most of their vertices
-// (globe.pool_decode samples each vertex once per workgroup) and their tiles. pool_order holds
-// the last frame's list (pool.list copies it there). The passes that change a leaf set its slot's
-// bit (shared/pool_order_codes.wgsl: allocate for a split, merge for the odd leaf of a merged
-// pair). Entry i of the last list becomes:
+// pool.order (compact mode; src/pool/gpu_passes.rs): the draw list in tree order, the leaves depth
+// first by node id, kept from frame to frame, so that the leaves a workgroup takes lie side by
+// side on the ground and share most of their vertices (globe.pool_decode samples each vertex once
+// per workgroup) and their tiles. The frame's bisect or merge copied the last frame's list to
+// pool_list's entries [3N, 4N) and summed each workgroup's gains into pool.group_sums (shared/
+// pool_order_marks.wgsl), from the bits of the slots whose leaf changed (allocate: a split; elect:
+// the odd leaf of a merged pair). Entry i of the last list becomes:
 //   its slot, where the leaf is unchanged (or kept its slot as the even leaf of a merge: the
 //   survivor, whose parent's place in the order is its own);
 //   nothing, where the slot was freed (changed, and no longer used in the CBT);
 //   its pieces in tree order, where it split: its own slot (the first piece) and the slots it
 //   allocated (child_slot 0.., in tree order: pool_bisect.wgsl `bisect_slot`).
 // Both halves of a merged pair are adjacent in tree order, as are a leaf's pieces, so the list
-// stays in tree order. Two passes of one thread per entry of the last list (the arguments
-// pool.list wrote with it):
-//   pool.order_gains  per workgroup of 256 entries: the entries they gain (wrapping: a freed one
-//                     loses one) -> pool.group_sums
-//   pool.order        each workgroup's first new entry is 256 per earlier workgroup plus their
-//                     gains, each entry's the workgroup's plus the gains of the changed entries
-//                     before it (a scan of the workgroup where more than SPARSE_CHANGES changed);
-//                     with POOL_DEEPEST also the deepest leaf (reading every listed id; the
-//                     globe's decode finds it instead)
-// Both run after cbt.reduce and before pool.list, which clears the child slots, the gains and
-// the changed bits.
+// stays in tree order. Workgroup g takes the last list's entries 256 g.. (a fixed dispatch of one
+// thread per slot: the pass writes the arguments the passes over the leaves are dispatched
+// with): its first new entry is 256 per earlier workgroup plus their gains, each entry's the
+// workgroup's plus the gains of the changed entries before it (a scan of the workgroup where more
+// than SPARSE_CHANGES changed). With POOL_DEEPEST also the deepest leaf (reading every listed id;
+// the globe's decode finds it instead). Runs after cbt.reduce, and does what pool.list does in
+// the bit-exact mode, so that the frame has one pass after the reduction: the leaf count and the
+// arguments, the free list (shared/pool_free_list.wgsl), and the update words the frame wrote
+// cleared (shared/pool_lists.wgsl `clean_entry`; a slot that split by the thread that reads it).
 //!include shared/pool_types.wgsl
 //!include shared/cbt.wgsl
 //!include shared/cbt_heap_read.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/workgroup_scan.wgsl
+//!include shared/pool_lists.wgsl
 //!include shared/pool_order_codes.wgsl
+//!include shared/pool_free_list.wgsl
 
 @group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
-@group(0) @binding(5) var<storage, read> pool_update: array<u32>;
+@group(0) @binding(3) var<storage, read> pool_snapshot: array<u32>;
+@group(0) @binding(5) var<storage, read_write> pool_update: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> pool_list: array<u32>;
-// pool.control read with plain loads (PoolControl's layout; counters word 8 is max_depth_reached).
+// pool.control with the gains and changed bits read by plain loads (PoolControl's layout).
 struct OrderControl {
     params: PoolParams,
-    counters: array<atomic<u32>, 16>,
+    counters: PoolCounters,
     histogram: array<u32, BUCKET_COUNT>,
     group_sums: array<u32>,
 }
 @group(0) @binding(7) var<storage, read_write> pool: OrderControl;
-// The last frame's draw list (in tree order).
-@group(0) @binding(10) var<storage, read> pool_order: array<u32>;
+// Dispatch arguments (x, y, z) of the passes over the leaves.
+@group(0) @binding(9) var<storage, read_write> pool_args: array<u32>;
 
 // Whether this pass finds the deepest leaf (pool.counters.max_depth_reached).
 override POOL_DEEPEST: bool = true;
@@ -49,6 +50,8 @@ override POOL_DEEPEST: bool = true;
 // At most this many changed entries in a workgroup: each thread adds theirs up; more: a scan.
 const SPARSE_CHANGES: u32 = 32u;
 
+var<workgroup> wg_counts: vec4<u32>;
+var<workgroup> wg_listing: u32;
 var<workgroup> wg_gained_before: atomic<u32>;
 var<workgroup> wg_changes: atomic<u32>;
 var<workgroup> wg_change_count: u32;
@@ -65,33 +68,33 @@ fn order_entries(slot: u32) -> u32 {
     if (!cbt_is_slot_used(slot)) {
         return 0u;
     }
-    return 1u + countOneBits(pool_update[slot * UPDATE_WORDS + UPDATE_PATTERN]);
-}
-
-var<workgroup> wg_gained: atomic<u32>;
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn order_gains(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let g = dispatch_group_index(group);
-    let i = g * WORKGROUP_SIZE + t;
-    let last = pool.params.leaves;
-    if (i < last) {
-        let gained = order_entries(pool_order[i]) - 1u;
-        if (gained != 0u) {
-            atomicAdd(&wg_gained, gained);
-        }
-    }
-    workgroupBarrier();
-    if (t == 0u && i < last) {
-        pool.group_sums[g] = atomicLoad(&wg_gained);
-    }
+    return 1u + countOneBits(update_load(slot, UPDATE_PATTERN));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+fn order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32, @builtin(num_workgroups) groups: vec3<u32>) {
     let g = dispatch_group_index(group);
     let i = g * WORKGROUP_SIZE + t;
-    let last = pool.params.leaves;
+    let leaves = cbt_node_count();
+    if (i == 0u) {
+        set_leaf_count(leaves);
+    }
+    if (i < (1u << (CBT_MAX_DEPTH - 5u))) {
+        list_free_slots(i, used_slots_before_word(i), leaves);
+    }
+    let last = pool.params.last_leaves;
+    if (t == 0u) {
+        wg_counts = listed_counts();
+        wg_listing = u32(g * WORKGROUP_SIZE < last);
+    }
+    let counts = workgroupUniformLoad(&wg_counts);
+    let threads = groups.x * groups.y * WORKGROUP_SIZE;
+    for (var j = i; j < counts.x + counts.y + counts.z + counts.w; j += threads) {
+        clean_entry(j, counts);
+    }
+    if (workgroupUniformLoad(&wg_listing) == 0u) {
+        return;
+    }
     var gained = 0u;
     for (var h = t; h < g; h += WORKGROUP_SIZE) {
         gained += pool.group_sums[h];
@@ -102,7 +105,7 @@ fn order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     var slot = 0u;
     var count = 0u;
     if (i < last) {
-        slot = pool_order[i];
+        slot = pool_list[last_list_base() + i];
         count = order_entries(slot);
         if (count != 1u) {
             let k = atomicAdd(&wg_changes, 1u);
@@ -133,18 +136,21 @@ fn order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
             deepest = id_depth(pool_ids[slot]);
         }
         for (var j = 1u; j < count; j += 1u) {
-            let piece = pool_update[slot * UPDATE_WORDS + UPDATE_CHILDREN + j - 1u];
+            let piece = update_load(slot, UPDATE_CHILDREN + j - 1u);
             pool_list[at + j] = piece;
             if (POOL_DEEPEST) {
                 deepest = max(deepest, id_depth(pool_ids[piece]));
             }
+        }
+        if (count > 1u) {
+            clean_split(slot);
         }
     }
     if (POOL_DEEPEST) {
         atomicMax(&wg_deepest, deepest);
         workgroupBarrier();
         if (t == 0u) {
-            atomicMax(&pool.counters[8], atomicLoad(&wg_deepest));
+            atomicMax(&pool.counters.max_depth_reached, atomicLoad(&wg_deepest));
         }
     }
 }

@@ -111,8 +111,13 @@ fn classify_split(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn classify_split_listed(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+fn classify_split_listed(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let i = pool_thread_index(group, local);
+    order_clear(i, groups.x * groups.y * WORKGROUP_SIZE);
     var slot = NO_SLOT;
     var candidate = false;
     if (i < pool.params.leaves) {

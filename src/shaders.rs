@@ -111,6 +111,8 @@ pub const SHADERS: ShaderLibrary = ShaderLibrary {
         ("shared/pool_lists.wgsl", include_str!("../shaders/shared/pool_lists.wgsl")),
         ("shared/cbt_pack_word.wgsl", include_str!("../shaders/shared/cbt_pack_word.wgsl")),
         ("shared/pool_order_codes.wgsl", include_str!("../shaders/shared/pool_order_codes.wgsl")),
+        ("shared/pool_order_marks.wgsl", include_str!("../shaders/shared/pool_order_marks.wgsl")),
+        ("shared/pool_free_list.wgsl", include_str!("../shaders/shared/pool_free_list.wgsl")),
         ("shared/pool_constants.wgsl", include_str!("../shaders/shared/pool_constants.wgsl")),
         ("shared/near_edges.wgsl", include_str!("../shaders/shared/near_edges.wgsl")),
         ("shared/near_edge_constants.wgsl", include_str!("../shaders/shared/near_edge_constants.wgsl")),

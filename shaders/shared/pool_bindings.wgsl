@@ -9,6 +9,7 @@
 //!include shared/cbt.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/pool_lists.wgsl
+//!include shared/pool_order_marks.wgsl
 
 // The pool-mode CBT heap: bit s of the bitfield = slot s used.
 @group(0) @binding(0) var<storage, read_write> cbt_heap: array<atomic<u32>>;

@@ -1,6 +1,6 @@
 // The compact lists, the free list and the update records' words (src/pool/gpu_passes.rs), and
-// the clearing of the words a frame wrote, shared by the update passes (shared/pool_bindings.wgsl)
-// and pool.list (pool_list.wgsl, whose dispatch does the clearing). Needs shared/pool_types.wgsl and the includer's
+// the clearing of the words a frame wrote, shared by the update passes (shared/pool_bindings.wgsl),
+// pool.list (pool_list.wgsl) and pool.order (pool_order.wgsl, whose dispatch does the clearing). Needs shared/pool_types.wgsl and the includer's
 // `pool_list` (the draw list, then the compact lists), `pool` (PoolControl), `pool_update` and
 // `pool_snapshot` bound.
 
@@ -19,12 +19,10 @@ fn list_base(k: u32) -> u32 {
 // src/pool/gpu_passes.rs (`free_slots_listed`: 65536, or a quarter of a smaller pool's slots).
 override POOL_FREE_SLOTS_LISTED: u32;
 
-// The changed slots (compact mode; shared/pool_order_codes.wgsl), for pool.order.
-//!include shared/pool_order_codes.wgsl
-
-// Marks `slot` changed: it split (allocate) or was freed by a merge (merge).
-fn order_changed(slot: u32) {
-    atomicOr(&pool.group_sums[order_changed_base() + (slot >> 5u)], 1u << (slot & 31u));
+// The last frame's draw list (compact mode): pool_list's entries [3N, 4N), copied there by the
+// frame's pool.bisect or pool.merge (shared/pool_order_codes.wgsl), read by pool.order.
+fn last_list_base() -> u32 {
+    return 3u << CBT_MAX_DEPTH;
 }
 
 fn listed_count(k: u32) -> u32 {
@@ -43,13 +41,22 @@ fn update_store(slot: u32, word: u32, value: u32) {
     atomicStore(&pool_update[slot * UPDATE_WORDS + word], value);
 }
 
+// The pattern and child slots of a slot that split, cleared (after pool.order read them).
+fn clean_split(slot: u32) {
+    update_store(slot, UPDATE_PATTERN, 0u);
+    for (var c = 0u; c < 3u; c += 1u) {
+        update_store(slot, UPDATE_CHILDREN + c, NO_SLOT);
+    }
+}
+
 // The clearing for entry j of the frame's compact lists taken in turn, whose lengths are
 // `counts` (`listed_counts`; read once per workgroup: every thread loading the same four atomics
-// costs more than the work): the update words the frame's passes wrote, cleared, so that every
-// record is clean when the next frame begins (the compact mode's classify passes clear none). A
-// split frame wrote a candidate's flags and bucket (classify; LIST_CANDIDATES) and a listed
-// slot's pattern and child slots (mark, allocate; LIST_ALLOCATIONS); a merge frame an even leaf's
-// merge flags (classify, elect; LIST_MERGE) and its merged odd sibling's flags and survivor
+// costs more than the work), by pool.order's threads: the update words the frame's passes wrote,
+// cleared, so that every record is clean when the next frame begins (the compact mode's classify
+// passes clear none). A split frame wrote a candidate's flags and bucket (classify;
+// LIST_CANDIDATES) and a listed slot's pattern and child slots (mark, allocate; LIST_ALLOCATIONS:
+// pool.order reads those, and the thread that reads a slot's clears them); a merge frame an even
+// leaf's merge flags (classify, elect; LIST_MERGE) and its merged odd sibling's flags and survivor
 // (elect; the sibling is the right link each of LIST_MERGED's even leaves had, in the snapshot;
 // its slot is free now). Only those words: with the pool full, 500 k leaves a frame are
 // candidates. A frame fills the lists of its kind only, and the bit-exact mode none.
@@ -73,10 +80,7 @@ fn clean_entry(j: u32, counts: vec4<u32>) {
             update_store(slot, UPDATE_BUCKET, 0u);
         }
         case LIST_ALLOCATIONS: {
-            update_store(slot, UPDATE_PATTERN, 0u);
-            for (var c = 0u; c < 3u; c += 1u) {
-                update_store(slot, UPDATE_CHILDREN + c, NO_SLOT);
-            }
+            // pool.order's thread of the slot's entry (`clean_split`).
         }
         case LIST_MERGE: {
             update_store(slot, UPDATE_FLAGS, 0u);

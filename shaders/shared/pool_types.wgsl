@@ -20,11 +20,13 @@ struct PoolParams {
     max_depth: u32,
     // Depth of the base triangles: merges stop there.
     base_depth: u32,
-    // Leaves in pool_list (written by pool.list, read by every pass over the leaves).
+    // Leaves in pool_list (written by pool.list or pool.order, read by every pass over the leaves).
     leaves: u32,
     // b* of the last split frame.
     threshold_bucket: u32,
-    _pad: u32,
+    // Compact mode: the leaves of the last frame's draw list, which pool.order reads (written by
+    // the frame's bisect or merge: pool.order writes `leaves`).
+    last_leaves: u32,
 }
 
 // Keep in sync with GpuPoolCounters in src/pool/gpu.rs. Cleared at the start of every frame.

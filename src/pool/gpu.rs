@@ -10,13 +10,13 @@
 //!                   compact mode: only those bisect or merge read)        allocate, elect
 //! pool.vertices     3 x vec4<u32>: (x lo, x hi, y lo, y hi), 2^62 = 1.0   bisect, merge
 //! pool.update       8 x u32: pattern, child slots x3, survivor, flags,    classify, mark,
-//!                   bucket, - (compact mode: clean as a frame begins)     allocate, elect, list
+//!                   bucket, - (compact mode: clean as a frame begins)     allocate, elect, order
 //! pool.list         u32: the used slots (the draw list): in slot order,   list
 //!                   compact mode: in tree order (depth first by id), then   order
 //!                   two more lists of up to one entry per slot (`LIST_*`)  classify, mark, elect
-//! pool.order        u32: the last draw list (compact mode's tree order)   list
+//!                   and the last frame's draw list                        bisect, merge
 //! pool.control      PoolParams, PoolCounters, histogram[1024], group sums all
-//! pool.args         the indirect dispatch of the passes over the leaves   list
+//! pool.args         the indirect dispatch of the passes over the leaves   list, order
 //! cbt.heap          the pool-mode CBT: bit s = slot s used                bisect, merge, reduce
 //! ```
 //! 64-bit values are pairs of u32 words: the passes only add, subtract, shift and compare them,
@@ -145,11 +145,13 @@ pub struct GpuPoolParams {
     pub max_depth: u32,
     /// The base triangles' depth.
     pub base_depth: u32,
-    /// Leaves in the draw list (written by pool.list).
+    /// Leaves in the draw list (written by pool.list or pool.order).
     pub leaves: u32,
     /// b* of the last split frame.
     pub threshold_bucket: u32,
-    pub _pad: u32,
+    /// Compact mode: the leaves of the last frame's draw list, which pool.order reads (written
+    /// by the frame's bisect or merge).
+    pub last_leaves: u32,
 }
 
 /// The pool's per-frame counters (`PoolCounters` in shaders/shared/pool_types.wgsl).
@@ -298,8 +300,6 @@ pub struct GpuPool {
     pub vertices: wgpu::Buffer,
     pub update: wgpu::Buffer,
     pub list: wgpu::Buffer,
-    /// The last frame's draw list, which the compact mode's pool.order passes turn into the next.
-    pub order: wgpu::Buffer,
     pub control: wgpu::Buffer,
     pub criterion: wgpu::Buffer,
     pub args: wgpu::Buffer,
@@ -369,11 +369,11 @@ impl GpuPool {
         let snapshot = storage(device, "pool.snapshot", 12 * slots64);
         let vertices = storage(device, "pool.vertices", vertex_bytes(slots));
         let update = storage(device, "pool.update", 4 * u64::from(UPDATE_WORDS) * slots64);
-        // The draw list, then in compact mode two lists of at most one entry per slot: each slot
-        // is listed at most once per list (a leaf is a candidate once, its pattern leaves 0 once).
-        let lists = if mode == PoolMode::Deterministic { 1 } else { 3 };
+        // The draw list, then in compact mode two lists of at most one entry per slot (each slot
+        // is listed at most once per list: a leaf is a candidate once, its pattern leaves 0 once)
+        // and the last frame's draw list, which pool.order reads.
+        let lists = if mode == PoolMode::Deterministic { 1 } else { 4 };
         let list = storage(device, "pool.list", 4 * lists * slots64);
-        let order = storage(device, "pool.order", 4 * slots64);
         // The group sums, then (compact mode) a bit per slot for pool.order (shared/pool_order_codes.wgsl).
         let control = storage(device, "pool.control", GROUP_SUMS_OFFSET + 4 * (groups + slots64.div_ceil(32)));
         let passes = PoolPasses::new(
@@ -381,7 +381,6 @@ impl GpuPool {
             &cbt,
             &[&cbt.heap, &ids, &neighbours, &snapshot, &vertices, &update, &list, &control, scene.map_or(&criterion, |s| s.uniform)],
             &args,
-            &order,
             mode,
             scene,
         );
@@ -397,7 +396,6 @@ impl GpuPool {
             vertices,
             update,
             list,
-            order,
             control,
             criterion,
             args,
@@ -438,12 +436,12 @@ impl GpuPool {
             base_depth: twin.mesh().depth,
             leaves: 0,
             threshold_bucket: twin.last_split_stats().threshold_bucket,
-            _pad: 0,
+            last_leaves: 0,
         };
         queue.write_buffer(&self.control, 0, bytemuck::bytes_of(&params));
         if self.mode != PoolMode::Deterministic {
             // The compact mode keeps the draw list in tree order from frame to frame
-            // (shaders/pool_order.wgsl); pool.list copies it to pool.order.
+            // (shaders/pool_order.wgsl); pool.list writes the count and the free list after it.
             queue.write_buffer(&self.list, 0, bytemuck::cast_slice(&state.tree_order()));
         }
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pool.upload") });

@@ -13,20 +13,26 @@
 //!              cbt.reduce, pool.list
 //!
 //! PoolMode::Compact (the renderer's: equal to the twin by meaning; clear counters, no copy)
-//! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES
+//! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES; clears
+//!                                   pool.order's gains and changed bits
 //!              pool.threshold       one workgroup
 //!              pool.mark            over LIST_CANDIDATES; slots whose pattern leaves 0 -> LIST_ALLOCATIONS
 //!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern)); the
-//!                                   links of each slot and of its 3 neighbours -> snapshot
-//!              pool.bisect          over LIST_ALLOCATIONS
-//!              cbt.reduce, pool.order_gains and pool.order (the draw list kept in tree order:
-//!              pool_order.wgsl), pool.list (its dispatch also clears the update words the frame
-//!              wrote, and copies the draw list to pool.order)
-//! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE
+//!                                   links of each slot and of its 3 neighbours -> snapshot; the
+//!                                   slot's changed bit
+//!              pool.bisect          over LIST_ALLOCATIONS; and over the draw list: its copy (the
+//!                                   last list) and each workgroup's gains (shared/pool_order_marks.wgsl)
+//!              cbt.reduce
+//!              pool.order           the draw list kept in tree order (pool_order.wgsl), the leaf
+//!                                   count, arguments and free list, the update words the frame
+//!                                   wrote cleared: pool.list's work, in the same pass
+//! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE;
+//!                                   clears pool.order's gains and changed bits
 //!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED,
-//!                                   the links of e, its odd sibling o, o's edge neighbour -> snapshot
-//!              pool.merge           over LIST_MERGED
-//!              cbt.reduce, pool.order_gains, pool.order, pool.list (as after a split frame)
+//!                                   the links of e, its odd sibling o, o's edge neighbour -> snapshot;
+//!                                   o's changed bit
+//!              pool.merge           over LIST_MERGED; the draw list's copy and gains (as bisect)
+//!              cbt.reduce, pool.order
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
 //! arguments the last pool.list wrote. A pass over a compact list is a fixed dispatch of
@@ -43,11 +49,15 @@
 //! itself, instead of pool.threshold, took longer than the pass: BENCHMARKS.md run 47.)
 //! The compact mode's classify passes do not clear every leaf's update record (7 atomic stores a
 //! leaf): every record is clean as a frame begins (`GpuPool::upload` writes them so), and
-//! pool.list's threads clear the few words the frame wrote, all in slots on its lists
-//! (shaders/shared/pool_lists.wgsl `clean_entry`).
+//! pool.order's threads clear the few words the frame wrote, all in slots on its lists
+//! (shaders/shared/pool_lists.wgsl `clean_entry`). A frame's passes after cbt.reduce are one
+//! (pool.order; each pass costs its launch and a barrier), so the work pool.order_gains did in a
+//! pass of its own rides on bisect or merge (after the last changed bit is set), and pool.order's
+//! dispatch is fixed (one thread per slot), as it writes the arguments.
 //!
 //! All of them share one explicit layout (the pool's eight storage buffers and the criterion's
-//! uniform); pool.list has its own, as it writes the arguments buffer that the others dispatch from.
+//! uniform); pool.list and pool.order have their own, as they write the arguments buffer that the
+//! others dispatch from. The compact mode records pool.list only after an upload.
 
 use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::CbtReduce;
@@ -69,9 +79,9 @@ pub(crate) struct PoolPasses {
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
-    /// Compact mode: pool.order_gains and pool.order with their bind groups (the draw list kept in
-    /// tree order, pool_order.wgsl).
-    order: Option<[(&'static str, wgpu::ComputePipeline, wgpu::BindGroup); 2]>,
+    /// Compact mode: pool.order and its bind group (the draw list kept in tree order,
+    /// pool_order.wgsl), a fixed dispatch of one thread per slot (`groups`).
+    order: Option<(wgpu::ComputePipeline, wgpu::BindGroup)>,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
     bind_group: wgpu::BindGroup,
@@ -79,6 +89,8 @@ pub(crate) struct PoolPasses {
     has_scene_group: bool,
     list_bind_group: wgpu::BindGroup,
     list_groups: (u32, u32),
+    /// One thread per slot (pool.order).
+    slot_groups: (u32, u32),
     reduce: CbtReduce,
     /// A profiler without timer queries, for frames recorded without one.
     pub(crate) quiet: Profiler,
@@ -126,16 +138,14 @@ fn pass(encoder: &mut wgpu::CommandEncoder, profiler: &Profiler, label: &str, re
 
 impl PoolPasses {
     /// The passes over the pool's buffers: `bindings` are bindings 0..=8 of the shared layout
-    /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion); `order` the
-    /// draw list's copy the compact mode's pool.order passes read.
+    /// (heap, ids, neighbours, snapshot, vertices, update, list, control, criterion).
     /// With `scene`, the passes evaluate the scene's criterion (binding 8 is then its uniform).
-    /// In `PoolMode::Compact` the list binding holds three lists of N entries.
+    /// In `PoolMode::Compact` the list binding holds four lists of N entries.
     pub(crate) fn new(
         device: &wgpu::Device,
         cbt: &GpuCbt,
         bindings: &[&wgpu::Buffer; 9],
         args: &wgpu::Buffer,
-        order: &wgpu::Buffer,
         mode: PoolMode,
         scene: Option<&SceneCriterion>,
     ) -> PoolPasses {
@@ -194,7 +204,7 @@ impl PoolPasses {
                 .collect::<Vec<_>>(),
         });
         // A pass of its own layout (derived from its shader) and the bind group of `used` bindings
-        // (binding 9 the arguments, 10 the draw list's copy).
+        // (binding 9 the arguments).
         let own_pass = |label: &str, file: &str, entry: &str, constants: &[(&str, f64)], used: &[u32]| {
             let pipeline = SHADERS.compute_pipeline(device, label, file, entry, constants);
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -206,7 +216,6 @@ impl PoolPasses {
                         binding,
                         resource: match binding {
                             9 => args.as_entire_binding(),
-                            10 => order.as_entire_binding(),
                             _ => bindings[binding as usize].as_entire_binding(),
                         },
                     })
@@ -215,17 +224,16 @@ impl PoolPasses {
             (pipeline, bind_group)
         };
         let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots, ("TREE_ORDER", f64::from(u8::from(tree_order)))]].concat();
-        let (list, list_bind_group) = own_pass("pool.list", "pool_list.wgsl", "list", &list_constants, &[0, 1, 3, 5, 6, 7, 9, 10]);
-        // The compact mode's pool.order_gains and pool.order: the deepest leaf found there unless
-        // a scene's decode finds it.
+        let (list, list_bind_group) = own_pass("pool.list", "pool_list.wgsl", "list", &list_constants, &[0, 1, 6, 7, 9]);
+        // The compact mode's pool.order: the deepest leaf found there unless a scene's decode
+        // finds it.
         let order = tree_order.then(|| {
-            let constants = [cbt.pipeline_constants().as_slice(), &[("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
-            [("pool.order_gains", "order_gains", [0, 5, 7, 10].as_slice()), ("pool.order", "order", &[0, 1, 5, 6, 7, 10])].map(
-                |(label, entry, used)| {
-                    let (pipeline, bind_group) = own_pass(label, "pool_order.wgsl", entry, &constants, used);
-                    (label, pipeline, bind_group)
-                },
-            )
+            let constants = [
+                cbt.pipeline_constants().as_slice(),
+                &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))],
+            ]
+            .concat();
+            own_pass("pool.order", "pool_order.wgsl", "order", &constants, &[0, 1, 3, 5, 6, 7, 9])
         });
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
@@ -251,6 +259,7 @@ impl PoolPasses {
             has_scene_group: scene.is_some(),
             list_bind_group,
             list_groups: groups_2d(((1u32 << cbt.max_depth) / 32).div_ceil(WORKGROUP_SIZE)),
+            slot_groups: groups_2d((1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE)),
             reduce: CbtReduce::new(device, cbt),
             quiet: Profiler::new(
                 device,
@@ -326,19 +335,18 @@ impl PoolPasses {
         }
     }
 
-    /// The end of every frame: the reduction, then the draw list (in the compact mode
-    /// pool.order_gains and pool.order first: the last list turned into this frame's, in tree
-    /// order).
+    /// The end of every frame: the reduction, then the draw list: pool.list in slot order, or in
+    /// the compact mode pool.order (the last list turned into this frame's, in tree order).
     fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
         self.reduce.record(encoder, profiler);
-        for (label, pipeline, bind_group) in self.order.iter().flatten() {
-            pass(encoder, profiler, label, |pass| {
+        match &self.order {
+            Some((pipeline, bind_group)) => pass(encoder, profiler, "pool.order", |pass| {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups_indirect(&self.args, 0);
-            });
+                pass.dispatch_workgroups(self.slot_groups.0, self.slot_groups.1, 1);
+            }),
+            None => self.record_list(encoder, profiler),
         }
-        self.record_list(encoder, profiler);
     }
 
     /// Records one split frame.
