@@ -228,11 +228,8 @@ impl PoolPasses {
         // The compact mode's pool.order: the deepest leaf found there unless a scene's decode
         // finds it.
         let order = tree_order.then(|| {
-            let constants = [
-                cbt.pipeline_constants().as_slice(),
-                &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))],
-            ]
-            .concat();
+            let constants =
+                [cbt.pipeline_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
             own_pass("pool.order", "pool_order.wgsl", "order", &constants, &[0, 1, 3, 5, 6, 7, 9])
         });
         let compact_workgroups = match mode {
