@@ -222,7 +222,7 @@ fn mirrors() -> Vec<Mirror> {
                 base_depth: "base_depth",
                 leaves: "leaves",
                 threshold_bucket: "threshold_bucket",
-                _pad: _,
+                last_leaves: _,
             }
         ),
         mirror!(
