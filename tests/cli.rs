@@ -99,7 +99,8 @@ fn bench_writes_json_and_plot() {
     assert!(chart.width() > 600 && chart.height() > 300);
 }
 
-/// `--pass-timing off`: only the frame's bounds are timed, and the frame's GPU time is theirs.
+/// `--pass-timing off`: only the frame's bounds and the bounds of its update, reduction and decode
+/// are timed; the frame's GPU time is theirs, and the span "nondraw" lies within it.
 #[test]
 fn bench_without_pass_timing_times_the_frame_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -111,9 +112,11 @@ fn bench_without_pass_timing_times_the_frame_alone() {
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["meta"]["pass_timing"], false);
     let names: Vec<&str> = report["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["frame.start", "frame.end"]);
+    assert_eq!(names, ["frame.start", "nondraw.start", "nondraw.end", "frame.end", "nondraw"]);
     for frame in report["frames"].as_array().unwrap() {
-        assert!(frame["frame_gpu_ms"].as_f64().unwrap() > 0.0, "{frame}");
+        let frame_ms = frame["frame_gpu_ms"].as_f64().unwrap();
+        let nondraw_ms = frame["gpu_ms"]["nondraw"].as_f64().unwrap();
+        assert!(frame_ms > 0.0 && nondraw_ms > 0.0 && nondraw_ms <= frame_ms, "{frame}");
     }
     assert_clean_failure(
         &bisector(&[&args[..], &["--pass-timing", "sometimes", "--json", json.to_str().unwrap()]].concat()),

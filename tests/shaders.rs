@@ -222,7 +222,7 @@ fn mirrors() -> Vec<Mirror> {
                 base_depth: "base_depth",
                 leaves: "leaves",
                 threshold_bucket: "threshold_bucket",
-                last_leaves: _,
+                last_leaves: "last_leaves",
             }
         ),
         mirror!(

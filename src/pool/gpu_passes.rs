@@ -323,10 +323,12 @@ impl PoolPasses {
         }
     }
 
-    /// The start of every frame: the counters cleared; in the bit-exact mode the links copied to
-    /// the snapshot (the compact mode's allocate and elect copy only those bisect or merge reads).
-    fn begin_frame(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(HISTOGRAM_OFFSET - COUNTERS_OFFSET));
+    /// The start of every frame: the counters cleared, and a split frame's histogram with them
+    /// (one command: each costs a barrier); in the bit-exact mode the links copied to the
+    /// snapshot (the compact mode's allocate and elect copy only those bisect or merge reads).
+    fn begin_frame(&self, encoder: &mut wgpu::CommandEncoder, split: bool) {
+        let end = if split { GROUP_SUMS_OFFSET } else { HISTOGRAM_OFFSET };
+        encoder.clear_buffer(&self.control, COUNTERS_OFFSET, Some(end - COUNTERS_OFFSET));
         if self.compact_workgroups.is_none() {
             encoder.copy_buffer_to_buffer(&self.neighbours, 0, &self.snapshot, 0, None);
         }
@@ -349,8 +351,7 @@ impl PoolPasses {
     /// Records one split frame.
     pub(crate) fn record_split_frame(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext) {
         let profiler = frame.profiler;
-        self.begin_frame(encoder);
-        encoder.clear_buffer(&self.control, HISTOGRAM_OFFSET, Some(GROUP_SUMS_OFFSET - HISTOGRAM_OFFSET));
+        self.begin_frame(encoder, true);
         self.over_leaves(encoder, frame, "pool.classify_split", &self.classify_split);
         self.single(encoder, frame, "pool.threshold", &self.threshold);
         self.over_list(encoder, frame, "pool.mark", &self.mark);
@@ -366,7 +367,7 @@ impl PoolPasses {
     /// Records one merge frame.
     pub(crate) fn record_merge_frame(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext) {
         let profiler = frame.profiler;
-        self.begin_frame(encoder);
+        self.begin_frame(encoder, false);
         self.over_leaves(encoder, frame, "pool.classify_merge", &self.classify_merge);
         self.over_list(encoder, frame, "pool.elect", &self.elect);
         self.over_list(encoder, frame, "pool.merge", &self.merge);
