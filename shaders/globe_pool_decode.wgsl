@@ -15,8 +15,7 @@
 // agree: the workgroup's corners go into a table in workgroup memory keyed by map point, the
 // first corner of each point samples it, and the others read its sample. In the compact pool's
 // tree order (pool_order.wgsl) a workgroup's 256 leaves have about 0.2 distinct points per
-// corner, where slot order had 0.8. Likewise each point's tile is recorded once (the used bit, the
-// wanted tile), by its owning corner, when a visible leaf needs it.
+// corner, where slot order had 0.8.
 //!include shared/pool_types.wgsl
 //!include shared/dispatch.wgsl
 //!include shared/frame.wgsl
@@ -64,20 +63,6 @@ var<workgroup> wg_corner: array<vec2<u32>, CORNERS>;
 // The owning corners, in the order they claimed their points, and their count.
 var<workgroup> wg_owners: array<u32, CORNERS>;
 var<workgroup> wg_owner_count: atomic<u32>;
-// A bit per owning corner whose tile a visible leaf records (tile_cache_record).
-var<workgroup> wg_record: array<atomic<u32>, CORNERS / 32u>;
-
-fn record_by_owner(owner: u32) {
-    atomicOr(&wg_record[owner >> 5u], 1u << (owner & 31u));
-}
-
-// The tile record of `corner`'s point `map`, if it owns it and a visible leaf asked for it.
-fn record_if_owned(corner: u32, owner: u32, map: vec2<u32>) {
-    if (owner == corner && ((atomicLoad(&wg_record[corner >> 5u]) >> (corner & 31u)) & 1u) != 0u) {
-        let s = vertex_sample_unpacked(wg_corner[corner]);
-        tile_cache_record(map, s.wanted_zoom, s.found);
-    }
-}
 
 // The corner that owns map point `key` (its own `corner` when it is the first): the table is
 // never full (CORNERS < VERTEX_TABLE), so the probe ends.
@@ -186,11 +171,10 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             if (projected_px > LARGE_LEAF_PX) {
                 globe_request_leaf_tiles(m, true);
             } else {
-                // globe_request_leaf_tiles' small case: the vertices' tiles as sampled (recorded by
-                // their owners below), the centre's.
-                record_by_owner(owners.x);
-                record_by_owner(owners.y);
-                record_by_owner(owners.z);
+                // globe_request_leaf_tiles' small case: the vertices' tiles as sampled, the centre's.
+                tile_cache_record(m[0], s[0].wanted_zoom, s[0].found);
+                tile_cache_record(m[1], s[1].wanted_zoom, s[1].found);
+                tile_cache_record(m[2], s[2].wanted_zoom, s[2].found);
                 globe_request_tile(globe_leaf_centre(m));
             }
             if (globe.criterion == GLOBE_CRITERION_ERROR) {
@@ -205,11 +189,6 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
     }
     workgroupBarrier();
-    if (live) {
-        record_if_owned(3u * local, owners.x, m[0]);
-        record_if_owned(3u * local + 1u, owners.y, m[1]);
-        record_if_owned(3u * local + 2u, owners.z, m[2]);
-    }
     if (NEAR_EDGES) {
         near_edge_flush(local);
     }
