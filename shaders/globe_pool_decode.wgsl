@@ -1,5 +1,5 @@
 // globe.pool_decode: the globe drawn from the bisector pool (src/globe/pool_scene.rs). One thread
-// per used slot of pool.list (the pool's leaves, listed by the frame's pool.list): tells the tile
+// per used slot of pool.list (the pool's leaves, listed by the frame's pool.order): tells the tile
 // cache which tiles the visible leaves use and miss (as globe.decode does), places its three
 // vertices relative to the camera for the draw (`draw_positions`), measures visible
 // leaves, their largest projected hypotenuse and those that still want to split (LodStats'

@@ -2,7 +2,7 @@
 // which the CPU twin's `allocate` is): leaf i of pool_list takes popcount(pattern) slots at
 // ranks prefix(i) .. prefix(i) + popcount, the i-th exclusive prefix sum over the list, each
 // rank turned into the rank-th free slot of the CBT as last reduced (`pool_free_slot`: from
-// pool.list's free list, or by a walk down the CBT past its end).
+// the free list after the draw list, or by a walk down the CBT past its end).
 //   pool.alloc_sum   per workgroup of 256 leaves: the sum of their popcounts -> group_sums
 //   pool.alloc_scan  one workgroup: group_sums -> their exclusive prefix; the total allocated
 //   pool.allocate    per leaf: group prefix + workgroup prefix; child slots by decode
@@ -69,7 +69,7 @@ fn allocate(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_i
     allocate_children(pool_list[i], atomicLoad(&pool.group_sums[g]) + prefix, count);
 }
 
-// The free slot of rank `rank` (in slot order) of the CBT as last reduced: from pool.list's free
+// The free slot of rank `rank` (in slot order) of the CBT as last reduced: from the free
 // list where it holds the rank, else by a walk down the CBT.
 fn pool_free_slot(rank: u32) -> u32 {
     if (rank < POOL_FREE_SLOTS_LISTED) {

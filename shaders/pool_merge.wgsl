@@ -17,7 +17,7 @@
 // which merge runs over: exactly the slots it acts for. merge reads the snapshot of e, of o and
 // of the leaf across o's hypotenuse only, so elect copies the links of those slots alone as it
 // lists e (`mark_merged`; nothing before merge writes a link). classify does not reset every
-// leaf's update record there (see pool_split.wgsl; pool.list's dispatch clears the words
+// leaf's update record there (see pool_split.wgsl; pool.order's dispatch clears the words
 // classify and elect wrote, in LIST_MERGE's slots and each of LIST_MERGED's odd siblings).
 //!include shared/pool_bindings.wgsl
 

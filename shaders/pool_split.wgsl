@@ -12,7 +12,7 @@
 // run over: exactly the slots with a pattern, the only ones those passes act for. allocate copies
 // the links bisect reads into the snapshot (shaders/pool_allocate.wgsl). classify does not reset every
 // leaf's update record: every record is clean when a frame begins (upload writes them so, and
-// pool.list's dispatch clears what the frame wrote, in the slots of both lists:
+// pool.order's dispatch clears what the frame wrote, in the slots of both lists:
 // shared/pool_lists.wgsl `clean_entry`).
 //!include shared/pool_bindings.wgsl
 

@@ -7,7 +7,7 @@
 //!            -> globe.pool_draw -> end (tile cache)
 //! pool frame the pool's passes (src/pool/gpu_passes.rs) under the globe's criterion
 //!            (shaders/shared/pool_criterion_globe.wgsl: projected hypotenuse against the pixel
-//!            target, 0 when hidden), their own reduction and pool.list
+//!            target, 0 when hidden), their own reduction and pool.order (the draw list)
 //! decode     one thread per listed slot: tile requests, LOD statistics, the draw's arguments,
 //!            the leaf count and deepest leaf into the tree's FrameStats; the near edges'
 //!            histogram (globe::near_edges) into globe.near_edges

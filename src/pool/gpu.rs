@@ -426,7 +426,7 @@ impl GpuPool {
         queue.write_buffer(&self.vertices, 0, bytemuck::cast_slice(&words_u64(&vertices)));
         self.cbt.upload(queue, &state.cbt);
         // Every slot's update record clean, as every frame begins (the compact mode's classify
-        // does not clear them; its pool.list clears the words the frame wrote).
+        // does not clear them; its pool.order clears the words the frame wrote).
         queue.write_buffer(&self.update, 0, bytemuck::cast_slice(&clean_update_records(self.slots)));
         let params = GpuPoolParams {
             target_sq_px2: twin.target_sq_px2(),
