@@ -55,6 +55,28 @@ fn every_kernel_agrees_with_its_peer() {
     assert!(rows.iter().filter(|r| r.kernel == "closest-pairs").all(|r| r.gpu_end_to_end_ms.is_some()));
 }
 
+/// The tile tables' inserts sharded over 16 threads (as on the benchmark machine), each shard a
+/// table of 2^12 slots: the packed one holds values below twice a table's capacity, so each
+/// key's value is its rank in its shard (the key's index overflowed it: run peers-r3).
+#[test]
+fn sixteen_shards_hold_every_layout() {
+    let options = harness::Options {
+        sizes: harness::Sizes { tt_capacity_log2: 16, ..harness::Sizes::quick() },
+        seed: fresh_seed(),
+        iterations: 1,
+        peer_repeats: 1,
+        kernels: vec!["tile-table".to_string()],
+        python: None,
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(16).build().unwrap();
+    let rows = pool.install(|| harness::run(&options, |_| {}));
+    let inserts: Vec<_> = rows.iter().filter(|r| r.input.contains("inserts")).collect();
+    assert_eq!(inserts.len(), 6);
+    for row in inserts {
+        assert!(row.peer.contains("sharded x16") && row.agree == Some(true), "{row:?}");
+    }
+}
+
 #[test]
 fn a_wrong_answer_is_seen() {
     let armies = cp::make_armies(500, 300, cp::Distribution::Uniform, fresh_seed());

@@ -211,7 +211,8 @@ fn lookup_row(
 
 /// The inserts of one table layout beside the twin sharded over the cores: the keys split by the
 /// top bits of their hash into one twin per thread (a power of two; together the table's slots),
-/// each filled in insertion order on its own core. The GPU has no insert pass (the cache inserts
+/// each filled in insertion order on its own core, each key's value its rank in its shard (the
+/// packed layout holds values below twice a table's capacity: a shard's, not the whole key count). The GPU has no insert pass (the cache inserts
 /// on the CPU and mirrors the table), so the note gives the one-thread twin's fill of the same keys.
 fn sharded_row<T: Send + Sync>(
     input: String,
@@ -230,11 +231,21 @@ fn sharded_row<T: Send + Sync>(
             .into_par_iter()
             .map(|shard| {
                 let mut table = new(capacity_log2 - shard_log2 + extra_log2);
-                let mine = keys.iter().zip(&owners).enumerate().filter(|(_, (_, &o))| o == shard);
-                mine.into_iter().all(|(i, (&k, _))| insert(&mut table, k, i as u32)).then_some(table)
+                let mut mine = keys.iter().zip(&owners).filter(|(_, &o)| o == shard).enumerate();
+                mine.all(|(rank, (&k, _))| insert(&mut table, k, rank as u32)).then_some(table)
             })
             .collect()
     };
+    // Each key's rank in its shard: the value it was inserted with.
+    let mut next_rank = vec![0u32; 1 << shard_log2];
+    let ranks: Vec<u32> = keys
+        .iter()
+        .map(|k| {
+            let rank = &mut next_rank[shard_of(k) as usize];
+            *rank += 1;
+            *rank - 1
+        })
+        .collect();
     let (_, fill_ms) = timed(1, || {
         let mut table = new(capacity_log2);
         keys.iter().enumerate().all(|(i, &k)| insert(&mut table, k, i as u32))
@@ -249,7 +260,7 @@ fn sharded_row<T: Send + Sync>(
     let peer = format!("CPU twin sharded x{}, rayon", 1 << shard_log2);
     let row = Row::new("tile-table", input, (None, None), &peer, Some(ms));
     let Some(tables) = tables else { return row.checked(false, "the sharded twins could not hold the keys") };
-    let agree = keys.par_iter().enumerate().all(|(i, k)| lookup(&tables[shard_of(k) as usize], *k) == Some(i as u32));
+    let agree = keys.par_iter().zip(&ranks).all(|(k, &rank)| lookup(&tables[shard_of(k) as usize], *k) == Some(rank));
     row.checked(agree, format!("every key finds its value; one-thread twin fill {fill_ms:.1} ms (no GPU insert pass){note}"))
 }
 
