@@ -59,9 +59,6 @@ pub fn fill_depth(max_depth: u32, fill: f64) -> Option<u32> {
     ((0.0..=max_depth as f64).contains(&levels_up) && (fill.log2() + levels_up).abs() < 1e-9).then(|| max_depth - levels_up as u32)
 }
 
-/// Trees from this max depth up warm the GPU up before they are timed.
-const WARM_UP_MIN_DEPTH: u32 = 20;
-
 /// Runs the kernel: upload a tree whose counts are zeroed, reduce and decode it `iterations` times.
 pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
     let init_depth = fill_depth(options.max_depth, options.fill).expect("fill validated by the caller");
@@ -85,31 +82,18 @@ pub fn run(gpu: &Gpu, options: &CbtKernelOptions) -> CbtKernelReport {
     let decode = LebDecode::new(&gpu.device, &tree, &NodeBounds::flat(1, (0.0, 0.0)).create_buffers(&gpu.device), false);
     let decode_words = DecodeWords::new(&gpu.device, &tree);
     let mut profiler = crate::gpu::create_profiler(&gpu.device);
-    // One iteration: reduce, arguments and both decodes in one submission, waited for.
-    let run_once = |profiler: &mut wgpu_profiler::GpuProfiler| {
+    let (mut reduce_ms, mut decode_ms, mut decode_words_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut verified = true;
+    for iteration in 0..options.iterations {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("kernel.cbt") });
-        reduce.record(&mut encoder, profiler);
-        args.record(&mut encoder, profiler);
-        decode.record(&mut encoder, profiler, &tree);
-        decode_words.record(&mut encoder, profiler);
+        reduce.record(&mut encoder, &profiler);
+        args.record(&mut encoder, &profiler);
+        decode.record(&mut encoder, &profiler, &tree);
+        decode_words.record(&mut encoder, &profiler);
         profiler.resolve_queries(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         profiler.end_frame().expect("profiler frame");
         gpu.wait_idle();
-    };
-    // Untimed iterations first on the large trees (the tests' small ones skip them): the GPU sat
-    // idle while the CPU built the tree (crate::kernels::WARM_UP_MS).
-    if options.iterations > 1 && options.max_depth >= WARM_UP_MIN_DEPTH {
-        let start = std::time::Instant::now();
-        while start.elapsed().as_secs_f64() * 1e3 < crate::kernels::WARM_UP_MS {
-            run_once(&mut profiler);
-            let _ = profiler.process_finished_frame(gpu.queue.get_timestamp_period());
-        }
-    }
-    let (mut reduce_ms, mut decode_ms, mut decode_words_ms) = (Vec::new(), Vec::new(), Vec::new());
-    let mut verified = true;
-    for iteration in 0..options.iterations {
-        run_once(&mut profiler);
         if iteration == 0 {
             // The twin's leaf ids, decoded once for both passes.
             let expected: Vec<u32> = (0..cpu.node_count()).map(|i| cpu.decode_node(i).id).collect();

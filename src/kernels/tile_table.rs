@@ -29,9 +29,10 @@ use crate::shaders::SHADERS;
 
 /// The load factors every run measures.
 pub const LOADS: [f64; 2] = [0.5, 0.9];
-/// Timed runs of a query set of at least WARM_UP_MIN_QUERIES follow at least WARM_UP_MS of
-/// untimed ones, and at most MAX_WARM_UP_RUNS of them. Smaller sets (the tests') warm up with one run.
-use crate::kernels::WARM_UP_MS;
+/// Timed runs of a query set of at least WARM_UP_MIN_QUERIES follow at least this much wall time
+/// of untimed ones (the GPU's clocks ramp up after the CPU's table builds; BENCHMARKS.md, run
+/// 29), and at most MAX_WARM_UP_RUNS of them. Smaller sets (the tests') warm up with one run.
+const WARM_UP_MS: f64 = 300.0;
 const WARM_UP_MIN_QUERIES: usize = 1 << 20;
 const MAX_WARM_UP_RUNS: u32 = 1000;
 
