@@ -60,9 +60,11 @@ fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
     return pool_globe_criterion_sq_px2(b);
 }
 
-// The squared error of the parent of listed leaf `i`, in `slot`: an even leaf (pool.classify_merge
-// asks the even child of a pair only). The parent (a, b, 2m - a) of child 0 (a, m, b) has the
-// leaf's first and last vertices and one more: that one is placed from the tile cache, and the
+// The squared error of the parent of listed leaf `i`, in `slot`: an even leaf whose right
+// neighbour is its odd sibling (pool.classify_merge asks only those). The parent (a, b, 2m - a)
+// of child 0 (a, m, b) has the leaf's first and last vertices and one more, the sibling's last
+// (child 1 is (b, m, 2m - a)): in the compact pool's tree order the sibling is the next listed
+// leaf, and the decode placed it; else (slot order) it is placed from the tile cache. The
 // parent's error bound is found afresh.
 fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
     let id = pool_ids[slot];
@@ -71,10 +73,13 @@ fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
         return pool_globe_criterion_sq_px2(pool_globe_bound(parent));
     }
     let depth = id_depth(id);
-    let p = array<vec3<f32>, 3>(
-        pool_decoded_vertex(i, depth, 0u),
-        pool_decoded_vertex(i, depth, 2u),
-        pool_relative_position_m(parent[2], pool_vertex_height_m(parent[2])),
-    );
+    var third: vec3<f32>;
+    let next = i + 1u;
+    if (next < pool.params.leaves && pool_list[next] == pool_neighbours[3u * slot + POOL_RIGHT]) {
+        third = pool_decoded_vertex(next, depth, 2u);
+    } else {
+        third = pool_relative_position_m(parent[2], pool_vertex_height_m(parent[2]));
+    }
+    let p = array<vec3<f32>, 3>(pool_decoded_vertex(i, depth, 0u), pool_decoded_vertex(i, depth, 2u), third);
     return pool_globe_criterion_sq_px2(pool_globe_bound_with_error(parent, p));
 }
