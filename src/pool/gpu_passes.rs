@@ -35,7 +35,7 @@
 //!              cbt.reduce, pool.order
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
-//! arguments the last pool.list wrote. A pass over a compact list is a fixed dispatch of
+//! arguments the last pool.list or pool.order wrote. A pass over a compact list is a fixed dispatch of
 //! `workgroups` (`COMPACT_WORKGROUPS` = 264, two per H100 SM) whose threads loop over the list's
 //! entries with a grid stride, the count read from `PoolCounters::listed`: no pass writes indirect
 //! arguments between them (each would cost a pass, a few µs on the H100), and with the few hundred
@@ -80,7 +80,7 @@ pub(crate) struct PoolPasses {
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
     /// Compact mode: pool.order and its bind group (the draw list kept in tree order,
-    /// pool_order.wgsl), a fixed dispatch of one thread per slot (`groups`).
+    /// pool_order.wgsl), a fixed dispatch of one thread per slot (`slot_groups`).
     order: Option<(wgpu::ComputePipeline, wgpu::BindGroup)>,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
