@@ -29,12 +29,12 @@ override TREE_ORDER: bool = false;
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn list(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let w = dispatch_group_index(group) * WORKGROUP_SIZE + local;
+    if (w >= (1u << (CBT_MAX_DEPTH - 5u))) {
+        return;
+    }
     let leaves = cbt_node_count();
     if (w == 0u) {
         set_leaf_count(leaves);
-    }
-    if (w >= (1u << (CBT_MAX_DEPTH - 5u))) {
-        return;
     }
     var rank = used_slots_before_word(w);
     list_free_slots(w, rank, leaves);

@@ -75,11 +75,13 @@ fn order_entries(slot: u32) -> u32 {
 fn order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32, @builtin(num_workgroups) groups: vec3<u32>) {
     let g = dispatch_group_index(group);
     let i = g * WORKGROUP_SIZE + t;
-    let leaves = cbt_node_count();
-    if (i == 0u) {
-        set_leaf_count(leaves);
-    }
+    // The first 2^(D-5) threads, one per bitfield word, list its free slots; thread 0 also the
+    // count and arguments.
     if (i < (1u << (CBT_MAX_DEPTH - 5u))) {
+        let leaves = cbt_node_count();
+        if (i == 0u) {
+            set_leaf_count(leaves);
+        }
         list_free_slots(i, used_slots_before_word(i), leaves);
     }
     let last = pool.params.last_leaves;

@@ -42,6 +42,9 @@ fn slot_word(w: u32) -> u32 {
 // `leaves` in all): the first POOL_FREE_SLOTS_LISTED free slots go after the draw list.
 fn list_free_slots(w: u32, used_before: u32, leaves: u32) {
     var free_rank = 32u * w - used_before;
+    if (free_rank >= POOL_FREE_SLOTS_LISTED) {
+        return;
+    }
     var free_bits = ~slot_word(w);
     while (free_bits != 0u && free_rank < POOL_FREE_SLOTS_LISTED) {
         pool_list[leaves + free_rank] = 32u * w + firstTrailingBit(free_bits);
