@@ -13,7 +13,10 @@
 // the links bisect reads into the snapshot (shaders/pool_allocate.wgsl). classify does not reset every
 // leaf's update record: every record is clean when a frame begins (upload writes them so, and
 // pool.order's dispatch clears what the frame wrote, in the slots of both lists:
-// shared/pool_lists.wgsl `clean_entry`).
+// shared/pool_lists.wgsl `clean_entry`). Nor has it a pool.threshold pass: classify also sums the
+// histogram (PoolCounters::histogram_total), and each workgroup of mark_listed takes b* = 0 where
+// that sum fits the free slots (the pool not full: every frame of the ship path), else scans the
+// histogram itself (`listed_threshold`).
 //!include shared/pool_bindings.wgsl
 
 // priority::bucket: the float-bit difference of e² and T², 16 buckets per octave.
@@ -48,6 +51,7 @@ fn chain_cost(slot: u32) -> u32 {
 // that wants a split.
 var<workgroup> wg_wanted_split: atomic<u32>;
 var<workgroup> wg_capped_by_depth: atomic<u32>;
+var<workgroup> wg_cost: atomic<u32>;
 var<workgroup> wg_histogram: array<atomic<u32>, WORKGROUP_SIZE>;
 
 // Classifies listed leaf i in `slot`: true when it is a split candidate. `reset`: clear its
@@ -70,6 +74,7 @@ fn classify_split_leaf(i: u32, slot: u32, reset: bool) -> bool {
     }
     let bucket = priority_bucket(error_sq, target_sq);
     let cost = chain_cost(slot);
+    atomicAdd(&wg_cost, cost);
     if (bucket < WORKGROUP_SIZE) {
         atomicAdd(&wg_histogram[bucket], cost);
     } else {
@@ -93,6 +98,10 @@ fn classify_split_flush(local: u32) {
         }
         if (local == 0u) {
             atomicAdd(&pool.counters.wanted_split, wanted);
+            let total = atomicLoad(&wg_cost);
+            if (total != 0u) {
+                atomicAdd(&pool.counters.histogram_total, total);
+            }
             let capped = atomicLoad(&wg_capped_by_depth);
             if (capped != 0u) {
                 atomicAdd(&pool.counters.capped_by_depth, capped);
@@ -130,12 +139,20 @@ fn classify_split_listed(
 
 var<workgroup> wg_suffix: array<u32, 256>;
 var<workgroup> wg_over: atomic<u32>;
+var<workgroup> wg_threshold: u32;
 
-// b* = the number of buckets whose suffix sum exceeds the free slots (the suffix sums fall
-// with the bucket, so those are buckets 0..b*). Thread t holds buckets 4t..4t+3.
+// The bit-exact mode's pool.threshold: one workgroup finds b* for mark.
 @compute @workgroup_size(256)
 fn threshold(@builtin(local_invocation_index) t: u32) {
-    let free = (1u << CBT_MAX_DEPTH) - cbt_node_count();
+    _ = threshold_scan(t, true);
+}
+
+// b* = the number of buckets whose suffix sum exceeds the free slots (the suffix sums fall
+// with the bucket, so those are buckets 0..b*), for every thread of a workgroup of 256: thread t
+// holds buckets 4t..4t+3. With `write`, thread 0 stores b* and the targets from it
+// (`write_threshold`). Call from every thread, in uniform control flow.
+fn threshold_scan(t: u32, write: bool) -> u32 {
+    let free = pool_free_slots();
     var counts: array<u32, 4>;
     var sum = 0u;
     for (var k = 0u; k < 4u; k += 1u) {
@@ -164,13 +181,43 @@ fn threshold(@builtin(local_invocation_index) t: u32) {
     atomicAdd(&wg_over, over);
     workgroupBarrier();
     if (t == 0u) {
-        let b = atomicLoad(&wg_over);
-        pool.params.threshold_bucket = b;
-        atomicStore(&pool.counters.threshold_bucket, b);
-        let bits = min(bitcast<u32>(pool.params.target_sq_px2) + (b << BUCKET_SHIFT), 0x7f7fffffu);
-        pool.params.effective_target_sq_px2 = bitcast<f32>(bits);
-        pool.params.merge_target_sq_px2 = MERGE_RATIO_SQ * bitcast<f32>(bits);
+        wg_threshold = atomicLoad(&wg_over);
+        if (write) {
+            write_threshold(wg_threshold);
+        }
     }
+    return workgroupUniformLoad(&wg_threshold);
+}
+
+fn pool_free_slots() -> u32 {
+    return (1u << CBT_MAX_DEPTH) - cbt_node_count();
+}
+
+// b* and the targets it gives, for mark and for the next merge frame.
+fn write_threshold(b: u32) {
+    pool.params.threshold_bucket = b;
+    atomicStore(&pool.counters.threshold_bucket, b);
+    let bits = min(bitcast<u32>(pool.params.target_sq_px2) + (b << BUCKET_SHIFT), 0x7f7fffffu);
+    pool.params.effective_target_sq_px2 = bitcast<f32>(bits);
+    pool.params.merge_target_sq_px2 = MERGE_RATIO_SQ * bitcast<f32>(bits);
+}
+
+// The compact mode's b*, found by each workgroup of mark_listed (no pass of its own: each costs
+// its launch and barrier): 0 where every candidate's chain fits the free slots (the pool not
+// full: the histogram's sum at most the free slots, so no suffix exceeds them), else the scan of
+// the whole histogram (pool.threshold's). Workgroup 0 (`write`) stores it. Call from every thread,
+// in uniform control flow.
+fn listed_threshold(t: u32, write: bool) -> u32 {
+    if (t == 0u) {
+        wg_threshold = u32(atomicLoad(&pool.counters.histogram_total) > pool_free_slots());
+    }
+    if (workgroupUniformLoad(&wg_threshold) != 0u) {
+        return threshold_scan(t, write);
+    }
+    if (write && t == 0u) {
+        write_threshold(0u);
+    }
+    return 0u;
 }
 
 // ORs `bits` into the pattern of `slot`: true when it was 0 (this thread is the first setter),
@@ -207,10 +254,10 @@ fn mark_chain(slot: u32, listed: bool) {
     }
 }
 
-// A split candidate in `slot`: admitted (its chain marked, true) when its bucket is at least b*,
-// else capped by the pool.
-fn mark_candidate(slot: u32, listed: bool) -> bool {
-    if (update_load(slot, UPDATE_BUCKET) >= pool.params.threshold_bucket) {
+// A split candidate in `slot`: admitted (its chain marked, true) when its bucket is at least b*
+// (`threshold`), else capped by the pool.
+fn mark_candidate(slot: u32, listed: bool, threshold: u32) -> bool {
+    if (update_load(slot, UPDATE_BUCKET) >= threshold) {
         mark_chain(slot, listed);
         return true;
     }
@@ -251,7 +298,7 @@ fn mark(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     if (i < pool.params.leaves) {
         let slot = pool_list[i];
         if ((update_load(slot, UPDATE_FLAGS) & FLAG_CANDIDATE) != 0u) {
-            if (mark_candidate(slot, false)) {
+            if (mark_candidate(slot, false, pool.params.threshold_bucket)) {
                 admitted = 1u;
             } else {
                 capped = 1u;
@@ -267,11 +314,12 @@ fn mark_listed(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
+    let threshold = listed_threshold(local, group.x == 0u);
     let count = listed_count(LIST_CANDIDATES);
     var admitted = 0u;
     var capped = 0u;
     for (var j = grid_first(group, local); j < count; j += grid_stride(groups)) {
-        if (mark_candidate(listed_slot(LIST_CANDIDATES, j), true)) {
+        if (mark_candidate(listed_slot(LIST_CANDIDATES, j), true, threshold)) {
             admitted += 1u;
         } else {
             capped += 1u;

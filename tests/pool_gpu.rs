@@ -333,6 +333,14 @@ fn compact_tiny_pool_caps_like_the_twin() {
     assert!(longest > 4 * 256, "the candidate lists had {longest} entries at most: the threads never looped");
 }
 
+/// The renderer's compact mode on the full tiny pool: each of mark's many workgroups finds the
+/// same b* by its own scan of the histogram (the pool full), workgroup 0 writes it.
+#[test]
+fn compact_tiny_pool_scans_in_every_workgroup() {
+    let longest = tiny_pool("compact_tiny_pool_scans_in_every_workgroup", PoolMode::COMPACT);
+    assert!(longest > 256, "the candidate lists had {longest} entries at most: one workgroup held them");
+}
+
 /// A pool of 2^`pool_depth` slots of `mode` filled by a criterion that wants every leaf split for
 /// `fill_frames` frames, then coarsened until `frames`, compared with the twin after every frame;
 /// returns the most leaves it held and its last state.

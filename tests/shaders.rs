@@ -240,6 +240,7 @@ fn mirrors() -> Vec<Mirror> {
                 max_depth_reached: "max_depth_reached",
                 leaves: "leaves",
                 listed: "listed",
+                histogram_total: "histogram_total",
                 _pad: _,
             }
         ),

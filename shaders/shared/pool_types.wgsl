@@ -43,8 +43,9 @@ struct PoolCounters {
     leaves: atomic<u32>,
     // Entries of the compact lists by LIST_* (compact mode, shared/pool_bindings.wgsl).
     listed: array<atomic<u32>, 4>,
-    _pad0: u32,
-    _pad1: u32,
+    // The histogram's sum: the chain costs of every split candidate (classify_split).
+    histogram_total: atomic<u32>,
+    _pad: u32,
 }
 
 struct PoolControl {

@@ -337,7 +337,7 @@ impl LebScene for GlobePoolRenderer {
     }
 
     /// Writes the frame's uniforms and the pool's target T² (`settings.target_px()`, so a
-    /// changed target applies from the next frame; pool.threshold derives T_eff² from it).
+    /// changed target applies from the next frame; pool.threshold or mark derives T_eff² from it).
     fn set_view(&mut self, queue: &wgpu::Queue, camera: &GlobeCamera, size_px: (u32, u32)) {
         let mut frame = self.frame_uniforms(camera, size_px);
         if self.reuse_decoded_vertices {

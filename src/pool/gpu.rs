@@ -137,9 +137,9 @@ pub fn constants_wgsl() -> String {
 pub struct GpuPoolParams {
     /// T² in px².
     pub target_sq_px2: f32,
-    /// T_eff² in px² (written by pool.threshold).
+    /// T_eff² in px² (written by pool.threshold, or mark's workgroup 0 in the compact mode).
     pub effective_target_sq_px2: f32,
-    /// MERGE_RATIO_SQ · T_eff² in px² (written by pool.threshold).
+    /// MERGE_RATIO_SQ · T_eff² in px² (written with T_eff²).
     pub merge_target_sq_px2: f32,
     /// No node deeper than this.
     pub max_depth: u32,
@@ -180,7 +180,9 @@ pub struct GpuPoolCounters {
     pub leaves: u32,
     /// Entries of the compact lists, by `LIST_*` (compact mode; 0 in the deterministic mode).
     pub listed: [u32; 4],
-    pub _pad: [u32; 2],
+    /// The histogram's sum: the chain costs of every split candidate (split frames).
+    pub histogram_total: u32,
+    pub _pad: u32,
 }
 
 impl GpuPoolCounters {

@@ -13,10 +13,12 @@
 //!              cbt.reduce, pool.list
 //!
 //! PoolMode::Compact (the renderer's: equal to the twin by meaning; clear counters, no copy)
-//! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES; clears
-//!                                   pool.order's gains and changed bits
-//!              pool.threshold       one workgroup
-//!              pool.mark            over LIST_CANDIDATES; slots whose pattern leaves 0 -> LIST_ALLOCATIONS
+//! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES; the
+//!                                   histogram and its sum; clears pool.order's gains and changed bits
+//!              pool.mark            over LIST_CANDIDATES, each workgroup first finding b*: 0 where
+//!                                   the histogram's sum fits the free slots, else by a scan of the
+//!                                   histogram (no pool.threshold pass: BENCHMARKS.md run 83);
+//!                                   slots whose pattern leaves 0 -> LIST_ALLOCATIONS
 //!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern)); the
 //!                                   links of each slot and of its 3 neighbours -> snapshot; the
 //!                                   slot's changed bit
@@ -45,8 +47,10 @@
 //! list at most once per frame, so they never overflow. alloc_sum and alloc_scan are not needed,
 //! and neither is a snapshot pass (allocate and elect copy the links bisect and merge read;
 //! nothing writes a link before bisect or merge): each pass costs at least its launch and a
-//! barrier, 5-10 µs on the H100. (Each of mark's 264 workgroups scanning the histogram for b*
-//! itself, instead of pool.threshold, took longer than the pass: BENCHMARKS.md run 47.)
+//! barrier, 5-10 µs on the H100. Nor is pool.threshold: each of mark's workgroups scanning the
+//! histogram for b* itself took longer than the pass (BENCHMARKS.md run 47), but while the pool
+//! is not full b* is 0, which the histogram's sum (one more atomic per classify workgroup with
+//! candidates) shows without a scan; mark scans only when the pool is full.
 //! The compact mode's classify passes do not clear every leaf's update record (7 atomic stores a
 //! leaf): every record is clean as a frame begins (`GpuPool::upload` writes them so), and
 //! pool.order's threads clear the few words the frame wrote, all in slots on its lists
@@ -353,7 +357,9 @@ impl PoolPasses {
         let profiler = frame.profiler;
         self.begin_frame(encoder, true);
         self.over_leaves(encoder, frame, "pool.classify_split", &self.classify_split);
-        self.single(encoder, frame, "pool.threshold", &self.threshold);
+        if self.compact_workgroups.is_none() {
+            self.single(encoder, frame, "pool.threshold", &self.threshold);
+        }
         self.over_list(encoder, frame, "pool.mark", &self.mark);
         if self.compact_workgroups.is_none() {
             self.over_leaves(encoder, frame, "pool.alloc_sum", &self.alloc_sum);
