@@ -83,7 +83,8 @@ pub struct GlobePoolRenderer {
     /// globe.pool_decode without and with the near-edge histogram (its NEAR_EDGES override).
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
     decode_near_edges: wgpu::ComputePipeline,
-    /// Fill the near-edge histogram on every this-many-th frame (0: never). It adds to the
+    /// Fill the near-edge histogram on every this-many-th frame (0: never; frames interval - 1,
+    /// 2 interval - 1, ...: merge frames where it is even). It adds to the
     /// decode's cost (on the H100 up to 0.05 ms at a million leaves low over mountains, nothing
     /// measurable on the ship path: docs/BENCHMARKS.md run 52), so only readers ask: bench, the
     /// viewer's pool panel, tests. The frames between leave the last figures.
@@ -395,7 +396,10 @@ impl LebScene for GlobePoolRenderer {
 
     fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
         let interval = self.near_edge_interval_frames;
-        let near_edges = interval > 0 && self.tree.frame_index().is_multiple_of(u64::from(interval));
+        // Counted from frame interval - 1: with an even interval (bench's and the viewer's 8) the
+        // histogram's frames are merge frames, so its cost (0.006 ms on the ship path) does not
+        // land on the split frames, the longest (docs/BENCHMARKS.md run 84).
+        let near_edges = interval > 0 && (self.tree.frame_index() + 1).is_multiple_of(u64::from(interval));
         self.near_edges_fresh.set(near_edges);
         encoder.clear_buffer(&self.lod_stats, 0, None);
         if near_edges {
