@@ -205,11 +205,13 @@ fn write_threshold(b: u32) {
 // The compact mode's b*, found by each workgroup of mark_listed (no pass of its own: each costs
 // its launch and barrier): 0 where every candidate's chain fits the free slots (the pool not
 // full: the histogram's sum at most the free slots, so no suffix exceeds them), else the scan of
-// the whole histogram (pool.threshold's). Workgroup 0 (`write`) stores it. Call from every thread,
-// in uniform control flow.
+// the whole histogram (pool.threshold's). The sum is trusted while fewer than 2^24 leaves want a
+// split (each chain costs at most 129 slots, so it cannot wrap). Workgroup 0 (`write`) stores b*.
+// Call from every thread, in uniform control flow.
 fn listed_threshold(t: u32, write: bool) -> u32 {
     if (t == 0u) {
-        wg_threshold = u32(atomicLoad(&pool.counters.histogram_total) > pool_free_slots());
+        let fits = atomicLoad(&pool.counters.histogram_total) <= pool_free_slots();
+        wg_threshold = u32(!fits || atomicLoad(&pool.counters.wanted_split) >= (1u << 24u));
     }
     if (workgroupUniformLoad(&wg_threshold) != 0u) {
         return threshold_scan(t, write);
