@@ -131,6 +131,8 @@ fn classify_split_listed(
     var candidate = false;
     if (i < pool.params.leaves) {
         slot = pool_list[i];
+        // The draw list's copy that pool.order reads (shared/pool_order_marks.wgsl).
+        pool_list[last_list_base() + i] = slot;
         candidate = classify_split_leaf(i, slot, false);
     }
     classify_split_flush(local);

@@ -20,7 +20,7 @@ fn list_base(k: u32) -> u32 {
 override POOL_FREE_SLOTS_LISTED: u32;
 
 // The last frame's draw list (compact mode): pool_list's entries [3N, 4N), copied there by the
-// frame's pool.bisect or pool.merge (shared/pool_order_codes.wgsl), read by pool.order.
+// frame's classify pass (as it reads each entry), read by pool.order.
 fn last_list_base() -> u32 {
     return 3u << CBT_MAX_DEPTH;
 }

@@ -1,7 +1,8 @@
 // The compact pool's update passes' part of pool.order (shared/pool_order_codes.wgsl): classify
-// clears the gains and changed bits, allocate and elect mark changed slots, and the frame's last
-// update pass (bisect or merge), once every changed bit is set, copies the draw list to the last
-// list's entries and sums each workgroup's gains, so that pool.order is one pass. Included by
+// clears the gains and changed bits and copies the draw list to the last list's entries (as it
+// reads each entry), allocate and elect mark changed slots, and the frame's last update pass
+// (bisect or merge), once every changed bit is set, sums each workgroup's gains, so that
+// pool.order is one pass. Included by
 // shared/pool_bindings.wgsl (PoolControl's atomics, pool_list, pool_update).
 //!include shared/pool_order_codes.wgsl
 
@@ -17,8 +18,8 @@ fn order_clear(first: u32, stride: u32) {
     }
 }
 
-// Thread `first` of `stride`: entries of the draw list (the last frame's: pool.order has not run)
-// copied to the last list, and the gain of each changed one added to its workgroup's: a split
+// Thread `first` of `stride`: for its entries of the draw list (the last frame's: pool.order has
+// not run), the gain of each changed one added to its workgroup's: a split
 // leaf becomes 1 + its pattern's pieces (`split`), a merged odd leaf none (in a merge frame, whose
 // merge frees it in this pass: so the gain comes from the frame's kind, not the CBT's bit).
 fn order_gains(first: u32, stride: u32, split: bool) {
@@ -28,7 +29,6 @@ fn order_gains(first: u32, stride: u32, split: bool) {
     }
     for (var i = first; i < last; i += stride) {
         let slot = pool_list[i];
-        pool_list[last_list_base() + i] = slot;
         let changed = atomicLoad(&pool.group_sums[order_changed_base() + (slot >> 5u)]);
         if (((changed >> (slot & 31u)) & 1u) != 0u) {
             let gain = select(0xffffffffu, countOneBits(update_load(slot, UPDATE_PATTERN)), split);

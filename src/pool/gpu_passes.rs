@@ -22,8 +22,8 @@
 //!              pool.allocate        over LIST_ALLOCATIONS; ranks by atomicAdd(popcount(pattern)); the
 //!                                   links of each slot and of its 3 neighbours -> snapshot; the
 //!                                   slot's changed bit
-//!              pool.bisect          over LIST_ALLOCATIONS; and over the draw list: its copy (the
-//!                                   last list) and each workgroup's gains (shared/pool_order_marks.wgsl)
+//!              pool.bisect          over LIST_ALLOCATIONS; and over the draw list (copied to the last
+//!                                   list by classify): each workgroup's gains (shared/pool_order_marks.wgsl)
 //!              cbt.reduce
 //!              pool.order           the draw list kept in tree order (pool_order.wgsl), the leaf
 //!                                   count, arguments and free list, the update words the frame
@@ -33,7 +33,7 @@
 //!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED,
 //!                                   the links of e, its odd sibling o, o's edge neighbour -> snapshot;
 //!                                   o's changed bit
-//!              pool.merge           over LIST_MERGED; the draw list's copy and gains (as bisect)
+//!              pool.merge           over LIST_MERGED; the draw list's gains (as bisect)
 //!              cbt.reduce, pool.order
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
