@@ -65,8 +65,7 @@ fn classify_merge_listed(
     var merge = false;
     if (i < pool.params.leaves) {
         slot = pool_list[i];
-        // The draw list's copy that pool.order reads (shared/pool_order_marks.wgsl).
-        pool_list[last_list_base() + i] = slot;
+        order_keep_entry(i, slot);
         merge = classify_merge_leaf(i, slot, false);
     }
     group_list_push(LIST_MERGE, merge, slot, local);

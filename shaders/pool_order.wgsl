@@ -2,9 +2,9 @@
 // first by node id, kept from frame to frame, so that the leaves a workgroup takes lie side by
 // side on the ground and share most of their vertices (globe.pool_decode samples each vertex once
 // per workgroup) and their tiles. The frame's classify copied the last frame's list to
-// pool_list's entries [3N, 4N), its bisect or merge summed each workgroup's gains into pool.group_sums (shared/
-// pool_order_marks.wgsl), from the bits of the slots whose leaf changed (allocate: a split; elect:
-// the odd leaf of a merged pair). Entry i of the last list becomes:
+// pool_list's entries [3N, 4N), and its bisect or merge summed each workgroup's gains into
+// pool.group_sums (shared/pool_order_marks.wgsl), from the bits of the slots whose leaf changed
+// (allocate: a split; elect: the odd leaf of a merged pair). Entry i of the last list becomes:
 //   its slot, where the leaf is unchanged (or kept its slot as the even leaf of a merge: the
 //   survivor, whose parent's place in the order is its own);
 //   nothing, where the slot was freed (changed, and no longer used in the CBT);

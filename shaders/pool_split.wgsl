@@ -131,8 +131,7 @@ fn classify_split_listed(
     var candidate = false;
     if (i < pool.params.leaves) {
         slot = pool_list[i];
-        // The draw list's copy that pool.order reads (shared/pool_order_marks.wgsl).
-        pool_list[last_list_base() + i] = slot;
+        order_keep_entry(i, slot);
         candidate = classify_split_leaf(i, slot, false);
     }
     classify_split_flush(local);
@@ -142,6 +141,7 @@ fn classify_split_listed(
 var<workgroup> wg_suffix: array<u32, 256>;
 var<workgroup> wg_over: atomic<u32>;
 var<workgroup> wg_threshold: u32;
+var<workgroup> wg_must_scan: u32;
 
 // The bit-exact mode's pool.threshold: one workgroup finds b* for mark.
 @compute @workgroup_size(256)
@@ -213,9 +213,9 @@ fn write_threshold(b: u32) {
 fn listed_threshold(t: u32, write: bool) -> u32 {
     if (t == 0u) {
         let fits = atomicLoad(&pool.counters.histogram_total) <= pool_free_slots();
-        wg_threshold = u32(!fits || atomicLoad(&pool.counters.wanted_split) >= (1u << 24u));
+        wg_must_scan = u32(!fits || atomicLoad(&pool.counters.wanted_split) >= (1u << 24u));
     }
-    if (workgroupUniformLoad(&wg_threshold) != 0u) {
+    if (workgroupUniformLoad(&wg_must_scan) != 0u) {
         return threshold_scan(t, write);
     }
     if (write && t == 0u) {

@@ -2,13 +2,19 @@
 // clears the gains and changed bits and copies the draw list to the last list's entries (as it
 // reads each entry), allocate and elect mark changed slots, and the frame's last update pass
 // (bisect or merge), once every changed bit is set, sums each workgroup's gains, so that
-// pool.order is one pass. Included by
-// shared/pool_bindings.wgsl (PoolControl's atomics, pool_list, pool_update).
+// pool.order is one pass. Included by shared/pool_bindings.wgsl (PoolControl's atomics,
+// pool_list, pool_update).
 //!include shared/pool_order_codes.wgsl
 
 // Marks `slot` changed: it split (allocate) or will be freed by the merge (elect).
 fn order_changed(slot: u32) {
     atomicOr(&pool.group_sums[order_changed_base() + (slot >> 5u)], 1u << (slot & 31u));
+}
+
+// Entry i of the draw list, in `slot`, copied to the last list that pool.order reads (classify,
+// as it reads the entry; pool.order then writes the new list over the draw list).
+fn order_keep_entry(i: u32, slot: u32) {
+    pool_list[last_list_base() + i] = slot;
 }
 
 // The gains and changed bits cleared, thread `first` of `stride` (classify, before any is set).
