@@ -121,36 +121,42 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     let size = TILE_ERROR_BLOCK_CELLS << level;
     let first = lo_cell / size;
     let last = hi_cell / size;
-    var t0 = vec4<f32>(3.4e38, -3.4e38, 0.0, 0.0);
-    var t1 = vec4<f32>(0.0);
+    // The bends of the spacings 1, 2, 4, ... 64 below n, kept as one maximum over the blocks (the
+    // twin's loop written out: an array indexed at run time may go to local memory); a block's
+    // second texel is read only where n reaches its spacings, its third where the detail or the
+    // spacing 64 needs it. t2.yzw: the detail's (zw the same in every block).
+    let n = max(hi.x - lo.x, hi.y - lo.y) * 1.4142135;
+    var low = 3.4e38;
+    var high = -3.4e38;
+    var bend = 0.0;
     var t2 = vec4<f32>(0.0);
     for (var by = first.y; by <= last.y; by += 1u) {
         for (var bx = first.x; bx <= last.x; bx += 1u) {
             let p = tile_error_texel(level, bx, by);
             let a = textureLoad(tile_errors, p, slot, 0);
-            t0 = vec4<f32>(min(t0.x, a.x), max(t0.y, a.y), max(t0.z, a.z), max(t0.w, a.w));
-            t1 = max(t1, textureLoad(tile_errors, p + vec2<u32>(0u, 8u), slot, 0));
-            t2 = max(t2, textureLoad(tile_errors, p + vec2<u32>(0u, 16u), slot, 0));
+            low = min(low, a.x);
+            high = max(high, a.y);
+            bend = max(bend, a.z);
+            if (n > 2.0) {
+                bend = max(bend, a.w);
+            }
+            if (n > 4.0) {
+                let b = textureLoad(tile_errors, p + vec2<u32>(0u, 8u), slot, 0);
+                bend = max(bend, b.x);
+                if (n > 8.0) {
+                    bend = max(bend, b.y);
+                }
+                if (n > 16.0) {
+                    bend = max(bend, b.z);
+                }
+                if (n > 32.0) {
+                    bend = max(bend, b.w);
+                }
+            }
+            if (detail || n > 64.0) {
+                t2 = max(t2, textureLoad(tile_errors, p + vec2<u32>(0u, 16u), slot, 0));
+            }
         }
-    }
-    let n = max(hi.x - lo.x, hi.y - lo.y) * 1.4142135;
-    // The bends of the spacings 1, 2, 4, ... 64 below n (the twin's loop written out: an array
-    // indexed at run time may go to local memory).
-    var bend = t0.z;
-    if (n > 2.0) {
-        bend = max(bend, t0.w);
-    }
-    if (n > 4.0) {
-        bend = max(bend, t1.x);
-    }
-    if (n > 8.0) {
-        bend = max(bend, t1.y);
-    }
-    if (n > 16.0) {
-        bend = max(bend, t1.z);
-    }
-    if (n > 32.0) {
-        bend = max(bend, t1.w);
     }
     if (n > 64.0) {
         bend = max(bend, t2.x);
@@ -159,8 +165,8 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     if (n < 2.0) {
         e = 0.5 * bend * (0.5 * n) * (0.5 * n);
     }
-    let data = min(t0.y - t0.x, e);
-    if (detail && t0.y > 0.0) {
+    let data = min(high - low, e);
+    if (detail && high > 0.0) {
         // t2.zw: the tile's native shift and fraction, the same in every block.
         let first = select(t2.w, 0.0, u32(t2.z) >= tile_zoom + 7u);
         return data + tile_error_detail_m(t2.y, n, tile_zoom, u32(t2.z), first);
