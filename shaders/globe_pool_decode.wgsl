@@ -140,6 +140,12 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     }
     workgroupBarrier();
     if (live) {
+        // The vertices are loaded again rather than kept through the samples, and each value is
+        // used as soon as it is ready (the vertices' tile records before the data's error sample,
+        // the last two corners written before it): fewer registers live at the pass's busiest
+        // point, so more workgroups fit on an SM (docs/BENCHMARKS.md run 86).
+        v = array<vec4<u32>, 3>(pool_vertices[3u * slot], pool_vertices[3u * slot + 1u], pool_vertices[3u * slot + 2u]);
+        m = array<vec2<u32>, 3>(pool_map32(v[0]), pool_map32(v[1]), pool_map32(v[2]));
         let depth = id_depth(pool_ids[slot]);
         atomicMax(&wg_max_depth, depth);
         // The heights, and the tiles they sampled (recorded below without a second lookup).
@@ -150,23 +156,17 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         );
         let p = pool_relative_positions_m(v, vec3<f32>(s[0].height_m, s[1].height_m, s[2].height_m));
         var b = pool_globe_bound_of(p);
-        var error_tile = DataError(0.0, vec2<u32>(0u), 0u, TileFound(TILE_MISS, 0u));
-        if (globe.criterion == GLOBE_CRITERION_ERROR) {
-            error_tile = globe_data_error_sample(m, globe_nearest_m(b));
-            b.error_m = error_tile.error_m;
-        }
-        // The first corner's w holds the data's error bound, for the next frame's pool criterion
-        // (shared/pool_criterion_globe.wgsl); the draw reads xyz.
         // Odd depths reverse the corners (pool_draw_vertex), written out: an array indexed at run
-        // time may go to local memory.
+        // time may go to local memory. The first corner is written last, with the error bound.
         let flip = pool_draw_vertex(depth, 0u) == 2u;
-        draw_positions[3u * i] = vec4<f32>(select(p[0], p[2], flip), b.error_m);
+        let first_corner = select(p[0], p[2], flip);
         draw_positions[3u * i + 1u] = vec4<f32>(p[1], 1.0);
         draw_positions[3u * i + 2u] = vec4<f32>(select(p[2], p[0], flip), 1.0);
         if (NEAR_EDGES) {
             near_edge_record(m, p);
         }
-        if (!globe_is_hidden(b)) {
+        let visible = !globe_is_hidden(b);
+        if (visible) {
             let projected_px = globe_projected_px(b);
             if (projected_px > LARGE_LEAF_PX) {
                 globe_request_leaf_tiles(m, true);
@@ -177,15 +177,22 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
                 tile_cache_record(m[2], s[2].wanted_zoom, s[2].found);
                 globe_request_tile(globe_leaf_centre(m));
             }
-            if (globe.criterion == GLOBE_CRITERION_ERROR) {
+            atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
+            atomicAdd(&wg_visible, 1u);
+        }
+        if (globe.criterion == GLOBE_CRITERION_ERROR) {
+            let error_tile = globe_data_error_sample(m, globe_nearest_m(b));
+            b.error_m = error_tile.error_m;
+            if (visible) {
                 // globe_request_error_tile, as sampled.
                 tile_cache_record(error_tile.lo, error_tile.wanted_zoom, error_tile.found);
             }
-            atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
-            atomicAdd(&wg_visible, 1u);
-            if (globe_criterion_px(b) > globe.split_threshold_px && !pool_globe_is_occluded(b)) {
-                atomicAdd(&wg_capped, 1u);
-            }
+        }
+        // The first corner's w holds the data's error bound, for the next frame's pool criterion
+        // (shared/pool_criterion_globe.wgsl); the draw reads xyz.
+        draw_positions[3u * i] = vec4<f32>(first_corner, b.error_m);
+        if (visible && globe_criterion_px(b) > globe.split_threshold_px && !pool_globe_is_occluded(b)) {
+            atomicAdd(&wg_capped, 1u);
         }
     }
     workgroupBarrier();
