@@ -6,13 +6,15 @@
 // @binding(9) and the tile cache at @group(2); the pool's target T is the split threshold in px.
 //
 // Where the ball's vertices come from: globe.pool_decode placed every listed leaf's vertices
-// relative to its camera last frame (3 per leaf in drawing order, the data's error bound in the
-// first one's w), and the passes of this frame run over the same list. When the frame says so
-// (globe.camera_moved_m.w = 1: the camera moved less than a kilometre since), the criterion moves
-// those vertices by the camera's motion (exact in f64 on the CPU, then f32: an error of 1e-7 of
-// the motion) instead of reading three heights from the tile cache and placing them again; the
-// heights and the error are then one frame old, as tiles stream in. Otherwise (the first frame, a
-// jump) it places them from the tile cache.
+// relative to its camera (3 per leaf in drawing order, the data's error bound in the first one's
+// w), and the passes of this frame run over the same list. The criterion moves those vertices by
+// the camera's motion since (globe.camera_moved_m.xyz, exact in f64 on the CPU, then f32: an error
+// of 1e-7 of the motion); the heights and the error are then one frame old, as tiles stream in.
+// Where the motion is too large for that (the first frame, a jump: camera_moved_m.w = 0), the
+// scene runs the decode again before the update, at this frame's camera, and the motion is 0
+// (src/globe/pool_scene.rs `record_update`). So these passes never sample the tile cache for a
+// leaf's own vertices: that path held 61 registers a thread in classify_split where reading the
+// decode's needs 27 (docs/BENCHMARKS.md run 86).
 //!include shared/globe_frame.wgsl
 //!include shared/globe_heights.wgsl
 //!include shared/globe_cull.wgsl
@@ -22,11 +24,6 @@
 @group(0) @binding(8) var<uniform> globe: GlobeFrame;
 // globe.pool_decode's camera-relative vertices of the listed leaves (its draw_positions).
 @group(0) @binding(9) var<storage, read> pool_decoded: array<vec4<f32>>;
-
-// Whether the last decode's vertices may stand in for placing them again.
-fn pool_decoded_usable() -> bool {
-    return globe.camera_moved_m.w != 0.0;
-}
 
 // The position of vertex `vertex` (0..3) of listed leaf `i` at depth `depth`, as the last decode
 // placed it, moved to this frame's camera.
@@ -48,9 +45,6 @@ fn pool_globe_criterion_sq_px2(b: GlobeBound) -> f32 {
 
 // The squared error of listed leaf `i`, in `slot`.
 fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
-    if (!pool_decoded_usable()) {
-        return pool_globe_criterion_sq_px2(pool_globe_bound(load_vertices(slot)));
-    }
     let depth = id_depth(pool_ids[slot]);
     var b = pool_globe_bound_of(
         array<vec3<f32>, 3>(pool_decoded_vertex(i, depth, 0u), pool_decoded_vertex(i, depth, 1u), pool_decoded_vertex(i, depth, 2u)),
@@ -69,9 +63,6 @@ fn pool_leaf_error_sq_px2(i: u32, slot: u32) -> f32 {
 fn pool_parent_error_sq_px2(i: u32, slot: u32) -> f32 {
     let id = pool_ids[slot];
     let parent = parent_of_child0_vertices(load_vertices(slot));
-    if (!pool_decoded_usable()) {
-        return pool_globe_criterion_sq_px2(pool_globe_bound(parent));
-    }
     let depth = id_depth(id);
     var third: vec3<f32>;
     let next = i + 1u;

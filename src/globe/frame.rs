@@ -50,8 +50,9 @@ pub struct GlobeFrame {
     pub sun_direction: [f32; 4],
     /// xyz = this frame's camera minus the camera of the last globe.pool_decode, in metres
     /// (earth-fixed axes, computed in f64); w = 1 when the pool's criterion may take that decode's
-    /// camera-relative vertices moved by xyz instead of placing them again, else 0 (the heap, the
-    /// first frame, a jump). Set by `globe::pool_scene`.
+    /// camera-relative vertices moved by xyz, else 0 and xyz = 0 (the heap; the first frame or a
+    /// jump, where the pool's scene decodes again at this camera before its update). Set by
+    /// `globe::pool_scene`.
     pub camera_moved_m: [f32; 4],
     pub radius_m: f32,
     pub occluder_radius_m: f32,

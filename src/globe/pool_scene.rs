@@ -105,6 +105,9 @@ pub struct GlobePoolRenderer {
     /// vertices for (None: none yet), for `GlobeFrame::camera_moved_m`.
     view_camera_m: Option<DVec3>,
     decoded_camera_m: std::cell::Cell<Option<DVec3>>,
+    /// Whether this frame's update needs the decode first (`record_update`): the last decode's
+    /// vertices cannot be moved to this camera (`camera_moved_m` w = 0).
+    decode_before_update: bool,
 }
 
 /// The pool's criterion moves the last decode's vertices by the camera's motion when it is at
@@ -278,6 +281,7 @@ impl GlobePoolRenderer {
             reuse_decoded_vertices: true,
             view_camera_m: None,
             decoded_camera_m: std::cell::Cell::new(None),
+            decode_before_update: true,
         };
         renderer.record_init(gpu);
         Ok(renderer)
@@ -344,6 +348,7 @@ impl LebScene for GlobePoolRenderer {
         if self.reuse_decoded_vertices {
             frame.camera_moved_m = camera_moved_m(camera.position_m, self.decoded_camera_m.get());
         }
+        self.decode_before_update = frame.camera_moved_m[3] == 0.0;
         self.view_camera_m = Some(camera.position_m);
         queue.write_buffer(&self.frame, 0, bytemuck::bytes_of(&frame));
         let drawn = DrawnView {
@@ -383,8 +388,14 @@ impl LebScene for GlobePoolRenderer {
         self.atmosphere.record_sky(encoder, &self.tree.profiler, target);
     }
 
-    /// Records the pool's split or merge frame (its passes, reduction and list).
+    /// Records the pool's split or merge frame (its passes, reduction and list). The pool's
+    /// criterion reads the last decode's vertices moved to this camera
+    /// (shared/pool_criterion_globe.wgsl); where they cannot be (the first frame, a jump, or
+    /// `reuse_decoded_vertices` off), the decode runs first and places them at this camera.
     fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
+        if self.decode_before_update {
+            self.record_decode(encoder);
+        }
         let split = kind == UpdateKind::Split;
         self.pool.record_scene_frame(encoder, &self.tree.profiler, split, Some(self.occlusion.bind_group()), self.cache.bind_group());
     }
