@@ -212,6 +212,18 @@ fn dependencies(crate_dir: &str) -> Vec<String> {
         .collect()
 }
 
+/// crates/pipeline-stats reads what `BISECTOR_DUMP_PIPELINES` wrote and links no crate of the
+/// workspace (nor does any crate link it).
+#[test]
+fn the_pipeline_stats_tool_stands_apart() {
+    let workspace: Vec<String> = dependencies("crates/pipeline-stats").into_iter().filter(|l| l.contains("bisector")).collect();
+    assert!(workspace.is_empty(), "crates/pipeline-stats depends on crates of the workspace: {workspace:?}");
+    for manifest in [".", "crates/gpu", "crates/kernels"] {
+        let users: Vec<String> = dependencies(manifest).into_iter().filter(|l| l.contains("pipeline-stats")).collect();
+        assert!(users.is_empty(), "{manifest}/Cargo.toml depends on crates/pipeline-stats: {users:?}");
+    }
+}
+
 #[test]
 fn the_kernels_crate_builds_on_gpu_alone() {
     let workspace: Vec<String> = dependencies("crates/kernels").into_iter().filter(|l| l.contains("bisector")).collect();
