@@ -77,12 +77,16 @@ fn order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     let i = g * WORKGROUP_SIZE + t;
     // The first 2^(D-5) threads, one per bitfield word, list its free slots; thread 0 also the
     // count and arguments.
-    if (i < (1u << (CBT_MAX_DEPTH - 5u))) {
+    let words = 1u << (CBT_MAX_DEPTH - 5u);
+    if (g * WORKGROUP_SIZE < words) {
         let leaves = cbt_node_count();
         if (i == 0u) {
             set_leaf_count(leaves);
         }
-        list_free_slots(i, used_slots_before_word(i), leaves);
+        let used_before = used_slots_before_word_scanned(g, t);
+        if (i < words) {
+            list_free_slots(i, used_before, leaves);
+        }
     }
     let last = pool.params.last_leaves;
     if (t == 0u) {
