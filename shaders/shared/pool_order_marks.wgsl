@@ -30,7 +30,7 @@ fn order_clear(first: u32, stride: u32) {
 // merge frees it in this pass: so the gain comes from the frame's kind, not the CBT's bit).
 // Four entries a round, their slots and changed words loaded together: the rounds are
 // independent, and each costs the latency of its two dependent loads, so a thread of the pass's
-// few hundred workgroups waits for two rounds of loads instead of eight.
+// few hundred workgroups waits for two rounds of loads instead of about seven (the ship path).
 fn order_gains(first: u32, stride: u32, split: bool) {
     let last = pool.params.leaves;
     if (first == 0u) {
