@@ -249,13 +249,7 @@ impl CbtReduce {
         let mut constants = cbt.writer_constants().to_vec();
         constants.push(("ONE_SPLIT", if split { 1.0 } else { 0.0 }));
         let create = |entry_point: &str| {
-            crate::gpu::shader::dump_compute_pipeline(
-                "cbt.reduce",
-                &SHADERS.source("cbt_reduce_one.wgsl").unwrap_or_default(),
-                entry_point,
-                &constants,
-                false,
-            );
+            SHADERS.dump_compute_pipeline("cbt.reduce", ("cbt_reduce_one.wgsl", &[]), entry_point, &constants, false);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("cbt.reduce"),
                 layout: None,

@@ -153,13 +153,7 @@ impl GlobeVisRaster {
         constants.push(("SHADE_SRGB", if color_format.is_srgb() { 1.0 } else { 0.0 }));
         let options = wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
         let shade_compute = storage_format_for(color_format).map(|_| {
-            crate::gpu::shader::dump_compute_pipeline(
-                "shade",
-                &SHADERS.source("globe_shade_compute.wgsl").unwrap_or_default(),
-                "cs_shade",
-                &constants,
-                true,
-            );
+            SHADERS.dump_compute_pipeline("shade", ("globe_shade_compute.wgsl", &[]), "cs_shade", &constants, true);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("shade"),
                 layout: Some(&pipeline_layout(&vis_layout_compute)),

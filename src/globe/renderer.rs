@@ -450,7 +450,7 @@ pub(crate) fn compute_pipeline(
     [group0, group1, cache]: [Option<&wgpu::BindGroupLayout>; 3],
 ) -> wgpu::ComputePipeline {
     let module = SHADERS.create_module(device, shader_name);
-    crate::gpu::shader::dump_compute_pipeline(label, &SHADERS.source(shader_name).unwrap_or_default(), entry, constants, true);
+    SHADERS.dump_compute_pipeline(label, (shader_name, &[]), entry, constants, true);
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
         layout: Some(&pipeline_layout(device, group0.expect("group 0"), group1, cache.expect("the tile cache's group"))),

@@ -187,13 +187,7 @@ impl PoolPasses {
         }
         let pipeline = |shader: &str, entry: &str| {
             let module = SHADERS.create_module_with(device, shader, &substitutions);
-            crate::gpu::shader::dump_compute_pipeline(
-                &format!("pool.{entry}"),
-                &SHADERS.source_with(shader, &substitutions).unwrap_or_default(),
-                entry,
-                &constants,
-                true,
-            );
+            SHADERS.dump_compute_pipeline(&format!("pool.{entry}"), (shader, &substitutions), entry, &constants, true);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&format!("pool.{entry}")),
                 layout: Some(&layout),

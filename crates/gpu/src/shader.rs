@@ -106,7 +106,7 @@ impl ShaderLibrary {
         constants: &[(&str, f64)],
     ) -> wgpu::ComputePipeline {
         let module = self.create_module(device, name);
-        dump_compute_pipeline(label, &self.source(name).unwrap_or_default(), entry, constants, true);
+        self.dump_compute_pipeline(label, (name, &[]), entry, constants, true);
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
@@ -116,32 +116,42 @@ impl ShaderLibrary {
             cache: None,
         })
     }
-}
 
-/// Diagnostics: with `BISECTOR_DUMP_PIPELINES=DIR` set, a compute pipeline is written to DIR as
-/// `LABEL.ENTRY[.N].wgsl` (its source, includes spliced in) and `.json` (its entry point, override
-/// constants and whether its workgroup memory is zeroed), for crates/pipeline-stats, which asks a
-/// Vulkan driver for their register counts. A directory that cannot be written is reported once.
-pub fn dump_compute_pipeline(label: &str, source: &str, entry: &str, constants: &[(&str, f64)], zero_init: bool) {
-    let Some(dir) = std::env::var_os("BISECTOR_DUMP_PIPELINES") else {
-        return;
-    };
-    let dir = std::path::PathBuf::from(dir);
-    let base = format!("{label}.{entry}");
-    let name = (0..)
-        .map(|n| if n == 0 { base.clone() } else { format!("{base}.{n}") })
-        .find(|n| !dir.join(format!("{n}.json")).exists())
-        .unwrap_or(base);
-    let constants: Vec<String> = constants.iter().map(|(k, v)| format!("\"{k}\": {v:?}")).collect();
-    let json = format!(
-        "{{\"label\": \"{label}\", \"entry\": \"{entry}\", \"wgsl\": \"{name}.wgsl\", \"zero_init\": {zero_init}, \"constants\": {{{}}}}}\n",
-        constants.join(", ")
-    );
-    let written = std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join(format!("{name}.wgsl")), source))
-        .and_then(|()| std::fs::write(dir.join(format!("{name}.json")), json));
-    if let Err(e) = written {
-        static REPORTED: std::sync::Once = std::sync::Once::new();
-        REPORTED.call_once(|| eprintln!("warning: BISECTOR_DUMP_PIPELINES={}: cannot write the pipelines there: {e}", dir.display()));
+    /// Diagnostics: with `BISECTOR_DUMP_PIPELINES=DIR` set, the compute pipeline of `entry` in
+    /// shader `name` (with `substitutions`, as `source_with`) is written to DIR as
+    /// `LABEL.ENTRY[.N].wgsl` (its source, includes spliced in) and `.json` (its entry point,
+    /// override constants and whether its workgroup memory is zeroed), for crates/pipeline-stats,
+    /// which asks a Vulkan driver for their register counts. Without the variable it does nothing
+    /// (the source is not spliced); a directory that cannot be written is reported once.
+    pub fn dump_compute_pipeline(
+        &self,
+        label: &str,
+        (name, substitutions): (&str, &[(&str, &str)]),
+        entry: &str,
+        constants: &[(&str, f64)],
+        zero_init: bool,
+    ) {
+        let Some(dir) = std::env::var_os("BISECTOR_DUMP_PIPELINES") else {
+            return;
+        };
+        let source = self.source_with(name, substitutions).unwrap_or_default();
+        let dir = std::path::PathBuf::from(dir);
+        let base = format!("{label}.{entry}");
+        let file = (0..)
+            .map(|n| if n == 0 { base.clone() } else { format!("{base}.{n}") })
+            .find(|n| !dir.join(format!("{n}.json")).exists())
+            .unwrap_or(base);
+        let constants: Vec<String> = constants.iter().map(|(k, v)| format!("\"{k}\": {v:?}")).collect();
+        let json = format!(
+            "{{\"label\": \"{label}\", \"entry\": \"{entry}\", \"wgsl\": \"{file}.wgsl\", \"zero_init\": {zero_init}, \"constants\": {{{}}}}}\n",
+            constants.join(", ")
+        );
+        let written = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(dir.join(format!("{file}.wgsl")), source))
+            .and_then(|()| std::fs::write(dir.join(format!("{file}.json")), json));
+        if let Err(e) = written {
+            static REPORTED: std::sync::Once = std::sync::Once::new();
+            REPORTED.call_once(|| eprintln!("warning: BISECTOR_DUMP_PIPELINES={}: cannot write the pipelines there: {e}", dir.display()));
+        }
     }
 }

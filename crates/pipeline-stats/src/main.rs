@@ -1,6 +1,6 @@
 //! `pipeline-stats DIR`: the driver's statistics (register count, shared memory, binary size, ...)
 //! of every compute pipeline that `bisector` wrote to DIR under `BISECTOR_DUMP_PIPELINES=DIR`
-//! (`bisector_gpu::shader::dump_compute_pipeline`), one line each.
+//! (`bisector_gpu::shader::ShaderLibrary::dump_compute_pipeline`), one line each.
 //!
 //! wgpu does not expose VK_KHR_pipeline_executable_properties, so this tool compiles each dumped
 //! pipeline again as wgpu 30 does on Vulkan (naga's SPIR-V with the overrides applied, bounds
@@ -174,15 +174,9 @@ impl Vulkan {
             // The chain queried is the chain enabled: every feature the adapter reports.
             instance.get_physical_device_features2(physical, &mut features);
             let robust_buffer_access2 = has_robustness2 && {
-                let mut next = features.p_next as *const vk::BaseOutStructure<'_>;
-                let mut on = false;
-                while !next.is_null() {
-                    if (*next).s_type == vk::StructureType::PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT {
-                        on = (*(next as *const vk::PhysicalDeviceRobustness2FeaturesEXT<'_>)).robust_buffer_access2 == vk::TRUE;
-                    }
-                    next = (*next).p_next;
-                }
-                on
+                let mut asked = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+                instance.get_physical_device_features2(physical, &mut vk::PhysicalDeviceFeatures2::default().push_next(&mut asked));
+                asked.robust_buffer_access2 == vk::TRUE
             };
             let priorities = [1.0f32];
             let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&priorities)];
