@@ -172,7 +172,29 @@ pub fn create_instance() -> wgpu::Instance {
     // Vulkan, Metal or DX12 unless WGPU_BACKEND says otherwise: the renderer needs compute and
     // storage buffers in vertex shaders, which the GL backend does not give everywhere.
     descriptor.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    descriptor.flags = without_indirect_validation(descriptor.flags, std::env::var_os(INDIRECT_VALIDATION_VAR).is_some());
     wgpu::Instance::new(descriptor)
+}
+
+/// The environment variable through which wgpu's users turn its indirect-call validation on or off.
+pub const INDIRECT_VALIDATION_VAR: &str = "WGPU_VALIDATION_INDIRECT_CALL";
+
+/// `flags` without wgpu's indirect-call validation, unless the user set
+/// WGPU_VALIDATION_INDIRECT_CALL (`user_chose`: wgpu's `with_env` has then applied their choice
+/// already). wgpu turns it on by default, in release builds too: before every indirect dispatch it
+/// records a one-thread dispatch that copies the arguments, clamped to the device's limits, into a
+/// buffer of its own, with a barrier either side (and a check of every indirect draw). bisector's
+/// indirect arguments are all written by its own shaders within those limits: 2-D dispatches of at
+/// most `dispatch::MAX_GROUPS_X` groups a row, raster lists of at most 65,535 entries, the changed
+/// blocks of a CBT (at most 2^14, at max depth 29), draws from storage buffers with no vertex
+/// buffers. The check only cost time: 0.012 ms of the ship path's update, reduction and decode and
+/// 0.05 ms of its frame on the H100 (docs/BENCHMARKS.md, run 94).
+pub fn without_indirect_validation(flags: wgpu::InstanceFlags, user_chose: bool) -> wgpu::InstanceFlags {
+    if user_chose {
+        flags
+    } else {
+        flags - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL
+    }
 }
 
 /// A readable name for a single feature flag.
@@ -325,4 +347,20 @@ pub fn compute_pass_timed_by(
 pub fn create_profiler(device: &wgpu::Device) -> wgpu_profiler::GpuProfiler {
     wgpu_profiler::GpuProfiler::new(device, wgpu_profiler::GpuProfilerSettings { max_num_pending_frames: 8, ..Default::default() })
         .expect("valid profiler settings")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indirect_validation_is_off_unless_the_user_chose() {
+        let flags = wgpu::InstanceFlags::debugging();
+        assert!(flags.contains(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL));
+        let ours = without_indirect_validation(flags, false);
+        assert_eq!(ours, flags - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+        assert!(ours.contains(wgpu::InstanceFlags::VALIDATION), "the other checks stay");
+        assert_eq!(without_indirect_validation(flags, true), flags);
+        assert_eq!(without_indirect_validation(wgpu::InstanceFlags::empty(), true), wgpu::InstanceFlags::empty());
+    }
 }
