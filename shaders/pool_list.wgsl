@@ -13,6 +13,7 @@
 //!include shared/dispatch.wgsl
 //!include shared/pool_lists.wgsl
 //!include shared/pool_free_list.wgsl
+//!include shared/pool_leaf_count.wgsl
 
 @group(0) @binding(1) var<storage, read> pool_ids: array<vec2<u32>>;
 // Declared for shared/pool_lists.wgsl; not read here.

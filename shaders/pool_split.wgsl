@@ -18,6 +18,7 @@
 // that sum fits the free slots (the pool not full: every frame of the ship path), else scans the
 // histogram itself (`listed_threshold`).
 //!include shared/pool_bindings.wgsl
+//!include shared/pool_free_list.wgsl
 
 // priority::bucket: the float-bit difference of e² and T², 16 buckets per octave.
 fn priority_bucket(error_sq: f32, target_sq: f32) -> u32 {
@@ -126,6 +127,9 @@ fn classify_split_listed(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let i = pool_thread_index(group, local);
+    // The free list this frame's allocate reads, from the CBT the last frame reduced (pool.order
+    // does not wait for the reduction, so it cannot list them).
+    list_free_slots_strided(dispatch_group_index(group), groups.x * groups.y, local);
     order_clear(i, groups.x * groups.y * WORKGROUP_SIZE);
     var slot = NO_SLOT;
     var candidate = false;

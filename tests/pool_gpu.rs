@@ -236,15 +236,18 @@ fn assert_like_twin(mode: PoolMode, state: &PoolState, twin: &PoolTwin, context:
 }
 
 /// `frames` random split and merge frames with foci on the folds, corners and base edges refined
-/// to depths 41-56 (moved every 100 frames) in a 2^14-slot pool of `mode`, compared with the twin
-/// after every frame; returns whether the pool's slots ever left the twin's.
-fn random_frames(name: &str, mode: PoolMode, frames: u32) -> bool {
+/// to depths 41-56 (moved every 100 frames) in a 2^`pool_depth`-slot pool of `mode`, compared
+/// with the twin after every frame, and its CBT heap with the heap its own bitfield reduces to;
+/// returns whether the pool's slots ever left the twin's.
+fn random_frames(name: &str, mode: PoolMode, pool_depth: u32, frames: u32) -> bool {
     let mut rng = common::rng(name);
-    let (pool_depth, max_depth) = (14, 56);
+    let max_depth = 56;
     let gpu = gpu_for(1 << pool_depth);
     let mesh = BaseMesh64::octahedron();
     let mut twin = PoolTwin::new(mesh.clone(), pool_depth, max_depth, 1.0);
     let pool = GpuPool::from_twin_in(&gpu, &twin, mode);
+    // From 2^17 slots the compact mode reduces in pool.order's dispatch (pool_order_reduce.wgsl).
+    assert_eq!(pool.reduces_in_order(), mode != PoolMode::Deterministic && pool_depth >= 17, "where the reduction runs");
     let mut foci = Vec::new();
     let (mut deepest, mut moved_slots) = (0, false);
     for frame_index in 0..frames {
@@ -257,6 +260,9 @@ fn random_frames(name: &str, mode: PoolMode, frames: u32) -> bool {
         frame(&gpu, &pool, &mut twin, &criterion, frame_index % 2 == 0, &context);
         let state = pool.read_state(&gpu);
         assert_like_twin(mode, &state, &twin, &context);
+        let mut reduced = state.cbt.clone();
+        reduced.reduce();
+        assert!(state.cbt == reduced, "{context}: the CBT's counts are not its bitfield's");
         let mut slots = state.list.clone();
         slots.sort_unstable();
         moved_slots |= slots != twin.leaf_slots();
@@ -276,14 +282,21 @@ fn random_frames(name: &str, mode: PoolMode, frames: u32) -> bool {
 /// figures; every 10 frames its state read back validates and is watertight.
 #[test]
 fn random_frames_equal_the_twin() {
-    assert!(!random_frames("random_frames_equal_the_twin", PoolMode::Deterministic, 150), "the deterministic mode moved slots");
+    assert!(!random_frames("random_frames_equal_the_twin", PoolMode::Deterministic, 14, 150), "the deterministic mode moved slots");
 }
 
 /// The compact mode (the renderer's) over the same random frames equals the twin by meaning.
 #[test]
 fn compact_frames_equal_the_twin_by_meaning() {
-    let moved = random_frames("compact_frames_equal_the_twin_by_meaning", PoolMode::COMPACT, 120);
+    let moved = random_frames("compact_frames_equal_the_twin_by_meaning", PoolMode::COMPACT, 14, 120);
     eprintln!("the compact mode's slots {} the twin's", if moved { "left" } else { "kept" });
+}
+
+/// The same in a pool of 2^17 slots, whose CBT the compact mode reduces in pool.order's dispatch:
+/// after every frame the heap holds its bitfield's counts, and the pool equals the twin by meaning.
+#[test]
+fn compact_frames_reducing_in_pool_order_equal_the_twin() {
+    random_frames("compact_frames_reducing_in_pool_order_equal_the_twin", PoolMode::COMPACT, 17, 120);
 }
 
 /// A pool of 4,096 slots of `mode` under a criterion that wants every leaf split: the splits back

@@ -1,20 +1,9 @@
-// What the pass that lists the leaves writes besides the draw list (pool.list in slot order,
-// pool.order in the compact mode's tree order): the leaf count with the indirect arguments of the
-// next passes over the leaves, and the free list (shared/pool_lists.wgsl). Needs the includer's
-// `pool` (params and counters of PoolControl's layout), `pool_list`, `pool_args` and the CBT heap
-// read through shared/cbt_heap_read.wgsl, after cbt.reduce.
+// The free list (shared/pool_lists.wgsl): the first free slots in slot order, found from the
+// reduced CBT (pool.list after an upload and in the bit-exact mode; in the compact mode the
+// split frame's classify, from the CBT the last frame reduced: pool.order does not wait for the
+// reduction). Needs the includer's `pool` (params of PoolControl's layout), `pool_list` and
+// `cbt_load` (shared/cbt_heap_read.wgsl or shared/pool_bindings.wgsl).
 //!include shared/workgroup_scan.wgsl
-
-// The leaf count into pool.params and pool.counters, and the dispatch arguments (x, y, z) of the
-// next passes over the leaves. One thread.
-fn set_leaf_count(leaves: u32) {
-    pool.params.leaves = leaves;
-    atomicStore(&pool.counters.leaves, leaves);
-    let leaf_groups = (leaves + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
-    pool_args[0] = clamp(leaf_groups, 1u, MAX_GROUPS_X);
-    pool_args[1] = max((leaf_groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, 1u);
-    pool_args[2] = 1u;
-}
 
 // The used slots before node `index` of depth `depth` of the CBT: the reduced counts walked from
 // the root, adding each left sibling's count where the path goes right.
@@ -70,5 +59,21 @@ fn list_free_slots(w: u32, used_before: u32, leaves: u32) {
         pool_list[leaves + free_rank] = 32u * w + firstTrailingBit(free_bits);
         free_rank += 1u;
         free_bits &= free_bits - 1u;
+    }
+}
+
+// The free list of the compact mode's split frame, by workgroup `g` of `groups` (thread t): each
+// takes 256-word blocks of the bitfield with a grid stride. Call from every thread of the
+// workgroup, in uniform control flow (a scan a block).
+fn list_free_slots_strided(g: u32, groups: u32, t: u32) {
+    let words = 1u << (CBT_MAX_DEPTH - 5u);
+    let blocks = (words + 255u) / 256u;
+    let leaves = pool.params.leaves;
+    for (var b = g; b < blocks; b += groups) {
+        let used_before = used_slots_before_word_scanned(b, t);
+        let w = b * 256u + t;
+        if (w < words) {
+            list_free_slots(w, used_before, leaves);
+        }
     }
 }

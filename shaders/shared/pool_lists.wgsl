@@ -12,7 +12,8 @@ fn list_base(k: u32) -> u32 {
     return (1u + (k & 1u)) << CBT_MAX_DEPTH;
 }
 
-// The free list: pool.list or pool.order (shared/pool_free_list.wgsl) writes the first POOL_FREE_SLOTS_LISTED free slots, in slot order,
+// The free list: pool.list, or in the compact mode the split frame's classify
+// (shared/pool_free_list.wgsl), writes the first POOL_FREE_SLOTS_LISTED free slots, in slot order,
 // after the draw list (entries leaves + k of pool_list; the draw list and all free slots together
 // fill its first N entries), so that allocate finds the rank-th free slot with one load instead of
 // a walk down the CBT's 20 levels (`pool_free_slot`). Ranks past it walk. Set by

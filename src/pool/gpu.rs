@@ -36,7 +36,7 @@ use crate::gpu::{Gpu, Limit, Requirements};
 use crate::leb::node64::{BaseMesh64, MAX_DEPTH_64};
 use crate::pool::cpu::{PoolState, PoolTwin, EDGE, LEFT, MERGE_RATIO_SQ, NO_SLOT, RIGHT, SPLIT_CENTER, SPLIT_LEFT, SPLIT_RIGHT};
 use crate::pool::criterion::{TestCriterion, MAX_FOCI};
-use crate::pool::gpu_passes::{PoolPasses, SceneCriterion};
+use crate::pool::gpu_passes::{PoolPasses, SceneCriterion, ORDER_REDUCE_STORAGE_BUFFERS};
 use crate::pool::priority::{BUCKET_COUNT, BUCKET_SHIFT};
 use crate::pool::FrameStats;
 
@@ -279,7 +279,10 @@ impl PoolSettings {
     pub fn requirements(&self) -> Requirements {
         let bytes = vertex_bytes(self.pool_slots);
         let why = format!("for the bisector pool's vertices ({} MiB); lower --pool-slots", bytes >> 20);
-        let requirements = crate::cbt::requirements(self.pool_slots.trailing_zeros().max(5), 1 << 16);
+        let mut requirements = crate::cbt::requirements(self.pool_slots.trailing_zeros().max(5), 1 << 16);
+        // Where the device has them, the storage buffers of pool.order with the reduction in its
+        // dispatch (else the two stay separate passes).
+        requirements.wanted_limits.push((Limit::MaxStorageBuffersPerShaderStage, ORDER_REDUCE_STORAGE_BUFFERS.into()));
         requirements.with_limit(Limit::MaxStorageBufferBindingSize, bytes, why.clone()).with_limit(Limit::MaxBufferSize, bytes, why)
     }
 }
@@ -415,6 +418,12 @@ impl GpuPool {
     /// How its passes run.
     pub fn mode(&self) -> PoolMode {
         self.mode
+    }
+
+    /// Whether the frame's CBT reduction runs in pool.order's dispatch (the compact mode, on trees
+    /// the one-pass reduction takes: pool_order_reduce.wgsl) rather than as cbt.reduce before it.
+    pub fn reduces_in_order(&self) -> bool {
+        self.passes.reduces_in_order()
     }
 
     /// Replaces the pool's state with `twin`'s (same size), then lists the used slots.

@@ -14,7 +14,8 @@
 //!
 //! PoolMode::Compact (the renderer's: equal to the twin by meaning; clear counters, no copy)
 //! split frame  pool.classify_split  over the draw list; candidates -> LIST_CANDIDATES; the
-//!                                   histogram and its sum; clears pool.order's gains and changed bits
+//!                                   histogram and its sum; clears pool.order's gains and changed
+//!                                   bits; the free list, from the CBT the last frame reduced
 //!              pool.mark            over LIST_CANDIDATES, each workgroup first finding b*: 0 where
 //!                                   the histogram's sum fits the free slots, else by a scan of the
 //!                                   histogram (no pool.threshold pass: BENCHMARKS.md run 83);
@@ -24,17 +25,18 @@
 //!                                   slot's changed bit
 //!              pool.bisect          over LIST_ALLOCATIONS; and over the draw list (copied to the last
 //!                                   list by classify): each workgroup's gains (shared/pool_order_marks.wgsl)
-//!              cbt.reduce
+//!              cbt.reduce           (in pool.order's dispatch from D = 17: pool_order_reduce.wgsl)
 //!              pool.order           the draw list kept in tree order (pool_order.wgsl), the leaf
-//!                                   count, arguments and free list, the update words the frame
-//!                                   wrote cleared: pool.list's work, in the same pass
+//!                                   count (from the frame's counters) and arguments, the update
+//!                                   words the frame wrote cleared: pool.list's work but the free
+//!                                   list, in the same pass
 //! merge frame  pool.classify_merge  over the draw list; even leaves in merge state -> LIST_MERGE;
 //!                                   clears pool.order's gains and changed bits
 //!              pool.elect           over LIST_MERGE; the elected diamonds' even leaves -> LIST_MERGED,
 //!                                   the links of e, its odd sibling o, o's edge neighbour -> snapshot;
 //!                                   o's changed bit
 //!              pool.merge           over LIST_MERGED; the draw list's gains (as bisect)
-//!              cbt.reduce, pool.order
+//!              cbt.reduce, pool.order (one pass from D = 17)
 //! ```
 //! Every pass over the leaves is an indirect dispatch of one thread per draw-list entry, on the
 //! arguments the last pool.list or pool.order wrote. A pass over a compact list is a fixed dispatch of
@@ -54,21 +56,40 @@
 //! The compact mode's classify passes do not clear every leaf's update record (7 atomic stores a
 //! leaf): every record is clean as a frame begins (`GpuPool::upload` writes them so), and
 //! pool.order's threads clear the few words the frame wrote, all in slots on its lists
-//! (shaders/shared/pool_lists.wgsl `clean_entry`). A frame's passes after cbt.reduce are one
-//! (pool.order; each pass costs its launch and a barrier), so the work pool.order_gains did in a
-//! pass of its own rides on bisect or merge (after the last changed bit is set), and pool.order's
-//! dispatch is fixed (one thread per slot), as it writes the arguments.
+//! (shaders/shared/pool_lists.wgsl `clean_entry`). A frame's passes after the last update are
+//! one (pool.order, with the reduction in its dispatch; each pass costs its launch and a barrier),
+//! so the work pool.order_gains did in a pass of its own rides on bisect or merge (after the last
+//! changed bit is set), and pool.order's dispatch is fixed (one thread per slot), as it writes the
+//! arguments. pool.order reads none of the reduction's counts: its leaf count is the last list's
+//! plus the frame's `slots_allocated` less its `slots_freed`, and the free list moved to the next
+//! split frame's classify (BENCHMARKS.md run 101: 0.010 ms off the ship path's span).
 //!
 //! All of them share one explicit layout (the pool's eight storage buffers and the criterion's
 //! uniform); pool.list and pool.order have their own, as they write the arguments buffer that the
 //! others dispatch from. The compact mode records pool.list only after an upload.
 
 use crate::cbt::gpu::GpuCbt;
-use crate::cbt::reduce::CbtReduce;
+use wgpu::util::DeviceExt;
+
+use crate::cbt::reduce::{CbtReduce, ReducePath};
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::Gpu;
 use crate::pool::gpu::{GpuPool, PoolMode, COUNTERS_OFFSET, GROUP_SUMS_OFFSET, HISTOGRAM_OFFSET};
 use crate::shaders::SHADERS;
+
+/// Storage buffers pool_order_reduce.wgsl binds: pool.order's 7 and the reduction's 4 (three views
+/// of the heap and its sums). On a device with fewer a stage, the two stay separate passes.
+pub(crate) const ORDER_REDUCE_STORAGE_BUFFERS: u32 = 11;
+
+/// pool.order with the CBT's one-pass reduction in its dispatch (pool_order_reduce.wgsl): the
+/// pipeline, pool.order's bind group, the reduction's (the heap's plain views and its sums), and
+/// the workgroups (the reduction's first).
+struct OrderReduce {
+    pipeline: wgpu::ComputePipeline,
+    group0: wgpu::BindGroup,
+    group1: wgpu::BindGroup,
+    groups: (u32, u32),
+}
 
 /// The pipelines and bind groups of the pool's passes.
 pub(crate) struct PoolPasses {
@@ -96,6 +117,9 @@ pub(crate) struct PoolPasses {
     /// One thread per slot (pool.order).
     slot_groups: (u32, u32),
     reduce: CbtReduce,
+    /// Compact mode, on trees of the one-pass reduction: pool.order with the reduction in its
+    /// dispatch, in place of cbt.reduce and `order`.
+    order_reduce: Option<OrderReduce>,
     /// A profiler without timer queries, for frames recorded without one.
     pub(crate) quiet: Profiler,
     neighbours: wgpu::Buffer,
@@ -237,6 +261,35 @@ impl PoolPasses {
                 [cbt.pipeline_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
             own_pass("pool.order", "pool_order.wgsl", "order", &constants, &[0, 1, 3, 5, 6, 7, 9])
         });
+        let reduce = CbtReduce::new(device, cbt);
+        // On trees the one-pass reduction takes, the compact mode runs it in pool.order's dispatch
+        // (pool_order_reduce.wgsl): pool.order reads none of the counts it writes.
+        let fits = device.limits().max_storage_buffers_per_shader_stage >= ORDER_REDUCE_STORAGE_BUFFERS;
+        let order_reduce = (tree_order && reduce.path() == ReducePath::OnePass && fits).then(|| {
+            let constants =
+                [cbt.writer_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
+            let (pipeline, group0) = own_pass("pool.order", "pool_order_reduce.wgsl", "order_reduce", &constants, &[0, 1, 3, 5, 6, 7, 9]);
+            let reduce_groups = crate::cbt::reduce_one::groups(cbt.max_depth);
+            // [0]: finished reduction workgroups (zero between reductions), then one sum per workgroup.
+            let sync = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("pool.order.reduce_sync"),
+                contents: bytemuck::cast_slice(&vec![0u32; (1 + reduce_groups as usize).next_multiple_of(4)]),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let heap = bindings[0].as_entire_binding();
+            let group1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("pool.order.reduce"),
+                layout: &pipeline.get_bind_group_layout(1),
+                entries: &[
+                    wgpu::BindGroupEntry { binding: 0, resource: heap.clone() },
+                    wgpu::BindGroupEntry { binding: 1, resource: heap.clone() },
+                    wgpu::BindGroupEntry { binding: 2, resource: heap },
+                    wgpu::BindGroupEntry { binding: 3, resource: sync.as_entire_binding() },
+                ],
+            });
+            let slots = (1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE);
+            OrderReduce { pipeline, group0, group1, groups: groups_2d(reduce_groups + slots) }
+        });
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
             PoolMode::Compact { workgroups } => Some(workgroups.clamp(1, 65535)),
@@ -262,7 +315,8 @@ impl PoolPasses {
             list_bind_group,
             list_groups: groups_2d(((1u32 << cbt.max_depth) / 32).div_ceil(WORKGROUP_SIZE)),
             slot_groups: groups_2d((1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE)),
-            reduce: CbtReduce::new(device, cbt),
+            reduce,
+            order_reduce,
             quiet: Profiler::new(
                 device,
                 wgpu_profiler::GpuProfilerSettings { enable_timer_queries: false, enable_debug_groups: false, ..Default::default() },
@@ -273,6 +327,11 @@ impl PoolPasses {
             control: bindings[7].clone(),
             args: args.clone(),
         }
+    }
+
+    /// Whether pool.order runs the CBT's reduction in its dispatch (`order_reduce`).
+    pub(crate) fn reduces_in_order(&self) -> bool {
+        self.order_reduce.is_some()
     }
 
     /// Records pool.list: the draw list, the leaf count and the arguments of the next passes.
@@ -342,6 +401,14 @@ impl PoolPasses {
     /// The end of every frame: the reduction, then the draw list: pool.list in slot order, or in
     /// the compact mode pool.order (the last list turned into this frame's, in tree order).
     fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
+        if let Some(fused) = &self.order_reduce {
+            return pass(encoder, profiler, "pool.order", |pass| {
+                pass.set_pipeline(&fused.pipeline);
+                pass.set_bind_group(0, &fused.group0, &[]);
+                pass.set_bind_group(1, &fused.group1, &[]);
+                pass.dispatch_workgroups(fused.groups.0, fused.groups.1, 1);
+            });
+        }
         self.reduce.record(encoder, profiler);
         match &self.order {
             Some((pipeline, bind_group)) => pass(encoder, profiler, "pool.order", |pass| {
