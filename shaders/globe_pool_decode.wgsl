@@ -47,6 +47,12 @@
 
 // Whether this pipeline fills `near_edges` (GlobePoolRenderer builds one of each).
 override NEAR_EDGES: bool = true;
+// Whether this pipeline samples the data's error bound (--lod error) for the next frame's
+// criterion and counts the leaves that want to split. Only a split frame's classify reads the
+// bound, and a split frame follows a merge frame: a split frame's own decode leaves it out
+// (GlobePoolRenderer::record_decode_for), the error tile's record with it, and LodStats'
+// capped_leaves as the last decode counted them.
+override ERROR_SAMPLE: bool = true;
 
 var<workgroup> wg_max_depth: atomic<u32>;
 var<workgroup> wg_max_size_bits: atomic<u32>;
@@ -180,7 +186,7 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
             atomicAdd(&wg_visible, 1u);
         }
-        if (globe.criterion == GLOBE_CRITERION_ERROR) {
+        if (ERROR_SAMPLE && globe.criterion == GLOBE_CRITERION_ERROR) {
             let error_tile = globe_data_error_sample(m, globe_nearest_m(b));
             b.error_m = error_tile.error_m;
             if (visible) {
@@ -191,7 +197,7 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         // The first corner's w holds the data's error bound, for the next frame's pool criterion
         // (shared/pool_criterion_globe.wgsl); the draw reads xyz.
         draw_positions[3u * i] = vec4<f32>(first_corner, b.error_m);
-        if (visible && globe_criterion_px(b) > globe.split_threshold_px && !pool_globe_is_occluded(b)) {
+        if (ERROR_SAMPLE && visible && globe_criterion_px(b) > globe.split_threshold_px && !pool_globe_is_occluded(b)) {
             atomicAdd(&wg_capped, 1u);
         }
     }
@@ -203,6 +209,8 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
         atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));
         atomicAdd(&lod_stats.visible_leaves, atomicLoad(&wg_visible));
-        atomicAdd(&lod_stats.capped_leaves, atomicLoad(&wg_capped));
+        if (ERROR_SAMPLE) {
+            atomicAdd(&lod_stats.capped_leaves, atomicLoad(&wg_capped));
+        }
     }
 }

@@ -91,9 +91,10 @@ pub struct PoolFrameRecord {
     /// Leaves the last split frame refused: at the max depth, and for want of free slots.
     pub capped_by_depth: u32,
     pub capped_by_pool: u32,
-    /// Visible leaves that want a split after this frame (globe.pool_decode's count): those
-    /// capped, and those the next split frame will split (the camera moved, or a leaf refines
-    /// one level per split frame). Not a shortage: a measure of how far the pool lags the view.
+    /// Visible leaves that want a split (globe.pool_decode's count, after the last merge frame
+    /// under the error criterion: a split frame's decode samples no error bound): those capped,
+    /// and those the next split frame will split (the camera moved, or a leaf refines one level
+    /// per split frame). Not a shortage: a measure of how far the pool lags the view.
     pub pending_split_leaves: u32,
     /// Edges of the drawn leaves over land within 3 km of the camera, from the GPU's histogram
     /// (globe::near_edges: the median to half a 1/16-octave bin), on every 8th frame

@@ -30,7 +30,7 @@ use crate::globe::pool_raster::{GlobeVisRaster, PoolRasterInputs, ShadeGroups};
 use crate::globe::renderer::{compute_pipeline, draw_pipeline, layout, Binding, GlobeSettings, SPACE_COLOR};
 use crate::gpu::{profiled_compute_pass, Gpu, Requirements};
 use crate::leb::cpu::UpdateKind;
-use crate::leb::lod::MERGE_HYSTERESIS;
+use crate::leb::lod::{Criterion, MERGE_HYSTERESIS};
 use crate::pool::gpu::GpuPoolParams;
 use crate::pool::{GpuPool, PoolSettings, SceneCriterion};
 use crate::schedule::raster::RasterPath;
@@ -83,6 +83,9 @@ pub struct GlobePoolRenderer {
     /// globe.pool_decode without and with the near-edge histogram (its NEAR_EDGES override).
     decode: (wgpu::ComputePipeline, wgpu::BindGroup),
     decode_near_edges: wgpu::ComputePipeline,
+    /// globe.pool_decode without the data's error bound (ERROR_SAMPLE false): a split frame's,
+    /// under the error criterion (`record_decode_for`).
+    decode_no_error: wgpu::ComputePipeline,
     /// Fill the near-edge histogram on every this-many-th frame (0: never; frames interval - 1,
     /// 2 interval - 1, ...: merge frames where it is even). It adds to the
     /// decode's cost (on the H100 up to 0.05 ms at a million leaves low over mountains, nothing
@@ -199,9 +202,10 @@ impl GlobePoolRenderer {
             wgpu::ShaderStages::COMPUTE,
         );
         let cache_layout = cache.bind_group_layout();
-        let decode_variant = |near_edges: bool| {
+        let decode_variant = |near_edges: bool, error_sample: bool| {
             let mut constants = cache_constants.to_vec();
             constants.push(("NEAR_EDGES", f64::from(u8::from(near_edges))));
+            constants.push(("ERROR_SAMPLE", f64::from(u8::from(error_sample))));
             compute_pipeline(
                 device,
                 "globe.pool_decode",
@@ -210,7 +214,8 @@ impl GlobePoolRenderer {
                 [Some(&decode_layout), Some(occlusion.layout()), Some(cache_layout)],
             )
         };
-        let (decode_pipeline, decode_near_edges) = (decode_variant(false), decode_variant(true));
+        let (decode_pipeline, decode_near_edges, decode_no_error) =
+            (decode_variant(false, true), decode_variant(true, true), decode_variant(false, false));
         let control_params = wgpu::BufferBinding { buffer: &pool.control, offset: 0, size: std::num::NonZeroU64::new(32) };
         let decode_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globe.pool_decode"),
@@ -271,6 +276,7 @@ impl GlobePoolRenderer {
             frame,
             decode: (decode_pipeline, decode_group),
             decode_near_edges,
+            decode_no_error,
             near_edge_interval_frames: 0,
             near_edges_fresh: std::cell::Cell::new(false),
             draw: (draw_pipeline, draw_group),
@@ -328,6 +334,41 @@ impl GlobePoolRenderer {
     pub fn read_near_edges(&self, gpu: &Gpu) -> NearEdgeHistogram {
         let bytes = crate::gpu::readback::read_buffer(&gpu.device, &gpu.queue, &self.near_edges, 0, self.near_edges.size());
         NearEdgeHistogram::from_bytes(&bytes)
+    }
+
+    /// globe.pool_decode. `error_needed`: whether a split frame's classify reads the data's error
+    /// bound it leaves (the next pass over the leaves is classify_split); where not, under the
+    /// error criterion, the pipeline without the error sample runs (0.009 ms of the decode on the
+    /// ship path, BENCHMARKS.md run 102), and LodStats' capped_leaves keeps the last decode's count.
+    fn record_decode_for(&self, encoder: &mut wgpu::CommandEncoder, error_needed: bool) {
+        let interval = self.near_edge_interval_frames;
+        // Counted from frame interval - 1: with an even interval (bench's and the viewer's 8) the
+        // histogram's frames are merge frames, so its cost (0.006 ms on the ship path) does not
+        // land on the split frames, the longest (docs/BENCHMARKS.md run 84).
+        let near_edges = interval > 0 && (self.tree.frame_index() + 1).is_multiple_of(u64::from(interval));
+        self.near_edges_fresh.set(near_edges);
+        let error_sample = error_needed || near_edges || self.settings.criterion != Criterion::ScreenSpaceError;
+        // LodStats: the largest projected size and the visible leaves, then capped_leaves, which
+        // only a decode with the error sample counts.
+        encoder.clear_buffer(&self.lod_stats, 0, if error_sample { None } else { Some(8) });
+        if near_edges {
+            encoder.clear_buffer(&self.near_edges, 0, None);
+        }
+        encoder.clear_buffer(&self.tree.cbt.stats, 0, Some(16));
+        self.decoded_camera_m.set(self.view_camera_m);
+        let pipeline = match (near_edges, error_sample) {
+            (true, _) => &self.decode_near_edges,
+            (false, true) => &self.decode.0,
+            (false, false) => &self.decode_no_error,
+        };
+        let bind_group = &self.decode.1;
+        profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.set_bind_group(1, self.occlusion.bind_group(), &[]);
+            pass.set_bind_group(2, self.cache.bind_group(), &[]);
+            pass.dispatch_workgroups_indirect(&self.pool.args, 0);
+        });
     }
 }
 
@@ -394,38 +435,20 @@ impl LebScene for GlobePoolRenderer {
     /// `reuse_decoded_vertices` off), the decode runs first and places them at this camera.
     fn record_update(&self, encoder: &mut wgpu::CommandEncoder, kind: UpdateKind) {
         if self.decode_before_update {
-            self.record_decode(encoder);
+            self.record_decode_for(encoder, kind == UpdateKind::Split);
         }
         let split = kind == UpdateKind::Split;
         self.pool.record_scene_frame(encoder, &self.tree.profiler, split, Some(self.occlusion.bind_group()), self.cache.bind_group());
     }
 
-    /// The pool's frame reduced and listed its slots: only the decode is left.
+    /// The pool's frame reduced and listed its slots: only the decode is left. The data's error
+    /// bound it leaves is read by the next frame only if that frame splits.
     fn record_rebuild(&self, encoder: &mut wgpu::CommandEncoder) {
-        self.record_decode(encoder);
+        self.record_decode_for(encoder, UpdateKind::for_frame(self.tree.frame_index() + 1) == UpdateKind::Split);
     }
 
     fn record_decode(&self, encoder: &mut wgpu::CommandEncoder) {
-        let interval = self.near_edge_interval_frames;
-        // Counted from frame interval - 1: with an even interval (bench's and the viewer's 8) the
-        // histogram's frames are merge frames, so its cost (0.006 ms on the ship path) does not
-        // land on the split frames, the longest (docs/BENCHMARKS.md run 84).
-        let near_edges = interval > 0 && (self.tree.frame_index() + 1).is_multiple_of(u64::from(interval));
-        self.near_edges_fresh.set(near_edges);
-        encoder.clear_buffer(&self.lod_stats, 0, None);
-        if near_edges {
-            encoder.clear_buffer(&self.near_edges, 0, None);
-        }
-        encoder.clear_buffer(&self.tree.cbt.stats, 0, Some(16));
-        self.decoded_camera_m.set(self.view_camera_m);
-        let (pipeline, bind_group) = (if near_edges { &self.decode_near_edges } else { &self.decode.0 }, &self.decode.1);
-        profiled_compute_pass(&self.tree.profiler, encoder, "globe.pool_decode", |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, bind_group, &[]);
-            pass.set_bind_group(1, self.occlusion.bind_group(), &[]);
-            pass.set_bind_group(2, self.cache.bind_group(), &[]);
-            pass.dispatch_workgroups_indirect(&self.pool.args, 0);
-        });
+        self.record_decode_for(encoder, true);
     }
 
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
