@@ -68,9 +68,9 @@
 //! uniform); pool.list and pool.order have their own, as they write the arguments buffer that the
 //! others dispatch from. The compact mode records pool.list only after an upload.
 
-use crate::cbt::gpu::GpuCbt;
 use wgpu::util::DeviceExt;
 
+use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::{CbtReduce, ReducePath};
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
 use crate::gpu::Gpu;
@@ -105,7 +105,8 @@ pub(crate) struct PoolPasses {
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
     /// Compact mode: pool.order and its bind group (the draw list kept in tree order,
-    /// pool_order.wgsl), a fixed dispatch of one thread per slot (`slot_groups`).
+    /// pool_order.wgsl), a fixed dispatch of one thread per slot (`slot_groups`); None where
+    /// `order_reduce` runs it.
     order: Option<(wgpu::ComputePipeline, wgpu::BindGroup)>,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
@@ -254,13 +255,6 @@ impl PoolPasses {
         };
         let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots, ("TREE_ORDER", f64::from(u8::from(tree_order)))]].concat();
         let (list, list_bind_group) = own_pass("pool.list", "pool_list.wgsl", "list", &list_constants, &[0, 1, 6, 7, 9]);
-        // The compact mode's pool.order: the deepest leaf found there unless a scene's decode
-        // finds it.
-        let order = tree_order.then(|| {
-            let constants =
-                [cbt.pipeline_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
-            own_pass("pool.order", "pool_order.wgsl", "order", &constants, &[0, 1, 3, 5, 6, 7, 9])
-        });
         let reduce = CbtReduce::new(device, cbt);
         // On trees the one-pass reduction takes, the compact mode runs it in pool.order's dispatch
         // (pool_order_reduce.wgsl): pool.order reads none of the counts it writes.
@@ -289,6 +283,13 @@ impl PoolPasses {
             });
             let slots = (1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE);
             OrderReduce { pipeline, group0, group1, groups: groups_2d(reduce_groups + slots) }
+        });
+        // The compact mode's pool.order alone (after cbt.reduce): the deepest leaf found there
+        // unless a scene's decode finds it.
+        let order = (tree_order && order_reduce.is_none()).then(|| {
+            let constants =
+                [cbt.pipeline_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
+            own_pass("pool.order", "pool_order.wgsl", "order", &constants, &[0, 1, 3, 5, 6, 7, 9])
         });
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
