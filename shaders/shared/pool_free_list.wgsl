@@ -30,7 +30,7 @@ fn used_slots_before_word(w: u32) -> u32 {
 // The used slots before bitfield word 256 g + t, for thread t of workgroup g of 256 (call from
 // every thread of a workgroup whose words exist, in uniform control flow): the walk to the
 // workgroup's 256 words, 8 levels shorter than used_slots_before_word's, plus a scan of their
-// popcounts. pool.order's free list: the walk is a chain of dependent loads, one a level.
+// popcounts. The compact mode's free list: the walk is a chain of dependent loads, one a level.
 fn used_slots_before_word_scanned(g: u32, t: u32) -> u32 {
     let word_depth = CBT_MAX_DEPTH - 5u;
     let w = g * 256u + t;
