@@ -260,12 +260,7 @@ impl CbtReduce {
             })
         };
         let pipeline = create("reduce");
-        // [0]: finished workgroups (zero between reductions), then one sum per workgroup.
-        let sync = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("cbt.reduce.sync"),
-            contents: bytemuck::cast_slice(&vec![0u32; (1 + groups as usize).next_multiple_of(4)]),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+        let sync = reduce_one::sync_buffer(device, cbt.max_depth);
         let layout = pipeline.get_bind_group_layout(0);
         let heap = cbt.heap.as_entire_binding();
         let entries: Vec<wgpu::BindGroupEntry> = [0, 2, 4, 5]

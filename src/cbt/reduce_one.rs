@@ -27,3 +27,14 @@ pub fn groups(max_depth: u32) -> u32 {
 pub fn runs(max_depth: u32) -> bool {
     (MIN_DEPTH..=MAX_DEPTH).contains(&max_depth)
 }
+
+/// The reduction's sums buffer: [0] its finished workgroups (zero between reductions: the last
+/// resets it), then one sum a workgroup (each taken back to zero by the tail).
+pub fn sync_buffer(device: &wgpu::Device, max_depth: u32) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("cbt.reduce.sync"),
+        contents: bytemuck::cast_slice(&vec![0u32; (1 + groups(max_depth) as usize).next_multiple_of(4)]),
+        usage: wgpu::BufferUsages::STORAGE,
+    })
+}

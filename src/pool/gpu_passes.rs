@@ -68,8 +68,6 @@
 //! uniform); pool.list and pool.order have their own, as they write the arguments buffer that the
 //! others dispatch from. The compact mode records pool.list only after an upload.
 
-use wgpu::util::DeviceExt;
-
 use crate::cbt::gpu::GpuCbt;
 use crate::cbt::reduce::{CbtReduce, ReducePath};
 use crate::gpu::dispatch::{groups_2d, WORKGROUP_SIZE};
@@ -91,6 +89,17 @@ struct OrderReduce {
     groups: (u32, u32),
 }
 
+/// What a frame records after its last update pass (`PoolPasses::end_frame`).
+enum FrameEnd {
+    /// The bit-exact mode: cbt.reduce, then pool.list.
+    List(CbtReduce),
+    /// The compact mode: cbt.reduce, then pool.order (the draw list kept in tree order,
+    /// pool_order.wgsl; a fixed dispatch of one thread per slot, `slot_groups`) and its bind group.
+    Order(CbtReduce, (wgpu::ComputePipeline, wgpu::BindGroup)),
+    /// The compact mode on trees of the one-pass reduction: both in pool.order's dispatch.
+    OrderReduce(OrderReduce),
+}
+
 /// The pipelines and bind groups of the pool's passes.
 pub(crate) struct PoolPasses {
     classify_split: wgpu::ComputePipeline,
@@ -104,10 +113,6 @@ pub(crate) struct PoolPasses {
     elect: wgpu::ComputePipeline,
     merge: wgpu::ComputePipeline,
     list: wgpu::ComputePipeline,
-    /// Compact mode: pool.order and its bind group (the draw list kept in tree order,
-    /// pool_order.wgsl), a fixed dispatch of one thread per slot (`slot_groups`); None where
-    /// `order_reduce` runs it.
-    order: Option<(wgpu::ComputePipeline, wgpu::BindGroup)>,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
     bind_group: wgpu::BindGroup,
@@ -117,10 +122,8 @@ pub(crate) struct PoolPasses {
     list_groups: (u32, u32),
     /// One thread per slot (pool.order).
     slot_groups: (u32, u32),
-    reduce: CbtReduce,
-    /// Compact mode, on trees of the one-pass reduction: pool.order with the reduction in its
-    /// dispatch, in place of cbt.reduce and `order`.
-    order_reduce: Option<OrderReduce>,
+    /// What the frame records after its last update pass.
+    end: FrameEnd,
     /// A profiler without timer queries, for frames recorded without one.
     pub(crate) quiet: Profiler,
     neighbours: wgpu::Buffer,
@@ -255,21 +258,22 @@ impl PoolPasses {
         };
         let list_constants = [cbt.pipeline_constants().as_slice(), &[free_slots, ("TREE_ORDER", f64::from(u8::from(tree_order)))]].concat();
         let (list, list_bind_group) = own_pass("pool.list", "pool_list.wgsl", "list", &list_constants, &[0, 1, 6, 7, 9]);
-        let reduce = CbtReduce::new(device, cbt);
         // On trees the one-pass reduction takes, the compact mode runs it in pool.order's dispatch
         // (pool_order_reduce.wgsl): pool.order reads none of the counts it writes.
         let fits = device.limits().max_storage_buffers_per_shader_stage >= ORDER_REDUCE_STORAGE_BUFFERS;
-        let order_reduce = (tree_order && reduce.path() == ReducePath::OnePass && fits).then(|| {
-            let constants =
-                [cbt.writer_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
-            let (pipeline, group0) = own_pass("pool.order", "pool_order_reduce.wgsl", "order_reduce", &constants, &[0, 1, 3, 5, 6, 7, 9]);
-            let reduce_groups = crate::cbt::reduce_one::groups(cbt.max_depth);
-            // [0]: finished reduction workgroups (zero between reductions), then one sum per workgroup.
-            let sync = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("pool.order.reduce_sync"),
-                contents: bytemuck::cast_slice(&vec![0u32; (1 + reduce_groups as usize).next_multiple_of(4)]),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
+        let fused = tree_order && fits && ReducePath::choose_for(device, cbt) == ReducePath::OnePass;
+        // pool.order's constants, with those of the CBT's writers where it reduces too.
+        let deepest = ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())));
+        let order_constants = |cbt_constants: &[(&'static str, f64)]| [cbt_constants, &[free_slots, deepest]].concat();
+        let end = if fused {
+            let (pipeline, group0) = own_pass(
+                "pool.order",
+                "pool_order_reduce.wgsl",
+                "order_reduce",
+                &order_constants(&cbt.writer_constants()),
+                &[0, 1, 3, 5, 6, 7, 9],
+            );
+            let sync = crate::cbt::reduce_one::sync_buffer(device, cbt.max_depth);
             let heap = bindings[0].as_entire_binding();
             let group1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("pool.order.reduce"),
@@ -282,15 +286,17 @@ impl PoolPasses {
                 ],
             });
             let slots = (1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE);
-            OrderReduce { pipeline, group0, group1, groups: groups_2d(reduce_groups + slots) }
-        });
-        // The compact mode's pool.order alone (after cbt.reduce): the deepest leaf found there
-        // unless a scene's decode finds it.
-        let order = (tree_order && order_reduce.is_none()).then(|| {
-            let constants =
-                [cbt.pipeline_constants().as_slice(), &[free_slots, ("POOL_DEEPEST", f64::from(u8::from(scene.is_none())))]].concat();
-            own_pass("pool.order", "pool_order.wgsl", "order", &constants, &[0, 1, 3, 5, 6, 7, 9])
-        });
+            let groups = groups_2d(crate::cbt::reduce_one::groups(cbt.max_depth) + slots);
+            FrameEnd::OrderReduce(OrderReduce { pipeline, group0, group1, groups })
+        } else if tree_order {
+            // pool.order alone, after cbt.reduce: the deepest leaf found there unless a scene's
+            // decode finds it.
+            let order =
+                own_pass("pool.order", "pool_order.wgsl", "order", &order_constants(&cbt.pipeline_constants()), &[0, 1, 3, 5, 6, 7, 9]);
+            FrameEnd::Order(CbtReduce::new(device, cbt), order)
+        } else {
+            FrameEnd::List(CbtReduce::new(device, cbt))
+        };
         let compact_workgroups = match mode {
             PoolMode::Deterministic => None,
             PoolMode::Compact { workgroups } => Some(workgroups.clamp(1, 65535)),
@@ -309,15 +315,13 @@ impl PoolPasses {
             elect: pipeline("pool_merge.wgsl", &listed("elect")),
             merge: pipeline("pool_merge.wgsl", &listed("merge")),
             list,
-            order,
             compact_workgroups,
             bind_group,
             has_scene_group: scene.is_some(),
             list_bind_group,
             list_groups: groups_2d(((1u32 << cbt.max_depth) / 32).div_ceil(WORKGROUP_SIZE)),
             slot_groups: groups_2d((1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE)),
-            reduce,
-            order_reduce,
+            end,
             quiet: Profiler::new(
                 device,
                 wgpu_profiler::GpuProfilerSettings { enable_timer_queries: false, enable_debug_groups: false, ..Default::default() },
@@ -330,9 +334,9 @@ impl PoolPasses {
         }
     }
 
-    /// Whether pool.order runs the CBT's reduction in its dispatch (`order_reduce`).
+    /// Whether pool.order runs the CBT's reduction in its dispatch (`FrameEnd::OrderReduce`).
     pub(crate) fn reduces_in_order(&self) -> bool {
-        self.order_reduce.is_some()
+        matches!(self.end, FrameEnd::OrderReduce(_))
     }
 
     /// Records pool.list: the draw list, the leaf count and the arguments of the next passes.
@@ -402,22 +406,25 @@ impl PoolPasses {
     /// The end of every frame: the reduction, then the draw list: pool.list in slot order, or in
     /// the compact mode pool.order (the last list turned into this frame's, in tree order).
     fn end_frame(&self, encoder: &mut wgpu::CommandEncoder, profiler: &Profiler) {
-        if let Some(fused) = &self.order_reduce {
-            return pass(encoder, profiler, "pool.order", |pass| {
+        match &self.end {
+            FrameEnd::List(reduce) => {
+                reduce.record(encoder, profiler);
+                self.record_list(encoder, profiler);
+            }
+            FrameEnd::Order(reduce, (pipeline, bind_group)) => {
+                reduce.record(encoder, profiler);
+                pass(encoder, profiler, "pool.order", |pass| {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups(self.slot_groups.0, self.slot_groups.1, 1);
+                });
+            }
+            FrameEnd::OrderReduce(fused) => pass(encoder, profiler, "pool.order", |pass| {
                 pass.set_pipeline(&fused.pipeline);
                 pass.set_bind_group(0, &fused.group0, &[]);
                 pass.set_bind_group(1, &fused.group1, &[]);
                 pass.dispatch_workgroups(fused.groups.0, fused.groups.1, 1);
-            });
-        }
-        self.reduce.record(encoder, profiler);
-        match &self.order {
-            Some((pipeline, bind_group)) => pass(encoder, profiler, "pool.order", |pass| {
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(self.slot_groups.0, self.slot_groups.1, 1);
             }),
-            None => self.record_list(encoder, profiler),
         }
     }
 
