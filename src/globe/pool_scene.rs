@@ -367,7 +367,7 @@ impl GlobePoolRenderer {
             pass.set_bind_group(0, bind_group, &[]);
             pass.set_bind_group(1, self.occlusion.bind_group(), &[]);
             pass.set_bind_group(2, self.cache.bind_group(), &[]);
-            pass.dispatch_workgroups_indirect(&self.pool.args, 0);
+            self.pool.dispatch_over_leaves(pass);
         });
     }
 }

@@ -426,6 +426,13 @@ impl GpuPool {
         self.passes.reduces_in_order()
     }
 
+    /// Dispatches the pipeline bound in `pass` over every leaf of the last list, as the pool's
+    /// own passes over the leaves are: one thread per leaf at least, those past the leaf count
+    /// (pool.control's `leaves`) to do nothing.
+    pub fn dispatch_over_leaves(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.passes.dispatch_over_leaves(pass);
+    }
+
     /// Replaces the pool's state with `twin`'s (same size), then lists the used slots.
     pub fn upload(&self, gpu: &Gpu, twin: &PoolTwin) {
         assert_eq!(twin.slot_count(), self.slots, "a twin of {} slots for a pool of {}", twin.slot_count(), self.slots);

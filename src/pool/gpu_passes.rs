@@ -89,6 +89,23 @@ struct OrderReduce {
     groups: (u32, u32),
 }
 
+/// How the passes over every leaf are dispatched: the classify passes, and a scene's decode
+/// (`GpuPool::dispatch_over_leaves`).
+#[derive(Clone, Copy)]
+enum LeafDispatch {
+    /// From the arguments pool.list or pool.order wrote, one thread per leaf.
+    Indirect,
+    /// One thread per slot, the threads past the leaf count idle (every pass over the leaves
+    /// bounds its threads by the count): the dispatch need not wait for the arguments
+    /// (docs/BENCHMARKS.md run 106: 0.003 ms off the ship path's span). The compact mode's pools
+    /// of up to `FIXED_LEAF_DISPATCH_MAX_SLOTS` slots, whose idle workgroups cost nothing
+    /// measurable (run 96: 4,096 workgroups against 1,900).
+    Fixed(u32, u32),
+}
+
+/// The largest pool whose passes over the leaves take `LeafDispatch::Fixed`: 8,192 workgroups.
+const FIXED_LEAF_DISPATCH_MAX_SLOTS: u32 = 1 << 21;
+
 /// What a frame records after its last update pass (`PoolPasses::end_frame`).
 enum FrameEnd {
     /// The bit-exact mode: cbt.reduce, then pool.list.
@@ -115,6 +132,7 @@ pub(crate) struct PoolPasses {
     list: wgpu::ComputePipeline,
     /// Compact mode: the workgroups of each pass over a list (None: bit-exact mode).
     compact_workgroups: Option<u32>,
+    leaf_dispatch: LeafDispatch,
     bind_group: wgpu::BindGroup,
     /// Whether the passes bind a scene's group at @group(2) (a `SceneCriterion`).
     has_scene_group: bool,
@@ -316,6 +334,13 @@ impl PoolPasses {
             merge: pipeline("pool_merge.wgsl", &listed("merge")),
             list,
             compact_workgroups,
+            leaf_dispatch: match compact_workgroups {
+                Some(_) if 1u32 << cbt.max_depth <= FIXED_LEAF_DISPATCH_MAX_SLOTS => {
+                    let (x, y) = groups_2d((1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE));
+                    LeafDispatch::Fixed(x, y)
+                }
+                _ => LeafDispatch::Indirect,
+            },
             bind_group,
             has_scene_group: scene.is_some(),
             list_bind_group,
@@ -352,8 +377,16 @@ impl PoolPasses {
     fn over_leaves(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameContext, label: &str, pipeline: &wgpu::ComputePipeline) {
         pass(encoder, frame.profiler, label, |pass| {
             self.bind(pass, pipeline, frame);
-            pass.dispatch_workgroups_indirect(&self.args, 0);
+            self.dispatch_over_leaves(pass);
         });
+    }
+
+    /// Dispatches the bound pipeline over every leaf (`LeafDispatch`).
+    pub(crate) fn dispatch_over_leaves(&self, pass: &mut wgpu::ComputePass<'_>) {
+        match self.leaf_dispatch {
+            LeafDispatch::Indirect => pass.dispatch_workgroups_indirect(&self.args, 0),
+            LeafDispatch::Fixed(x, y) => pass.dispatch_workgroups(x, y, 1),
+        }
     }
 
     /// Records a pass over the leaves in the bit-exact mode, or over a compact list (a fixed
