@@ -120,6 +120,12 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         stats.overflow = 0u;
         stats.capacity = arrayLength(&pool_list);
     }
+    // A dispatch of one thread per slot (GpuPool::dispatch_over_leaves) has workgroups past the
+    // last leaf: nothing to do there, not even the statistics' atomics (`leaves` is uniform: a
+    // read-only buffer).
+    if (dispatch_group_index(group) * WORKGROUP_SIZE >= leaves) {
+        return;
+    }
     // The vertex table: each corner's map point, its owner, then one sample per owner.
     let live = i < leaves;
     var slot = 0u;
