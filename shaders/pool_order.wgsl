@@ -14,8 +14,9 @@
 // stays in tree order. Workgroup g takes the last list's entries 256 g.. (a fixed dispatch of one
 // thread per slot: the pass writes the arguments the passes over the leaves of larger pools and
 // the raster passes are dispatched with; src/pool/gpu_passes.rs `LeafDispatch`): its first new
-// entry is 256 per earlier workgroup plus their gains, each entry's the workgroup's plus the gains of the changed entries before it (a scan of the workgroup where more
-// than SPARSE_CHANGES changed). With POOL_DEEPEST also the deepest leaf (reading every listed id;
+// entry is 256 per earlier workgroup plus their gains, each entry's the workgroup's plus the
+// gains of the changed entries before it (a scan of the workgroup where more than SPARSE_CHANGES
+// changed). With POOL_DEEPEST also the deepest leaf (reading every listed id;
 // the globe's decode finds it instead). It also does what pool.list does in the bit-exact mode:
 // the leaf count (the last list's, plus the slots the frame allocated, less those it freed) and
 // the arguments, and the update words the frame wrote cleared (shared/pool_lists.wgsl
