@@ -208,9 +208,6 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         }
     }
     workgroupBarrier();
-    if (NEAR_EDGES) {
-        near_edge_flush(local);
-    }
     if (local == 0u) {
         atomicMax(&stats.max_depth, atomicLoad(&wg_max_depth));
         atomicMax(&lod_stats.max_size_px_bits, atomicLoad(&wg_max_size_bits));

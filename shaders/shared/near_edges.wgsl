@@ -1,8 +1,9 @@
 // The near-edge statistics of the globe drawn from the bisector pool (src/globe/near_edges.rs,
 // whose CPU twin is near_edges_twin): the edges of the drawn leaves over land within
 // NEAR_EDGE_DISTANCE_M of the camera, binned into 1/16-octave bins of their length, their count
-// and their minimum. Per workgroup first (near_edge_record), then into `near_edges`
-// (near_edge_flush). Needs shared/pool_globe.wgsl (and what it needs), shared/dispatch.wgsl, and
+// and their minimum, straight into `near_edges` with global atomics (near_edge_record): few leaves
+// lie that near, and bins in workgroup memory cost the decode's every frame L1 (docs/BENCHMARKS.md
+// runs 112-113). Needs shared/pool_globe.wgsl (and what it needs), shared/dispatch.wgsl, and
 // `near_edges: NearEdges` bound read_write.
 //!include shared/near_edge_constants.wgsl
 
@@ -16,9 +17,6 @@ struct NearEdges {
     bins: array<atomic<u32>, NEAR_EDGE_BINS>,
 }
 
-var<workgroup> wg_near_bins: array<atomic<u32>, NEAR_EDGE_BINS>;
-var<workgroup> wg_near_count: atomic<u32>;
-var<workgroup> wg_near_min_inverted_bits: atomic<u32>;
 
 // The bin of an edge `length_m` long: its exponent's octave and its mantissa's 1/16 step.
 fn near_edge_bin(length_m: f32) -> u32 {
@@ -31,14 +29,14 @@ fn near_edge_bin(length_m: f32) -> u32 {
     return u32(clamp(bin, 0, i32(NEAR_EDGE_BINS) - 1));
 }
 
-// Bins one leaf's three edge lengths `l`: a workgroup atomic per edge's bin, one for the count and
+// Bins one leaf's three edge lengths `l`: an atomic per edge's bin, one for the count and
 // one for the minimum.
 fn near_edge_add(l: vec3<f32>) {
-    atomicAdd(&wg_near_bins[near_edge_bin(l.x)], 1u);
-    atomicAdd(&wg_near_bins[near_edge_bin(l.y)], 1u);
-    atomicAdd(&wg_near_bins[near_edge_bin(l.z)], 1u);
-    atomicAdd(&wg_near_count, 3u);
-    atomicMax(&wg_near_min_inverted_bits, ~bitcast<u32>(min(min(l.x, l.y), l.z)));
+    atomicAdd(&near_edges.bins[near_edge_bin(l.x)], 1u);
+    atomicAdd(&near_edges.bins[near_edge_bin(l.y)], 1u);
+    atomicAdd(&near_edges.bins[near_edge_bin(l.z)], 1u);
+    atomicAdd(&near_edges.count, 3u);
+    atomicMax(&near_edges.min_inverted_bits, ~bitcast<u32>(min(min(l.x, l.y), l.z)));
 }
 
 // What rounding may move a camera-relative point within NEAR_EDGE_DISTANCE_M by, and more.
@@ -66,22 +64,4 @@ fn near_edge_record(m: array<vec2<u32>, 3>, p: array<vec3<f32>, 3>) {
         return;
     }
     near_edge_add(vec3<f32>(length(p[0] - p[1]), length(p[1] - p[2]), length(p[2] - p[0])));
-}
-
-// After a workgroupBarrier: the workgroup's counts into `near_edges`, thread `local` of
-// WORKGROUP_SIZE taking every WORKGROUP_SIZE-th bin.
-fn near_edge_flush(local: u32) {
-    if (atomicLoad(&wg_near_count) == 0u) {
-        return;
-    }
-    for (var bin = local; bin < NEAR_EDGE_BINS; bin += WORKGROUP_SIZE) {
-        let n = atomicLoad(&wg_near_bins[bin]);
-        if (n > 0u) {
-            atomicAdd(&near_edges.bins[bin], n);
-        }
-    }
-    if (local == 0u) {
-        atomicAdd(&near_edges.count, atomicLoad(&wg_near_count));
-        atomicMax(&near_edges.min_inverted_bits, atomicLoad(&wg_near_min_inverted_bits));
-    }
 }
