@@ -2,8 +2,8 @@
 // whose CPU twin is near_edges_twin): the edges of the drawn leaves over land within
 // NEAR_EDGE_DISTANCE_M of the camera, binned into 1/16-octave bins of their length, their count
 // and their minimum, straight into `near_edges` with global atomics (near_edge_record): few leaves
-// lie that near, and bins in workgroup memory cost the decode's every frame L1 (docs/BENCHMARKS.md
-// runs 112-113). Needs shared/pool_globe.wgsl (and what it needs), shared/dispatch.wgsl, and
+// lie that near, and bins in workgroup memory took 1.7 KiB of every decode workgroup's, a budget
+// the decode's time depends on (docs/BENCHMARKS.md runs 112-113). Needs shared/pool_globe.wgsl (and what it needs), shared/dispatch.wgsl, and
 // `near_edges: NearEdges` bound read_write.
 //!include shared/near_edge_constants.wgsl
 
