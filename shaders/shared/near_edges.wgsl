@@ -3,8 +3,8 @@
 // NEAR_EDGE_DISTANCE_M of the camera, binned into 1/16-octave bins of their length, their count
 // and their minimum, straight into `near_edges` with global atomics (near_edge_record): few leaves
 // lie that near, and bins in workgroup memory took 1.7 KiB of every decode workgroup's, a budget
-// the decode's time depends on (docs/BENCHMARKS.md runs 112-113). Needs shared/pool_globe.wgsl (and what it needs), shared/dispatch.wgsl, and
-// `near_edges: NearEdges` bound read_write.
+// the decode's time depends on (docs/BENCHMARKS.md runs 112-113). Needs shared/pool_globe.wgsl
+// (and what it needs), shared/dispatch.wgsl, and `near_edges: NearEdges` bound read_write.
 //!include shared/near_edge_constants.wgsl
 
 // Keep in sync with GpuNearEdges in src/globe/near_edges.rs (tests/shaders.rs compares them).
@@ -16,7 +16,6 @@ struct NearEdges {
     _pad1: u32,
     bins: array<atomic<u32>, NEAR_EDGE_BINS>,
 }
-
 
 // The bin of an edge `length_m` long: its exponent's octave and its mantissa's 1/16 step.
 fn near_edge_bin(length_m: f32) -> u32 {

@@ -95,12 +95,12 @@ struct OrderReduce {
 enum LeafDispatch {
     /// From the arguments pool.list or pool.order wrote, one thread per leaf.
     Indirect,
-    /// One thread per slot, the threads past the leaf count idle (every pass over the leaves
-    /// bounds its threads by the count): the dispatch need not wait for the arguments
+    /// One thread per slot (`slot_groups`), the threads past the leaf count idle (every pass over
+    /// the leaves bounds its threads by the count): the dispatch need not wait for the arguments
     /// (docs/BENCHMARKS.md run 106: 0.003 ms off the ship path's span). The compact mode's pools
     /// of up to `FIXED_LEAF_DISPATCH_MAX_SLOTS` slots, whose idle workgroups cost nothing
     /// measurable (run 96: 4,096 workgroups against 1,900).
-    Fixed(u32, u32),
+    Fixed,
 }
 
 /// The largest pool whose passes over the leaves take `LeafDispatch::Fixed`: 8,192 workgroups.
@@ -335,10 +335,7 @@ impl PoolPasses {
             list,
             compact_workgroups,
             leaf_dispatch: match compact_workgroups {
-                Some(_) if 1u32 << cbt.max_depth <= FIXED_LEAF_DISPATCH_MAX_SLOTS => {
-                    let (x, y) = groups_2d((1u32 << cbt.max_depth).div_ceil(WORKGROUP_SIZE));
-                    LeafDispatch::Fixed(x, y)
-                }
+                Some(_) if 1u32 << cbt.max_depth <= FIXED_LEAF_DISPATCH_MAX_SLOTS => LeafDispatch::Fixed,
                 _ => LeafDispatch::Indirect,
             },
             bind_group,
@@ -385,7 +382,7 @@ impl PoolPasses {
     pub(crate) fn dispatch_over_leaves(&self, pass: &mut wgpu::ComputePass<'_>) {
         match self.leaf_dispatch {
             LeafDispatch::Indirect => pass.dispatch_workgroups_indirect(&self.args, 0),
-            LeafDispatch::Fixed(x, y) => pass.dispatch_workgroups(x, y, 1),
+            LeafDispatch::Fixed => pass.dispatch_workgroups(self.slot_groups.0, self.slot_groups.1, 1),
         }
     }
 
