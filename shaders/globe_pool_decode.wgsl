@@ -107,6 +107,11 @@ fn vertex_sample_unpacked(p: vec2<u32>) -> VertexSample {
     return VertexSample(bitcast<f32>(p.x), p.y >> 22u, found);
 }
 
+// Whether wanted tile `k` is one of a leaf's vertices' `key`.
+fn leaf_key_recorded(k: vec2<u32>, key: array<vec2<u32>, 3>) -> bool {
+    return all(k == key[0]) || all(k == key[1]) || all(k == key[2]);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = dispatch_group_index(group) * WORKGROUP_SIZE + local;
@@ -177,27 +182,54 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         if (NEAR_EDGES) {
             near_edge_record(m, p);
         }
+        // The tiles this leaf wants, recorded once each: its vertices', its centre's and the data
+        // error's are most often one tile (tiles span 128 px or more, a small leaf a few), and a
+        // record is an atomic load in L2. A record is a function of the wanted key alone
+        // (tile_cache_record_key), and the vertices' keys found `s[k].found`.
+        let key = array<vec2<u32>, 3>(
+            tile_cache_wanted_key(m[0], s[0].wanted_zoom),
+            tile_cache_wanted_key(m[1], s[1].wanted_zoom),
+            tile_cache_wanted_key(m[2], s[2].wanted_zoom),
+        );
         let visible = !globe_is_hidden(b);
+        let projected_px = globe_projected_px(b);
+        let small = !(projected_px > LARGE_LEAF_PX);
         if (visible) {
-            let projected_px = globe_projected_px(b);
-            if (projected_px > LARGE_LEAF_PX) {
-                globe_request_leaf_tiles(m, true);
-            } else {
+            if (small) {
                 // globe_request_leaf_tiles' small case: the vertices' tiles as sampled, the centre's.
-                tile_cache_record(m[0], s[0].wanted_zoom, s[0].found);
-                tile_cache_record(m[1], s[1].wanted_zoom, s[1].found);
-                tile_cache_record(m[2], s[2].wanted_zoom, s[2].found);
-                globe_request_tile(globe_leaf_centre(m));
+                tile_cache_record_key(key[0], s[0].found);
+                if (any(key[1] != key[0])) {
+                    tile_cache_record_key(key[1], s[1].found);
+                }
+                if (any(key[2] != key[0]) && any(key[2] != key[1])) {
+                    tile_cache_record_key(key[2], s[2].found);
+                }
+                let centre = globe_leaf_centre(m);
+                let centre_key = tile_cache_wanted_key(centre, globe_vertex_zoom(centre));
+                if (!leaf_key_recorded(centre_key, key)) {
+                    tile_cache_record_key(centre_key, tile_lookup_ancestor(centre_key));
+                }
+            } else {
+                globe_request_leaf_tiles(m, true);
             }
             atomicMax(&wg_max_size_bits, bitcast<u32>(projected_px));
             atomicAdd(&wg_visible, 1u);
         }
         if (ERROR_SAMPLE && globe.criterion == GLOBE_CRITERION_ERROR) {
-            let error_tile = globe_data_error_sample(m, globe_nearest_m(b));
-            b.error_m = error_tile.error_m;
-            if (visible) {
-                // globe_request_error_tile, as sampled.
-                tile_cache_record(error_tile.lo, error_tile.wanted_zoom, error_tile.found);
+            // globe_data_error_m, and globe_request_error_tile as sampled; a vertex's tile is
+            // found (and recorded, when visible and small) already.
+            let error_key = globe_data_error_key(m, globe_nearest_m(b));
+            var found = s[0].found;
+            if (all(error_key == key[1])) {
+                found = s[1].found;
+            } else if (all(error_key == key[2])) {
+                found = s[2].found;
+            } else if (any(error_key != key[0])) {
+                found = tile_lookup_ancestor(error_key);
+            }
+            b.error_m = globe_data_error_found_m(m, found);
+            if (visible && !(small && leaf_key_recorded(error_key, key))) {
+                tile_cache_record_key(error_key, found);
             }
         }
         // The first corner's w holds the data's error bound, for the next frame's pool criterion

@@ -72,24 +72,23 @@ fn globe_found_detail_gradient(found: TileFound, map: vec2<u32>, s: vec3<f32>, p
 // The data's error bound in metres of the triangle with map vertices `m` drawn flat, from the
 // tiles a triangle seen from `distance_m` samples (--lod error; shared/tile_error.wgsl).
 fn globe_data_error_m(m: array<vec2<u32>, 3>, distance_m: f32) -> f32 {
-    return globe_data_error_sample(m, distance_m).error_m;
+    return globe_data_error_found_m(m, tile_lookup_ancestor(globe_data_error_key(m, distance_m)));
 }
 
-// `globe_data_error_m` with the tile whose summary it read: the box's lower corner, the zoom it
-// wanted there and the tile found (for a decode to record).
-struct DataError {
-    error_m: f32,
-    lo: vec2<u32>,
-    wanted_zoom: u32,
-    found: TileFound,
-}
-
-fn globe_data_error_sample(m: array<vec2<u32>, 3>, distance_m: f32) -> DataError {
+// The tile whose summary bounds that triangle, as wanted (tile_cache_wanted_key at the box's
+// lower corner): `globe_data_error_m` reads the nearest resident one, tile_lookup_ancestor of it.
+fn globe_data_error_key(m: array<vec2<u32>, 3>, distance_m: f32) -> vec2<u32> {
     let lo = min(min(m[0], m[1]), m[2]);
     let hi = max(max(m[0], m[1]), m[2]);
-    let wanted_zoom = tile_error_zoom(lo, hi, globe_wanted_zoom(distance_m));
-    let found = tile_cache_find(lo, wanted_zoom);
-    return DataError(tile_error_found_box_m(found, lo, hi, globe.detail != 0u), lo, wanted_zoom, found);
+    return tile_cache_wanted_key(lo, tile_error_zoom(lo, hi, globe_wanted_zoom(distance_m)));
+}
+
+// `globe_data_error_m` from the tile found for globe_data_error_key (for a decode that found it
+// already, or that records it).
+fn globe_data_error_found_m(m: array<vec2<u32>, 3>, found: TileFound) -> f32 {
+    let lo = min(min(m[0], m[1]), m[2]);
+    let hi = max(max(m[0], m[1]), m[2]);
+    return tile_error_found_box_m(found, lo, hi, globe.detail != 0u);
 }
 
 // The fixed-point map point of `map_f` ([0, 1]^2, floats).

@@ -42,7 +42,6 @@ fn globe_leaf_centre(m: array<vec2<u32>, 3>) -> vec2<u32> {
 // Records the tile whose summary bounds the triangle with map vertices `m` seen from
 // `distance_m` (decode passes under --lod error, so that tile becomes resident).
 fn globe_request_error_tile(m: array<vec2<u32>, 3>, distance_m: f32) {
-    let lo = min(min(m[0], m[1]), m[2]);
-    let zoom = tile_error_zoom(lo, max(max(m[0], m[1]), m[2]), globe_wanted_zoom(distance_m));
-    tile_cache_record(lo, zoom, tile_cache_find(lo, zoom));
+    let key = globe_data_error_key(m, distance_m);
+    tile_cache_record_key(key, tile_lookup_ancestor(key));
 }

@@ -10,9 +10,16 @@
 @group(2) @binding(3) var<storage, read_write> tile_cache_used: array<atomic<u32>>;
 
 // Marks `found`'s slot used and, when it is coarser than `wanted_zoom` (clamped to
-// TILE_CACHE_MAX_ZOOM), asks for the wanted tile. The used bit is set only when not yet set
-// (a load instead of an atomic for the common case).
+// TILE_CACHE_MAX_ZOOM), asks for the wanted tile.
 fn tile_cache_record(map: vec2<u32>, wanted_zoom: u32, found: TileFound) {
+    tile_cache_record_key(tile_cache_wanted_key(map, wanted_zoom), found);
+}
+
+// Marks `found`'s slot used and, when it is coarser than the wanted tile `key`
+// (tile_cache_wanted_key), asks for that tile. The used bit is set only when not yet set (a load
+// instead of an atomic for the common case). A record is a function of `key` alone (`found` is
+// tile_lookup_ancestor(key)), so a caller that knows it recorded `key` already may skip it.
+fn tile_cache_record_key(key: vec2<u32>, found: TileFound) {
     if (found.slot != TILE_MISS) {
         let w = found.slot >> 5u;
         let bit = 1u << (found.slot & 31u);
@@ -20,7 +27,7 @@ fn tile_cache_record(map: vec2<u32>, wanted_zoom: u32, found: TileFound) {
             atomicOr(&tile_cache_used[w], bit);
         }
     }
-    if (found.slot == TILE_MISS || found.zoom < min(wanted_zoom, TILE_CACHE_MAX_ZOOM)) {
-        tile_feedback_insert(tile_cache_wanted_key(map, wanted_zoom));
+    if (found.slot == TILE_MISS || found.zoom < tile_key_zoom(key)) {
+        tile_feedback_insert(key);
     }
 }
