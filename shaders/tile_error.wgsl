@@ -2,7 +2,8 @@
 //   blocks  one workgroup per level-0 block (8 x 8 blocks of 16 cells) of each listed slot: its
 //           64 invocations share the block's 17 x 17 samples, then merge their partial summaries
 //           in workgroup memory (max and min are exact in any order); the block's texels, and
-//           the block into `partial` for the next dispatch
+//           the block into `partial` for the next dispatch; then the 16 fine blocks (4 cells)
+//           inside it, 4 invocations sharing each one's 5 x 5 samples
 //   levels  one workgroup per listed slot: the 16 level-1 and 4 level-2 blocks from `partial`
 // (One invocation per block doing all 289 samples serially cost 0.60 ms a frame on the H100.)
 // Mirrors tile_error_texels in src/globe/cache/tile_error.rs (the module comment gives the
@@ -19,6 +20,11 @@
 @group(0) @binding(3) var<storage, read_write> partial: array<Block>;
 
 const BLOCK_CELLS: u32 = 16u;
+const FINE_CELLS: u32 = 4u;
+// The fine blocks' first texel row (src/globe/cache/tile_error.rs FINE_ROW) and their count
+// along a side (row 1 lies this far below row 0).
+const FINE_ROW: u32 = 24u;
+const FINE_SIDE: u32 = 32u;
 const SCALES: u32 = 7u;
 // The last sample's texel (the border is 1 texel).
 const LAST: u32 = 129u;
@@ -66,10 +72,11 @@ fn empty_block() -> Block {
     return b;
 }
 
-// Sample `k` (0..289, row-major over the block's 17 x 17 samples) of block (bx, by) into `b`.
-fn add_sample(slot: u32, bx: u32, by: u32, k: u32, b: ptr<function, Block>) {
-    let x = 1u + BLOCK_CELLS * bx + k % (BLOCK_CELLS + 1u);
-    let y = 1u + BLOCK_CELLS * by + k / (BLOCK_CELLS + 1u);
+// Sample `k` (row-major over the block's (cells + 1)² samples) of the block of `cells` cells at
+// (bx, by) in units of its side into `b`.
+fn add_sample(slot: u32, cells: u32, bx: u32, by: u32, k: u32, b: ptr<function, Block>) {
+    let x = 1u + cells * bx + k % (cells + 1u);
+    let y = 1u + cells * by + k / (cells + 1u);
     let c = drawn_m(slot, x, y);
     (*b).lo = min((*b).lo, c);
     (*b).hi = max((*b).hi, c);
@@ -99,7 +106,7 @@ fn blocks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     let by = group.x / 8u;
     var b = empty_block();
     for (var k = local; k < (BLOCK_CELLS + 1u) * (BLOCK_CELLS + 1u); k += 64u) {
-        add_sample(slot, bx, by, k, &b);
+        add_sample(slot, BLOCK_CELLS, bx, by, k, &b);
     }
     wg_blocks[local] = b;
     workgroupBarrier();
@@ -110,14 +117,37 @@ fn blocks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         workgroupBarrier();
     }
     if (local == 0u) {
-        var m = wg_blocks[0];
-        let smoothed = min(shift, SCALES - 1u);
-        for (var s = 0u; s < smoothed; s += 1u) {
-            m.bend[s] = m.bend[smoothed] * bitcast<f32>((127u - 2u * (smoothed - s)) << 23u);
-        }
+        let m = smoothed(wg_blocks[0], shift);
         partial[64u * job + group.x] = m;
         store(slot, bx, by, m, slots[job]);
     }
+    workgroupBarrier();
+    // The fine blocks: invocation 4 f + q takes samples q, q + 4, ... of fine block f.
+    let f = local / 4u;
+    let fx = 4u * bx + f % 4u;
+    let fy = 4u * by + f / 4u;
+    var fine = empty_block();
+    for (var k = local % 4u; k < (FINE_CELLS + 1u) * (FINE_CELLS + 1u); k += 4u) {
+        add_sample(slot, FINE_CELLS, fx, fy, k, &fine);
+    }
+    wg_blocks[local] = fine;
+    workgroupBarrier();
+    if (local % 4u == 0u) {
+        let m = smoothed(merge(merge(wg_blocks[local], wg_blocks[local + 1u]), merge(wg_blocks[local + 2u], wg_blocks[local + 3u])), shift);
+        textureStore(errors, vec2<u32>(fx, FINE_ROW + fy), slot, vec4<f32>(m.lo, m.hi, m.bend[0], m.bend[1]));
+        textureStore(errors, vec2<u32>(fx, FINE_ROW + FINE_SIDE + fy), slot, vec4<f32>(m.bend[2], m.bend[3], m.slope, 0.0));
+    }
+}
+
+// `b` with its bends at the spacings below the data's, 2^s for s < N' = min(`shift`, 6), those
+// of a smooth surface through the data: bend[N'] / 4^(N' - s).
+fn smoothed(b: Block, shift: u32) -> Block {
+    var m = b;
+    let kept = min(shift, SCALES - 1u);
+    for (var s = 0u; s < kept; s += 1u) {
+        m.bend[s] = m.bend[kept] * bitcast<f32>((127u - 2u * (kept - s)) << 23u);
+    }
+    return m;
 }
 
 // Dispatched (jobs): the coarser levels of slot `job` from its level-0 blocks.

@@ -2,13 +2,19 @@
 // src/globe/cache/tile_error.rs): the error bound of a triangle drawn flat over the data, for the
 // globe's screen-space error criterion (--lod error). Mirrors tile_error::box_error_m.
 // Needs shared/tile_cache.wgsl (the cache at @group(2)) and shared/globe_detail.wgsl; binds
-//   @group(2) @binding(4) tile_errors  (texture_2d_array<f32>, Rgba32Float, 16 x 24 per slot)
+//   @group(2) @binding(4) tile_errors  (texture_2d_array<f32>, Rgba32Float, 32 x 88 per slot)
 
 @group(2) @binding(4) var tile_errors: texture_2d_array<f32>;
 
 const TILE_ERROR_BLOCK_CELLS: u32 = 16u;
 const TILE_ERROR_LEVELS: u32 = 3u;
 const TILE_ERROR_MAP_LAST: u32 = 1073741823u;
+// The fine blocks (src/globe/cache/tile_error.rs FINE_CELLS, FINE_ROW, FINE_SIDE): 4 cells a
+// side, 32 x 32 a tile, row 0 (min, max, bend 1, bend 2) from texel row 24, row 1 (bend 4,
+// bend 8, slope, 0) 32 rows below.
+const TILE_ERROR_FINE_CELLS: u32 = 4u;
+const TILE_ERROR_FINE_ROW: u32 = 24u;
+const TILE_ERROR_FINE_SIDE: u32 = 32u;
 
 // The zoom of the tile whose data bounds the box lo..=hi (fixed-point map points): the finest
 // tile holding the whole box, but no finer than `wanted_zoom`.
@@ -107,6 +113,36 @@ fn tile_error_detail_m(slope_m: f32, n: f32, tile_zoom: u32, shift: u32, first: 
 fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: u32, detail: bool) -> f32 {
     let lo_cell = vec2<u32>(clamp(lo, vec2<f32>(0.0), vec2<f32>(127.0)));
     let hi_cell = vec2<u32>(clamp(hi, vec2<f32>(0.0), vec2<f32>(127.0)));
+    let n = max(hi.x - lo.x, hi.y - lo.y) * 1.4142135;
+    if (all(hi_cell / TILE_ERROR_FINE_CELLS <= lo_cell / TILE_ERROR_FINE_CELLS + 1u)) {
+        // A box within 2 x 2 fine blocks (under 8 cells: n < 16, bends up to 8 cells apart).
+        var low = 3.4e38;
+        var high = -3.4e38;
+        var bend = 0.0;
+        var slope = 0.0;
+        for (var by = lo_cell.y / TILE_ERROR_FINE_CELLS; by <= hi_cell.y / TILE_ERROR_FINE_CELLS; by += 1u) {
+            for (var bx = lo_cell.x / TILE_ERROR_FINE_CELLS; bx <= hi_cell.x / TILE_ERROR_FINE_CELLS; bx += 1u) {
+                let a = textureLoad(tile_errors, vec2<u32>(bx, TILE_ERROR_FINE_ROW + by), slot, 0);
+                low = min(low, a.x);
+                high = max(high, a.y);
+                bend = max(bend, a.z);
+                if (n > 2.0) {
+                    bend = max(bend, a.w);
+                }
+                if (detail || n > 4.0) {
+                    let b = textureLoad(tile_errors, vec2<u32>(bx, TILE_ERROR_FINE_ROW + TILE_ERROR_FINE_SIDE + by), slot, 0);
+                    if (n > 4.0) {
+                        bend = max(bend, b.x);
+                    }
+                    if (n > 8.0) {
+                        bend = max(bend, b.y);
+                    }
+                    slope = max(slope, b.z);
+                }
+            }
+        }
+        return tile_error_of(slot, low, high, bend, slope, n, tile_zoom, detail);
+    }
     var level = 0u;
     loop {
         if (level + 1u >= TILE_ERROR_LEVELS) {
@@ -124,8 +160,7 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     // The bends of the spacings 1, 2, 4, ... 64 below n, kept as one maximum over the blocks (the
     // twin's loop written out: an array indexed at run time may go to local memory); a block's
     // second texel is read only where n reaches its spacings, its third where the detail or the
-    // spacing 64 needs it. t2.yzw: the detail's (zw the same in every block).
-    let n = max(hi.x - lo.x, hi.y - lo.y) * 1.4142135;
+    // spacing 64 needs it. t2.y: the detail's slope.
     var low = 3.4e38;
     var high = -3.4e38;
     var bend = 0.0;
@@ -161,15 +196,23 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     if (n > 64.0) {
         bend = max(bend, t2.x);
     }
+    return tile_error_of(slot, low, high, bend, t2.y, n, tile_zoom, detail);
+}
+
+// The error in metres of a triangle `n` cells across drawn flat over blocks whose heights span
+// low..high, whose largest bend up to its scale is `bend` and slope `slope_m` (the detail's),
+// in the zoom-`tile_zoom` tile in `slot`.
+fn tile_error_of(slot: u32, low: f32, high: f32, bend: f32, slope_m: f32, n: f32, tile_zoom: u32, detail: bool) -> f32 {
     var e = 0.5 * bend;
     if (n < 2.0) {
         e = 0.5 * bend * (0.5 * n) * (0.5 * n);
     }
     let data = min(high - low, e);
     if (detail && high > 0.0) {
-        // t2.zw: the tile's native shift and fraction, the same in every block.
-        let first = select(t2.w, 0.0, u32(t2.z) >= tile_zoom + 7u);
-        return data + tile_error_detail_m(t2.y, n, tile_zoom, u32(t2.z), first);
+        // The tile's native shift and fraction, the same in every level-0 block's row-2 texel.
+        let native = textureLoad(tile_errors, vec2<u32>(0u, 16u), slot, 0).zw;
+        let first = select(native.y, 0.0, u32(native.x) >= tile_zoom + 7u);
+        return data + tile_error_detail_m(slope_m, n, tile_zoom, u32(native.x), first);
     }
     return data;
 }

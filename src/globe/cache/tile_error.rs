@@ -21,16 +21,21 @@
 //! block (row 2's last two channels): the detail below the data starts at the data's spacing
 //! (src/globe/detail.rs).
 //! Texels of block (bx, by) at level L in its tile's layer of "cache.tile_error" (Rgba32Float,
-//! 16 x 24): x = (0, 8, 12)[L] + bx, y = by + 8 r for rows r = 0, 1, 2 holding
+//! 32 x 88): x = (0, 8, 12)[L] + bx, y = by + 8 r for rows r = 0, 1, 2 holding
 //!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2..6]), (bend_m[6], slope_m, N, f)
+//! and fine blocks of 4 cells, 32 x 32 a tile, the same summary over their 5 x 5 samples (bends
+//! smoothed likewise): fine block (bx, by) at x = bx, y = 24 + by + 32 r for rows r = 0, 1
+//!   (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2], bend_m[3], slope_m, 0)
 //! The error of a triangle drawn flat whose box spans n cells (its longest side times sqrt 2) in
-//! the blocks holding the box: min(max - min, e(n)) with
+//! the blocks holding the box (the fine blocks where the box lies within 2 x 2 of them, so n < 16;
+//! else the finest level where it lies within 2 x 2 blocks): min(max - min, e(n)) with
 //!   e(n) = max over s <= s(n) of bend_m[s] / 2,   s(n) the least s with 2^(s+1) >= n (at most 6)
 //!   and for n < 2 (within a cell pair): bend_m[0] / 2 (n / 2)²
 //! the midpoint deviation of the data at the triangle's scale and every finer one. A box that
-//! shrinks within a tile never gets a larger value (fewer blocks, no larger scale), so a child's
-//! error is at most its parent's: refinement never stops above detail that the data shows. It is
-//! an estimate at the triangle's scale, not a strict bound over its interior.
+//! shrinks within a tile never gets a larger value (fewer blocks or fine blocks inside them, no
+//! larger scale), so a child's error is at most its parent's: refinement never stops above
+//! detail that the data shows. It is an estimate at the triangle's scale, not a strict bound
+//! over its interior.
 //! With the detail below the data (src/globe/detail.rs) on, the error adds an estimate of how far
 //! the detail's octaves finer than the triangle leave it, from the data's spacing (2^(N + f)
 //! cells) down to lattice level 30 (from slope_m, where the block has land): octave spacings 2^e
@@ -57,8 +62,16 @@ pub const BLOCK_CELLS: u32 = 16;
 pub const LEVELS: u32 = 3;
 /// Spacings 2^s, s < SCALES, at which bends are measured (1 to 64 cells).
 pub const SCALES: usize = 7;
-/// Width and height of a tile's error layer in texels.
-pub const ERROR_LAYER_SIZE: (u32, u32) = (16, 24);
+/// Cells along a fine block's side: the blocks that small triangles read (8 cells across or
+/// less), 32 x 32 of them a tile.
+pub const FINE_CELLS: u32 = 4;
+/// Fine blocks along a tile's side.
+pub const FINE_SIDE: u32 = TILE_INTERVALS / FINE_CELLS;
+/// The first texel row of the fine blocks (row 0; row 1 lies FINE_SIDE texels below).
+pub const FINE_ROW: u32 = 24;
+/// Width and height of a tile's error layer in texels: the levels' blocks in the first 16 x 24,
+/// the fine blocks' two texels in 32 x 64 below.
+pub const ERROR_LAYER_SIZE: (u32, u32) = (FINE_SIDE, FINE_ROW + 2 * FINE_SIDE);
 
 /// The summary of one block: min_m, max_m, bend_m at each scale, then slope_m.
 pub type Block = [f32; 3 + SCALES];
@@ -120,7 +133,36 @@ pub fn tile_error_texels(layer: &[f32], spacing: NativeSpacing) -> Vec<[f32; 4]>
             out[((y + 8 * r as u32) * w + x) as usize] = texel;
         }
     }
+    for (bx, by, block) in fine_blocks(layer, spacing.shift) {
+        for (r, texel) in pack_fine(&block).into_iter().enumerate() {
+            out[((FINE_ROW + FINE_SIDE * r as u32 + by) * w + bx) as usize] = texel;
+        }
+    }
     out
+}
+
+/// Every fine block of a tile's heights whose data's samples are 2^`shift` or more cells apart:
+/// (bx, by, summary), its bends smoothed as the levels' are.
+pub fn fine_blocks(layer: &[f32], shift: u32) -> Vec<(u32, u32, Block)> {
+    let mut out = Vec::new();
+    for by in 0..FINE_SIDE {
+        for bx in 0..FINE_SIDE {
+            out.push((bx, by, smoothed(cells_block(layer, FINE_CELLS, bx, by), shift)));
+        }
+    }
+    out
+}
+
+/// A fine block's two texels: (min_m, max_m, bend_m[0], bend_m[1]), (bend_m[2], bend_m[3],
+/// slope_m, 0). A box that fits in 2 x 2 fine blocks spans less than 8 cells, so its n (the
+/// side times sqrt 2) stays under 16 and its error reads bends up to 8 cells apart.
+fn pack_fine(b: &Block) -> [[f32; 4]; 2] {
+    [[b[0], b[1], b[2], b[3]], [b[4], b[5], b[2 + SCALES], 0.0]]
+}
+
+/// A fine block from its two texels (the bends at 16 cells and more, never read, as 0).
+fn unpack_fine(t: [[f32; 4]; 2]) -> Block {
+    [t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], 0.0, 0.0, 0.0, t[1][2]]
 }
 
 /// A block's three texels, with the tile's native spacing.
@@ -141,11 +183,7 @@ pub fn tile_error_blocks(layer: &[f32], shift: u32) -> Vec<(u32, u32, u32, Block
     let mut below: Vec<Block> = Vec::new();
     for by in 0..side {
         for bx in 0..side {
-            let mut block = level0_block(layer, bx, by);
-            let smooth = shift.min(SCALES as u32 - 1);
-            for s in 0..smooth as usize {
-                block[2 + s] = block[2 + smooth as usize] * f32::from_bits((127 - 2 * (smooth - s as u32)) << 23);
-            }
+            let block = smoothed(cells_block(layer, BLOCK_CELLS, bx, by), shift);
             below.push(block);
             out.push((0, bx, by, block));
         }
@@ -178,15 +216,26 @@ fn merge(a: Block, b: Block) -> Block {
     m
 }
 
-/// Level-0 block (bx, by): its samples i, j in [16 bx, 16 bx + 16] (plus the border offset).
-fn level0_block(layer: &[f32], bx: u32, by: u32) -> Block {
+/// `block` with its bends at the spacings below the data's, 2^s for s < N' = min(`shift`, 6),
+/// those of a smooth surface through the data: bend_m[N'] / 4^(N' - s).
+fn smoothed(mut block: Block, shift: u32) -> Block {
+    let smooth = shift.min(SCALES as u32 - 1);
+    for s in 0..smooth as usize {
+        block[2 + s] = block[2 + smooth as usize] * f32::from_bits((127 - 2 * (smooth - s as u32)) << 23);
+    }
+    block
+}
+
+/// The block of `cells` x `cells` cells at (bx, by) in units of its side (level 0: 16, fine: 4),
+/// unsmoothed: its samples i, j in [cells bx, cells bx + cells] (plus the border offset).
+fn cells_block(layer: &[f32], cells: u32, bx: u32, by: u32) -> Block {
     let mut b = [0.0f32; 3 + SCALES];
     b[0] = f32::INFINITY;
     b[1] = f32::NEG_INFINITY;
     let last = TILE_BORDER + TILE_INTERVALS;
-    for j in 0..=BLOCK_CELLS {
-        for i in 0..=BLOCK_CELLS {
-            let (x, y) = (TILE_BORDER + BLOCK_CELLS * bx + i, TILE_BORDER + BLOCK_CELLS * by + j);
+    for j in 0..=cells {
+        for i in 0..=cells {
+            let (x, y) = (TILE_BORDER + cells * bx + i, TILE_BORDER + cells * by + j);
             let c = drawn_m(layer, x, y);
             b[0] = b[0].min(c);
             b[1] = b[1].max(c);
@@ -340,6 +389,18 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom:
     let last = (TILE_INTERVALS - 1) as f32;
     let lo_cell = [lo[0].clamp(0.0, last) as u32, lo[1].clamp(0.0, last) as u32];
     let hi_cell = [hi[0].clamp(0.0, last) as u32, hi[1].clamp(0.0, last) as u32];
+    let (w, _) = ERROR_LAYER_SIZE;
+    if hi_cell[0] / FINE_CELLS <= lo_cell[0] / FINE_CELLS + 1 && hi_cell[1] / FINE_CELLS <= lo_cell[1] / FINE_CELLS + 1 {
+        let mut b: Option<Block> = None;
+        for by in lo_cell[1] / FINE_CELLS..=hi_cell[1] / FINE_CELLS {
+            for bx in lo_cell[0] / FINE_CELLS..=hi_cell[0] / FINE_CELLS {
+                let t = |r: u32| texels[((FINE_ROW + FINE_SIDE * r + by) * w + bx) as usize];
+                let block = unpack_fine([t(0), t(1)]);
+                b = Some(b.map_or(block, |m| merge(m, block)));
+            }
+        }
+        return block_error_m(texels, &b.expect("a box holds at least one block"), lo, hi, tile_zoom, detail);
+    }
     let mut level = 0;
     while level + 1 < LEVELS {
         let size = BLOCK_CELLS << level;
@@ -349,7 +410,6 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom:
         level += 1;
     }
     let size = BLOCK_CELLS << level;
-    let (w, _) = ERROR_LAYER_SIZE;
     let mut b: Option<Block> = None;
     for by in lo_cell[1] / size..=hi_cell[1] / size {
         for bx in lo_cell[0] / size..=hi_cell[0] / size {
@@ -359,7 +419,12 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom:
             b = Some(b.map_or(block, |m| merge(m, block)));
         }
     }
-    let b = b.expect("a box holds at least one block");
+    block_error_m(texels, &b.expect("a box holds at least one block"), lo, hi, tile_zoom, detail)
+}
+
+/// `bound_cells_m` from the summary `b` of the blocks holding the box.
+fn block_error_m(texels: &[[f32; 4]], b: &Block, lo: [f32; 2], hi: [f32; 2], tile_zoom: u32, detail: bool) -> f32 {
+    let (w, _) = ERROR_LAYER_SIZE;
     let n = (hi[0] - lo[0]).max(hi[1] - lo[1]) * std::f32::consts::SQRT_2;
     let mut bend = b[2];
     let mut spacing = 2.0f32;
