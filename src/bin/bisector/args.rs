@@ -124,7 +124,7 @@ pub(crate) struct RenderArgs {
     #[arg(long)]
     pub(crate) wireframe: bool,
     /// Tiles the globe's tile cache holds (--terrain planet): atlas layers of 131 x 131 heights
-    /// (67 KiB each), evicted least recently used.
+    /// (67 KiB each, and 44 KiB of error summary), evicted least recently used.
     #[arg(long, default_value_t = 1024)]
     pub(crate) cache_tiles: u32,
     /// The globe (--terrain planet) is drawn from a bisector pool of this many slots (a power of
