@@ -12,6 +12,10 @@ use crate::gpu::Gpu;
 use crate::schedule::headless::{FrameOutcome, HeadlessView};
 use crate::schedule::LebScene;
 
+/// Seconds of frames at the path's first pose, after it has converged, before measuring
+/// (unless the warm-up is off): enough for a GPU's clocks to come up from idle.
+pub const WARM_UP_S: f64 = 1.0;
+
 /// What to benchmark, for either renderer.
 pub struct BenchOptions {
     pub terrain_name: String,
@@ -60,6 +64,17 @@ fn fly<S: LebScene>(
     warmed_up: impl FnOnce(&S),
 ) -> Vec<FrameRecord> {
     view.converge(gpu, &camera_at(0.0), options.warmup_frames.max(1));
+    if options.warmup_frames > 0 {
+        // The GPU's clocks: a process whose pipelines the driver compiled first (a binary's first
+        // run on a machine) starts after seconds of idle, converges in a few hundred frames still
+        // at idle clocks, and its measured frames ran 2-2.5x slow on the H200 (docs/BENCHMARKS.md,
+        // nineteenth session). Frames at the first pose, converged (they change nothing), keep the
+        // GPU busy for WARM_UP_S before measuring.
+        let start = std::time::Instant::now();
+        while start.elapsed().as_secs_f64() < WARM_UP_S {
+            view.frame(gpu, &camera_at(0.0));
+        }
+    }
     warmed_up(&view.scene);
     let triangles_per_leaf = view.scene.triangles_per_leaf();
     let bar = if options.progress { indicatif::ProgressBar::new(options.frames as u64) } else { indicatif::ProgressBar::hidden() };

@@ -235,7 +235,8 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 300)]
         frames: u32,
         /// Frames rendered at the path's start before measuring (the globe stops early once its
-        /// tree has converged and its tile cache has settled).
+        /// tree has converged and its tile cache has settled); then, unless 0, frames at that pose
+        /// for a second more, so that the GPU's clocks are up when the measured frames start.
         #[arg(long, default_value_t = 60)]
         warmup: u32,
         /// Start frames no faster than this many per second (0: as fast as the GPU goes). Tiles
