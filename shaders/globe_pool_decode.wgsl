@@ -192,9 +192,11 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
             tile_cache_wanted_key(m[2], s[2].wanted_zoom),
         );
         let visible = !globe_is_hidden(b);
-        let projected_px = globe_projected_px(b);
-        let small = !(projected_px > LARGE_LEAF_PX);
+        // A visible leaf within LARGE_LEAF_PX (globe_request_leaf_tiles' small case).
+        var small = false;
         if (visible) {
+            let projected_px = globe_projected_px(b);
+            small = !(projected_px > LARGE_LEAF_PX);
             if (small) {
                 // globe_request_leaf_tiles' small case: the vertices' tiles as sampled, the centre's.
                 tile_cache_record_key(key[0], s[0].found);

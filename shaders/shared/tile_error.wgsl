@@ -141,7 +141,12 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
                 }
             }
         }
-        return tile_error_of(slot, low, high, bend, slope, n, tile_zoom, detail);
+        // The tile's native shift and fraction, the same in every level-0 block's row-2 texel.
+        var native = vec2<f32>(0.0);
+        if (detail && high > 0.0) {
+            native = textureLoad(tile_errors, vec2<u32>(0u, 16u), slot, 0).zw;
+        }
+        return tile_error_of(low, high, bend, slope, native, n, tile_zoom, detail);
     }
     var level = 0u;
     loop {
@@ -160,7 +165,7 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     // The bends of the spacings 1, 2, 4, ... 64 below n, kept as one maximum over the blocks (the
     // twin's loop written out: an array indexed at run time may go to local memory); a block's
     // second texel is read only where n reaches its spacings, its third where the detail or the
-    // spacing 64 needs it. t2.y: the detail's slope.
+    // spacing 64 needs it. t2.yzw: the detail's (zw the same in every block).
     var low = 3.4e38;
     var high = -3.4e38;
     var bend = 0.0;
@@ -196,21 +201,20 @@ fn tile_error_bound_cells_m(slot: u32, lo: vec2<f32>, hi: vec2<f32>, tile_zoom: 
     if (n > 64.0) {
         bend = max(bend, t2.x);
     }
-    return tile_error_of(slot, low, high, bend, t2.y, n, tile_zoom, detail);
+    return tile_error_of(low, high, bend, t2.y, t2.zw, n, tile_zoom, detail);
 }
 
 // The error in metres of a triangle `n` cells across drawn flat over blocks whose heights span
 // low..high, whose largest bend up to its scale is `bend` and slope `slope_m` (the detail's),
-// in the zoom-`tile_zoom` tile in `slot`.
-fn tile_error_of(slot: u32, low: f32, high: f32, bend: f32, slope_m: f32, n: f32, tile_zoom: u32, detail: bool) -> f32 {
+// in a zoom-`tile_zoom` tile whose native shift and fraction are `native` (read where `detail`
+// and `high` > 0).
+fn tile_error_of(low: f32, high: f32, bend: f32, slope_m: f32, native: vec2<f32>, n: f32, tile_zoom: u32, detail: bool) -> f32 {
     var e = 0.5 * bend;
     if (n < 2.0) {
         e = 0.5 * bend * (0.5 * n) * (0.5 * n);
     }
     let data = min(high - low, e);
     if (detail && high > 0.0) {
-        // The tile's native shift and fraction, the same in every level-0 block's row-2 texel.
-        let native = textureLoad(tile_errors, vec2<u32>(0u, 16u), slot, 0).zw;
         let first = select(native.y, 0.0, u32(native.x) >= tile_zoom + 7u);
         return data + tile_error_detail_m(slope_m, n, tile_zoom, u32(native.x), first);
     }

@@ -390,36 +390,38 @@ pub fn bound_cells_m(texels: &[[f32; 4]], lo: [f32; 2], hi: [f32; 2], tile_zoom:
     let lo_cell = [lo[0].clamp(0.0, last) as u32, lo[1].clamp(0.0, last) as u32];
     let hi_cell = [hi[0].clamp(0.0, last) as u32, hi[1].clamp(0.0, last) as u32];
     let (w, _) = ERROR_LAYER_SIZE;
-    if hi_cell[0] / FINE_CELLS <= lo_cell[0] / FINE_CELLS + 1 && hi_cell[1] / FINE_CELLS <= lo_cell[1] / FINE_CELLS + 1 {
-        let mut b: Option<Block> = None;
-        for by in lo_cell[1] / FINE_CELLS..=hi_cell[1] / FINE_CELLS {
-            for bx in lo_cell[0] / FINE_CELLS..=hi_cell[0] / FINE_CELLS {
-                let t = |r: u32| texels[((FINE_ROW + FINE_SIDE * r + by) * w + bx) as usize];
-                let block = unpack_fine([t(0), t(1)]);
-                b = Some(b.map_or(block, |m| merge(m, block)));
-            }
-        }
-        return block_error_m(texels, &b.expect("a box holds at least one block"), lo, hi, tile_zoom, detail);
-    }
-    let mut level = 0;
-    while level + 1 < LEVELS {
-        let size = BLOCK_CELLS << level;
-        if hi_cell[0] / size <= lo_cell[0] / size + 1 && hi_cell[1] / size <= lo_cell[1] / size + 1 {
-            break;
-        }
-        level += 1;
-    }
-    let size = BLOCK_CELLS << level;
+    let b = if within_two_blocks(lo_cell, hi_cell, FINE_CELLS) {
+        merged_blocks(lo_cell, hi_cell, FINE_CELLS, |bx, by| {
+            let t = |r: u32| texels[((FINE_ROW + FINE_SIDE * r + by) * w + bx) as usize];
+            unpack_fine([t(0), t(1)])
+        })
+    } else {
+        let level = (0..LEVELS - 1).find(|&level| within_two_blocks(lo_cell, hi_cell, BLOCK_CELLS << level)).unwrap_or(LEVELS - 1);
+        merged_blocks(lo_cell, hi_cell, BLOCK_CELLS << level, |bx, by| {
+            let (x, y) = block_texel(level, bx, by);
+            let t = |r: u32| texels[((y + 8 * r) * w + x) as usize];
+            unpack([t(0), t(1), t(2)])
+        })
+    };
+    block_error_m(texels, &b, lo, hi, tile_zoom, detail)
+}
+
+/// Whether the cells `lo_cell`..=`hi_cell` lie within 2 x 2 blocks of `size` cells.
+fn within_two_blocks(lo_cell: [u32; 2], hi_cell: [u32; 2], size: u32) -> bool {
+    hi_cell[0] / size <= lo_cell[0] / size + 1 && hi_cell[1] / size <= lo_cell[1] / size + 1
+}
+
+/// The union of the blocks of `size` cells holding the cells `lo_cell`..=`hi_cell`, block
+/// (bx, by) read by `block_at`.
+fn merged_blocks(lo_cell: [u32; 2], hi_cell: [u32; 2], size: u32, block_at: impl Fn(u32, u32) -> Block) -> Block {
     let mut b: Option<Block> = None;
     for by in lo_cell[1] / size..=hi_cell[1] / size {
         for bx in lo_cell[0] / size..=hi_cell[0] / size {
-            let (x, y) = block_texel(level, bx, by);
-            let t = |r: u32| texels[((y + 8 * r) * w + x) as usize];
-            let block = unpack([t(0), t(1), t(2)]);
+            let block = block_at(bx, by);
             b = Some(b.map_or(block, |m| merge(m, block)));
         }
     }
-    block_error_m(texels, &b.expect("a box holds at least one block"), lo, hi, tile_zoom, detail)
+    b.expect("a box holds at least one block")
 }
 
 /// `bound_cells_m` from the summary `b` of the blocks holding the box.
