@@ -12,7 +12,8 @@
 @group(0) @binding(1) var<uniform> globe: GlobeFrame;
 // Height above the sphere in metres of each point.
 @group(0) @binding(2) var<storage, read> heights_m: array<f32>;
-// positions: xyz = relative to the camera in metres; errors: x = e² in px².
+// positions: xyz = relative to the camera in metres; errors: x = e² in px², y = the ball's
+// vertical sine (shared/globe_cull.wgsl globe_vertical_sine).
 @group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
@@ -28,6 +29,6 @@ fn errors(@builtin(global_invocation_id) id: vec3<u32>) {
     if (3u * i + 2u < arrayLength(&points)) {
         let v = array<vec4<u32>, 3>(points[3u * i], points[3u * i + 1u], points[3u * i + 2u]);
         let h = vec3<f32>(heights_m[3u * i], heights_m[3u * i + 1u], heights_m[3u * i + 2u]);
-        out[i] = vec4<f32>(pool_globe_error_sq_px2_at(v, h), 0.0, 0.0, 0.0);
+        out[i] = vec4<f32>(pool_globe_error_sq_px2_at(v, h), globe_vertical_sine(pool_globe_bound_at(v, h)), 0.0, 0.0);
     }
 }

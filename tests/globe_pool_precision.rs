@@ -118,14 +118,15 @@ fn node_at(mesh: &BaseMesh64, p: [u64; 2], depth: u32) -> Node64 {
 
 /// Random triangles from depth 4 to 60 near and far from cameras 1 m to 100 km above the ground:
 /// the GPU's criterion (f32) equals the f64 twin within the tolerance of `pool_lod` where both see
-/// the ball, and disagrees on hidden only for balls within `pool_lod::CULL_TOLERANCE` of a cull
+/// the ball (and so does the data's error criterion's bound on the sine of the line of sight to
+/// the vertical, within `pool_lod::VERTICAL_SINE_TOLERANCE`), and disagrees on hidden only for balls within `pool_lod::CULL_TOLERANCE` of a cull
 /// boundary.
 #[test]
 fn the_pool_criterion_equals_its_cpu_twin_on_random_triangles() {
     let gpu = common::gpu(10);
     let mut rng = common::rng("the_pool_criterion_equals_its_cpu_twin_on_random_triangles");
     let mesh = BaseMesh64::octahedron();
-    let (mut visible, mut hidden, mut borderline) = (0, 0, 0);
+    let (mut visible, mut hidden, mut borderline, mut sines_below_one) = (0, 0, 0, 0);
     for _ in 0..12 {
         let ground_m = rng.random_range(0.0..3000.0);
         let altitude_m = ground_m + 10f64.powf(rng.random_range(0.0..5.0));
@@ -164,6 +165,14 @@ fn the_pool_criterion_equals_its_cpu_twin_on_random_triangles() {
                     (g - c).abs() <= pool_lod::ERROR_TOLERANCE * c + pool_lod::ERROR_TOLERANCE_PX
                 };
                 assert!(agrees, "triangle {v:?}: GPU e {g} px, CPU {c} px");
+                // The data's error criterion's bound on the line of sight's sine to the vertical.
+                let sine = pool_lod::vertical_sine(&camera, &pool_lod::bound(&camera, *v, h));
+                let gpu_sine = gpu_errors[i][1] as f64;
+                assert!(
+                    (gpu_sine - sine).abs() <= pool_lod::VERTICAL_SINE_TOLERANCE,
+                    "triangle {v:?}: GPU vertical sine {gpu_sine}, CPU {sine}"
+                );
+                sines_below_one += usize::from(sine < 0.9);
             } else if cpu == 0.0 && gpu_e2 == 0.0 {
                 hidden += 1;
             } else {
@@ -178,6 +187,7 @@ fn the_pool_criterion_equals_its_cpu_twin_on_random_triangles() {
             }
         }
     }
-    eprintln!("{visible} visible, {hidden} hidden, {borderline} on a cull boundary");
+    eprintln!("{visible} visible ({sines_below_one} seen at a vertical sine under 0.9), {hidden} hidden, {borderline} on a cull boundary");
     assert!(visible > 100 && hidden > 100, "too few of each: {visible} visible, {hidden} hidden");
+    assert!(sines_below_one > 10, "too few triangles seen steeply: {sines_below_one}");
 }

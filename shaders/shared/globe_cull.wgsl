@@ -52,9 +52,27 @@ fn globe_nearest_m(b: GlobeBound) -> f32 {
     return max(length(b.centre) - b.radius_m, 1.0);
 }
 
+// An upper bound, over the ball, of the sine of the angle between the line of sight and the
+// vertical: a vertical segment of length e at distance d projects to e sin / d (ROAM's projected
+// wedgie). The angle at the centre grows by the ball's angular radius seen from the camera, by how
+// far the vertical turns across the ball (radius over the ellipsoid's smallest radius of
+// curvature) and by GLOBE_VERTICAL_SLACK_RAD (the geocentric direction standing for the vertical,
+// and f32's acos); 1 when the camera is inside the ball.
+fn globe_vertical_sine(b: GlobeBound) -> f32 {
+    let c_len = length(b.centre);
+    if (c_len <= b.radius_m) {
+        return 1.0;
+    }
+    let up = normalize(b.centre - globe.centre_from_camera_m.xyz);
+    let angle = acos(clamp(abs(dot(b.centre, up)) / c_len, 0.0, 1.0));
+    let spread = asin(b.radius_m / c_len) + b.radius_m / GLOBE_MIN_CURVATURE_RADIUS_M + GLOBE_VERTICAL_SLACK_RAD;
+    return sin(min(angle + spread, GLOBE_HALF_PI));
+}
+
 // What the criterion compares with the pixel target: the projected hypotenuse (edge), or the
 // projected error of the triangle drawn flat (error): the data's bound plus the sphere's bulge
-// under the chord (hypotenuse² / 8R), seen from the ball's nearest point; 0 for a triangle whose
+// under the chord (hypotenuse² / 8R), both vertical, seen from the ball's nearest point along
+// lines of sight at most globe_vertical_sine from the vertical; 0 for a triangle whose
 // hypotenuse projects under GLOBE_MIN_SPLIT_PX (src/globe/frame.rs MIN_SPLIT_PX says why).
 fn globe_criterion_px(b: GlobeBound) -> f32 {
     if (globe.criterion == GLOBE_CRITERION_ERROR) {
@@ -62,7 +80,7 @@ fn globe_criterion_px(b: GlobeBound) -> f32 {
             return 0.0;
         }
         let bulge_m = b.hypotenuse_m * b.hypotenuse_m / (8.0 * globe.radius_m);
-        return (b.error_m + bulge_m) * globe.projection_scale_px / globe_nearest_m(b);
+        return (b.error_m + bulge_m) * globe_vertical_sine(b) * globe.projection_scale_px / globe_nearest_m(b);
     }
     return globe_projected_px(b);
 }

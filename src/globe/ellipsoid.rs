@@ -26,6 +26,10 @@ pub const WGS84_E2: f64 = WGS84_FLATTENING * (2.0 - WGS84_FLATTENING);
 /// WGS84's semi-minor axis (the polar radius) in metres.
 pub const WGS84_B_M: f64 = WGS84_A_M * (1.0 - WGS84_FLATTENING);
 
+/// The ellipsoid's smallest radius of curvature, the meridian's at the equator, a (1 - e²), in
+/// metres: the normal turns by at most (distance / this) radians along any path on it.
+pub const WGS84_MIN_CURVATURE_RADIUS_M: f64 = WGS84_A_M * (1.0 - WGS84_E2);
+
 /// The prime vertical radius of curvature in metres where the normal's z (the sine of the
 /// geodetic latitude) is `normal_z`.
 pub fn prime_vertical_radius_m(normal_z: f64) -> f64 {
@@ -87,7 +91,12 @@ pub fn ray_hit_m(origin_m: DVec3, direction: DVec3) -> Option<f64> {
 /// The WGSL constants of the ellipsoid (for shared/globe_constants.wgsl).
 pub fn constants_wgsl() -> String {
     use crate::gpu::shader::const_f32;
-    [const_f32("GLOBE_WGS84_A_M", WGS84_A_M as f32), const_f32("GLOBE_WGS84_E2", WGS84_E2 as f32)].concat()
+    [
+        const_f32("GLOBE_WGS84_A_M", WGS84_A_M as f32),
+        const_f32("GLOBE_WGS84_E2", WGS84_E2 as f32),
+        const_f32("GLOBE_MIN_CURVATURE_RADIUS_M", WGS84_MIN_CURVATURE_RADIUS_M as f32),
+    ]
+    .concat()
 }
 
 #[cfg(test)]

@@ -104,6 +104,12 @@ pub const CRITERION_ERROR: u32 = 2;
 /// the 2^20-slot pool with sub-pixel triangles (docs/BENCHMARKS.md, sixth session).
 pub const MIN_SPLIT_PX: f32 = 2.0;
 
+/// Under the data's error criterion, the slack in radians on the angle between a line of sight
+/// and the vertical (shared/globe_cull.wgsl `globe_vertical_sine`): the vertical is taken as the
+/// direction from the Earth's centre, which differs from the ellipsoid's normal by at most
+/// 0.0034 rad (geocentric and geodetic latitude), and f32's acos near 1 errs by up to about 5e-4.
+pub const VERTICAL_SLACK_RAD: f32 = 0.004;
+
 /// The uniforms of a frame seen by `camera` on a viewport of `size_px`.
 pub fn globe_frame(camera: &GlobeCamera, size_px: (u32, u32), settings: &FrameSettings) -> GlobeFrame {
     let aspect = size_px.0 as f32 / size_px.1 as f32;

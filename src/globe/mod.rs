@@ -45,6 +45,9 @@ pub fn constants_wgsl() -> String {
         // Under the data's error criterion, a triangle whose hypotenuse projects under this many
         // pixels does not split (frame::MIN_SPLIT_PX).
         const_f32("GLOBE_MIN_SPLIT_PX", frame::MIN_SPLIT_PX),
+        // The slack on the angle between a line of sight and the vertical (frame::VERTICAL_SLACK_RAD).
+        const_f32("GLOBE_VERTICAL_SLACK_RAD", frame::VERTICAL_SLACK_RAD),
+        const_f32("GLOBE_HALF_PI", std::f32::consts::FRAC_PI_2),
         ellipsoid::constants_wgsl(),
     ]
     .concat()

@@ -22,7 +22,7 @@
 
 use crate::globe::camera::GlobeCamera;
 use crate::globe::ellipsoid;
-use crate::globe::frame::{GlobeFrame, OCCLUDER_RADIUS_M};
+use crate::globe::frame::{GlobeFrame, OCCLUDER_RADIUS_M, VERTICAL_SLACK_RAD};
 use crate::leb::node64::octahedron_point_fixed;
 use glam::DVec3;
 
@@ -100,6 +100,28 @@ pub fn projected_px(frame: &GlobeFrame, b: &PoolBound) -> f64 {
     b.hypotenuse_m * frame.projection_scale_px as f64 / (b.centre.length() - b.radius_m).max(1.0)
 }
 
+/// Absolute tolerance between the GPU's (f32) `globe_vertical_sine` and `vertical_sine`: f32's
+/// acos of a cosine near 1 errs by up to about 3.5e-4 rad, which GLOBE_VERTICAL_SLACK_RAD covers.
+pub const VERTICAL_SINE_TOLERANCE: f64 = 1e-3;
+
+/// The data's error criterion's bound, over the ball, on the sine of the angle between a line of
+/// sight and the vertical (shared/globe_cull.wgsl `globe_vertical_sine`): a vertical error e at
+/// distance d projects to at most e · this / d pixels per unit of projection scale. The angle at
+/// the centre (the vertical taken as the direction from the Earth's centre) widens by the ball's
+/// angular radius seen from the camera, by the vertical's turn across the ball (radius over the
+/// ellipsoid's smallest radius of curvature) and by `VERTICAL_SLACK_RAD`; 1 when the camera is
+/// inside the ball.
+pub fn vertical_sine(camera: &GlobeCamera, b: &PoolBound) -> f64 {
+    let c_len = b.centre.length();
+    if c_len <= b.radius_m {
+        return 1.0;
+    }
+    let up = (b.centre + camera.position_m).normalize();
+    let angle = (b.centre.dot(up).abs() / c_len).clamp(0.0, 1.0).acos();
+    let spread = (b.radius_m / c_len).asin() + b.radius_m / ellipsoid::WGS84_MIN_CURVATURE_RADIUS_M + f64::from(VERTICAL_SLACK_RAD);
+    (angle + spread).min(std::f64::consts::FRAC_PI_2).sin()
+}
+
 /// The criterion: 0 when hidden, else the squared projected hypotenuse in px².
 pub fn error_sq_px2(frame: &GlobeFrame, camera: &GlobeCamera, v: [[u64; 2]; 3], heights_m: [f64; 3]) -> f64 {
     let b = bound(camera, v, heights_m);
@@ -107,4 +129,50 @@ pub fn error_sq_px2(frame: &GlobeFrame, camera: &GlobeCamera, v: [[u64; 2]; 3], 
         return 0.0;
     }
     projected_px(frame, &b).powi(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift;
+
+    /// The sine bound holds: at random points inside random balls around random cameras, the
+    /// line of sight's angle to the ellipsoid's normal there has a sine at most `vertical_sine`.
+    #[test]
+    fn the_vertical_sine_bounds_every_line_of_sight_in_the_ball() {
+        let mut rng = XorShift::fresh("the_vertical_sine_bounds_every_line_of_sight_in_the_ball");
+        let mut below_one = 0;
+        for _ in 0..2000 {
+            let camera = GlobeCamera::at_lon_lat(
+                rng.range(-180.0, 180.0),
+                rng.range(-89.0, 89.0),
+                10f64.powf(rng.range(0.0, 7.0)),
+                rng.range(0.0, 360.0),
+                rng.range(-90.0, 10.0),
+                60.0,
+            );
+            // A ball on the ellipsoid at a random place within the camera's horizon, of a random size.
+            let target = ellipsoid::surface_m(
+                (camera.up() + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * rng.range(0.0, 0.3))
+                    .normalize(),
+            );
+            let centre = target - camera.position_m;
+            let radius_m = centre.length() * 10f64.powf(rng.range(-4.0, 0.5));
+            let b = PoolBound { centre, radius_m, hypotenuse_m: radius_m };
+            let bound = vertical_sine(&camera, &b);
+            below_one += usize::from(bound < 1.0);
+            for _ in 0..20 {
+                let offset = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                let p = centre + offset.normalize_or_zero() * radius_m * rng.range(0.0, 1.0);
+                let (normal, _) = ellipsoid::normal_and_height_m(p + camera.position_m);
+                let sine = p.normalize().cross(normal).length();
+                assert!(
+                    sine <= bound + 1e-12,
+                    "camera {:?}, ball {b:?}: a line of sight at sine {sine} over the bound {bound}",
+                    camera.position_m
+                );
+            }
+        }
+        assert!(below_one > 500, "too few balls whose bound is under 1: {below_one}");
+    }
 }
