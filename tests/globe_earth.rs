@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::globe::cache::tile_producer::TileProducer;
-use bisector::globe::earth::{texel_step_m, LayeredEarth, EARTH_SOURCE, FEATHER_M};
+use bisector::globe::earth::{texel_step_m, LayeredEarth, EARTH_SOURCE, FEATHER_M, SEA_BAND_M};
 use bisector::leb::octahedral;
 use bisector::terrain::pyramid::{TileMemo, TilePyramid};
 use glam::DVec2;
@@ -180,6 +180,47 @@ fn taiwans_zero_metre_sea_gives_way_to_etopos_sea_floor() {
     eprintln!("Yushan {yushan} m (highest zoom-13 texel {summit} m), Tainan plain {own} m, Hualien {h} m");
 }
 
+/// The sea rule's band (src/globe/earth.rs SEA_BAND_M): off the Qingshui cliffs, in the Liwu's
+/// mouth, Taiwan's zoom-11 tiles hold rows of -2, -1, 1 and 3 m in the sea (resampling artefacts,
+/// drawn as striped land in the sea before). Wherever ETOPO is below sea level, every such pixel
+/// is sea: the earth there is below 0 m, while the cliffs a few hundred metres inland keep the
+/// pyramid's heights.
+#[test]
+fn noise_near_sea_level_off_the_qingshui_cliffs_is_sea() {
+    let earth = with_taiwan();
+    let pyramid = TilePyramid::open(&data("taiwan-terrain-rgb")).unwrap();
+    let step_m = 30.0;
+    // The artefacts' values: -2, -1, 1 and 3 m.
+    let noise_m = 3.0;
+    let (mut noisy, mut checked) = (0, 0);
+    for j in 0..40 {
+        for i in 0..40 {
+            let (lon, lat) = (121.662 + 0.0006 * f64::from(i), 24.150 + 0.001 * f64::from(j));
+            let zoom = pyramid.zoom_for_step(step_m, lat.to_radians());
+            let Some(own) = pyramid.sample_up_to_zoom_m(lon, lat, zoom).unwrap() else { continue };
+            if etopo().height_at_lon_lat_m(lon, lat, step_m).unwrap() >= 0.0 || own.abs() > noise_m {
+                continue;
+            }
+            // Only where every pixel around the point is in the band (else land may blend in).
+            let pixel_deg = 0.0007;
+            let around = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+                .map(|(dx, dy)| pyramid.sample_up_to_zoom_m(lon + dx * pixel_deg, lat + dy * pixel_deg, zoom).unwrap());
+            if !around.iter().all(|h| h.is_some_and(|h| h.abs() <= noise_m)) {
+                continue;
+            }
+            checked += 1;
+            noisy += usize::from(own != 0.0);
+            let h = earth.height_at_lon_lat_m(lon, lat, step_m).unwrap();
+            assert!(h <= 0.0, "{lon:.4}, {lat:.4}: the pyramid's {own} m came out as land, {h} m");
+        }
+    }
+    assert!(checked > 200 && noisy > 20, "too few points in the sea band: {checked}, {noisy} of them off 0 m");
+    let cliff = earth.height_at_lon_lat_m(121.645, 24.17, step_m).unwrap();
+    let zoom = pyramid.zoom_for_step(step_m, 24.17f64.to_radians());
+    assert_eq!(cliff, pyramid.sample_up_to_zoom_m(121.645, 24.17, zoom).unwrap().unwrap(), "the cliffs keep the pyramid's heights");
+    eprintln!("{checked} points in the band, {noisy} of them off 0 m; the cliffs at 121.645E {cliff} m");
+}
+
 /// Largest height difference between consecutive texels along rows and columns of a tile.
 fn largest_step_m(heights: &[f32]) -> f32 {
     let n = TILE_SIDE as usize;
@@ -219,7 +260,8 @@ fn no_seam_at_taiwans_coast() {
                 let (lon, lat, step) = texel_lon_lat_step(key, i, j);
                 let base = etopo().height_at_lon_lat_m(lon, lat, step).unwrap();
                 let zoom = pyramid.zoom_for_step(step, lat.to_radians());
-                let region = pyramid.sample_coverage_via(&mut cache, lon, lat, zoom, base < 0.0).unwrap().map(|(h, _)| h);
+                let region =
+                    pyramid.sample_coverage_via(&mut cache, lon, lat, zoom, (base < 0.0).then_some(SEA_BAND_M)).unwrap().map(|(h, _)| h);
                 let w = earth.region_weight(lon, lat, step).unwrap();
                 if w > 0.0 && w < 1.0 {
                     // What the blend moves between: the region's land and ETOPO, or sea level and ETOPO.

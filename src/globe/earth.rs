@@ -11,16 +11,19 @@
 //!     w = feather(lon, lat) * coverage
 //! coverage: the bilinear share of the region's own pixels that have data (falls from 1 to 0
 //!   across one region pixel at a nodata edge, e.g. Taiwan's sea).
-//! sea rule: where base(lon, lat) < 0 m, a region pixel of exactly 0 m is sea without a depth.
-//!   Real pyramids store sea level (0 m), not nodata, over the sea near their land (Taiwan's
-//!   does, out to its bounds), which would otherwise cover the base's sea floor with a flat
-//!   rectangle at 0 m. There the region's value comes from its other (land) pixels, with
-//!   coverage c_land, and its 0 m pixels (share c_sea) pull towards sea level only near land:
+//! sea rule: where base(lon, lat) < 0 m, a region pixel within SEA_BAND_M of 0 m is sea without
+//!   a depth. Real pyramids store sea level (0 m), not nodata, over the sea near their land
+//!   (Taiwan's does, out to its bounds), which would otherwise cover the base's sea floor with a
+//!   flat rectangle at 0 m; and their sea holds resampling noise a metre or few off 0 m (Taiwan's,
+//!   off the Qingshui cliffs: rows of -2, -1, 1 and 3 m, drawn as striped land in the sea before).
+//!   There the region's value comes from its other (land) pixels, with coverage c_land, and its
+//!   sea pixels (share c_sea) pull towards sea level only near land:
 //!     h = h + w (c_land (land - h) + c_sea k (0 - h))
 //!     k = 1 - smoothstep(d_land / FEATHER_M), d_land: distance from the nearest land node
 //!   so the sea floor falls from 0 m at the coast to the base's depth FEATHER_M offshore (and is
-//!   the base's, bit for bit, beyond), while land keeps the region's heights up to the coast.
-//!   (Counting the 0 m pixels as plain no data would move the feather's edge to the coast and
+//!   the base's, bit for bit, beyond), while land keeps the region's heights up to the coast
+//!   (land within SEA_BAND_M of sea level there, such as a beach, goes to the sea).
+//!   (Counting the sea pixels as plain no data would move the feather's edge to the coast and
 //!   pull the land within FEATHER_M of it towards the base's coarse sea floor: Hualien, 10 m,
 //!   came out at -315 m.) Where the base is at or above 0 m, 0 m pixels are ordinary data.
 //! feather: precomputed at open on a lon/lat grid of FEATHER_M / 6 cells over the region's
@@ -52,6 +55,10 @@ pub const EARTH_SOURCE: u8 = 0;
 
 /// How far inside a region's data edge (nodata or bounds) it fades in over the base, in metres.
 pub const FEATHER_M: f64 = 6000.0;
+
+/// Under the sea rule (where the base is below 0 m), region pixels within this many metres of
+/// 0 m are sea: the module header says why.
+pub const SEA_BAND_M: f32 = 3.5;
 
 /// Metres per degree of latitude, and of longitude at the equator.
 const METRES_PER_DEGREE: (f64, f64) = (110_574.0, 111_320.0);
@@ -285,11 +292,13 @@ impl Region {
     }
 
     /// The region's height and coverage at (lon, lat), read at the level matching `step_m`;
-    /// with `land_only`, 0 m pixels count as no data.
+    /// with `land_only`, pixels within SEA_BAND_M of 0 m count as no data.
     fn sample(&self, cache: &mut TileMemo, lon: f64, lat: f64, step_m: f64, land_only: bool) -> Result<Option<(f32, f64)>, TerrainError> {
         Ok(match &self.data {
-            RegionData::Pyramid(p) => p.sample_coverage_via(cache, lon, lat, p.zoom_for_step(step_m, lat.to_radians()), land_only)?,
-            RegionData::Raster(r) => r.sample_coverage_m(lon, lat, land_only),
+            RegionData::Pyramid(p) => {
+                p.sample_coverage_via(cache, lon, lat, p.zoom_for_step(step_m, lat.to_radians()), land_only.then_some(SEA_BAND_M))?
+            }
+            RegionData::Raster(r) => r.sample_coverage_m(lon, lat, land_only.then_some(SEA_BAND_M)),
         })
     }
 

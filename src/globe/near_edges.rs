@@ -8,7 +8,8 @@
 //!                 and its point at h(c) is within NEAR_DISTANCE_M (3 km) of the camera
 //!                 (figures::near_edges_pool's rule; hidden leaves count too: all leaves are drawn)
 //! its edges       |p0 - p1|, |p1 - p2|, |p2 - p0|, p_i at the vertex's drawn height max(h, 0)
-//! heights         the tile cache's, as the draw samples them (globe_vertex_height_m)
+//! heights         the tile cache's, as the draw samples them (globe_vertex_height_m); the twin's
+//!                 `height_at` gives them without the detail below the data, so its test turns it off
 //! bin of L (f32)  (exponent(L) - MIN_EXPONENT) * 16 + k, k = the 1/16-octave step of L's
 //!                 mantissa (thresholds 2^(k/16) in mantissa bits): bins run from 2^-10 m (0.98 mm)
 //!                 to 2^17 m (131 km), shorter and longer edges go to the first and last bins

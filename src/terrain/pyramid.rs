@@ -234,21 +234,21 @@ impl TilePyramid {
 
     /// As `sample_up_to_zoom_m`, reading tiles through the calling thread's cache `local`.
     pub fn sample_via(&self, local: &mut TileMemo, lon: f64, lat: f64, max_zoom: u32) -> Result<Option<f32>, TerrainError> {
-        Ok(self.sample_coverage_via(local, lon, lat, max_zoom, false)?.map(|(h, _)| h))
+        Ok(self.sample_coverage_via(local, lon, lat, max_zoom, None)?.map(|(h, _)| h))
     }
 
     /// As `sample_via`, with the sample's coverage in (0, 1]: the share of the bilinear weight on
     /// pixels with data among the pixels of present tiles (1 inside the data, falling
     /// continuously to 0 across a nodata edge; pixels of absent tiles count for neither). With
-    /// `zero_is_nodata`, pixels of exactly 0 m count as nodata too (the planet's sea rule,
-    /// src/globe/earth.rs).
+    /// `sea_band_m` Some(b), pixels within b of 0 m (|h| <= b) count as nodata too (the planet's
+    /// sea rule, src/globe/earth.rs).
     pub fn sample_coverage_via(
         &self,
         local: &mut TileMemo,
         lon: f64,
         lat: f64,
         max_zoom: u32,
-        zero_is_nodata: bool,
+        sea_band_m: Option<f32>,
     ) -> Result<Option<(f32, f64)>, TerrainError> {
         let [west, south, east, north] = self.bounds;
         if !(west..=east).contains(&lon) || !(south..=north).contains(&lat) {
@@ -278,7 +278,7 @@ impl TilePyramid {
                 let Some(tile) = self.tile_via(local, z, gx / size, gy / size)? else { continue };
                 let h = tile[((gy % size) * size + gx % size) as usize];
                 present += w;
-                corners[k] = (!(h.is_nan() || (zero_is_nodata && h == 0.0))).then_some(h);
+                corners[k] = (!(h.is_nan() || sea_band_m.is_some_and(|b| h.abs() <= b))).then_some(h);
             }
             return Ok(bilinear::over_present(corners, fx, fy).map(|(h, weight)| (h, weight / present)));
         }

@@ -96,9 +96,10 @@ impl Raster {
 
     /// As `sample_m`, with the sample's coverage in (0, 1]: the share of the bilinear weight on
     /// samples with data (1 inside the data, falling continuously to 0 across a nodata edge).
-    /// None outside the raster or where no weighted sample has data. With `zero_is_nodata`,
-    /// samples of exactly 0 m count as nodata too (the planet's sea rule, src/globe/earth.rs).
-    pub fn sample_coverage_m(&self, x: f64, y: f64, zero_is_nodata: bool) -> Option<(f32, f64)> {
+    /// None outside the raster or where no weighted sample has data. With `sea_band_m` Some(b),
+    /// samples within b of 0 m (|h| <= b) count as nodata too (the planet's sea rule,
+    /// src/globe/earth.rs).
+    pub fn sample_coverage_m(&self, x: f64, y: f64, sea_band_m: Option<f32>) -> Option<(f32, f64)> {
         let col = (x - self.origin.0) / self.step.0;
         let row = (self.origin.1 - y) / self.step.1;
         let (max_col, max_row) = ((self.width - 1) as f64, (self.height - 1) as f64);
@@ -111,7 +112,7 @@ impl Raster {
         let (fc, fr) = (col - c0 as f64, row - r0 as f64);
         let at = |c: u32, r: u32| {
             let h = self.heights_m[(r * self.width + c) as usize];
-            (!(h.is_nan() || (zero_is_nodata && h == 0.0))).then_some(h)
+            (!(h.is_nan() || sea_band_m.is_some_and(|b| h.abs() <= b))).then_some(h)
         };
         bilinear::over_present([at(c0, r0), at(c1, r0), at(c0, r1), at(c1, r1)], fc, fr)
     }
@@ -169,14 +170,18 @@ mod tests {
     #[test]
     fn coverage_falls_across_a_nodata_edge() {
         let r = grid();
-        assert_eq!(r.sample_coverage_m(10.5, 50.0, false), Some((5.0, 1.0)));
+        assert_eq!(r.sample_coverage_m(10.5, 50.0, None), Some((5.0, 1.0)));
         // Half the weight on the missing sample (11, 48).
-        assert_eq!(r.sample_coverage_m(11.0, 49.0, false), Some((10.0, 0.5)));
-        assert_eq!(r.sample_coverage_m(11.0, 48.0, false), None);
-        assert_eq!(r.sample_coverage_m(9.0, 50.0, false), None);
+        assert_eq!(r.sample_coverage_m(11.0, 49.0, None), Some((10.0, 0.5)));
+        assert_eq!(r.sample_coverage_m(11.0, 48.0, None), None);
+        assert_eq!(r.sample_coverage_m(9.0, 50.0, None), None);
         // Zero as nodata: the 0 m sample (10, 50) drops out, half the weight is left.
-        assert_eq!(r.sample_coverage_m(10.5, 50.0, true), Some((10.0, 0.5)));
-        assert_eq!(r.sample_coverage_m(10.0, 50.0, true), None);
+        assert_eq!(r.sample_coverage_m(10.5, 50.0, Some(0.0)), Some((10.0, 0.5)));
+        assert_eq!(r.sample_coverage_m(10.0, 50.0, Some(0.0)), None);
+        // A band of 10 m around 0 m drops (11, 50) too, but not 20 m at (12, 50).
+        assert_eq!(r.sample_coverage_m(11.0, 50.0, Some(10.0)), None);
+        assert_eq!(r.sample_coverage_m(11.5, 50.0, Some(10.0)), Some((20.0, 0.5)));
+        assert_eq!(r.sample_coverage_m(11.5, 50.0, Some(9.9)), Some((15.0, 1.0)));
     }
 
     #[test]
