@@ -7,8 +7,8 @@
 // those the next split frame will split; not those the last frame hid, shared/pool_occlusion.wgsl
 // at @group(1)), the deepest leaf; thread 0 writes the
 // draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats. Beside
-// them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges`, in
-// the pipeline built with NEAR_EDGES (the frames someone reads them: GlobePoolRenderer::
+// them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges` (through
+// the workgroup's bins: add_near_edges), in the pipeline built with NEAR_EDGES (the frames someone reads them: GlobePoolRenderer::
 // near_edge_interval_frames); the other leaves `near_edges` as it was.
 // Each vertex is sampled once per workgroup (tile lookup, height, detail: most of the pass's
 // work). A vertex's sample is a function of its 32-bit map point alone, so the leaves sharing it
@@ -134,6 +134,8 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
     // The vertex table: each corner's map point, its owner, then one sample per owner.
     let live = i < leaves;
     var slot = 0u;
+    // The leaf's near edges (near_edge_lengths), added to the histogram at the end.
+    var near = vec4<f32>(0.0);
     var v = array<vec4<u32>, 3>();
     var m = array<vec2<u32>, 3>();
     if (live) {
@@ -180,7 +182,7 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         draw_positions[3u * i + 1u] = vec4<f32>(p[1], 1.0);
         draw_positions[3u * i + 2u] = vec4<f32>(select(p[2], p[0], flip), 1.0);
         if (NEAR_EDGES) {
-            near_edge_record(m, p);
+            near = near_edge_lengths(m, p);
         }
         // The tiles this leaf wants, recorded once each: its vertices', its centre's and the data
         // error's are most often one tile (tiles span 128 px or more, a small leaf a few), and a
@@ -248,6 +250,43 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
         atomicAdd(&lod_stats.visible_leaves, atomicLoad(&wg_visible));
         if (ERROR_SAMPLE) {
             atomicAdd(&lod_stats.capped_leaves, atomicLoad(&wg_capped));
+        }
+    }
+    if (NEAR_EDGES) {
+        add_near_edges(local, near);
+    }
+}
+
+// The workgroup's near edges into `near_edges`: bins in the vertex table's workgroup memory (no
+// longer read once every thread passed the barrier above), then one global atomic per non-empty
+// bin. The count and the minimum take the two entries after the bins.
+const WG_NEAR_COUNT: u32 = NEAR_EDGE_BINS;
+const WG_NEAR_MIN: u32 = NEAR_EDGE_BINS + 1u;
+
+fn add_near_edges(local: u32, near: vec4<f32>) {
+    for (var k = local; k <= WG_NEAR_MIN; k += WORKGROUP_SIZE) {
+        atomicStore(&wg_vertex_owner[k], 0u);
+    }
+    workgroupBarrier();
+    if (near.w > 0.0) {
+        atomicAdd(&wg_vertex_owner[near_edge_bin(near.x)], 1u);
+        atomicAdd(&wg_vertex_owner[near_edge_bin(near.y)], 1u);
+        atomicAdd(&wg_vertex_owner[near_edge_bin(near.z)], 1u);
+        atomicAdd(&wg_vertex_owner[WG_NEAR_COUNT], 3u);
+        atomicMax(&wg_vertex_owner[WG_NEAR_MIN], ~bitcast<u32>(min(min(near.x, near.y), near.z)));
+    }
+    workgroupBarrier();
+    for (var k = local; k < NEAR_EDGE_BINS; k += WORKGROUP_SIZE) {
+        let n = atomicLoad(&wg_vertex_owner[k]);
+        if (n != 0u) {
+            atomicAdd(&near_edges.bins[k], n);
+        }
+    }
+    if (local == 0u) {
+        let count = atomicLoad(&wg_vertex_owner[WG_NEAR_COUNT]);
+        if (count != 0u) {
+            atomicAdd(&near_edges.count, count);
+            atomicMax(&near_edges.min_inverted_bits, atomicLoad(&wg_vertex_owner[WG_NEAR_MIN]));
         }
     }
 }

@@ -1,9 +1,11 @@
 // The near-edge statistics of the globe drawn from the bisector pool (src/globe/near_edges.rs,
 // whose CPU twin is near_edges_twin): the edges of the drawn leaves over land within
 // NEAR_EDGE_DISTANCE_M of the camera, binned into 1/16-octave bins of their length, their count
-// and their minimum, straight into `near_edges` with global atomics (near_edge_record): few leaves
-// lie that near, and bins in workgroup memory took 1.7 KiB of every decode workgroup's, a budget
-// the decode's time depends on (docs/BENCHMARKS.md runs 112-113). Needs shared/pool_globe.wgsl
+// and their minimum. near_edge_lengths tests a leaf; globe.pool_decode adds the workgroup's near
+// leaves into bins in workgroup memory (its vertex table's, free by then) and then those into
+// `near_edges` with one global atomic per non-empty bin: with the cliffs within 3 km of the
+// bridge, a third of the leaves are near, and an atomic per edge on the few bins they share cost
+// the decode 0.05 ms on those frames (docs/BENCHMARKS.md run 123). Needs shared/pool_globe.wgsl
 // (and what it needs), shared/dispatch.wgsl, and `near_edges: NearEdges` bound read_write.
 //!include shared/near_edge_constants.wgsl
 
@@ -28,23 +30,14 @@ fn near_edge_bin(length_m: f32) -> u32 {
     return u32(clamp(bin, 0, i32(NEAR_EDGE_BINS) - 1));
 }
 
-// Bins one leaf's three edge lengths `l`: an atomic per edge's bin, one for the count and
-// one for the minimum.
-fn near_edge_add(l: vec3<f32>) {
-    atomicAdd(&near_edges.bins[near_edge_bin(l.x)], 1u);
-    atomicAdd(&near_edges.bins[near_edge_bin(l.y)], 1u);
-    atomicAdd(&near_edges.bins[near_edge_bin(l.z)], 1u);
-    atomicAdd(&near_edges.count, 3u);
-    atomicMax(&near_edges.min_inverted_bits, ~bitcast<u32>(min(min(l.x, l.y), l.z)));
-}
-
 // What rounding may move a camera-relative point within NEAR_EDGE_DISTANCE_M by, and more.
 const NEAR_EDGE_ROUNDING_M: f32 = 1.0;
 
-// Bins the edges of a leaf with map vertices `m`, placed at `p` (camera-relative, at their drawn
-// heights: the decode's own positions), when its map centroid lies on land (height above 0 m)
-// within NEAR_EDGE_DISTANCE_M of the camera (src/globe/figures.rs's rule).
-fn near_edge_record(m: array<vec2<u32>, 3>, p: array<vec3<f32>, 3>) {
+// The edge lengths (xyz) of a leaf with map vertices `m`, placed at `p` (camera-relative, at
+// their drawn heights: the decode's own positions), and w = 1 when they count: its map centroid
+// lies on land (height above 0 m) within NEAR_EDGE_DISTANCE_M of the camera (src/globe/
+// figures.rs's rule); else 0.
+fn near_edge_lengths(m: array<vec2<u32>, 3>, p: array<vec3<f32>, 3>) -> vec4<f32> {
     let c = (m[0] + m[1] + m[2]) / 3u;
     let c64 = vec4<u32>(0u, c.x, 0u, c.y);
     // First without the tile cache: the centroid's column from 0 to NEAR_EDGE_MAX_HEIGHT_M (a
@@ -56,11 +49,11 @@ fn near_edge_record(m: array<vec2<u32>, 3>, p: array<vec3<f32>, 3>) {
     let up = pool_relative_position_m(c64, NEAR_EDGE_MAX_HEIGHT_M) - low;
     let t = clamp(-dot(low, up) / dot(up, up), 0.0, 1.0);
     if (length(low + t * up) > NEAR_EDGE_DISTANCE_M + NEAR_EDGE_ROUNDING_M) {
-        return;
+        return vec4<f32>(0.0);
     }
     let centre_h = tile_cache_height(tile_cache_find(c, globe_vertex_zoom(c)), c);
     if (!(centre_h > 0.0) || length(pool_relative_position_m(c64, centre_h)) > NEAR_EDGE_DISTANCE_M) {
-        return;
+        return vec4<f32>(0.0);
     }
-    near_edge_add(vec3<f32>(length(p[0] - p[1]), length(p[1] - p[2]), length(p[2] - p[0])));
+    return vec4<f32>(length(p[0] - p[1]), length(p[1] - p[2]), length(p[2] - p[0]), 1.0);
 }
