@@ -1,7 +1,7 @@
 //! The near-edge statistics globe.pool_decode gathers every frame on the GPU (src/globe/
 //! near_edges.rs) against their CPU twin on a real converged pool view: the bridge view of
 //! assets/paths/globe-taiwan-coast-ship.json at a random time along the path, a small pool at a
-//! small size on lavapipe, with the detail below the data off. The histogram's counts equal the twin's bin for bin, where the twin is
+//! small size on lavapipe, with the detail below the data (the default). The histogram's counts equal the twin's bin for bin, where the twin is
 //! sure of an edge's bin (an edge within `edge_tolerance_m` of a bin boundary may be in either of
 //! the two bins; a leaf whose own test is too close to call may count in any bin or none); the
 //! minimum agrees within that tolerance; and the histogram's median agrees with the exact median
@@ -12,8 +12,11 @@ mod common;
 
 use std::collections::HashMap;
 
-use bisector::globe::cache::tile_cache::{cpu_find, cpu_height, TileCache, TileCacheConfig};
+use bisector::globe::cache::tile_cache::{cpu_find, cpu_height, cpu_height_slope, Producer, TileCache, TileCacheConfig};
+use bisector::globe::cache::tile_error::{data_lattice, native_spacing, NativeSpacing};
+use bisector::globe::detail::amplitude_bound_m;
 use bisector::globe::figures::near_edges_pool;
+use bisector::globe::ground::tile_detail_m;
 use bisector::globe::near_edges::{bin_lower_m, edge_tolerance_m, near_edges_twin, NearEdgeHistogram, NearEdgeTwin, BINS};
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::GlobeSettings;
@@ -76,10 +79,10 @@ fn the_gpu_near_edge_histogram_equals_its_twin_on_a_converged_pool_view() {
     let camera = path.sample(time_s).camera();
     let (size_px, tiles) = ((384, 216), 512);
     let pool_settings = PoolSettings { pool_slots: 1 << 16, ..Default::default() };
-    // The twin reads the tile cache's heights without the detail below the data (whose heights
-    // have their own twin, src/globe/detail.rs, tested through `probe`): on the cliffs within
-    // 3 km the detail moves a few vertices enough to change their edges' bins.
-    let settings = GlobeSettings { detail: false, ..GlobeSettings::default() };
+    // With the detail below the data (the default): the twin's heights add it as
+    // `globe::ground::tile_detail_m` does, within its tolerance (tests/globe_data_error.rs).
+    let settings = GlobeSettings::default();
+    assert!(settings.detail);
     let gpu = Gpu::headless(&requirements(&pool_settings, tiles).with_image_size(size_px)).unwrap_or_else(|e| panic!("{e}"));
     let cache = TileCache::new(&gpu, TileCacheConfig { tiles, ..Default::default() }, ground.producer()).unwrap_or_else(|e| panic!("{e}"));
     let mut scene =
@@ -96,18 +99,34 @@ fn the_gpu_near_edge_histogram_equals_its_twin_on_a_converged_pool_view() {
     let cache = &view.scene.cache;
     let (source, max_zoom) = (cache.source(), cache.max_zoom());
     let mut layers: HashMap<u32, Vec<f32>> = HashMap::new();
-    let height_at = |map: [u32; 2], zoom: u32| match cpu_find(cache.table(), source, max_zoom, map, zoom) {
+    let Producer::Cpu(producer) = ground.producer() else { panic!("the Earth's tiles come from the CPU") };
+    let mut spacings: HashMap<u32, NativeSpacing> = HashMap::new();
+    let mut detailed = 0usize;
+    let mut height_at = |map: [u32; 2], zoom: u32, pixel_m: Option<f32>| match cpu_find(cache.table(), source, max_zoom, map, zoom) {
         Some((slot, found_zoom)) => {
             let layer = layers.entry(slot).or_insert_with(|| cache.atlas.read_layer(&gpu.device, &gpu.queue, slot));
-            cpu_height(layer, found_zoom, map)
+            let Some(pixel_m) = pixel_m else { return (cpu_height(layer, found_zoom, map), 0.0) };
+            let spacing = *spacings.entry(slot).or_insert_with(|| {
+                let key = cache.table().iter().find(|&(_, s)| s == slot).expect("resident").0;
+                native_spacing(producer.native_cells(key).unwrap())
+            });
+            let [data_m, detail_m] = tile_detail_m(layer, found_zoom, spacing, map, pixel_m);
+            let (level, first) = data_lattice(u32::from(found_zoom), spacing);
+            let (_, g) = cpu_height_slope(layer, found_zoom, map);
+            let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << level) as f32;
+            detailed += usize::from(detail_m != 0.0);
+            (data_m + detail_m, 1e-4 * amplitude_bound_m(slope_m, level, first) + 1e-4)
         }
-        None => 0.0,
+        None => (0.0, 0.0),
     };
     let frame = view.scene.frame_uniforms(&camera, size_px);
-    let twin = near_edges_twin(&leaves, &camera, &frame, u32::from(max_zoom), height_at);
+    let twin = near_edges_twin(&leaves, &camera, &frame, u32::from(max_zoom), &mut height_at);
+    // Few near vertices carry detail at this size (most of its octaves are under a pixel), and
+    // those moved edges across bins before the twin added it.
+    assert!(detailed > 0, "no vertex with detail");
     let sure = twin.histogram();
     eprintln!(
-        "{time_s:.1} s along the path, {frames} frames, {} leaves: GPU {} near edges, twin {} ({} in a certain bin), median {:?} m",
+        "{time_s:.1} s along the path, {frames} frames, {} leaves ({detailed} vertices with detail): GPU {} near edges, twin {} ({} in a certain bin), median {:?} m",
         leaves.len(),
         histogram.count,
         twin.edges.len(),

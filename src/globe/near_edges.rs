@@ -8,8 +8,8 @@
 //!                 and its point at h(c) is within NEAR_DISTANCE_M (3 km) of the camera
 //!                 (figures::near_edges_pool's rule; hidden leaves count too: all leaves are drawn)
 //! its edges       |p0 - p1|, |p1 - p2|, |p2 - p0|, p_i at the vertex's drawn height max(h, 0)
-//! heights         the tile cache's, as the draw samples them (globe_vertex_height_m); the twin's
-//!                 `height_at` gives them without the detail below the data, so its test turns it off
+//! heights         the tile cache's, as the draw samples them (globe_vertex_height_m: with the
+//!                 detail below the data, for the vertex's pixel); the centroid's without it
 //! bin of L (f32)  (exponent(L) - MIN_EXPONENT) * 16 + k, k = the 1/16-octave step of L's
 //!                 mantissa (thresholds 2^(k/16) in mantissa bits): bins run from 2^-10 m (0.98 mm)
 //!                 to 2^17 m (131 km), shorter and longer edges go to the first and last bins
@@ -155,11 +155,18 @@ impl NearEdgeHistogram {
 /// 32-bit map point `map` samples, clamped to `max_zoom`; and whether the f32 GPU may take the
 /// next zoom (log2 within 1e-4 of an integer).
 pub fn vertex_zoom(camera: &GlobeCamera, frame: &GlobeFrame, max_zoom: u32, map: [u32; 2]) -> (u32, bool) {
+    let (zoom, unsure, _) = vertex_zoom_pixel(camera, frame, max_zoom, map);
+    (zoom, unsure)
+}
+
+/// `vertex_zoom`, and the metres a pixel spans at the vertex's distance at sea level (the detail's
+/// fade, globe_vertex_sample).
+fn vertex_zoom_pixel(camera: &GlobeCamera, frame: &GlobeFrame, max_zoom: u32, map: [u32; 2]) -> (u32, bool, f32) {
     let distance_m = relative_position_m(camera, widen(map), 0.0).length();
     let pixel_m = distance_m.max(0.1) / f64::from(frame.projection_scale_px);
     let zoom = (crate::globe::MAP_SIDE_M / (crate::globe::cache::tile_layout::TILE_INTERVALS as f64 * pixel_m)).log2();
     let clamp = |z: f64| z.floor().clamp(0.0, max_zoom as f64) as u32;
-    (clamp(zoom), clamp(zoom - 1e-4) != clamp(zoom + 1e-4))
+    (clamp(zoom), clamp(zoom - 1e-4) != clamp(zoom + 1e-4), pixel_m as f32)
 }
 
 /// The 64-bit map point of a 32-bit one.
@@ -213,15 +220,18 @@ impl NearEdgeTwin {
 }
 
 /// The CPU twin of the near-edge statistics of globe.pool_decode: the leaves given by their
-/// 64-bit map vertices, seen from `camera` under `frame`, with heights from `height_at(map32,
-/// wanted_zoom)` (the tile cache's raw height at a 32-bit map point for a wanted zoom: its
-/// nearest resident tile, NaN without data), `max_zoom` the cache's deepest zoom.
+/// 64-bit map vertices, seen from `camera` under `frame`, `max_zoom` the cache's deepest zoom,
+/// with heights from `height_at(map32, wanted_zoom, pixel_m)` at a 32-bit map point for a wanted
+/// zoom (from its nearest resident tile): with `pixel_m` None the data's height (the centroid's
+/// land test, tile_cache_height), with Some the vertex's height as globe_vertex_height_m draws it
+/// before its clamp at 0 m (with the detail, if on, for a pixel of that many metres); each with
+/// how far the GPU's f32 may be from it, in metres.
 pub fn near_edges_twin(
     leaves: &[[[u64; 2]; 3]],
     camera: &GlobeCamera,
     frame: &GlobeFrame,
     max_zoom: u32,
-    mut height_at: impl FnMut([u32; 2], u32) -> f32,
+    mut height_at: impl FnMut([u32; 2], u32, Option<f32>) -> (f32, f32),
 ) -> NearEdgeTwin {
     let mut twin = NearEdgeTwin::default();
     for v in leaves {
@@ -234,7 +244,7 @@ pub fn near_edges_twin(
         let m = v.map(narrow);
         let centre = [0, 1].map(|a| ((u64::from(m[0][a]) + u64::from(m[1][a]) + u64::from(m[2][a])) / 3) as u32);
         let (zoom, zoom_unsure) = vertex_zoom(camera, frame, max_zoom, centre);
-        let centre_h = height_at(centre, zoom);
+        let (centre_h, _) = height_at(centre, zoom, None);
         let distance_m = relative_position_m(camera, widen(centre), f64::from(centre_h)).length();
         // Land and near, each true, false or too close to call (None): a height of a few
         // 1e-14 m is the bilinear blend of sea samples, whose sign f32 rounding decides; another
@@ -248,15 +258,19 @@ pub fn near_edges_twin(
             _ => true,
         };
         let mut vertex_unsure = false;
+        let mut height_tolerance_m = [0.0; 3];
         let p = [0, 1, 2].map(|i| {
-            let (zoom, zoom_unsure) = vertex_zoom(camera, frame, max_zoom, m[i]);
+            let (zoom, zoom_unsure, pixel_m) = vertex_zoom_pixel(camera, frame, max_zoom, m[i]);
             vertex_unsure |= zoom_unsure;
-            relative_position_m(camera, v[i], f64::from(height_at(m[i], zoom).max(0.0)))
+            let (h, tolerance_m) = height_at(m[i], zoom, Some(pixel_m));
+            height_tolerance_m[i] = f64::from(tolerance_m);
+            relative_position_m(camera, v[i], f64::from(h.max(0.0)))
         });
         let farthest_m = p.iter().map(|q| q.length()).fold(0.0, f64::max);
         for (a, b) in [(0, 1), (1, 2), (2, 0)] {
             let length_m = (p[a] - p[b]).length();
-            let tolerance_m = edge_tolerance_m(length_m, farthest_m);
+            // Each end's height moves the length by at most its own error.
+            let tolerance_m = edge_tolerance_m(length_m, farthest_m) + height_tolerance_m[a] + height_tolerance_m[b];
             let bins =
                 (!(unsure || vertex_unsure)).then(|| (bin_of((length_m - tolerance_m) as f32), bin_of((length_m + tolerance_m) as f32)));
             twin.edges.push(TwinEdge { length_m, bins });
