@@ -8,8 +8,9 @@
 // at @group(1)), the deepest leaf; thread 0 writes the
 // draw's arguments (3 vertices per leaf) and the leaf count into the tree's FrameStats. Beside
 // them, the near-edge statistics (shared/near_edges.wgsl) of every leaf into `near_edges` (through
-// the workgroup's bins: add_near_edges), in the pipeline built with NEAR_EDGES (the frames someone reads them: GlobePoolRenderer::
-// near_edge_interval_frames); the other leaves `near_edges` as it was.
+// the workgroup's bins: add_near_edges), in the pipeline built with NEAR_EDGES (the frames someone
+// reads them: GlobePoolRenderer::near_edge_interval_frames); the other leaves `near_edges` as it
+// was.
 // Each vertex is sampled once per workgroup (tile lookup, height, detail: most of the pass's
 // work). A vertex's sample is a function of its 32-bit map point alone, so the leaves sharing it
 // agree: the workgroup's corners go into a table in workgroup memory keyed by map point, the
@@ -259,7 +260,8 @@ fn decode(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_ind
 
 // The workgroup's near edges into `near_edges`: bins in the vertex table's workgroup memory (no
 // longer read once every thread passed the barrier above), then one global atomic per non-empty
-// bin. The count and the minimum take the two entries after the bins.
+// bin. The count and the minimum take the two entries after the bins (NEAR_EDGE_BINS + 2 = 434
+// of the table's VERTEX_TABLE = 1024).
 const WG_NEAR_COUNT: u32 = NEAR_EDGE_BINS;
 const WG_NEAR_MIN: u32 = NEAR_EDGE_BINS + 1u;
 
