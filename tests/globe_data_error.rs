@@ -23,7 +23,7 @@ use bisector::globe::cache::tile_key::TileKey;
 use bisector::globe::cache::tile_layout::{texel_map_point, TILE_SIDE};
 use bisector::globe::cache::tile_producer::TileProducer;
 use bisector::globe::detail::{amplitude_bound_m, detail_gradient, detail_m, DETAIL_GAIN};
-use bisector::globe::ground::tile_detail_m;
+use bisector::globe::ground::{tile_detail_m, tile_detail_tolerance_m};
 use bisector::gpu::readback::read_buffer;
 use bisector::gpu::Gpu;
 use bisector::leb::octahedral::MAP_ONE;
@@ -373,9 +373,7 @@ fn tiles_finer_than_their_data_equal_the_twin() {
         let (level, first) = data_lattice(u32::from(zoom), spacing);
         assert_eq!(answer[3].floor() as u32, level, "{p:?} zoom {zoom} {spacing:?}");
         assert!((answer[3] - level as f32 - 0.5 * first).abs() < 1e-5, "{p:?} zoom {zoom} {spacing:?}: GPU {}", answer[3]);
-        let (_, g) = cpu_height_slope(&layer, zoom, p);
-        let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << level) as f32;
-        let tolerance = 1e-4 * amplitude_bound_m(slope_m, level, first) + 1e-4;
+        let tolerance = tile_detail_tolerance_m(&layer, zoom, spacing, p);
         assert!((answer[0] - data_m).abs() <= 1e-3 + 1e-5 * data_m.abs(), "{p:?}: GPU height {} CPU {data_m}", answer[0]);
         assert!((answer[1] - detail).abs() <= tolerance, "{p:?} zoom {zoom} shift {shift} pixel {pixel_m}: GPU {} CPU {detail}", answer[1]);
         if detail != 0.0 {

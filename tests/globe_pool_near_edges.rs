@@ -1,9 +1,9 @@
 //! The near-edge statistics globe.pool_decode gathers every frame on the GPU (src/globe/
 //! near_edges.rs) against their CPU twin on a real converged pool view: the bridge view of
 //! assets/paths/globe-taiwan-coast-ship.json at a random time along the path, a small pool at a
-//! small size on lavapipe, with the detail below the data (the default). The histogram's counts equal the twin's bin for bin, where the twin is
-//! sure of an edge's bin (an edge within `edge_tolerance_m` of a bin boundary may be in either of
-//! the two bins; a leaf whose own test is too close to call may count in any bin or none); the
+//! small size on lavapipe, with the detail below the data (the default). The histogram's counts
+//! equal the twin's bin for bin, where the twin is sure of an edge's bin (an edge within
+//! `edge_tolerance_m` of a bin boundary may be in either of the two bins; a leaf whose own test is too close to call may count in any bin or none); the
 //! minimum agrees within that tolerance; and the histogram's median agrees with the exact median
 //! of figures.rs (`shot --json`'s) within one bin (half a bin of resolution, and figures.rs reads
 //! heights from the data rather than from the tile cache's tiles).
@@ -12,11 +12,10 @@ mod common;
 
 use std::collections::HashMap;
 
-use bisector::globe::cache::tile_cache::{cpu_find, cpu_height, cpu_height_slope, Producer, TileCache, TileCacheConfig};
-use bisector::globe::cache::tile_error::{data_lattice, native_spacing, NativeSpacing};
-use bisector::globe::detail::amplitude_bound_m;
+use bisector::globe::cache::tile_cache::{cpu_find, cpu_height, Producer, TileCache, TileCacheConfig};
+use bisector::globe::cache::tile_error::{native_spacing, NativeSpacing};
 use bisector::globe::figures::near_edges_pool;
-use bisector::globe::ground::tile_detail_m;
+use bisector::globe::ground::{tile_detail_m, tile_detail_tolerance_m};
 use bisector::globe::near_edges::{bin_lower_m, edge_tolerance_m, near_edges_twin, NearEdgeHistogram, NearEdgeTwin, BINS};
 use bisector::globe::pool_scene::{requirements, GlobePoolRenderer};
 use bisector::globe::renderer::GlobeSettings;
@@ -111,11 +110,8 @@ fn the_gpu_near_edge_histogram_equals_its_twin_on_a_converged_pool_view() {
                 native_spacing(producer.native_cells(key).unwrap())
             });
             let [data_m, detail_m] = tile_detail_m(layer, found_zoom, spacing, map, pixel_m);
-            let (level, first) = data_lattice(u32::from(found_zoom), spacing);
-            let (_, g) = cpu_height_slope(layer, found_zoom, map);
-            let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << level) as f32;
             detailed += usize::from(detail_m != 0.0);
-            (data_m + detail_m, 1e-4 * amplitude_bound_m(slope_m, level, first) + 1e-4)
+            (data_m + detail_m, tile_detail_tolerance_m(layer, found_zoom, spacing, map))
         }
         None => (0.0, 0.0),
     };

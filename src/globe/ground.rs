@@ -18,10 +18,25 @@ use crate::terrain::TerrainError;
 /// detail below it for a vertex whose pixel spans `pixel_m` metres: [data_m, detail_m].
 /// Mirrors tile_detail_sample in shaders/shared/tile_error.wgsl.
 pub fn tile_detail_m(layer: &[f32], zoom: u8, spacing: NativeSpacing, map: [u32; 2], pixel_m: f32) -> [f32; 2] {
+    let (data_m, slope_m, data_level, first) = detail_inputs(layer, zoom, spacing, map);
+    [data_m, crate::globe::detail::detail_m(map, slope_m, data_m, pixel_m, data_level, first)]
+}
+
+/// How far the GPU's detail (tile_detail_sample through the tile cache) may be from
+/// `tile_detail_m`'s at the same point, in metres: 1e-4 of the detail's amplitude bound there,
+/// plus 1e-4 m (tests/globe_data_error.rs holds the GPU to it).
+pub fn tile_detail_tolerance_m(layer: &[f32], zoom: u8, spacing: NativeSpacing, map: [u32; 2]) -> f32 {
+    let (_, slope_m, data_level, first) = detail_inputs(layer, zoom, spacing, map);
+    1e-4 * crate::globe::detail::amplitude_bound_m(slope_m, data_level, first) + 1e-4
+}
+
+/// What the detail at `map` reads of its tile: the data's height, its slope in metres per cell
+/// of the data's lattice, that lattice's level and the first octave's fraction.
+fn detail_inputs(layer: &[f32], zoom: u8, spacing: NativeSpacing, map: [u32; 2]) -> (f32, f32, u32, f32) {
     let (data_m, g) = cpu_height_slope(layer, zoom, map);
     let (data_level, first) = data_lattice(u32::from(zoom), spacing);
     let slope_m = (g[0] * g[0] + g[1] * g[1]).sqrt() / (1u32 << data_level) as f32;
-    [data_m, crate::globe::detail::detail_m(map, slope_m, data_m, pixel_m, data_level, first)]
+    (data_m, slope_m, data_level, first)
 }
 
 /// A globe's heights on the CPU.
