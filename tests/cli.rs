@@ -491,6 +491,10 @@ fn shot_json_with_a_tiny_pool_reports_the_pool() {
     bad(&["--pool-slots", "4096"], "--pool-slots");
     bad(&["--terrain", "planet", "--pool-slots", "4096", "--max-depth", "64"], "--max-depth 64");
     assert_clean_failure(&bisector(&["view", "--terrain", "planet", "--pool-slots", "1000"]), "--pool-slots 1000");
+    // A first camera under the sea or unreadable: one line, before any window.
+    assert_clean_failure(&bisector(&["view", "--terrain", "planet", "--camera", "121.675,24.17,-5"]), "--camera");
+    assert_clean_failure(&bisector(&["view", "--terrain", "planet", "--camera", "121.675,north,20"]), "--camera");
+    assert_clean_failure(&bisector(&["view", "--camera", "no-such-path.json"]), "no-such-path.json");
 }
 
 #[test]
@@ -631,6 +635,43 @@ fn view_draws_the_globe_from_the_bisector_pool_under_xvfb() {
     let (width, height) = image.dimensions();
     let lit = (0..width - 250).filter(|&x| image.get_pixel(x, height / 2).0.iter().take(3).map(|&c| c as u32).sum::<u32>() > 90).count();
     assert!(lit > 150, "the planet is only {lit} px across");
+}
+
+#[test]
+fn view_starts_on_the_bridge_from_the_ship_path_under_xvfb() {
+    // `view --camera` with the ship path: the viewer starts on the bridge 20 m above the sea (ship
+    // mode, saved with the panel state when it stops), the sea below the horizon and the sky above
+    // it (from the default orbit the corners show space).
+    let screen = common::VirtualDisplay::start(640, 480);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("bridge.png");
+    let terrain =
+        format!("planet:{},{}", common::heightmap("etopo20_global.tif").display(), common::heightmap("taiwan-terrain-rgb").display());
+    let out = Command::new("timeout")
+        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view", "--terrain", &terrain, "--pool-slots", "65536"])
+        .args(["--camera", concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/globe-taiwan-coast-ship.json")])
+        .args(["--cache-tiles", "256", "--frames", "20", "--screenshot"])
+        .arg(&shot)
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("BISECTOR_CONFIG_DIR", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let state = std::fs::read_to_string(dir.path().join("viewer.ron")).expect("the panel state was saved");
+    assert!(state.contains("camera_mode: Ship"), "not in ship mode: {state}");
+    let image = image::open(&shot).unwrap().to_rgba8();
+    let (width, height) = image.dimensions();
+    // Left of the panel: the sea at the bottom (blue over red), the sky at the top (bright blue).
+    let mean = |y0: u32, y1: u32| {
+        let pixels: Vec<_> = (0..width / 4).flat_map(|x| (y0..y1).map(move |y| (x, y))).map(|(x, y)| image.get_pixel(x, y).0).collect();
+        [0, 1, 2].map(|c| pixels.iter().map(|p| p[c] as f64).sum::<f64>() / pixels.len() as f64)
+    };
+    let sea = mean(height - 60, height - 10);
+    let sky = mean(10, 60);
+    assert!(sea[2] > sea[0] + 20.0, "no sea at the bottom: {sea:?}");
+    assert!(sky[2] > sky[0] + 20.0 && sky.iter().sum::<f64>() > 150.0, "no sky at the top: {sky:?}");
 }
 
 #[test]

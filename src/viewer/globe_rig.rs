@@ -387,6 +387,20 @@ impl GlobeRig {
         }
     }
 
+    /// The view of `camera` (`view --camera`): on a ship's bridge where it is one (`over_sea` and
+    /// MIN_BRIDGE_M..=MAX_BRIDGE_M above the ellipsoid), else flying; the orbit looks where it
+    /// looks, and `home` stays the reset's view.
+    pub fn starting_at(home: GlobeOrbit, camera: &GlobeCamera, over_sea: bool) -> GlobeRig {
+        let bridge = over_sea && (MIN_BRIDGE_M..=MAX_BRIDGE_M).contains(&camera.altitude_m());
+        GlobeRig {
+            mode: if bridge { CameraMode::Ship } else { CameraMode::Fly },
+            orbit: GlobeOrbit::looking_at(camera),
+            flight: GlobeFlight::from_camera(camera),
+            ship: GlobeShip::from_camera(camera),
+            ..GlobeRig::new(home)
+        }
+    }
+
     /// The camera shown.
     pub fn camera(&self) -> GlobeCamera {
         match self.mode {
@@ -598,6 +612,33 @@ mod tests {
         // The camera's view follows the heading: heading 90 at the equator looks east (+y at 0E).
         let camera = GlobeOrbit { heading_deg: 90.0, tilt_deg: 45.0, ..GlobeOrbit::above(0.0, 0.0, 2000.0, 50.0) }.camera();
         assert!(camera.forward.y > 0.5 && camera.forward.z.abs() < 1e-9, "{:?}", camera.forward);
+    }
+
+    #[test]
+    fn a_given_camera_starts_on_the_bridge_over_the_sea_else_flying() {
+        // `view --camera`: the ship path's first pose (20 m up, heading 290, pitch 2) over the sea.
+        let pose = |altitude_m: f64| {
+            let up = from_lon_lat_deg(121.675, 24.17);
+            GlobeFlight { position_m: ellipsoid::position_m(up, altitude_m), heading_deg: 290.0, pitch_deg: 2.0, fov_y_deg: 60.0 }.camera()
+        };
+        let same = |a: &GlobeCamera, b: &GlobeCamera| {
+            (a.position_m - b.position_m).length() < 1e-6 && (a.forward - b.forward).length() < 1e-9 && a.fov_y_deg == b.fov_y_deg
+        };
+        let bridge = pose(20.0);
+        let rig = GlobeRig::starting_at(GlobeOrbit::home(), &bridge, true);
+        assert_eq!(rig.mode, CameraMode::Ship);
+        assert!(same(&rig.camera(), &bridge), "{:?} vs {bridge:?}", rig.camera());
+        assert!(close(rig.ship.bridge_m, 20.0, 1e-6) && close(rig.ship.heading_deg, 290.0, 1e-6) && rig.ship.speed_m_per_s == 0.0);
+        // The same pose over land, and one above a bridge's height: flying, at the pose.
+        for (camera, over_sea) in [(pose(20.0), false), (pose(30_000.0), true)] {
+            let rig = GlobeRig::starting_at(GlobeOrbit::home(), &camera, over_sea);
+            assert_eq!(rig.mode, CameraMode::Fly);
+            assert!(same(&rig.camera(), &camera), "{:?} vs {camera:?}", rig.camera());
+        }
+        // Reset goes home, in orbit mode.
+        let mut rig = GlobeRig::starting_at(GlobeOrbit::home(), &bridge, true);
+        rig.reset();
+        assert_eq!((rig.mode, rig.camera()), (CameraMode::Orbit, GlobeOrbit::home().camera()));
     }
 
     #[test]

@@ -32,8 +32,10 @@ use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+use crate::flat::camera::Camera;
 use crate::flat::RenderSettings;
 use crate::globe::cache::tile_cache::{TileCache, TileCacheConfig};
+use crate::globe::camera::GlobeCamera;
 use crate::globe::ground::Ground;
 use crate::globe::renderer::GlobeSettings;
 use crate::gpu::errors::ErrorLog;
@@ -53,12 +55,28 @@ use stats::{StatsReadback, TimingHistory};
 
 /// What the viewer draws.
 pub enum SceneOptions {
-    /// A flat height field.
-    Heightfield { field: HeightField, settings: RenderSettings },
+    /// A flat height field; the first camera flies at `camera` where given.
+    Heightfield { field: HeightField, settings: RenderSettings, camera: Option<Camera> },
     /// The globe, its heights served by a tile cache of `cache` sizes filled from `ground` (whose
     /// CPU heights also keep the camera above the surface); drawn from a bisector pool of `pool`
-    /// where given.
-    Globe { settings: GlobeSettings, pool: Option<crate::pool::PoolSettings>, ground: Ground, cache: TileCacheConfig },
+    /// where given; the first camera is `camera` where given (`GlobeRig::starting_at`).
+    Globe {
+        settings: GlobeSettings,
+        pool: Option<crate::pool::PoolSettings>,
+        ground: Ground,
+        cache: TileCacheConfig,
+        camera: Option<GlobeCamera>,
+    },
+}
+
+impl SceneOptions {
+    /// Whether the first camera was given (`view --camera`).
+    fn has_camera(&self) -> bool {
+        match self {
+            SceneOptions::Heightfield { camera, .. } => camera.is_some(),
+            SceneOptions::Globe { camera, .. } => camera.is_some(),
+        }
+    }
 }
 
 /// What the viewer shows and how long it runs.
@@ -195,7 +213,7 @@ impl State {
         let surface = instance.create_surface(window.clone())?;
         let adapter = crate::gpu::request_adapter(&instance, Some(&surface))?;
         let mut requirements = match &options.scene {
-            SceneOptions::Heightfield { field, settings } => crate::flat::requirements(settings, field.samples_per_side),
+            SceneOptions::Heightfield { field, settings, .. } => crate::flat::requirements(settings, field.samples_per_side),
             SceneOptions::Globe { settings, pool: None, cache, .. } => crate::globe::renderer::requirements(settings, cache.tiles),
             SceneOptions::Globe { settings, pool: Some(pool), cache, .. } => {
                 crate::globe::pool_scene::requirements_for(pool, cache.tiles, settings.raster)
@@ -224,16 +242,16 @@ impl State {
         }
         surface.configure(&gpu.device, &config);
         let (mut scene, mut ui) = match &options.scene {
-            SceneOptions::Heightfield { field, settings } => {
-                let scene = HeightfieldScene::new(&gpu, field, settings.clone(), config.format);
+            SceneOptions::Heightfield { field, settings, camera } => {
+                let scene = HeightfieldScene::new(&gpu, field, settings.clone(), config.format, camera.as_ref());
                 let mut ui = UiState::new(settings);
                 let [west, south, east, north] = scene.renderer.data_bounds_m().map(f64::from);
                 ui.goto = [(0.5 * (west + east)).round(), (0.5 * (south + north)).round(), 500.0];
                 (Scene::Heightfield(Box::new(scene)), ui)
             }
-            SceneOptions::Globe { settings, pool, ground, cache } => {
+            SceneOptions::Globe { settings, pool, ground, cache, camera } => {
                 let cache = TileCache::new(&gpu, cache.clone(), ground.producer())?;
-                let scene = GlobeScene::new(&gpu, settings.clone(), *pool, cache, ground.clone(), config.format)?;
+                let scene = GlobeScene::new(&gpu, settings.clone(), *pool, cache, ground.clone(), config.format, camera.as_ref())?;
                 let mut ui = UiState::with_lod(LodSettings::from_globe(settings));
                 let (lon_deg, lat_deg) = scene.rig.orbit.target_lon_lat_deg();
                 ui.goto = [(lon_deg * 100.0).round() / 100.0, (lat_deg * 100.0).round() / 100.0, 10_000.0];
@@ -264,7 +282,10 @@ impl State {
         };
         let panels = saved.panels;
         scene.set_speed_scale(panels.speed_scale);
-        scene.set_mode(panels.camera_mode);
+        // The saved camera mode, unless the first camera was given (its own mode then).
+        if !options.scene.has_camera() {
+            scene.set_mode(panels.camera_mode);
+        }
         ui.bookmark_name = format!("view {}", bookmarks.list.len() + 1);
         ui.kernel_lab = kernel_lab::KernelLabState::new(panels.kernel_lab.clone());
         let now = Instant::now();

@@ -70,6 +70,15 @@ impl CameraRig {
         CameraRig { mode: CameraMode::Orbit, orbit: home, flight: Flight::from_camera(&home.camera()), speed_scale: 1.0, home }
     }
 
+    /// Flying at `camera` (`view --camera`), the orbit looking where it looks; `home` stays the
+    /// reset's view.
+    pub fn starting_at(home: Orbit, camera: &Camera) -> CameraRig {
+        let mut rig = CameraRig::new(home);
+        rig.flight = Flight::from_camera(camera);
+        rig.mode = CameraMode::Fly;
+        rig
+    }
+
     /// The camera shown.
     pub fn camera(&self) -> Camera {
         match self.mode {
@@ -149,6 +158,20 @@ mod tests {
             data_bounds_m: [0.0, 0.0, 10000.0, 10000.0],
             nodata: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_given_camera_starts_flying_there_and_reset_goes_home() {
+        let home = Orbit::framing([0.0, 0.0, 10000.0, 10000.0], 500.0);
+        let camera = Camera::look_at(DVec3::new(1000.0, 2000.0, 300.0), DVec3::new(5000.0, 5000.0, 0.0), 50.0);
+        let mut rig = CameraRig::starting_at(home, &camera);
+        assert_eq!(rig.mode, CameraMode::Fly);
+        let shown = rig.camera();
+        assert!((shown.position_m - camera.position_m).length() < 1e-9, "{shown:?} vs {camera:?}");
+        assert!((shown.forward - camera.forward).length() < 1e-9, "{shown:?} vs {camera:?}");
+        rig.reset();
+        assert_eq!(rig.mode, CameraMode::Orbit);
+        assert_eq!(rig.camera().position_m, home.camera().position_m);
     }
 
     #[test]

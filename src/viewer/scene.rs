@@ -9,8 +9,10 @@ use super::globe_rig::{GlobeOrbit, GlobeRig, Turn};
 use super::panels::LodSettings;
 use super::rig::{self, CameraMode, CameraRig};
 use super::stats::{PoolReadback, StatsReadback};
+use crate::flat::camera::Camera;
 use crate::flat::{RenderSettings, Renderer};
 use crate::globe::cache::tile_cache::TileCache;
+use crate::globe::camera::GlobeCamera;
 use crate::globe::ground::{Ground, MIN_CLEARANCE_M};
 use crate::globe::pool_scene::GlobePoolRenderer;
 use crate::globe::renderer::{GlobeRenderer, GlobeSettings};
@@ -104,10 +106,20 @@ pub enum Scene {
 }
 
 impl HeightfieldScene {
-    /// The renderer for `field`, with the orbit framing its data.
-    pub fn new(gpu: &Gpu, field: &HeightField, settings: RenderSettings, color_format: wgpu::TextureFormat) -> HeightfieldScene {
+    /// The renderer for `field`, with the orbit framing its data; flying at `start` where given.
+    pub fn new(
+        gpu: &Gpu,
+        field: &HeightField,
+        settings: RenderSettings,
+        color_format: wgpu::TextureFormat,
+        start: Option<&Camera>,
+    ) -> HeightfieldScene {
         let renderer = Renderer::new(gpu, field, settings, color_format);
-        let rig = CameraRig::new(super::orbit::Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64));
+        let home = super::orbit::Orbit::framing(renderer.data_bounds_m(), renderer.height_range_m().1 as f64);
+        let rig = match start {
+            Some(camera) => CameraRig::starting_at(home, camera),
+            None => CameraRig::new(home),
+        };
         HeightfieldScene { renderer, field: field.clone(), rig }
     }
 
@@ -120,7 +132,8 @@ impl HeightfieldScene {
 
 impl GlobeScene {
     /// The globe renderer sampling `cache` (drawn from a bisector pool of `pool` where given),
-    /// with the rig at `GlobeOrbit::home`, kept above `ground`.
+    /// with the rig at `GlobeOrbit::home`, or at `start` where given (`GlobeRig::starting_at`: on
+    /// a bridge where `ground` has sea or no data under it), kept above `ground`.
     pub fn new(
         gpu: &Gpu,
         settings: GlobeSettings,
@@ -128,6 +141,7 @@ impl GlobeScene {
         cache: TileCache,
         ground: Ground,
         color_format: wgpu::TextureFormat,
+        start: Option<&GlobeCamera>,
     ) -> Result<GlobeScene, PoolError> {
         let renderer = match pool {
             Some(pool) => {
@@ -138,7 +152,14 @@ impl GlobeScene {
             }
             None => GlobeDrawer::Heap(Box::new(GlobeRenderer::new(gpu, settings, color_format, cache))),
         };
-        let rig = GlobeRig::new(GlobeOrbit::home());
+        let rig = match start {
+            Some(camera) => {
+                let (lon, lat) = camera.lon_lat_deg();
+                let over_sea = ground.height_m(lon, lat).ok().flatten().is_none_or(|h| h <= 0.0);
+                GlobeRig::starting_at(GlobeOrbit::home(), camera, over_sea)
+            }
+            None => GlobeRig::new(GlobeOrbit::home()),
+        };
         Ok(GlobeScene { renderer, pool_readback: PoolReadback::default(), pool_slot: None, rig, ground, surface_memo: None })
     }
 

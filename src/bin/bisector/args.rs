@@ -188,6 +188,13 @@ pub(crate) enum Command {
     View {
         #[command(flatten)]
         render: RenderArgs,
+        /// The first camera, as `shot --camera` takes it: PX,PY,PZ,TX,TY,TZ[,FOV_DEG] or a
+        /// camera-path file (its first pose); on a globe LON,LAT,ALT[,HEADING_DEG,PITCH_DEG[,FOV_DEG]]
+        /// (ALT in metres, or above the ground with agl) or a globe camera-path file. The viewer
+        /// starts there flying, or on a ship's bridge where the pose is one (1-100 m above the sea,
+        /// e.g. assets/paths/globe-taiwan-coast-ship.json).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
         /// Quit after this many frames.
         #[arg(long)]
         frames: Option<u32>,

@@ -53,7 +53,9 @@ mod view;
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
-        Command::View { render, frames, screenshot, no_vsync } => view(render, *frames, screenshot.as_deref(), *no_vsync),
+        Command::View { render, camera, frames, screenshot, no_vsync } => {
+            view(render, camera.as_deref(), *frames, screenshot.as_deref(), *no_vsync)
+        }
         Command::Info => info(),
         Command::Shot { render, camera, size, out, json } => shot(render, camera.as_deref(), size, out, json.as_deref()),
         Command::Bench { render, path, size, frames, warmup, fps, json, plot, pass_timing } => {

@@ -4,6 +4,8 @@ use anyhow::Context;
 
 use bisector::flat::RenderSettings;
 use bisector::globe::cache::tile_cache::{Producer, TileCache, TileCacheConfig};
+use bisector::globe::camera::GlobeCamera;
+use bisector::globe::ground::Ground;
 use bisector::globe::renderer::GlobeSettings;
 use bisector::gpu::Gpu;
 use bisector::leb::base_mesh::BaseMesh;
@@ -15,6 +17,28 @@ use bisector::terrain::TerrainSpec;
 
 use crate::args::{LodArg, OnOff, RenderArgs};
 use crate::checks::check_render_args;
+
+/// The height of the surface drawn at (lon, lat): the ground, or sea level over the sea (as the
+/// globe draws the water's surface); an error names the point where no layer has data.
+fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Result<f64> {
+    ground
+        .height_m(lon_deg, lat_deg)?
+        .map(|h| f64::from(h.max(0.0)))
+        .with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
+}
+
+/// The globe camera of `--camera` (`shot`, `view`), its heights above the ground resolved on
+/// `ground`; an error where it is below the surface (the ground, or the sea).
+pub(crate) fn globe_camera(camera: Option<&str>, ground: &Ground) -> anyhow::Result<Option<GlobeCamera>> {
+    let Some(text) = camera else {
+        return Ok(None);
+    };
+    let camera = bisector::cli::parse_globe_camera(text)?.resolve(|lon, lat| ground_height_m(ground, lon, lat))?;
+    if let Some(problem) = ground.below_surface(&camera)? {
+        anyhow::bail!("--camera: {problem}");
+    }
+    Ok(Some(camera))
+}
 
 /// The grid files are loaded into without --max-samples: smaller on a software adapter, whose
 /// GPU memory is the process's own (`terrain::default_max_samples`).

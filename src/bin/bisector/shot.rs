@@ -1,7 +1,5 @@
 //! `bisector shot`: one headless frame after the level of detail has converged, as a PNG.
 
-use anyhow::Context;
-
 use bisector::cli::{parse_camera, parse_size, write_png};
 use bisector::flat::camera::Camera;
 use bisector::flat::render_shot;
@@ -21,7 +19,7 @@ use bisector::terrain::TerrainSpec;
 
 use crate::args::RenderArgs;
 use crate::checks::{check_files, check_render_args, render_inputs, write_json};
-use crate::scene::{globe_cache, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings, with_sun};
+use crate::scene::{globe_cache, globe_camera, globe_pool_settings, globe_settings, load_terrain, pool_settings, settings, with_sun};
 
 pub(crate) fn shot(
     render: &RenderArgs,
@@ -67,15 +65,6 @@ pub(crate) fn shot(
     Ok(())
 }
 
-/// The height of the surface drawn at (lon, lat): the ground, or sea level over the sea (as the
-/// globe draws the water's surface); an error names the point where no layer has data.
-fn ground_height_m(ground: &Ground, lon_deg: f64, lat_deg: f64) -> anyhow::Result<f64> {
-    ground
-        .height_m(lon_deg, lat_deg)?
-        .map(|h| f64::from(h.max(0.0)))
-        .with_context(|| format!("no ground height at {lon_deg},{lat_deg}: no layer of the globe has data there"))
-}
-
 /// Frames `shot` allows the globe's tile cache to settle in, beyond the tree's convergence.
 const GLOBE_LOADING_FRAMES: u32 = 3000;
 
@@ -90,18 +79,11 @@ fn globe_shot(
     let pool = pool_settings(render)?;
     let settings = if pool.is_some() { globe_pool_settings(render)? } else { globe_settings(render)? };
     let (width, height) = parse_size(size)?;
-    let camera = camera.map(bisector::cli::parse_globe_camera).transpose()?;
     // Real data is opened here, so bad files fail before any GPU work; its tiles then load on
     // background threads.
     let ground = Ground::open(spec)?;
-    let camera = match camera {
-        Some(camera) => camera.resolve(|lon, lat| ground_height_m(&ground, lon, lat))?,
-        None => GlobeCamera::default_orbit(),
-    };
+    let camera = globe_camera(camera, &ground)?.unwrap_or_else(GlobeCamera::default_orbit);
     let settings = with_sun(settings, render, camera.up())?;
-    if let Some(problem) = ground.below_surface(&camera)? {
-        anyhow::bail!("--camera: {problem}");
-    }
     if let Some(pool) = pool {
         return globe_pool_shot(render, settings, pool, &ground, &camera, (width, height), out, json);
     }
