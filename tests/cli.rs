@@ -542,34 +542,29 @@ fn view_runs_in_a_window_under_xvfb() {
     assert!(terrain.iter().filter(|p| panel_fill(p)).count() < terrain.len() / 100, "panel colour over the terrain");
 }
 
+/// `bisector view ARGS --screenshot SHOT` on a virtual display of its own (640 x 480), its panel
+/// state in `config`, given 300 s.
+fn view_under_xvfb(args: &[&str], config: &std::path::Path, shot: &std::path::Path) -> std::process::Output {
+    let screen = common::VirtualDisplay::start(640, 480);
+    Command::new("timeout")
+        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view"])
+        .args(args)
+        .arg("--screenshot")
+        .arg(shot)
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("BISECTOR_CONFIG_DIR", config)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn view_shows_the_globe_under_xvfb() {
     // `view --terrain planet`: the globe renderer and its tile cache in the window, at the
     // default orbit (the whole planet in the middle of the window), the panel beside it.
-    let screen = common::VirtualDisplay::start(640, 480);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("globe.png");
-    let out = Command::new("timeout")
-        .args([
-            "300",
-            env!("CARGO_BIN_EXE_bisector"),
-            "view",
-            "--terrain",
-            "planet",
-            "--max-depth",
-            "16",
-            "--cache-tiles",
-            "64",
-            "--frames",
-            "40",
-            "--screenshot",
-        ])
-        .arg(&shot)
-        .env("DISPLAY", &screen.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("BISECTOR_CONFIG_DIR", dir.path())
-        .output()
-        .unwrap();
+    let out = view_under_xvfb(&["--terrain", "planet", "--max-depth", "16", "--cache-tiles", "64", "--frames", "40"], dir.path(), &shot);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let image = image::open(&shot).unwrap().to_rgba8();
@@ -608,18 +603,9 @@ fn view_shows_the_globe_under_xvfb() {
 fn view_draws_the_globe_from_the_bisector_pool_under_xvfb() {
     // `view --pool-slots`: the globe drawn from a small pool at the default orbit, the Bisector
     // pool section read back without stalling; `--frames` prints its figures when it stops.
-    let screen = common::VirtualDisplay::start(640, 480);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("pool.png");
-    let out = Command::new("timeout")
-        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view", "--terrain", "planet", "--pool-slots", "4096"])
-        .args(["--cache-tiles", "64", "--frames", "30", "--screenshot"])
-        .arg(&shot)
-        .env("DISPLAY", &screen.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("BISECTOR_CONFIG_DIR", dir.path())
-        .output()
-        .unwrap();
+    let out = view_under_xvfb(&["--terrain", "planet", "--pool-slots", "4096", "--cache-tiles", "64", "--frames", "30"], dir.path(), &shot);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let line = stderr.lines().find(|l| l.starts_with("bisector: pool_slots 4096")).unwrap_or_else(|| panic!("no pool line in {stderr}"));
@@ -642,21 +628,13 @@ fn view_starts_on_the_bridge_from_the_ship_path_under_xvfb() {
     // `view --camera` with the ship path: the viewer starts on the bridge 20 m above the sea (ship
     // mode, saved with the panel state when it stops), the sea below the horizon and the sky above
     // it (from the default orbit the corners show space).
-    let screen = common::VirtualDisplay::start(640, 480);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("bridge.png");
     let terrain =
         format!("planet:{},{}", common::heightmap("etopo20_global.tif").display(), common::heightmap("taiwan-terrain-rgb").display());
-    let out = Command::new("timeout")
-        .args(["300", env!("CARGO_BIN_EXE_bisector"), "view", "--terrain", &terrain, "--pool-slots", "65536"])
-        .args(["--camera", concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/globe-taiwan-coast-ship.json")])
-        .args(["--cache-tiles", "256", "--frames", "20", "--screenshot"])
-        .arg(&shot)
-        .env("DISPLAY", &screen.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("BISECTOR_CONFIG_DIR", dir.path())
-        .output()
-        .unwrap();
+    let camera = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/paths/globe-taiwan-coast-ship.json");
+    let args = ["--terrain", &terrain, "--pool-slots", "65536", "--camera", camera, "--cache-tiles", "256", "--frames", "20"];
+    let out = view_under_xvfb(&args, dir.path(), &shot);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let state = std::fs::read_to_string(dir.path().join("viewer.ron")).expect("the panel state was saved");
