@@ -70,8 +70,8 @@ impl CameraRig {
         CameraRig { mode: CameraMode::Orbit, orbit: home, flight: Flight::from_camera(&home.camera()), speed_scale: 1.0, home }
     }
 
-    /// Flying at `camera` (`view --camera`), the orbit looking where it looks; `home` stays the
-    /// reset's view.
+    /// Flying at `camera` (`view --camera`); switching to orbit starts it where the flight looks
+    /// (`set_mode`), and `home` stays the reset's view.
     pub fn starting_at(home: Orbit, camera: &Camera) -> CameraRig {
         let mut rig = CameraRig::new(home);
         rig.flight = Flight::from_camera(camera);
